@@ -1,0 +1,216 @@
+import type { Locale, Localized } from './locale.js';
+import { fill, type ReasonParams } from './error-codes.js';
+
+/**
+ * Every text the runtime shows to the model besides the codes' reason templates (SPEC §2, seed §7).
+ * NEXT_* texts say what to do next and always give advice; the other texts only state facts.
+ * Templates use `{name}` placeholders, filled by `hint()`.
+ */
+const TEXTS = {
+  // ---- next steps of the guards and the loop
+  NEXT_ARG_JSON_INVALID: {
+    'zh-CN': '用合法的 JSON 对象作为参数重新调用 {tool}',
+    en: 'call {tool} again with a valid JSON object as its arguments',
+  },
+  NEXT_REQUIRED_MISSING: {
+    'zh-CN': '补齐后再调用；无法补齐时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
+    en: 'add it and call again; if you cannot, ask the user with builtin_node_follow_up, or call builtin_node_fail with the reason',
+  },
+  NEXT_ARG_REJECTED: {
+    'zh-CN': '按规则修正参数 [{field}] 后再调用 {tool}',
+    en: 'fix argument [{field}] as the rule says and call {tool} again',
+  },
+  NEXT_CATALOG_DENIED: {
+    'zh-CN': '只调用本节点可用的工具：{tools}',
+    en: 'call only the tools available in this node: {tools}',
+  },
+  NEXT_QUERY_FIRST: {
+    'zh-CN': '先调用 {tools} 查询，再用查询结果中的值调用 {tool}',
+    en: 'call {tools} first, then call {tool} with a value from its result',
+  },
+  NEXT_PROVENANCE_MISMATCH: {
+    'zh-CN': '改用 {tools} 查询结果中的值，例如：{values}',
+    en: 'use a value from the results of {tools}, for example: {values}',
+  },
+  NEXT_ASK_FIRST: {
+    'zh-CN': '调用 builtin_node_follow_up 向用户询问参数 [{field}]，再用用户给出的值调用',
+    en: 'ask the user for argument [{field}] with builtin_node_follow_up, then use the value they give',
+  },
+  NEXT_ENUM: {
+    'zh-CN': '改用允许的值之一：{values}',
+    en: 'use one of the allowed values: {values}',
+  },
+  NEXT_FINGERPRINT_TRIP: {
+    'zh-CN': '不要再用相同参数调用 {tool}；根据已有结果继续，无法继续时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
+    en: 'do not call {tool} again with the same arguments; go on from the results you have, or ask the user with builtin_node_follow_up, or call builtin_node_fail with the reason',
+  },
+  NEXT_APPROVAL_REQUIRED: {
+    'zh-CN': '调用 builtin_node_approval 申请用户确认，参数 tool 填 {tool}；批准后再用相同参数调用 {tool}',
+    en: 'call builtin_node_approval with tool {tool} to ask the user for approval; once approved, call {tool} again with the same arguments',
+  },
+  NEXT_PENDING_VERIFY: {
+    'zh-CN': '调用 {verifyTool} 核实写操作结果，参数 {verifyArgs}',
+    en: 'call {verifyTool} with {verifyArgs} to verify the result of the write',
+  },
+  NEXT_IN_FLIGHT: {
+    'zh-CN': '等待该写操作结束，不要重复发起；可以先做其它步骤',
+    en: 'wait for that write to end and do not send it again; other steps may go first',
+  },
+  NEXT_WRITE_NOT_EXECUTED: {
+    'zh-CN': '用相同参数再次调用 {tool}，用户的确认仍然有效',
+    en: 'call {tool} again with the same arguments; the user’s approval still holds',
+  },
+  NEXT_WRITE_RESULT_UNKNOWN: {
+    'zh-CN': '等待用户答复如何处理，不要自行重试该写操作',
+    en: 'wait for the user to say how to go on; do not retry the write yourself',
+  },
+  NEXT_BUSINESS: {
+    'zh-CN': '根据业务失败原因修正后再调用；无法修正时调用 builtin_node_follow_up 向用户说明并询问如何处理',
+    en: 'fix the cause of the business failure and call again; if you cannot, explain it to the user with builtin_node_follow_up and ask how to go on',
+  },
+  NEXT_APPROVED_FAILED: {
+    'zh-CN': '用 builtin_node_follow_up 向用户说明失败原因并询问如何处理；用户不再继续时调用 builtin_node_fail；不要自行改用其它写操作补救',
+    en: 'explain the failure to the user with builtin_node_follow_up and ask how to proceed; call builtin_node_fail if they stop; do not try another write to compensate',
+  },
+  // ---- next steps of invoker-level failures (ToolErrors)
+  NEXT_TIMEOUT: {
+    'zh-CN': '稍后重试一次；仍然超时则调用 builtin_node_follow_up 告知用户并询问如何处理',
+    en: 'retry once later; if it times out again, tell the user with builtin_node_follow_up and ask how to go on',
+  },
+  NEXT_UNREACHABLE: {
+    'zh-CN': '稍后重试一次；仍不可达时调用 builtin_node_fail 说明原因',
+    en: 'retry once later; if it is still unreachable, call builtin_node_fail with the reason',
+  },
+  NEXT_IO: {
+    'zh-CN': '稍后重试一次；仍然失败时调用 builtin_node_fail 说明原因',
+    en: 'retry once later; if it fails again, call builtin_node_fail with the reason',
+  },
+  NEXT_RPC: {
+    'zh-CN': '检查调用的工具与参数；无法解决时调用 builtin_node_fail 说明原因',
+    en: 'check the tool and its arguments; if that does not help, call builtin_node_fail with the reason',
+  },
+  NEXT_INVALID_PARAMS: {
+    'zh-CN': '按工具的参数说明修正参数后再调用',
+    en: 'fix the arguments as the tool’s input schema says and call again',
+  },
+  NEXT_TOOL_ERROR: {
+    'zh-CN': '根据错误信息修正后再调用；无法解决时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
+    en: 'fix what the error names and call again; if you cannot, ask the user with builtin_node_follow_up, or call builtin_node_fail with the reason',
+  },
+  // ---- next steps of the builtin tools
+  NEXT_APPROVAL_NOT_GATED: {
+    'zh-CN': '先直接调用写工具，被拦下后再按提示申请确认',
+    en: 'call the write tool directly first; ask for approval only after it is stopped',
+  },
+  NEXT_APPROVAL_TOOL_MISMATCH: {
+    'zh-CN': '调用 builtin_node_approval，参数 tool 填被拦下的写工具 {gated}',
+    en: 'call builtin_node_approval with tool {gated}, the gated write tool',
+  },
+  NEXT_APPROVAL_DENIED: {
+    'zh-CN': '不要重试该写操作；调用 builtin_node_follow_up 询问用户如何处理，或调用 builtin_node_finish / builtin_node_fail 结束',
+    en: 'do not retry the write; ask the user how to go on with builtin_node_follow_up, or end with builtin_node_finish / builtin_node_fail',
+  },
+  NEXT_FOLLOW_UP_ANSWERED: {
+    'zh-CN': '按用户的这个回答继续，不要重复提问',
+    en: 'go on from this answer; do not ask again',
+  },
+  NEXT_FOLLOW_UP_WRITE: {
+    'zh-CN': '直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）',
+    en: 'call the write tool directly; approval does the confirming (call builtin_node_approval once it is stopped)',
+  },
+  NEXT_FOLLOW_UP_ECHO: {
+    'zh-CN': '用户已经说过这些内容，按用户的原话继续',
+    en: 'the user already said this; go on from their words',
+  },
+  NEXT_OUTPUT_KEYS: {
+    'zh-CN': '只写节点声明的产出键：{keys}',
+    en: 'write only the output keys the node declares: {keys}',
+  },
+  NEXT_OUTPUT_SOURCE_TYPES: {
+    'zh-CN': 'sourceType 使用该键接受的来源类型：{types}',
+    en: 'use a sourceType this key accepts: {types}',
+  },
+  NEXT_OUTPUT_SOURCE_REF: {
+    'zh-CN': 'sourceRef 填 {what}',
+    en: 'set sourceRef to {what}',
+  },
+  NEXT_OUTPUT_TOOLS: {
+    'zh-CN': '引用以下工具成功调用的证据编号：{tools}',
+    en: 'cite the evidence id of a successful call of one of: {tools}',
+  },
+  NEXT_OUTPUT_VALUE: {
+    'zh-CN': '使用该证据中的值，或引用包含该值的证据',
+    en: 'use a value from that evidence, or cite the evidence that holds the value',
+  },
+  NEXT_OPTIONAL_OUTPUT: {
+    'zh-CN': '也可以不写，直接调用 builtin_node_finish',
+    en: 'you may also leave it unwritten and call builtin_node_finish',
+  },
+  NEXT_FINISH_MISSING: {
+    'zh-CN': '先用 builtin_output_set 写入 {keys}，再调用 builtin_node_finish',
+    en: 'write {keys} with builtin_output_set, then call builtin_node_finish',
+  },
+  NEXT_DELEGATION: {
+    'zh-CN': '只委派给本节点允许的流程：{flows}',
+    en: 'delegate only to the flows this node allows: {flows}',
+  },
+  NEXT_DELEGATE_FAILED: {
+    'zh-CN': '调用 builtin_node_follow_up 向用户说明并询问如何处理，或调用 builtin_node_fail 说明原因',
+    en: 'explain it to the user with builtin_node_follow_up and ask how to go on, or call builtin_node_fail with the reason',
+  },
+  // ---- facts shown in success observations and tool messages
+  SUCCESS: { 'zh-CN': '调用 {tool} 成功', en: 'Call of {tool} succeeded' },
+  REUSED: {
+    'zh-CN': '该写操作此前已成功执行，本次未重复执行',
+    en: 'This write already succeeded earlier; it was not executed again',
+  },
+  LOOKED_BACK: {
+    'zh-CN': '写操作 {tool} 被中断，回查确认已生效，未重复执行',
+    en: 'The write {tool} was interrupted; the look-back found its effect, so it was not sent again',
+  },
+  APPROVAL_GRANTED: {
+    'zh-CN': '用户已批准：现在可以用完全相同的参数调用一次 {tool}',
+    en: 'The user approved: {tool} may now be called once with exactly the same arguments',
+  },
+  FOLLOW_UP_ANSWER: { 'zh-CN': '用户回答：{answer}', en: 'The user answered: {answer}' },
+  OUTPUT_WRITTEN: { 'zh-CN': '产出 [{key}] 已写入', en: 'Output [{key}] written' },
+  NODE_FINISHED: { 'zh-CN': '节点已完成', en: 'Node finished' },
+  NODE_FAILED: { 'zh-CN': '节点已失败：{reason}', en: 'Node failed: {reason}' },
+  SKIPPED: {
+    'zh-CN': '未执行：同一轮中前面的调用未成功',
+    en: 'Not executed: an earlier call in the same round did not succeed',
+  },
+  EVIDENCE: { 'zh-CN': 'evidence: {id}', en: 'evidence: {id}' },
+  RECOVERY_QUESTION: {
+    'zh-CN': '写操作 {tool}（参数 {args}）在执行中被中断，无法确定是否已生效。请问如何继续？',
+    en: 'The write {tool} (arguments {args}) was interrupted while executing and its result cannot be determined. How should we go on?',
+  },
+  // ---- phase hint (contract facts only)
+  PHASE_MISSING: { 'zh-CN': '必填产出尚未写入：{keys}', en: 'Required outputs not written yet: {keys}' },
+  PHASE_ALL_WRITTEN: { 'zh-CN': '必填产出已全部写入', en: 'All required outputs are written' },
+  // ---- follow-up UNGROUNDED reasons (what the question did)
+  UNGROUNDED_CONFIRMS_WRITE: { 'zh-CN': '在口头确认写操作 {tool}', en: 'asks to confirm the write {tool} verbally' },
+  UNGROUNDED_ECHO: { 'zh-CN': '复述了用户已经说过的内容', en: 'repeats what the user already said' },
+} as const satisfies Record<string, Localized<string>>;
+
+export type HintKey = keyof typeof TEXTS;
+
+/** The text of a hint in a locale, with its `{name}` placeholders filled. */
+export function hint(locale: Locale, key: HintKey, params: ReasonParams = {}): string {
+  return fill(TEXTS[key][locale], params);
+}
+
+/** The raw template of a hint (for docs and tests). */
+export function hintTemplate(locale: Locale, key: HintKey): string {
+  return TEXTS[key][locale];
+}
+
+/** All hint keys (for docs and tests). */
+export function hintKeys(): HintKey[] {
+  return Object.keys(TEXTS) as HintKey[];
+}
+
+/** Joins a list for a text shown to the model: `a、b、c` in zh-CN, `a, b, c` in en. */
+export function list(locale: Locale, items: readonly string[]): string {
+  return items.join(locale === 'zh-CN' ? '、' : ', ');
+}

@@ -1,0 +1,144 @@
+import type { EvidenceRecord } from '../domain/run-state.js';
+
+/** The status of a run (SPEC §9). */
+export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';
+
+/** Token usage summed over a run. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+/** A persisted trace event (SPEC §11): `seq` per run, increasing from 1. */
+export interface StoredEvent {
+  seq: number;
+  ts: string;
+  runId: string;
+  type: string;
+  nodeId?: string;
+  round?: number;
+  [field: string]: unknown;
+}
+
+/** A conversation message of a node run, in provider-neutral form. */
+export interface StoredMessage {
+  /** Which node run the message belongs to (`<nodeId>#<n>`). */
+  nodeRun: string;
+  /** Position within the node run, from 0. */
+  index: number;
+  message: unknown;
+}
+
+/** The persisted row of a run. `state` is the small mutable run state (no evidence, no messages). */
+export interface RunRecord {
+  runId: string;
+  parentRunId: string | null;
+  /** The run of the root of a delegation tree (itself when not delegated). */
+  rootRunId: string;
+  tenant: string | null;
+  flowId: string;
+  flowVersion: string;
+  /** The flow as validated at start (JSON), so continuing commands need no flow argument. */
+  flow: unknown;
+  /** Absolute folder of the flow file (relative MCP paths resolve there), or null for an inline flow. */
+  flowDir: string | null;
+  /** The model as given at start (a `scripted:` path made absolute), or null for an object model. */
+  model: string | null;
+  input: unknown;
+  status: RunStatus;
+  /** The pending item while suspended. */
+  suspension: unknown;
+  reason: string | null;
+  failedNode: string | null;
+  message: string | null;
+  usage: Usage;
+  /** Outputs of completed nodes keyed by node id. */
+  outputs: Record<string, Record<string, unknown>>;
+  /** The small mutable state of the run (approvals, in-flight writes, node state, counters, …). */
+  state: unknown;
+  /** Compare-and-set version, increased by every commit. */
+  version: number;
+  /** The highest event seq written. */
+  lastSeq: number;
+  leaseOwner: string | null;
+  /** Epoch milliseconds when the lease expires. */
+  leaseExpiresAt: number | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The fields of a run a commit may change. */
+export type RunPatch = Partial<
+  Pick<
+    RunRecord,
+    | 'status'
+    | 'suspension'
+    | 'reason'
+    | 'failedNode'
+    | 'message'
+    | 'usage'
+    | 'outputs'
+    | 'state'
+    | 'model'
+    | 'leaseOwner'
+    | 'leaseExpiresAt'
+  >
+>;
+
+/** One atomic step: the run's new fields and what it appends, applied only at `expectedVersion`. */
+export interface Commit {
+  runId: string;
+  expectedVersion: number;
+  patch: RunPatch;
+  events?: StoredEvent[];
+  messages?: StoredMessage[];
+  evidence?: EvidenceRecord[];
+}
+
+/** Filters for `listRuns`. */
+export interface RunFilter {
+  status?: RunStatus;
+  tenant?: string | null;
+  parentRunId?: string;
+  limit?: number;
+}
+
+/** Thrown when a commit's expected version is not the stored one (another driver moved the run). */
+export class VersionConflictError extends Error {
+  override readonly name = 'VersionConflictError';
+  constructor(
+    readonly runId: string,
+    readonly expected: number,
+    readonly actual: number | null,
+  ) {
+    super(`run ${runId} is at version ${actual ?? 'none'}, not ${expected}`);
+  }
+}
+
+/**
+ * Durable storage of runs (SPEC §9). Every implementation passes the same contract suite
+ * (test/store/store.contract.ts). A commit is atomic: the patch and every appended row land together
+ * or not at all, and only if the run is still at the expected version.
+ */
+export interface Store {
+  /** Creates a run at version 1 with its first events; throws if the id exists. */
+  createRun(run: Omit<RunRecord, 'version' | 'lastSeq' | 'createdAt' | 'updatedAt'>, events: StoredEvent[]): Promise<RunRecord>;
+  getRun(runId: string): Promise<RunRecord | null>;
+  listRuns(filter?: RunFilter): Promise<RunRecord[]>;
+  /** Applies a step atomically; returns the run at its new version; throws VersionConflictError. */
+  commit(commit: Commit): Promise<RunRecord>;
+  /** Events with seq > afterSeq, in seq order. */
+  events(runId: string, afterSeq?: number): Promise<StoredEvent[]>;
+  /** Messages of a node run in index order. */
+  messages(runId: string, nodeRun: string): Promise<StoredMessage[]>;
+  /** Evidence of a run in id order. */
+  evidence(runId: string): Promise<EvidenceRecord[]>;
+  /**
+   * Takes the run's lease for `owner` until `expiresAt` (epoch ms) when it is free, expired at `now`,
+   * or already held by `owner`; returns the run at its new version, or null when another live lease
+   * holds it. Never waits.
+   */
+  acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null>;
+  close(): Promise<void>;
+}

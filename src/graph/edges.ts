@@ -1,0 +1,27 @@
+import jsonata from 'jsonata';
+import type { FlowEdge } from '../domain/flow.js';
+
+/** What an edge's `when` sees about the node just finished (SPEC §7). */
+export interface EdgeScope {
+  status: 'completed' | 'failed';
+  outputs: Record<string, unknown>;
+  input: unknown;
+}
+
+/**
+ * The first edge leaving `from` whose `when` holds, in file order; an edge without `when` always
+ * holds for a completed node, and never for a failed one (a failed node continues only along an
+ * edge that matches its `status = 'failed'`).
+ */
+export async function nextNode(edges: readonly FlowEdge[], from: string, scope: EdgeScope): Promise<string | null> {
+  for (const edge of edges) {
+    if (edge.from !== from) continue;
+    if (edge.when === undefined) {
+      if (scope.status === 'completed') return edge.to;
+      continue;
+    }
+    const value: unknown = await jsonata(edge.when).evaluate(scope);
+    if (value === true) return edge.to;
+  }
+  return null;
+}

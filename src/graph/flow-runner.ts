@@ -1,0 +1,95 @@
+import type { Flow, FlowNode } from '../domain/flow.js';
+import { newNodeState, type RunState } from '../domain/run-state.js';
+import { newLoopState } from '../loop/loop-state.js';
+import type { NodeExit } from '../loop/node-loop.js';
+import type { RunPatch } from '../store/store.js';
+import type { EventPayload } from '../trace/events.js';
+import { nextNode } from './edges.js';
+import type { RunStateDoc } from './state-doc.js';
+
+/** What the graph runner needs from the runtime. */
+export interface GraphHost {
+  readonly flow: Flow;
+  readonly doc: RunStateDoc;
+  readonly run: RunState;
+  readonly input: unknown;
+  emit(event: EventPayload): void;
+  update(patch: RunPatch): void;
+  checkpoint(): Promise<void>;
+  /** Forgets the previous node run's conversation. */
+  resetConversation(): void;
+  runNode(node: FlowNode): Promise<NodeExit>;
+}
+
+/** How a drive of the graph stopped. */
+export type GraphExit = 'suspended' | 'completed' | 'failed';
+
+/**
+ * Runs nodes one at a time along edges (SPEC §7) from where the run stands, until the run ends or
+ * suspends. The first matching edge in file order wins; no matching edge ends the run with the last
+ * node's status.
+ */
+export async function runGraph(host: GraphHost): Promise<GraphExit> {
+  for (;;) {
+    const nodeId = host.doc.nodeId;
+    if (!nodeId) throw new Error(`run has no current node`);
+    const node = host.flow.nodes.find((n) => n.id === nodeId);
+    if (!node) throw new Error(`flow ${host.flow.id} has no node ${nodeId}`);
+    const exit = await host.runNode(node);
+    if (exit.kind === 'suspended') return 'suspended';
+    const outputs = exit.kind === 'completed' ? outputValues(host) : {};
+    if (exit.kind === 'completed') {
+      host.run.nodeOutputs[nodeId] = outputs;
+      host.emit({ type: 'node.completed', nodeId, outputs });
+      host.update({ outputs: { ...host.run.nodeOutputs } });
+    } else {
+      host.emit({ type: 'node.failed', nodeId, reason: exit.reason, message: exit.message });
+    }
+    const status = exit.kind === 'completed' ? 'completed' : 'failed';
+    const next = await nextNode(host.flow.edges, nodeId, { status, outputs, input: host.input });
+    if (next) {
+      startNode(host, next);
+      await host.checkpoint();
+      continue;
+    }
+    endRun(host, exit, nodeId);
+    await host.checkpoint();
+    return status;
+  }
+}
+
+/** Makes `nodeId` the current node with a fresh node run and emits `node.started`. */
+export function startNode(host: Pick<GraphHost, 'doc' | 'emit' | 'resetConversation'>, nodeId: string): void {
+  host.doc.nodeId = nodeId;
+  host.doc.nodeRuns += 1;
+  host.doc.node = newNodeState(nodeId);
+  host.doc.loop = newLoopState();
+  host.resetConversation();
+  host.emit({ type: 'node.started', nodeId });
+}
+
+function endRun(host: GraphHost, exit: Exclude<NodeExit, { kind: 'suspended' }>, nodeId: string): void {
+  host.doc.nodeId = null;
+  host.doc.node = null;
+  if (exit.kind === 'completed') {
+    host.emit({ type: 'run.completed', outputs: { ...host.run.nodeOutputs } });
+    host.update({ status: 'completed', suspension: null, leaseOwner: null, leaseExpiresAt: null });
+    return;
+  }
+  host.emit({ type: 'run.failed', reason: exit.reason, failedNode: nodeId, message: exit.message });
+  host.update({
+    status: 'failed',
+    suspension: null,
+    reason: exit.reason,
+    failedNode: nodeId,
+    message: exit.message,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+  });
+}
+
+function outputValues(host: GraphHost): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(host.doc.node?.outputs ?? {})) out[key] = v.value;
+  return out;
+}

@@ -1,0 +1,24 @@
+import type { NodeState, RunState } from '../domain/run-state.js';
+import type { LoopState } from '../loop/loop-state.js';
+
+/**
+ * The small mutable state of a run as persisted in its row (`RunRecord.state`). Evidence and the
+ * conversation live in their own append-only tables, so a step never re-serialises history.
+ */
+export interface RunStateDoc {
+  schema: 1;
+  run: Omit<RunState, 'evidence'>;
+  /** The node being run, or null once the run has ended. */
+  nodeId: string | null;
+  /** How many node runs have started (the current one's key is `<nodeId>#<nodeRuns>`). */
+  nodeRuns: number;
+  node: NodeState | null;
+  loop: LoopState;
+  /** The run's model calls so far, across nodes and processes. */
+  modelCalls: number;
+}
+
+/** The key of the current node run's conversation. */
+export function nodeRunKey(doc: RunStateDoc): string {
+  return `${doc.nodeId ?? '-'}#${doc.nodeRuns}`;
+}

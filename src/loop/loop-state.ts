@@ -1,0 +1,31 @@
+import type { ModelToolCall } from '../model/model.js';
+
+/** A wave of tool calls being handled; `next` is the first call not handled yet (for resumption). */
+export interface Wave {
+  round: number;
+  calls: ModelToolCall[];
+  next: number;
+}
+
+/** The call that suspended the node, waiting for a person. */
+export interface SuspendedCall {
+  round: number;
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  kind: 'APPROVAL' | 'FOLLOW_UP';
+  /** The gated call's fingerprint for an approval. */
+  fingerprint?: string;
+  /** True for the runtime's own question after an interrupted write (SPEC §9): no tool call behind it. */
+  runtimeQuestion?: boolean;
+}
+
+/** The loop's own persisted position inside a node run. */
+export interface LoopState {
+  wave: Wave | null;
+  suspended: SuspendedCall | null;
+}
+
+export function newLoopState(): LoopState {
+  return { wave: null, suspended: null };
+}

@@ -1,0 +1,215 @@
+import type { Limits } from '../domain/flow.js';
+import type { Locale } from '../domain/locale.js';
+import type { Observation } from '../domain/observation.js';
+import type { NodeState } from '../domain/run-state.js';
+import type { ConversationMessage, ModelClient, ModelTool, ModelToolCall, TokenUsage } from '../model/model.js';
+import type { ControlEffect } from '../tools/pipeline.js';
+import type { EventPayload } from '../trace/events.js';
+import type { LoopState } from './loop-state.js';
+import { renderObservation, renderSkipped } from './render.js';
+
+/** How a node run ended, or that it waits for a person. */
+export type NodeExit =
+  | { kind: 'completed' }
+  | { kind: 'failed'; reason: string; message: string }
+  | { kind: 'suspended' };
+
+/** The result of one call through the pipeline, with what a control builtin asked for. */
+export interface CallResult {
+  observation: Observation;
+  effect?: ControlEffect;
+  /** The parsed arguments, or the raw string when they were not valid JSON (for the trace). */
+  args: unknown;
+  executed: boolean;
+}
+
+/** What the loop needs from the runtime; persistence and the pipeline stay behind it. */
+export interface LoopHost {
+  readonly nodeId: string;
+  readonly locale: Locale;
+  readonly limits: Limits;
+  readonly node: NodeState;
+  readonly loop: LoopState;
+  readonly model: ModelClient;
+  readonly signal: AbortSignal;
+  /** The run's model calls so far (the scripted model's turn index). */
+  modelCalls(): number;
+  /** The system prompt of this round. */
+  systemPrompt(): string;
+  /** The phase hint of this round, or null. */
+  phaseHint(): string | null;
+  tools(): ModelTool[];
+  conversation(): readonly ConversationMessage[];
+  /** Runs one call through the guard pipeline. */
+  callTool(call: ModelToolCall, round: number): Promise<CallResult>;
+  /** Records the suspension a builtin asked for (pending item, events, status). */
+  suspend(call: ModelToolCall, round: number, effect: Extract<ControlEffect, { kind: 'suspend' }>): void;
+  emit(event: EventPayload): void;
+  addMessage(message: ConversationMessage): void;
+  recordModelCall(usage: TokenUsage): void;
+  log(level: 'info' | 'warn', message: string): void;
+  /** Persists everything buffered since the last checkpoint. */
+  checkpoint(): Promise<void>;
+}
+
+/**
+ * The ReAct loop of one node (SPEC §6). It counts by outcome only and never looks at error codes:
+ * stalls skip the rest of the wave and count one, DEFERRED skips without counting, SUCCESS resets.
+ * Resumes mid-wave from `host.loop.wave` after a restart.
+ */
+export async function runNode(host: LoopHost): Promise<NodeExit> {
+  for (;;) {
+    if (host.signal.aborted) return { kind: 'failed', reason: 'CANCELLED', message: 'cancelled' };
+    if (!host.loop.wave) {
+      const started = await startRound(host);
+      if (started) return started;
+      continue;
+    }
+    const exit = await handleWave(host);
+    if (exit) return exit;
+  }
+}
+
+/** Calls the model once; returns an exit when the node ends, else leaves a wave (or a counted empty round). */
+async function startRound(host: LoopHost): Promise<NodeExit | null> {
+  const { node, limits } = host;
+  if (node.rounds >= limits.maxRounds) {
+    return { kind: 'failed', reason: 'ROUND_LIMIT', message: `maxRounds ${limits.maxRounds} reached` };
+  }
+  node.rounds += 1;
+  const round = node.rounds;
+  host.emit({ type: 'react.round', nodeId: host.nodeId, round });
+  const phase = host.phaseHint();
+  if (phase) host.emit({ type: 'phase.hint', nodeId: host.nodeId, round, text: phase });
+  const result = await host.model.call(
+    { system: host.systemPrompt(), messages: host.conversation(), tools: host.tools(), signal: host.signal },
+    { runId: '', nodeId: host.nodeId, callIndex: host.modelCalls() },
+  );
+  if (!result.ok) {
+    await host.checkpoint();
+    return { kind: 'failed', reason: 'MODEL_FAILED', message: result.message };
+  }
+  host.recordModelCall(result.usage);
+  host.addMessage({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
+  host.emit({
+    type: 'model.response',
+    nodeId: host.nodeId,
+    round,
+    toolCalls: result.toolCalls.map((c) => ({ callId: c.callId, tool: c.tool })),
+    text: result.text,
+    usage: result.usage,
+  });
+  if (result.toolCalls.length === 0) {
+    host.log('info', `REACT no_tool_calls node=${host.nodeId} round=${round}`);
+    node.stalls += 1;
+    host.emit({ type: 'react.no_tool_calls', nodeId: host.nodeId, round, stalls: node.stalls });
+    return countStall(host, round);
+  }
+  host.loop.wave = { round, calls: result.toolCalls, next: 0 };
+  await host.checkpoint();
+  return null;
+}
+
+/** Emits the stall event, checks the limit and persists. */
+async function countStall(host: LoopHost, round: number): Promise<NodeExit | null> {
+  const { node, limits } = host;
+  host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: node.stalls, maxStalls: limits.maxStalls });
+  await host.checkpoint();
+  if (node.stalls >= limits.maxStalls) {
+    return { kind: 'failed', reason: 'NO_PROGRESS', message: `${node.stalls} consecutive calls or rounds without progress` };
+  }
+  return null;
+}
+
+/** Handles the calls of the current wave from `wave.next` on. */
+async function handleWave(host: LoopHost): Promise<NodeExit | null> {
+  const wave = host.loop.wave;
+  if (!wave) return null;
+  const { round, calls } = wave;
+  while (wave.next < calls.length) {
+    const call = calls[wave.next] as ModelToolCall;
+    const result = await host.callTool(call, round);
+    wave.next += 1;
+    const effect = result.effect;
+    if (effect?.kind === 'suspend') {
+      skipRest(host, wave.next);
+      host.loop.wave = null;
+      host.suspend(call, round, effect);
+      await host.checkpoint();
+      return { kind: 'suspended' };
+    }
+    traceCall(host, call, round, result);
+    if (effect?.kind === 'finish' && result.observation.ok) {
+      host.loop.wave = null;
+      await host.checkpoint();
+      return { kind: 'completed' };
+    }
+    if (effect?.kind === 'fail') {
+      host.loop.wave = null;
+      await host.checkpoint();
+      return { kind: 'failed', reason: 'FAILED_BY_MODEL', message: effect.reason };
+    }
+    const outcome = result.observation.outcome;
+    if (outcome.stalls()) {
+      host.node.stalls += 1;
+      const exit = await stallAndSkip(host, round);
+      if (exit) return exit;
+      return null;
+    }
+    if (!outcome.advances()) {
+      skipRest(host, wave.next);
+      host.loop.wave = null;
+      await host.checkpoint();
+      return null;
+    }
+    host.node.stalls = 0;
+    await host.checkpoint();
+  }
+  host.loop.wave = null;
+  await host.checkpoint();
+  return null;
+}
+
+async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | null> {
+  const wave = host.loop.wave;
+  host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: host.node.stalls, maxStalls: host.limits.maxStalls });
+  if (wave) skipRest(host, wave.next);
+  host.loop.wave = null;
+  await host.checkpoint();
+  if (host.node.stalls >= host.limits.maxStalls) {
+    return { kind: 'failed', reason: 'NO_PROGRESS', message: `${host.node.stalls} consecutive calls or rounds without progress` };
+  }
+  return null;
+}
+
+/** Appends the call's tool message and its `tool.invoked` event. */
+export function traceCall(host: LoopHost, call: ModelToolCall, round: number, result: CallResult): void {
+  const obs = result.observation;
+  host.addMessage({ role: 'tool', callId: call.callId, tool: call.tool, content: renderObservation(obs, host.locale) });
+  host.emit({
+    type: 'tool.invoked',
+    nodeId: host.nodeId,
+    round,
+    callId: call.callId,
+    tool: call.tool,
+    args: result.args,
+    outcome: obs.outcome.name,
+    errorCode: obs.errorCode,
+    message: obs.message(host.locale),
+    evidenceId: obs.evidenceId,
+    executed: result.executed,
+    level: obs.outcome.name === 'FAILED' ? 'warn' : 'info',
+    lookBack: false,
+  });
+}
+
+/** Skips the wave's calls from index `from` on: a tool message each (providers need one per call id). */
+function skipRest(host: LoopHost, from: number): void {
+  const wave = host.loop.wave;
+  if (!wave) return;
+  for (const call of wave.calls.slice(from)) {
+    host.addMessage({ role: 'tool', callId: call.callId, tool: call.tool, content: renderSkipped(host.locale) });
+    host.emit({ type: 'tool.skipped', nodeId: host.nodeId, round: wave.round, callId: call.callId, tool: call.tool });
+  }
+  wave.next = wave.calls.length;
+}

@@ -1,0 +1,20 @@
+import type { Locale } from '../domain/locale.js';
+import { hint } from '../domain/hints.js';
+import type { Observation } from '../domain/observation.js';
+
+/**
+ * The tool message the model reads for an observation: outcome and code, the message
+ * (`<原因>。下一步：<下一步>`), the evidence id, and the payload as JSON when there is one.
+ */
+export function renderObservation(obs: Observation, locale: Locale): string {
+  const head = obs.code ? `[${obs.outcome.name} ${obs.code.name}]` : `[${obs.outcome.name}]`;
+  const evidence = obs.evidenceId ? ` (${hint(locale, 'EVIDENCE', { id: obs.evidenceId })})` : '';
+  const lines = [`${head} ${obs.message(locale)}${evidence}`];
+  if (obs.data !== undefined && obs.data !== null) lines.push(typeof obs.data === 'string' ? obs.data : JSON.stringify(obs.data));
+  return lines.join('\n');
+}
+
+/** The tool message of a call skipped because an earlier call of its wave did not succeed. */
+export function renderSkipped(locale: Locale): string {
+  return `[SKIPPED] ${hint(locale, 'SKIPPED')}`;
+}

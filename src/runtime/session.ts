@@ -1,0 +1,111 @@
+import type { EvidenceRecord, RunState } from '../domain/run-state.js';
+import type { ConversationMessage, TokenUsage } from '../model/model.js';
+import type { RunPatch, RunRecord, Store, StoredEvent, StoredMessage } from '../store/store.js';
+import type { EventPayload } from '../trace/events.js';
+import type { EventHub } from './event-hub.js';
+import { nodeRunKey, type RunStateDoc } from '../graph/state-doc.js';
+
+/** Receives every committed event (e.g. the `--trace FILE` writer and the terminal renderer). */
+export type EventSink = (event: StoredEvent) => void;
+
+/**
+ * One driver's working copy of a run: the persisted row, the decoded state, the evidence and the
+ * current node run's conversation. Changes are buffered and written by `checkpoint()` in one
+ * atomic, version-checked commit, so the next command (in any process) continues exactly here.
+ */
+export class RunSession {
+  readonly run: RunState;
+  private pendingEvents: StoredEvent[] = [];
+  private pendingMessages: StoredMessage[] = [];
+  private persistedEvidence: number;
+  private patch: RunPatch = {};
+
+  private constructor(
+    private record: RunRecord,
+    readonly doc: RunStateDoc,
+    evidence: EvidenceRecord[],
+    private messages: ConversationMessage[],
+    private readonly store: Store,
+    private readonly hub: EventHub,
+    private readonly sinks: readonly EventSink[],
+  ) {
+    this.run = { ...doc.run, evidence };
+    this.persistedEvidence = evidence.length;
+  }
+
+  /** Loads a run's working copy from the store. */
+  static async open(store: Store, hub: EventHub, record: RunRecord, sinks: readonly EventSink[] = []): Promise<RunSession> {
+    const doc = record.state as RunStateDoc;
+    const evidence = await store.evidence(record.runId);
+    const stored = doc.nodeId ? await store.messages(record.runId, nodeRunKey(doc)) : [];
+    return new RunSession(record, doc, evidence, stored.map((m) => m.message as ConversationMessage), store, hub, sinks);
+  }
+
+  get runId(): string {
+    return this.record.runId;
+  }
+
+  get current(): RunRecord {
+    return this.record;
+  }
+
+  /** Buffers a trace event with the next seq. */
+  emit(payload: EventPayload): StoredEvent {
+    const seq = this.record.lastSeq + this.pendingEvents.length + 1;
+    const event = { ...payload, seq, ts: new Date().toISOString(), runId: this.record.runId } as StoredEvent;
+    this.pendingEvents.push(event);
+    return event;
+  }
+
+  /** Appends a message to the current node run's conversation. */
+  addMessage(message: ConversationMessage): void {
+    const index = this.messages.length;
+    this.messages.push(message);
+    this.pendingMessages.push({ nodeRun: nodeRunKey(this.doc), index, message });
+  }
+
+  conversation(): readonly ConversationMessage[] {
+    return this.messages;
+  }
+
+  /** Starts a new node run: a fresh conversation under a new key. */
+  resetConversation(): void {
+    this.messages = [];
+  }
+
+  addUsage(usage: TokenUsage): void {
+    const u = this.patch.usage ?? this.record.usage;
+    this.patch.usage = {
+      inputTokens: u.inputTokens + usage.inputTokens,
+      outputTokens: u.outputTokens + usage.outputTokens,
+      totalTokens: u.totalTokens + usage.totalTokens,
+    };
+  }
+
+  /** Stages changes of the run row for the next checkpoint. */
+  update(patch: RunPatch): void {
+    Object.assign(this.patch, patch);
+  }
+
+  /** Writes everything buffered in one commit at the expected version; publishes the events. */
+  async checkpoint(): Promise<void> {
+    const { evidence: _evidence, ...runRest } = this.run;
+    this.doc.run = runRest;
+    const events = this.pendingEvents;
+    const next = await this.store.commit({
+      runId: this.record.runId,
+      expectedVersion: this.record.version,
+      patch: { ...this.patch, state: this.doc },
+      events,
+      messages: this.pendingMessages,
+      evidence: this.run.evidence.slice(this.persistedEvidence),
+    });
+    this.record = next;
+    this.persistedEvidence = this.run.evidence.length;
+    this.pendingEvents = [];
+    this.pendingMessages = [];
+    this.patch = {};
+    for (const sink of this.sinks) for (const event of events) sink(event);
+    this.hub.publish(events);
+  }
+}

@@ -1,0 +1,39 @@
+import type { RunRecord, RunStatus, Usage } from '../store/store.js';
+import type { PendingItem } from '../trace/events.js';
+
+/** The run summary of SPEC §14, printed by `--json` and answered by the HTTP API. */
+export interface RunSummary {
+  runId: string;
+  status: RunStatus;
+  suspension?: { kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem };
+  outputs: Record<string, Record<string, unknown>>;
+  reason?: string;
+  failedNode?: string;
+  message?: string;
+  usage: Usage;
+  flowId: string;
+  parentRunId?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The summary of a stored run. */
+export function summarize(record: RunRecord): RunSummary {
+  const summary: RunSummary = {
+    runId: record.runId,
+    status: record.status,
+    outputs: record.outputs,
+    usage: record.usage,
+    flowId: record.flowId,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+  if (record.status === 'suspended' && record.suspension) {
+    summary.suspension = record.suspension as RunSummary['suspension'] & object;
+  }
+  if (record.reason !== null) summary.reason = record.reason;
+  if (record.failedNode !== null) summary.failedNode = record.failedNode;
+  if (record.message !== null) summary.message = record.message;
+  if (record.parentRunId !== null) summary.parentRunId = record.parentRunId;
+  return summary;
+}

@@ -1,0 +1,89 @@
+import type { TokenUsage } from '../model/model.js';
+
+/** Fields every trace event has (SPEC §11). */
+export interface EventBase {
+  seq: number;
+  ts: string;
+  runId: string;
+  type: string;
+  nodeId?: string;
+  round?: number;
+}
+
+/** The pending item of a suspension as traced and summarised. */
+export type PendingItem =
+  | { tool: string; args: Record<string, unknown>; summary: string; provenance?: Record<string, string> }
+  | { question: string; options: string[] | null };
+
+/** The payload of each trace event type, without the base fields (SPEC §11). */
+export type EventPayload =
+  | { type: 'run.started'; flowId: string; flowVersion: string; input: unknown; parentRunId?: string }
+  | { type: 'node.started'; nodeId: string }
+  | { type: 'react.round'; nodeId: string; round: number }
+  | {
+      type: 'model.response';
+      nodeId: string;
+      round: number;
+      toolCalls: { callId: string; tool: string }[];
+      text: string;
+      usage: TokenUsage;
+    }
+  | { type: 'react.no_tool_calls'; nodeId: string; round: number; stalls: number }
+  | {
+      type: 'tool.invoked';
+      nodeId: string;
+      round: number;
+      callId: string;
+      tool: string;
+      args: unknown;
+      outcome: string;
+      errorCode: string | null;
+      message: string;
+      evidenceId: string | null;
+      executed: boolean;
+      level: 'info' | 'warn';
+      lookBack: boolean;
+    }
+  | { type: 'tool.skipped'; nodeId: string; round: number; callId: string; tool: string }
+  | { type: 'react.stall'; nodeId: string; round: number; stalls: number; maxStalls: number }
+  | { type: 'phase.hint'; nodeId: string; round: number; text: string }
+  | { type: 'node.suspended'; nodeId: string; kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem }
+  | { type: 'run.suspended'; nodeId: string; kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem }
+  | {
+      type: 'run.resumed';
+      nodeId?: string;
+      kind: 'APPROVAL' | 'FOLLOW_UP' | 'RECOVERY';
+      decision?: 'approved' | 'rejected';
+      comment?: string | null;
+      who?: string | null;
+      answer?: string;
+    }
+  | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown> }
+  | { type: 'node.failed'; nodeId: string; reason: string; message: string }
+  | { type: 'run.completed'; outputs: Record<string, Record<string, unknown>> }
+  | { type: 'run.failed'; reason: string; failedNode: string | null; message: string }
+  | { type: 'run.cancelled'; reason: 'CANCELLED' };
+
+/** A complete trace event. */
+export type TraceEvent = EventBase & EventPayload;
+
+/** Every event type, in SPEC §11 order. */
+export const EVENT_TYPES = [
+  'run.started',
+  'node.started',
+  'react.round',
+  'model.response',
+  'react.no_tool_calls',
+  'tool.invoked',
+  'tool.skipped',
+  'react.stall',
+  'phase.hint',
+  'node.suspended',
+  'run.suspended',
+  'run.resumed',
+  'node.completed',
+  'node.failed',
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+] as const;

@@ -10,7 +10,11 @@ export interface Usage {
   totalTokens: number;
 }
 
-/** A persisted trace event (SPEC §11): `seq` per run, increasing from 1. */
+/**
+ * A persisted trace event (SPEC §11): `seq` per run, increasing from 1. The writer numbers events; a
+ * commit's events must be above the run's `lastSeq` and increasing. Stored as JSON: fields that are
+ * `undefined` are dropped.
+ */
 export interface StoredEvent {
   seq: number;
   ts: string;
@@ -68,7 +72,10 @@ export interface RunRecord {
   updatedAt: string;
 }
 
-/** The fields of a run a commit may change. */
+/** What `createRun` takes: a run without the fields the store sets. */
+export type NewRun = Omit<RunRecord, 'version' | 'lastSeq' | 'createdAt' | 'updatedAt'>;
+
+/** The fields of a run a commit may change; a field absent or `undefined` is left as it is. */
 export type RunPatch = Partial<
   Pick<
     RunRecord,
@@ -96,11 +103,12 @@ export interface Commit {
   evidence?: EvidenceRecord[];
 }
 
-/** Filters for `listRuns`. */
+/** Filters for `listRuns`; absent fields do not filter. `tenant: null` selects runs without a tenant. */
 export interface RunFilter {
   status?: RunStatus;
   tenant?: string | null;
   parentRunId?: string;
+  /** At most this many runs (newest first). */
   limit?: number;
 }
 
@@ -116,29 +124,69 @@ export class VersionConflictError extends Error {
   }
 }
 
+/** Why a store operation was refused (other than a version conflict). */
+export type StoreErrorCode =
+  /** No run with that id. */
+  | 'RUN_NOT_FOUND'
+  /** A run id, event seq, message (nodeRun, index) or evidence id that already exists. */
+  | 'DUPLICATE'
+  /** An appended row that does not fit: wrong runId, seq not above `lastSeq` or not increasing, … */
+  | 'INVALID_APPEND'
+  /** A store URL that is not `memory`, `sqlite:PATH` or `postgres://…`. */
+  | 'BAD_URL'
+  /** A store kind this build cannot open (PostgreSQL, for now). */
+  | 'NOT_AVAILABLE'
+  /** A database written by a newer version of the runtime. */
+  | 'SCHEMA_TOO_NEW'
+  /** The store was closed. */
+  | 'CLOSED';
+
+/** One error class for every refusal by a store, told apart by `code` (STYLE habit 2). Nothing was changed. */
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: StoreErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /**
  * Durable storage of runs (SPEC §9). Every implementation passes the same contract suite
  * (test/store/store.contract.ts). A commit is atomic: the patch and every appended row land together
- * or not at all, and only if the run is still at the expected version.
+ * or not at all, and only if the run is still at the expected version. Values are stored as JSON, and
+ * returned objects are the caller's own: mutating them (or what was passed in) never changes the store.
  */
 export interface Store {
-  /** Creates a run at version 1 with its first events; throws if the id exists. */
-  createRun(run: Omit<RunRecord, 'version' | 'lastSeq' | 'createdAt' | 'updatedAt'>, events: StoredEvent[]): Promise<RunRecord>;
+  /**
+   * Creates a run at version 1 with its first events (`lastSeq` = the highest of their seqs, else 0);
+   * throws StoreError `DUPLICATE` if the id exists.
+   */
+  createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord>;
   getRun(runId: string): Promise<RunRecord | null>;
+  /** Runs matching the filter, newest first. */
   listRuns(filter?: RunFilter): Promise<RunRecord[]>;
-  /** Applies a step atomically; returns the run at its new version; throws VersionConflictError. */
+  /**
+   * Applies a step atomically; returns the run at its new version (+1). Throws VersionConflictError
+   * (also for an unknown run, with `actual: null`), or StoreError `DUPLICATE` / `INVALID_APPEND` for an
+   * append that does not fit — in every case nothing changed.
+   */
   commit(commit: Commit): Promise<RunRecord>;
   /** Events with seq > afterSeq, in seq order. */
   events(runId: string, afterSeq?: number): Promise<StoredEvent[]>;
   /** Messages of a node run in index order. */
   messages(runId: string, nodeRun: string): Promise<StoredMessage[]>;
-  /** Evidence of a run in id order. */
+  /** Evidence of a run in the order appended (which is id order: `ev_1`, `ev_2`, …). */
   evidence(runId: string): Promise<EvidenceRecord[]>;
   /**
    * Takes the run's lease for `owner` until `expiresAt` (epoch ms) when it is free, expired at `now`,
-   * or already held by `owner`; returns the run at its new version, or null when another live lease
-   * holds it. Never waits.
+   * or already held by `owner`; returns the run at its new version (+1, so a driver that lost the lease
+   * fails its next commit), or null when another live lease holds it (expired means `expiresAt <= now`).
+   * Never waits. Throws StoreError `RUN_NOT_FOUND` for an unknown run.
    */
   acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null>;
+  /** Releases the connection; later calls throw StoreError `CLOSED`. Idempotent. */
   close(): Promise<void>;
 }

@@ -1,0 +1,33 @@
+/** Durable storage of runs: the Store interface, its implementations and `openStore`. Named exports only. */
+export {
+  StoreError,
+  VersionConflictError,
+  type Commit,
+  type NewRun,
+  type RunFilter,
+  type RunPatch,
+  type RunRecord,
+  type RunStatus,
+  type Store,
+  type StoreErrorCode,
+  type StoredEvent,
+  type StoredMessage,
+  type Usage,
+} from './store.js';
+export { MemoryStore, type MemoryStoreOptions } from './memory.js';
+export {
+  SqliteStore,
+  type SqliteStoreOptions,
+  type SqliteStoreInfo,
+  type Durability,
+} from './sqlite/index.js';
+export { SCHEMA_VERSION } from './sqlite/index.js';
+export {
+  DEFAULT_DB_URL,
+  isStore,
+  openStore,
+  parseStoreUrl,
+  resolveDbUrl,
+  type OpenStoreOptions,
+  type StoreLocation,
+} from './open.js';

@@ -1,0 +1,258 @@
+import type { EvidenceRecord } from '../domain/run-state.js';
+import {
+  PATCH_FIELDS,
+  checkBatch,
+  checkEvents,
+  checkNewRun,
+  duplicateEvidence,
+  duplicateMessage,
+  duplicateRun,
+  patches,
+  runNotFound,
+  storeClosed,
+} from './checks.js';
+import { jsonClone } from './json.js';
+import {
+  VersionConflictError,
+  type Commit,
+  type NewRun,
+  type RunFilter,
+  type RunPatch,
+  type RunRecord,
+  type Store,
+  type StoredEvent,
+  type StoredMessage,
+} from './store.js';
+
+/** Options of `MemoryStore`. */
+export interface MemoryStoreOptions {
+  /** The clock for `createdAt` / `updatedAt` (injected for deterministic tests). */
+  now?: () => Date;
+}
+
+/** Everything kept for one run. Stored values are private copies; nothing here is handed out. */
+interface RunEntry {
+  record: RunRecord;
+  /** Creation order, to break ties in `listRuns`. */
+  order: number;
+  /** In seq order (seqs only grow), so `afterSeq` is a binary search. */
+  events: StoredEvent[];
+  /** Node run → index → message. */
+  messages: Map<string, Map<number, StoredMessage>>;
+  evidence: EvidenceRecord[];
+  evidenceIds: Set<string>;
+}
+
+/**
+ * A Store in process memory, with the same semantics as SqliteStore: version compare-and-set, lease
+ * rules, JSON values, and isolation (what goes in and what comes out are copies). A commit copies only
+ * what it touches — the patched fields, the appended rows and the run row it returns — never a run's
+ * history. Lost when the process ends: for tests and embedding.
+ */
+export class MemoryStore implements Store {
+  readonly #runs = new Map<string, RunEntry>();
+  readonly #now: () => Date;
+  #created = 0;
+  #closed = false;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord> {
+    return this.#sync(() => {
+      const lastSeq = checkNewRun(run, events);
+      if (this.#runs.has(run.runId)) throw duplicateRun(run.runId);
+      const ts = this.#now().toISOString();
+      const record: RunRecord = {
+        ...normalizeNewRun(run),
+        version: 1,
+        lastSeq,
+        createdAt: ts,
+        updatedAt: ts,
+      };
+      this.#runs.set(run.runId, {
+        record,
+        order: this.#created++,
+        events: events.map((e) => jsonClone(e)),
+        messages: new Map(),
+        evidence: [],
+        evidenceIds: new Set(),
+      });
+      return jsonClone(record);
+    });
+  }
+
+  getRun(runId: string): Promise<RunRecord | null> {
+    return this.#sync(() => {
+      const entry = this.#runs.get(runId);
+      return entry ? jsonClone(entry.record) : null;
+    });
+  }
+
+  listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    return this.#sync(() => {
+      const matching = [...this.#runs.values()].filter(({ record: r }) => {
+        if (filter.status !== undefined && r.status !== filter.status) return false;
+        if (filter.tenant !== undefined && r.tenant !== filter.tenant) return false;
+        return filter.parentRunId === undefined || r.parentRunId === filter.parentRunId;
+      });
+      matching.sort((a, b) => {
+        if (a.record.createdAt !== b.record.createdAt)
+          return a.record.createdAt < b.record.createdAt ? 1 : -1;
+        return b.order - a.order;
+      });
+      const limited = filter.limit === undefined ? matching : matching.slice(0, Math.max(0, filter.limit));
+      return limited.map((e) => jsonClone(e.record));
+    });
+  }
+
+  commit(commit: Commit): Promise<RunRecord> {
+    return this.#sync(() => {
+      // The same checks in the same order as SqliteStore, so both refuse a bad commit alike.
+      const events = commit.events ?? [];
+      checkEvents(commit.runId, 0, events);
+      checkBatch(commit);
+      const entry = this.#runs.get(commit.runId);
+      if (!entry || entry.record.version !== commit.expectedVersion) {
+        throw new VersionConflictError(commit.runId, commit.expectedVersion, entry?.record.version ?? null);
+      }
+      const lastSeq = checkEvents(commit.runId, entry.record.lastSeq, events);
+      this.#checkStoredKeys(entry, commit);
+      // Every check passed: from here on nothing throws, so the step lands whole.
+      entry.record = {
+        ...entry.record,
+        ...copyPatch(commit.patch),
+        version: entry.record.version + 1,
+        lastSeq,
+        updatedAt: this.#now().toISOString(),
+      };
+      for (const e of events) entry.events.push(jsonClone(e));
+      for (const m of commit.messages ?? []) messagesOf(entry, m.nodeRun).set(m.index, jsonClone(m));
+      for (const e of commit.evidence ?? []) {
+        entry.evidence.push(jsonClone(e));
+        entry.evidenceIds.add(e.id);
+      }
+      return jsonClone(entry.record);
+    });
+  }
+
+  events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
+    return this.#sync(() => {
+      const all = this.#runs.get(runId)?.events ?? [];
+      return all.slice(firstAbove(all, afterSeq)).map((e) => jsonClone(e));
+    });
+  }
+
+  messages(runId: string, nodeRun: string): Promise<StoredMessage[]> {
+    return this.#sync(() => {
+      const byIndex = this.#runs.get(runId)?.messages.get(nodeRun);
+      if (!byIndex) return [];
+      return [...byIndex.values()].sort((a, b) => a.index - b.index).map((m) => jsonClone(m));
+    });
+  }
+
+  evidence(runId: string): Promise<EvidenceRecord[]> {
+    return this.#sync(() => (this.#runs.get(runId)?.evidence ?? []).map((e) => jsonClone(e)));
+  }
+
+  acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null> {
+    return this.#sync(() => {
+      const entry = this.#runs.get(runId);
+      if (!entry) throw runNotFound(runId);
+      const r = entry.record;
+      const free = r.leaseOwner === null || r.leaseExpiresAt === null || r.leaseExpiresAt <= now;
+      if (!free && r.leaseOwner !== owner) return null;
+      entry.record = {
+        ...r,
+        leaseOwner: owner,
+        leaseExpiresAt: expiresAt,
+        version: r.version + 1,
+        updatedAt: this.#now().toISOString(),
+      };
+      return jsonClone(entry.record);
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closed = true;
+    return Promise.resolve();
+  }
+
+  /** Runs a synchronous operation as a promise, refusing it once closed; errors become rejections. */
+  #sync<T>(operation: () => T): Promise<T> {
+    try {
+      if (this.#closed) throw storeClosed();
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Refuses a commit whose messages or evidence collide with stored ones. */
+  #checkStoredKeys(entry: RunEntry, commit: Commit): void {
+    for (const m of commit.messages ?? []) {
+      if (entry.messages.get(m.nodeRun)?.has(m.index))
+        throw duplicateMessage(commit.runId, m.nodeRun, m.index);
+    }
+    for (const e of commit.evidence ?? []) {
+      if (entry.evidenceIds.has(e.id)) throw duplicateEvidence(commit.runId, e.id);
+    }
+  }
+}
+
+/** A copy of a new run with exactly the fields SQLite stores, absent nullable fields as `null`. */
+function normalizeNewRun(run: NewRun): NewRun {
+  return {
+    runId: run.runId,
+    parentRunId: run.parentRunId ?? null,
+    rootRunId: run.rootRunId,
+    tenant: run.tenant ?? null,
+    flowId: run.flowId,
+    flowVersion: run.flowVersion,
+    flow: jsonClone(run.flow),
+    flowDir: run.flowDir ?? null,
+    model: run.model ?? null,
+    input: jsonClone(run.input),
+    status: run.status,
+    suspension: jsonClone(run.suspension),
+    reason: run.reason ?? null,
+    failedNode: run.failedNode ?? null,
+    message: run.message ?? null,
+    usage: jsonClone(run.usage),
+    outputs: jsonClone(run.outputs),
+    state: jsonClone(run.state),
+    leaseOwner: run.leaseOwner ?? null,
+    leaseExpiresAt: run.leaseExpiresAt ?? null,
+  };
+}
+
+/** Copies of the fields a patch sets, and only those. */
+function copyPatch(patch: RunPatch): Partial<RunRecord> {
+  const copy: Record<string, unknown> = {};
+  for (const field of PATCH_FIELDS) {
+    if (patches(patch, field)) copy[field] = jsonClone(patch[field]);
+  }
+  return copy;
+}
+
+function messagesOf(entry: RunEntry, nodeRun: string): Map<number, StoredMessage> {
+  let byIndex = entry.messages.get(nodeRun);
+  if (!byIndex) {
+    byIndex = new Map();
+    entry.messages.set(nodeRun, byIndex);
+  }
+  return byIndex;
+}
+
+/** The position of the first event with seq > afterSeq (events are in seq order). */
+function firstAbove(events: readonly StoredEvent[], afterSeq: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((events[mid]?.seq ?? Infinity) <= afterSeq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

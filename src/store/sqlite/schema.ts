@@ -1,0 +1,141 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { StoreError } from '../store.js';
+import { rollback } from './tx.js';
+
+/**
+ * One step of the schema, applied inside the same transaction as the `PRAGMA user_version` bump.
+ * Never edit a released migration: add the next one (STYLE habit 8; the frozen v1 database in
+ * test/store/fixtures/ must keep opening).
+ */
+export interface Migration {
+  /** The `user_version` after this step: 1, 2, 3, … without gaps. */
+  readonly version: number;
+  readonly description: string;
+  readonly up: (db: DatabaseSync) => void;
+}
+
+const V1 = `
+CREATE TABLE runs (
+  run_id           TEXT PRIMARY KEY,
+  parent_run_id    TEXT,
+  root_run_id      TEXT NOT NULL,
+  tenant           TEXT,
+  flow_id          TEXT NOT NULL,
+  flow_version     TEXT NOT NULL,
+  flow             TEXT NOT NULL,
+  flow_dir         TEXT,
+  model            TEXT,
+  input            TEXT,
+  status           TEXT NOT NULL,
+  suspension       TEXT,
+  reason           TEXT,
+  failed_node      TEXT,
+  message          TEXT,
+  usage            TEXT NOT NULL,
+  outputs          TEXT NOT NULL,
+  state            TEXT,
+  version          INTEGER NOT NULL,
+  last_seq         INTEGER NOT NULL,
+  lease_owner      TEXT,
+  lease_expires_at INTEGER,
+  created_at       TEXT NOT NULL,
+  updated_at       TEXT NOT NULL
+);
+CREATE INDEX runs_status ON runs (status, lease_expires_at);
+CREATE INDEX runs_tenant ON runs (tenant, created_at);
+CREATE INDEX runs_parent ON runs (parent_run_id);
+CREATE INDEX runs_root ON runs (root_run_id);
+CREATE INDEX runs_created ON runs (created_at);
+
+CREATE TABLE events (
+  run_id  TEXT NOT NULL REFERENCES runs (run_id),
+  seq     INTEGER NOT NULL,
+  ts      TEXT NOT NULL,
+  type    TEXT NOT NULL,
+  node_id TEXT,
+  body    TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE messages (
+  run_id   TEXT NOT NULL REFERENCES runs (run_id),
+  node_run TEXT NOT NULL,
+  idx      INTEGER NOT NULL,
+  body     TEXT NOT NULL,
+  PRIMARY KEY (run_id, node_run, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE evidence (
+  pos         INTEGER PRIMARY KEY,
+  run_id      TEXT NOT NULL REFERENCES runs (run_id),
+  id          TEXT NOT NULL,
+  tool        TEXT NOT NULL,
+  node_id     TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  outcome     TEXT NOT NULL,
+  body        TEXT NOT NULL,
+  UNIQUE (run_id, id)
+);
+CREATE INDEX evidence_run ON evidence (run_id, pos);
+CREATE INDEX evidence_fingerprint ON evidence (run_id, fingerprint);
+`;
+
+/** Every migration in order. The last one's version is the schema this code writes. */
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, description: 'runs, events, messages, evidence', up: (db) => db.exec(V1) },
+];
+
+/** The schema version this code reads and writes (`PRAGMA user_version`). */
+export const SCHEMA_VERSION: number = latest(MIGRATIONS);
+
+/** The database's `PRAGMA user_version` (0 for a new file). */
+export function schemaVersion(db: DatabaseSync): number {
+  const row = db.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
+  return row?.user_version ?? 0;
+}
+
+/**
+ * Brings the database up to the last migration, each pending step in order inside one
+ * `BEGIN IMMEDIATE` transaction (so two processes opening a new file migrate it once). Refuses a
+ * database newer than the code with StoreError `SCHEMA_TOO_NEW`. Returns the versions before and after.
+ */
+export function migrate(
+  db: DatabaseSync,
+  migrations: readonly Migration[] = MIGRATIONS,
+): { from: number; to: number } {
+  const target = latest(migrations);
+  const seen = schemaVersion(db);
+  refuseNewer(seen, target);
+  if (seen === target) return { from: seen, to: seen };
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const from = schemaVersion(db);
+    refuseNewer(from, target);
+    for (const migration of migrations) {
+      if (migration.version <= from) continue;
+      migration.up(db);
+      db.exec(`PRAGMA user_version = ${migration.version}`);
+    }
+    db.exec('COMMIT');
+    return { from, to: target };
+  } catch (error) {
+    return rollback(db, error);
+  }
+}
+
+function refuseNewer(found: number, supported: number): void {
+  if (found > supported) {
+    throw new StoreError(
+      'SCHEMA_TOO_NEW',
+      `the database has schema version ${found}, newer than this g2rain-agent-runtime supports (${supported}); ` +
+        'upgrade g2rain-agent-runtime to open it',
+    );
+  }
+}
+
+function latest(migrations: readonly Migration[]): number {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`migration ${i} has version ${m.version}, expected ${i + 1}`);
+  });
+  return migrations.length;
+}

@@ -1,0 +1,331 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { EvidenceRecord } from '../../domain/run-state.js';
+import { checkBatch, checkEvents, checkNewRun, duplicateRun, runNotFound, storeClosed } from '../checks.js';
+import {
+  StoreError,
+  VersionConflictError,
+  type Commit,
+  type NewRun,
+  type RunFilter,
+  type RunRecord,
+  type Store,
+  type StoredEvent,
+  type StoredMessage,
+} from '../store.js';
+import {
+  PATCH_SET_SQL,
+  RUN_COLUMNS,
+  eventParams,
+  evidenceParams,
+  messageParams,
+  newRunParams,
+  parseBody,
+  patchParams,
+  runFromRow,
+  type Params,
+  type RunRow,
+} from './rows.js';
+import { migrate, schemaVersion } from './schema.js';
+import { rollback } from './tx.js';
+
+/**
+ * How hard a commit is pushed to disk. `normal` (WAL + `synchronous=NORMAL`) survives the process
+ * being killed at any point but may lose the last commits on power loss; `strict`
+ * (`synchronous=FULL`) survives that too, at some cost per commit.
+ */
+export type Durability = 'normal' | 'strict';
+
+/** Options of `SqliteStore`. */
+export interface SqliteStoreOptions {
+  /** The database file (its folder is created), or `:memory:` for a private in-memory database. */
+  path: string;
+  /** Default `normal`. */
+  durability?: Durability;
+  /** How long to wait for another process's write lock before failing, ms. Default 5000. */
+  busyTimeoutMs?: number;
+  /** The clock for `createdAt` / `updatedAt` (injected for deterministic tests). */
+  now?: () => Date;
+}
+
+/** What a SqliteStore's connection actually runs with (read back from SQLite, for diagnostics). */
+export interface SqliteStoreInfo {
+  path: string;
+  schemaVersion: number;
+  journalMode: string;
+  synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
+  busyTimeoutMs: number;
+}
+
+const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+
+const COMMIT_SQL = `UPDATE runs SET
+  ${PATCH_SET_SQL},
+  version = version + 1,
+  last_seq = coalesce(:new_last_seq, last_seq),
+  updated_at = :updated_at
+WHERE run_id = :run_id AND version = :expected_version AND (:first_seq IS NULL OR :first_seq > last_seq)
+RETURNING *`;
+
+const LEASE_SQL = `UPDATE runs SET
+  lease_owner = :owner, lease_expires_at = :expires_at, version = version + 1, updated_at = :updated_at
+WHERE run_id = :run_id
+  AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= :now OR lease_owner = :owner)
+RETURNING *`;
+
+/** `INSERT INTO table (a, b) VALUES (:a, :b)` for named parameters. */
+function insertSql(table: string, columns: readonly string[]): string {
+  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `:${c}`).join(', ')})`;
+}
+
+const INSERT_SQL = {
+  runs: insertSql('runs', RUN_COLUMNS),
+  events: insertSql('events', ['run_id', 'seq', 'ts', 'type', 'node_id', 'body']),
+  messages: insertSql('messages', ['run_id', 'node_run', 'idx', 'body']),
+  evidence: insertSql('evidence', ['run_id', 'id', 'tool', 'node_id', 'fingerprint', 'outcome', 'body']),
+} as const;
+
+/**
+ * The default Store: one SQLite file (node:sqlite) in WAL mode, shared safely by several processes
+ * (each write is a `BEGIN IMMEDIATE` transaction; others wait up to the busy timeout). A commit is one
+ * transaction: a compare-and-set `UPDATE … WHERE version = ?` of the run row plus plain inserts of the
+ * appended rows, so its cost does not grow with the run's history. Opening migrates the schema
+ * (schema.ts) and refuses a database written by a newer version.
+ */
+export class SqliteStore implements Store {
+  readonly path: string;
+  #db: DatabaseSync | null;
+  readonly #statements = new Map<string, StatementSync>();
+  readonly #now: () => Date;
+
+  constructor(options: SqliteStoreOptions) {
+    this.path = options.path;
+    this.#now = options.now ?? (() => new Date());
+    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    const db = new DatabaseSync(options.path, { enableForeignKeyConstraints: true });
+    try {
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec(`PRAGMA synchronous = ${options.durability === 'strict' ? 'FULL' : 'NORMAL'}`);
+      migrate(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    this.#db = db;
+  }
+
+  /** The settings the connection runs with, read back from SQLite. */
+  info(): SqliteStoreInfo {
+    const pragma = (name: string): unknown => Object.values(this.#stmt(`PRAGMA ${name}`).get() ?? {})[0];
+    return {
+      path: this.path,
+      schemaVersion: schemaVersion(this.#open()),
+      journalMode: String(pragma('journal_mode')),
+      synchronous: SYNCHRONOUS[Number(pragma('synchronous'))] ?? 'FULL',
+      busyTimeoutMs: Number(pragma('busy_timeout')),
+    };
+  }
+
+  createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord> {
+    return this.#sync(() => {
+      const lastSeq = checkNewRun(run, events);
+      const params = newRunParams(run, lastSeq, this.#now().toISOString());
+      return this.#transaction(() => {
+        try {
+          this.#stmt(INSERT_SQL.runs).run(params);
+        } catch (error) {
+          throw isConstraint(error) ? duplicateRun(run.runId) : error;
+        }
+        for (const event of events) this.#insert('events', run.runId, eventParams(event));
+        return this.#readRun(run.runId) ?? unreachable(run.runId);
+      });
+    });
+  }
+
+  getRun(runId: string): Promise<RunRecord | null> {
+    return this.#sync(() => this.#readRun(runId));
+  }
+
+  listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
+    return this.#sync(() => {
+      const where: string[] = [];
+      const params: Params = {};
+      if (filter.status !== undefined) {
+        where.push('status = :status');
+        params.status = filter.status;
+      }
+      if (filter.tenant === null) where.push('tenant IS NULL');
+      else if (filter.tenant !== undefined) {
+        where.push('tenant = :tenant');
+        params.tenant = filter.tenant;
+      }
+      if (filter.parentRunId !== undefined) {
+        where.push('parent_run_id = :parent_run_id');
+        params.parent_run_id = filter.parentRunId;
+      }
+      params.limit = filter.limit === undefined ? -1 : Math.max(0, Math.trunc(filter.limit));
+      const sql =
+        `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
+        'ORDER BY created_at DESC, rowid DESC LIMIT :limit';
+      return (this.#stmt(sql).all(params) as unknown as RunRow[]).map(runFromRow);
+    });
+  }
+
+  commit(commit: Commit): Promise<RunRecord> {
+    return this.#sync(() => {
+      const events = commit.events ?? [];
+      checkEvents(commit.runId, 0, events);
+      checkBatch(commit);
+      const params: Params = {
+        ...patchParams(commit.patch),
+        run_id: commit.runId,
+        expected_version: commit.expectedVersion,
+        first_seq: events[0]?.seq ?? null,
+        new_last_seq: events.at(-1)?.seq ?? null,
+        updated_at: this.#now().toISOString(),
+      };
+      return this.#transaction(() => {
+        const row = this.#stmt(COMMIT_SQL).get(params) as RunRow | undefined;
+        if (!row) this.#explainRefusedCommit(commit);
+        for (const event of events) this.#insert('events', commit.runId, eventParams(event));
+        for (const m of commit.messages ?? [])
+          this.#insert('messages', commit.runId, messageParams(commit.runId, m));
+        for (const e of commit.evidence ?? [])
+          this.#insert('evidence', commit.runId, evidenceParams(commit.runId, e));
+        return runFromRow(row ?? unreachable(commit.runId));
+      });
+    });
+  }
+
+  events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
+    return this.#sync(() =>
+      this.#bodies<StoredEvent>(
+        'SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq',
+        runId,
+        afterSeq,
+      ),
+    );
+  }
+
+  messages(runId: string, nodeRun: string): Promise<StoredMessage[]> {
+    return this.#sync(() =>
+      this.#bodies<StoredMessage>(
+        'SELECT body FROM messages WHERE run_id = ? AND node_run = ? ORDER BY idx',
+        runId,
+        nodeRun,
+      ),
+    );
+  }
+
+  evidence(runId: string): Promise<EvidenceRecord[]> {
+    return this.#sync(() =>
+      this.#bodies<EvidenceRecord>('SELECT body FROM evidence WHERE run_id = ? ORDER BY pos', runId),
+    );
+  }
+
+  acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null> {
+    return this.#sync(() => {
+      const params = {
+        run_id: runId,
+        owner,
+        expires_at: expiresAt,
+        now,
+        updated_at: this.#now().toISOString(),
+      };
+      const row = this.#stmt(LEASE_SQL).get(params) as RunRow | undefined;
+      if (row) return runFromRow(row);
+      if (!this.#stmt('SELECT 1 FROM runs WHERE run_id = ?').get(runId)) throw runNotFound(runId);
+      return null;
+    });
+  }
+
+  close(): Promise<void> {
+    const db = this.#db;
+    this.#db = null;
+    this.#statements.clear();
+    if (db?.isOpen) db.close();
+    return Promise.resolve();
+  }
+
+  #open(): DatabaseSync {
+    if (!this.#db) throw storeClosed();
+    return this.#db;
+  }
+
+  /** A prepared statement, prepared once per connection. */
+  #stmt(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#open().prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #readRun(runId: string): RunRecord | null {
+    const row = this.#stmt('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
+    return row ? runFromRow(row) : null;
+  }
+
+  #bodies<T>(sql: string, ...params: (string | number)[]): T[] {
+    return (this.#stmt(sql).all(...params) as unknown as { body: string }[]).map((row) => parseBody<T>(row));
+  }
+
+  /** Inserts an appended row; a key that exists becomes StoreError `DUPLICATE`. */
+  #insert(table: 'events' | 'messages' | 'evidence', runId: string, params: Params): void {
+    try {
+      this.#stmt(INSERT_SQL[table]).run(params);
+    } catch (error) {
+      if (!isConstraint(error)) throw error;
+      throw new StoreError('DUPLICATE', `${table} of run ${runId}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** Called when the compare-and-set matched no row: throws why (conflict, unknown run, or bad seq). */
+  #explainRefusedCommit(commit: Commit): never {
+    const current = this.#stmt('SELECT version, last_seq FROM runs WHERE run_id = ?').get(commit.runId) as
+      { version: number; last_seq: number } | undefined;
+    if (!current || current.version !== commit.expectedVersion) {
+      throw new VersionConflictError(commit.runId, commit.expectedVersion, current?.version ?? null);
+    }
+    checkEvents(commit.runId, current.last_seq, commit.events ?? []);
+    throw new Error(`commit of run ${commit.runId} refused for no known reason`);
+  }
+
+  /** Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it lands, or (on any throw) none. */
+  #transaction<T>(body: () => T): T {
+    const db = this.#open();
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = body();
+      db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      rollback(db, error);
+    }
+  }
+
+  /** Runs a synchronous operation as a promise; errors become rejections. */
+  #sync<T>(operation: () => T): Promise<T> {
+    try {
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}
+
+function isConstraint(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  return errcode === SQLITE_CONSTRAINT_PRIMARYKEY || errcode === SQLITE_CONSTRAINT_UNIQUE;
+}
+
+function unreachable(runId: string): never {
+  throw new Error(`run ${runId} vanished inside its own transaction`);
+}

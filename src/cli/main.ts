@@ -1,4 +1,75 @@
 #!/usr/bin/env node
-// The CLI lands with the loop (issue 4); until then it only says so.
-process.stderr.write('agent-runtime: the command line is not built yet\n');
-process.exit(2);
+import { FlowError } from '../flow/problems.js';
+import { RunInputError } from '../flow/input.js';
+import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../runtime/errors.js';
+import { StoreError } from '../store/store.js';
+import { USAGE, UsageError } from './args.js';
+import { answer, cancel, decide, resume, run, runs, status, trace, type Command } from './commands.js';
+import { validate } from './validate.js';
+
+const COMMANDS: Record<string, Command> = {
+  run,
+  approve: decide('approve'),
+  reject: decide('reject'),
+  answer,
+  resume,
+  cancel,
+  status,
+  runs,
+  trace,
+  validate,
+};
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code (SPEC §10). */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stderr.write(`${USAGE}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    const later = name === 'serve' || name === 'worker' ? ` (not available in this version)` : '';
+    process.stderr.write(`agent-runtime: unknown command ${JSON.stringify(name)}${later}\n${USAGE}\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    return await command(rest);
+  } catch (error) {
+    return report(error);
+  }
+}
+
+/** Prints an error as one clear message (never a stack trace for bad input) and picks the exit code. */
+function report(error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof FlowError) {
+    process.stderr.write(`${message}\n`);
+    return 2;
+  }
+  if (error instanceof UsageError || error instanceof RunInputError || error instanceof RuntimeInputError) {
+    process.stderr.write(`agent-runtime: ${message}\n`);
+    return 2;
+  }
+  if (error instanceof RunNotFoundError) {
+    process.stderr.write(`agent-runtime: ${message}\n`);
+    return 2;
+  }
+  if (error instanceof RunConflictError) {
+    process.stderr.write(`agent-runtime: ${message} (nothing changed)\n`);
+    return 4;
+  }
+  if (error instanceof StoreError) {
+    process.stderr.write(`agent-runtime: store: ${message}\n`);
+    return 2;
+  }
+  process.stderr.write(`agent-runtime: internal error: ${message}\n`);
+  if (process.env.AGENT_RUNTIME_DEBUG && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`);
+  return 1;
+}
+
+process.exit(await main(process.argv.slice(2)));

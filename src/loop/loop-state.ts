@@ -1,3 +1,4 @@
+import type { ObservationJSON } from '../domain/observation.js';
 import type { ModelToolCall } from '../model/model.js';
 
 /** A wave of tool calls being handled; `next` is the first call not handled yet (for resumption). */
@@ -20,12 +21,20 @@ export interface SuspendedCall {
   runtimeQuestion?: boolean;
 }
 
+/** A suspending call the person has responded to, waiting to be counted by the loop. */
+export interface ResolvedCall {
+  call: SuspendedCall;
+  /** The call's final observation (persisted form). */
+  observation: ObservationJSON;
+}
+
 /** The loop's own persisted position inside a node run. */
 export interface LoopState {
   wave: Wave | null;
   suspended: SuspendedCall | null;
+  resolved: ResolvedCall | null;
 }
 
 export function newLoopState(): LoopState {
-  return { wave: null, suspended: null };
+  return { wave: null, suspended: null, resolved: null };
 }

@@ -1,6 +1,6 @@
 import type { Limits } from '../domain/flow.js';
 import type { Locale } from '../domain/locale.js';
-import type { Observation } from '../domain/observation.js';
+import { Observation } from '../domain/observation.js';
 import type { NodeState } from '../domain/run-state.js';
 import type { ConversationMessage, ModelClient, ModelTool, ModelToolCall, TokenUsage } from '../model/model.js';
 import type { ControlEffect } from '../tools/pipeline.js';
@@ -25,6 +25,7 @@ export interface CallResult {
 
 /** What the loop needs from the runtime; persistence and the pipeline stay behind it. */
 export interface LoopHost {
+  readonly runId: string;
   readonly nodeId: string;
   readonly locale: Locale;
   readonly limits: Limits;
@@ -60,6 +61,11 @@ export interface LoopHost {
 export async function runNode(host: LoopHost): Promise<NodeExit> {
   for (;;) {
     if (host.signal.aborted) return { kind: 'failed', reason: 'CANCELLED', message: 'cancelled' };
+    if (host.loop.resolved) {
+      const exit = await countResolved(host);
+      if (exit) return exit;
+      continue;
+    }
     if (!host.loop.wave) {
       const started = await startRound(host);
       if (started) return started;
@@ -68,6 +74,29 @@ export async function runNode(host: LoopHost): Promise<NodeExit> {
     const exit = await handleWave(host);
     if (exit) return exit;
   }
+}
+
+/**
+ * Counts the suspending call a person has responded to: its tool message and `tool.invoked` now,
+ * then the usual counting by outcome (SPEC §6); the loop goes on with the next round.
+ */
+async function countResolved(host: LoopHost): Promise<NodeExit | null> {
+  const resolved = host.loop.resolved;
+  if (!resolved) return null;
+  host.loop.resolved = null;
+  const { call } = resolved;
+  const observation = Observation.fromJSON(resolved.observation);
+  const toolCall = { callId: call.callId, tool: call.tool, rawArgs: JSON.stringify(call.args) };
+  if (!call.runtimeQuestion) {
+    traceCall(host, toolCall, call.round, { observation, args: call.args, executed: false });
+  }
+  if (observation.outcome.stalls()) {
+    host.node.stalls += 1;
+    return stallAndSkip(host, call.round);
+  }
+  if (observation.outcome.advances()) host.node.stalls = 0;
+  await host.checkpoint();
+  return null;
 }
 
 /** Calls the model once; returns an exit when the node ends, else leaves a wave (or a counted empty round). */
@@ -83,7 +112,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   if (phase) host.emit({ type: 'phase.hint', nodeId: host.nodeId, round, text: phase });
   const result = await host.model.call(
     { system: host.systemPrompt(), messages: host.conversation(), tools: host.tools(), signal: host.signal },
-    { runId: '', nodeId: host.nodeId, callIndex: host.modelCalls() },
+    { runId: host.runId, nodeId: host.nodeId, callIndex: host.modelCalls() },
   );
   if (!result.ok) {
     await host.checkpoint();

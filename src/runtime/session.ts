@@ -19,6 +19,9 @@ export class RunSession {
   private pendingMessages: StoredMessage[] = [];
   private persistedEvidence: number;
   private patch: RunPatch = {};
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The lease this session holds while it drives the run (renewed by every commit). */
+  lease: { owner: string; ms: number } | null = null;
 
   private constructor(
     private record: RunRecord,
@@ -88,14 +91,42 @@ export class RunSession {
   }
 
   /** Writes everything buffered in one commit at the expected version; publishes the events. */
-  async checkpoint(): Promise<void> {
+  checkpoint(): Promise<void> {
+    return this.serial(() => this.commitBuffered());
+  }
+
+  /** Extends the lease without persisting any half-done step (only the lease fields change). */
+  renewLease(): Promise<void> {
+    return this.serial(async () => {
+      if (!this.lease || this.record.status !== 'running') return;
+      this.record = await this.store.commit({
+        runId: this.record.runId,
+        expectedVersion: this.record.version,
+        patch: { leaseOwner: this.lease.owner, leaseExpiresAt: Date.now() + this.lease.ms },
+      });
+    });
+  }
+
+  private serial(task: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(task);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async commitBuffered(): Promise<void> {
     const { evidence: _evidence, ...runRest } = this.run;
     this.doc.run = runRest;
     const events = this.pendingEvents;
+    const patch: RunPatch = { ...this.patch, state: this.doc };
+    const stillRunning = (patch.status ?? this.record.status) === 'running';
+    if (this.lease && stillRunning && patch.leaseOwner === undefined) {
+      patch.leaseOwner = this.lease.owner;
+      patch.leaseExpiresAt = Date.now() + this.lease.ms;
+    }
     const next = await this.store.commit({
       runId: this.record.runId,
       expectedVersion: this.record.version,
-      patch: { ...this.patch, state: this.doc },
+      patch,
       events,
       messages: this.pendingMessages,
       evidence: this.run.evidence.slice(this.persistedEvidence),

@@ -1,0 +1,79 @@
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+
+/** A mistake on the command line (exit 2). */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** The options every command takes. */
+export const COMMON: ParseArgsOptionsConfig = {
+  db: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/** Options of the commands that drive a run. */
+export const DRIVING: ParseArgsOptionsConfig = {
+  ...COMMON,
+  model: { type: 'string' },
+  trace: { type: 'string' },
+  durability: { type: 'string' },
+};
+
+/** Parsed options: strings and booleans by name, plus positionals. */
+export interface Parsed {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** Parses a command's arguments strictly: an unknown flag or a missing value is a UsageError naming it. */
+export function parse(command: string, argv: string[], options: ParseArgsOptionsConfig, positionals: { min: number; max: number; names: string }): Parsed {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${command}: ${(error as Error).message}`, { cause: error });
+  }
+  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (values.help) return { values, positionals: parsed.positionals };
+  const count = parsed.positionals.length;
+  if (count < positionals.min) throw new UsageError(`${command}: missing ${positionals.names}`);
+  if (count > positionals.max) {
+    throw new UsageError(`${command}: unexpected argument ${JSON.stringify(parsed.positionals[positionals.max])}`);
+  }
+  if (typeof values.durability === 'string' && !['normal', 'strict'].includes(values.durability)) {
+    throw new UsageError(`${command}: --durability must be normal or strict, not ${JSON.stringify(values.durability)}`);
+  }
+  return { values, positionals: parsed.positionals };
+}
+
+/** A string option's value, or undefined. */
+export function str(parsed: Parsed, name: string): string | undefined {
+  const v = parsed.values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** A boolean option's value. */
+export function flag(parsed: Parsed, name: string): boolean {
+  return parsed.values[name] === true;
+}
+
+export const USAGE = `usage: agent-runtime <command> [options]
+
+commands:
+  run FLOW.yaml (--input TEXT | --input-json JSON|@file) [--model M] [--db URL] [--trace FILE] [--json]
+  approve RUN_ID [--comment TEXT]      approve the pending write and continue
+  reject RUN_ID [--comment TEXT]       decline the pending write and continue
+  answer RUN_ID TEXT                   answer the pending follow-up and continue
+  resume RUN_ID                        continue a run left running by a dead process
+  cancel RUN_ID                        cancel a run that has not ended
+  status RUN_ID [--json]               show a run
+  runs [--status S] [--json]           list runs
+  trace RUN_ID [--json]                print a run's trace events
+  validate FLOW.yaml                   check a flow and print every problem
+
+every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);
+the commands that drive a run take --model, --trace FILE, --json and --durability normal|strict.
+
+exit codes: 0 completed, 1 failed or cancelled, 2 usage/flow error or unknown run id,
+            3 suspended (waiting for a person), 4 the run is not waiting for this input`;

@@ -1,0 +1,137 @@
+import { resolve } from 'node:path';
+import { loadFlow } from '../flow/load.js';
+import { resolveRunInput } from '../flow/input.js';
+import { absolutizeModel } from '../model/resolve.js';
+import type { RunSummary } from '../runtime/summary.js';
+import type { RunStatus } from '../store/store.js';
+import { COMMON, DRIVING, UsageError, parse, str, type Parsed } from './args.js';
+import { cliContext, type CliContext } from './context.js';
+import { askInline } from './interactive.js';
+import { describeSummary, exitCodeFor } from './render.js';
+
+/** A command: parses its own arguments and returns the process exit code. */
+export type Command = (argv: string[]) => Promise<number>;
+
+const STATUSES: RunStatus[] = ['running', 'suspended', 'completed', 'failed', 'cancelled'];
+
+/** `run FLOW --input TEXT | --input-json JSON|@file`. */
+export const run: Command = async (argv) => {
+  const parsed = parse('run', argv, { ...DRIVING, input: { type: 'string' }, 'input-json': { type: 'string' } }, { min: 1, max: 1, names: 'FLOW.yaml' });
+  const file = parsed.positionals[0] as string;
+  const loaded = await loadFlow(resolve(file));
+  const input = await resolveRunInput(loaded.flow, { text: str(parsed, 'input'), json: str(parsed, 'input-json') });
+  const cliModel = str(parsed, 'model');
+  const model = cliModel !== undefined ? absolutizeModel(cliModel, process.cwd()) : flowModel(loaded.flow.model, loaded.dir);
+  return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.start(loaded, { input, ...(model ? { model } : {}) })));
+};
+
+/** `approve RUN_ID` / `reject RUN_ID` with an optional comment. */
+export function decide(decision: 'approve' | 'reject'): Command {
+  return async (argv) => {
+    const parsed = parse(decision, argv, { ...DRIVING, comment: { type: 'string' } }, { min: 1, max: 1, names: 'RUN_ID' });
+    const runId = parsed.positionals[0] as string;
+    const options = { comment: str(parsed, 'comment') ?? null, who: process.env.USER ?? null, ...modelOption(parsed) };
+    return withContext(parsed, async (ctx) =>
+      finish(ctx, decision === 'approve' ? await ctx.runtime.approve(runId, options) : await ctx.runtime.reject(runId, options)),
+    );
+  };
+}
+
+/** `answer RUN_ID TEXT`. */
+export const answer: Command = async (argv) => {
+  const parsed = parse('answer', argv, DRIVING, { min: 2, max: 2, names: 'RUN_ID and TEXT' });
+  const [runId, text] = parsed.positionals as [string, string];
+  return withContext(parsed, async (ctx) =>
+    finish(ctx, await ctx.runtime.answer(runId, text, { who: process.env.USER ?? null, ...modelOption(parsed) })),
+  );
+};
+
+/** `resume RUN_ID`. */
+export const resume: Command = async (argv) => {
+  const parsed = parse('resume', argv, DRIVING, { min: 1, max: 1, names: 'RUN_ID' });
+  const runId = parsed.positionals[0] as string;
+  return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.resume(runId, modelOption(parsed))));
+};
+
+/** `cancel RUN_ID`. */
+export const cancel: Command = async (argv) => {
+  const parsed = parse('cancel', argv, { ...COMMON, trace: { type: 'string' } }, { min: 1, max: 1, names: 'RUN_ID' });
+  const runId = parsed.positionals[0] as string;
+  return withContext(parsed, async (ctx) => {
+    const summary = await ctx.runtime.cancel(runId);
+    print(ctx, summary);
+    return 0;
+  });
+};
+
+/** `status RUN_ID`. */
+export const status: Command = async (argv) => {
+  const parsed = parse('status', argv, COMMON, { min: 1, max: 1, names: 'RUN_ID' });
+  return withContext(parsed, async (ctx) => {
+    const summary = await ctx.runtime.status(parsed.positionals[0] as string);
+    print(ctx, summary);
+    return exitCodeFor(summary.status);
+  });
+};
+
+/** `runs [--status S]`. */
+export const runs: Command = async (argv) => {
+  const parsed = parse('runs', argv, { ...COMMON, status: { type: 'string' } }, { min: 0, max: 0, names: '' });
+  const wanted = str(parsed, 'status');
+  if (wanted !== undefined && !STATUSES.includes(wanted as RunStatus)) {
+    throw new UsageError(`runs: --status must be one of ${STATUSES.join(', ')}, not ${JSON.stringify(wanted)}`);
+  }
+  return withContext(parsed, async (ctx) => {
+    const list = await ctx.runtime.list(wanted ? { status: wanted as RunStatus } : {});
+    if (ctx.json) ctx.out(`${JSON.stringify(list)}\n`);
+    else for (const s of list) ctx.out(`${s.runId}  ${s.status.padEnd(9)}  ${s.flowId}  ${s.updatedAt}${s.parentRunId ? `  (child of ${s.parentRunId})` : ''}\n`);
+    return 0;
+  });
+};
+
+/** `trace RUN_ID`. */
+export const trace: Command = async (argv) => {
+  const parsed = parse('trace', argv, COMMON, { min: 1, max: 1, names: 'RUN_ID' });
+  const runId = parsed.positionals[0] as string;
+  return withContext(parsed, async (ctx) => {
+    await ctx.runtime.status(runId);
+    for await (const event of ctx.runtime.events(runId, { follow: false })) {
+      if (ctx.json) ctx.out(`${JSON.stringify(event)}\n`);
+      else ctx.renderer?.onEvent(event);
+    }
+    return 0;
+  });
+};
+
+async function withContext(parsed: Parsed, body: (ctx: CliContext) => Promise<number>): Promise<number> {
+  const ctx = cliContext(parsed);
+  try {
+    return await body(ctx);
+  } finally {
+    ctx.renderer?.stopSpinner();
+    await ctx.runtime.close();
+  }
+}
+
+async function finish(ctx: CliContext, first: RunSummary): Promise<number> {
+  const summary = ctx.interactive && first.status === 'suspended' ? await askInline(ctx.runtime, first, ctx.err) : first;
+  print(ctx, summary);
+  return exitCodeFor(summary.status);
+}
+
+function print(ctx: CliContext, summary: RunSummary): void {
+  if (ctx.json) ctx.out(`${JSON.stringify(summary)}\n`);
+  else ctx.err(`${describeSummary(summary)}\n`);
+  if (ctx.json && summary.status === 'suspended') ctx.err(`${describeSummary(summary)}\n`);
+}
+
+function modelOption(parsed: Parsed): { model?: string } {
+  const model = str(parsed, 'model');
+  return model === undefined ? {} : { model: absolutizeModel(model, process.cwd()) };
+}
+
+function flowModel(model: string | undefined, dir: string | null): string | undefined {
+  if (model === undefined) return undefined;
+  return absolutizeModel(model, dir ?? process.cwd());
+}
+

@@ -1,0 +1,53 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createStderrLogger } from '../log/logger.js';
+import { createRuntime, type Runtime } from '../runtime/create.js';
+import type { StoredEvent } from '../store/store.js';
+import { resolveDbUrl } from '../store/open.js';
+import { flag, str, type Parsed } from './args.js';
+import { TraceRenderer } from './render.js';
+
+/** What a command runs with: the runtime, how it talks to the terminal, and where output goes. */
+export interface CliContext {
+  runtime: Runtime;
+  json: boolean;
+  /** True when approvals and follow-ups may be asked inline. */
+  interactive: boolean;
+  renderer: TraceRenderer | null;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Builds the runtime for a command from its options (--db, --trace, --durability, --json). */
+export function cliContext(parsed: Parsed): CliContext {
+  const json = flag(parsed, 'json');
+  const tty = Boolean(process.stderr.isTTY);
+  const err = (text: string) => void process.stderr.write(text);
+  const out = (text: string) => void process.stdout.write(text);
+  const renderer = new TraceRenderer(err, tty && !process.env.NO_COLOR, tty);
+  const sinks: ((event: StoredEvent) => void)[] = [renderer.onEvent];
+  const traceFile = str(parsed, 'trace');
+  if (traceFile) sinks.push(traceWriter(resolve(traceFile)));
+  const runtime = createRuntime({
+    store: resolveDbUrl({ db: str(parsed, 'db') }),
+    storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
+    logger: createStderrLogger({ level: tty ? 'warn' : 'info', write: (line) => { renderer.stopSpinner(); err(`${line}\n`); } }),
+    onEvent: (event) => {
+      for (const sink of sinks) sink(event);
+    },
+  });
+  return {
+    runtime,
+    json,
+    interactive: !json && tty && Boolean(process.stdin.isTTY),
+    renderer,
+    out,
+    err,
+  };
+}
+
+/** Appends each event as one JSON line, synchronously, so a killed process loses nothing it reported. */
+function traceWriter(file: string): (event: StoredEvent) => void {
+  mkdirSync(dirname(file), { recursive: true });
+  return (event) => appendFileSync(file, `${JSON.stringify(event)}\n`);
+}

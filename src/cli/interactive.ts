@@ -1,0 +1,39 @@
+import { createInterface } from 'node:readline/promises';
+import type { Runtime } from '../runtime/runtime.js';
+import type { RunSummary } from '../runtime/summary.js';
+
+/**
+ * Asks a suspended run's approval or follow-up question in the terminal and continues the run,
+ * until it no longer waits for a person. Shows the exact tool and arguments being approved.
+ */
+export async function askInline(runtime: Runtime, first: RunSummary, err: (text: string) => void): Promise<RunSummary> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  let summary = first;
+  try {
+    while (summary.status === 'suspended' && summary.suspension) {
+      const pending = summary.suspension.pending as Record<string, unknown>;
+      if (summary.suspension.kind === 'APPROVAL') {
+        err(`\nApproval needed — the following call will run exactly as shown:\n`);
+        err(`  tool: ${String(pending.tool)}\n  args: ${JSON.stringify(pending.args, null, 2).replace(/\n/g, '\n  ')}\n`);
+        if (pending.summary) err(`  summary: ${String(pending.summary)}\n`);
+        const provenance = pending.provenance as Record<string, string> | undefined;
+        if (provenance && Object.keys(provenance).length) err(`  provenance: ${JSON.stringify(provenance)}\n`);
+        const yes = /^y(es)?$/i.test((await rl.question('Approve? [y/N] ')).trim());
+        const comment = (await rl.question('Comment (optional): ')).trim() || null;
+        summary = yes
+          ? await runtime.approve(summary.runId, { comment, who: process.env.USER ?? null })
+          : await runtime.reject(summary.runId, { comment, who: process.env.USER ?? null });
+      } else {
+        err(`\nQuestion: ${String(pending.question)}\n`);
+        const options = Array.isArray(pending.options) ? (pending.options as string[]) : [];
+        options.forEach((o, i) => err(`  ${i + 1}. ${o}\n`));
+        const raw = (await rl.question('Answer: ')).trim();
+        const picked = /^\d+$/.test(raw) ? options[Number(raw) - 1] : undefined;
+        summary = await runtime.answer(summary.runId, picked ?? raw, { who: process.env.USER ?? null });
+      }
+    }
+  } finally {
+    rl.close();
+  }
+  return summary;
+}

@@ -1,0 +1,97 @@
+import type { FlowNode } from '../domain/flow.js';
+import { runGraph, type GraphExit } from '../graph/flow-runner.js';
+import type { Logger } from '../log/logger.js';
+import { runNode } from '../loop/node-loop.js';
+import type { ModelClient } from '../model/model.js';
+import type { CallServices, LookBackEvent } from '../tools/pipeline.js';
+import type { Locale } from '../domain/locale.js';
+import { createNodeHost } from './node-host.js';
+import type { RunSession } from './session.js';
+import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
+
+/** What driving a run needs besides the session. */
+export interface DriveContext {
+  toolbox: Toolbox;
+  logger: Logger;
+  owner: string;
+  leaseMs: number;
+  signal: AbortSignal;
+  /** Extra services offered to calls (delegation, look-back tracing). */
+  services: Pick<CallServices, 'delegate' | 'onLookBack'>;
+}
+
+/**
+ * Drives a run from where its session stands until it ends or suspends, holding and renewing its
+ * lease (SPEC §9) so that every other driver backs off meanwhile.
+ */
+export async function drive(session: RunSession, ref: FlowRef, model: ModelClient, ctx: DriveContext): Promise<GraphExit> {
+  session.lease = { owner: ctx.owner, ms: ctx.leaseMs };
+  const timer = setInterval(() => {
+    session.renewLease().catch((error: unknown) => ctx.logger.warn('RUN lease renewal failed', { runId: session.runId, error }));
+  }, Math.max(50, Math.floor(ctx.leaseMs / 3)));
+  timer.unref();
+  try {
+    return await runGraph({
+      flow: ref.flow,
+      doc: session.doc,
+      run: session.run,
+      input: session.current.input,
+      emit: (event) => session.emit(event),
+      update: (patch) => session.update(patch),
+      checkpoint: () => session.checkpoint(),
+      resetConversation: () => session.resetConversation(),
+      runNode: (node) => runOneNode(session, ref, node, model, ctx),
+    });
+  } finally {
+    clearInterval(timer);
+    session.lease = null;
+  }
+}
+
+async function runOneNode(session: RunSession, ref: FlowRef, node: FlowNode, model: ModelClient, ctx: DriveContext) {
+  let catalog: FlowCatalog;
+  try {
+    catalog = await ctx.toolbox.catalog(ref);
+  } catch (error) {
+    ctx.logger.error('RUN tools unavailable', { runId: session.runId, node: node.id, error });
+    return { kind: 'failed', reason: 'TOOLS_UNAVAILABLE', message: error instanceof Error ? error.message : String(error) } as const;
+  }
+  const host = createNodeHost(session, node, {
+    flow: ref.flow,
+    model,
+    logger: ctx.logger,
+    signal: ctx.signal,
+    visible: catalog.visible(node),
+    tools: catalog.all,
+    pipeline: (callCtx) => ctx.toolbox.run(callCtx),
+    services: {
+      onLookBack: (event) => traceLookBack(session, node.id, ref.flow.locale, event),
+      ...ctx.services,
+      invoker: catalog.invoker,
+      logger: ctx.logger,
+      signal: ctx.signal,
+      now: () => new Date(),
+    },
+  });
+  return runNode(host);
+}
+
+/** Traces a runtime look-back as its own `tool.invoked` (SPEC §9: a real read with `lookBack: true`). */
+function traceLookBack(session: RunSession, nodeId: string, locale: Locale, event: LookBackEvent): void {
+  const obs = event.observation;
+  session.emit({
+    type: 'tool.invoked',
+    nodeId,
+    round: session.doc.loop.wave?.round ?? session.doc.node?.rounds ?? 0,
+    callId: `${event.callId}#lookback`,
+    tool: event.tool,
+    args: event.args,
+    outcome: obs.outcome.name,
+    errorCode: obs.errorCode,
+    message: obs.message(locale),
+    evidenceId: obs.evidenceId,
+    executed: true,
+    level: obs.outcome.name === 'FAILED' ? 'warn' : 'info',
+    lookBack: true,
+  });
+}

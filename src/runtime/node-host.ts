@@ -1,0 +1,138 @@
+import type { Flow, FlowNode, Limits } from '../domain/flow.js';
+import { newNodeState } from '../domain/run-state.js';
+import { renderInstructions } from '../graph/templates.js';
+import { newLoopState } from '../loop/loop-state.js';
+import type { CallResult, LoopHost } from '../loop/node-loop.js';
+import { phaseHint } from '../loop/phase-hint.js';
+import { buildSystemPrompt } from '../loop/react-prompt.js';
+import type { ModelClient, ModelTool, ModelToolCall } from '../model/model.js';
+import { createCallContext, type CallContext, type CallServices, type ControlEffect } from '../tools/pipeline.js';
+import type { ToolDescriptor } from '../tools/tool.js';
+import type { Logger } from '../log/logger.js';
+import type { RunSession } from './session.js';
+import type { PendingItem } from '../trace/events.js';
+
+/** What a node run needs besides the session: its tools, the pipeline and the model. */
+export interface NodeDeps {
+  flow: Flow;
+  model: ModelClient;
+  logger: Logger;
+  signal: AbortSignal;
+  /** Tools visible in this node (its `tools` plus the builtins), by model-facing name. */
+  visible: ReadonlyMap<string, ToolDescriptor>;
+  /** Every real tool of the flow (look-backs may use one not visible in the node). */
+  tools: ReadonlyMap<string, ToolDescriptor>;
+  pipeline: (ctx: CallContext) => Promise<import('../domain/observation.js').Observation>;
+  services: Omit<CallServices, 'checkpoint'>;
+}
+
+/** The node's effective limits: the flow's, tightened or loosened by the node's own. */
+export function nodeLimits(flow: Flow, node: FlowNode): Limits {
+  return { ...flow.limits, ...(node.limits ?? {}) } as Limits;
+}
+
+/** Builds the loop's host for one node run of a session. */
+export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDeps): LoopHost {
+  const doc = session.doc;
+  doc.node ??= newNodeState(node.id);
+  const nodeState = doc.node;
+  const locale = deps.flow.locale;
+  const tools: ModelTool[] = [...deps.visible.values()].map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+  }));
+  const host: LoopHost = {
+    runId: session.runId,
+    nodeId: node.id,
+    locale,
+    limits: nodeLimits(deps.flow, node),
+    node: nodeState,
+    loop: doc.loop,
+    model: deps.model,
+    signal: deps.signal,
+    modelCalls: () => doc.modelCalls,
+    phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
+    systemPrompt: () =>
+      buildSystemPrompt({
+        locale,
+        instructions: renderInstructions(node.instructions, { input: session.current.input, nodes: session.run.nodeOutputs }),
+        input: session.current.input,
+        outputs: node.outputs,
+        earlierOutputs: session.run.nodeOutputs,
+        phaseHint: phaseHint(locale, node.outputs, nodeState.outputs),
+      }),
+    tools: () => tools,
+    conversation: () => session.conversation(),
+    callTool: (call, round) => callTool(session, node, deps, call, round),
+    suspend: (call, round, effect) => suspend(session, node.id, call, round, effect),
+    emit: (event) => session.emit(event),
+    addMessage: (message) => session.addMessage(message),
+    recordModelCall: (usage) => {
+      doc.modelCalls += 1;
+      session.addUsage(usage);
+    },
+    log: (level, message) => deps.logger[level](message),
+    checkpoint: () => session.checkpoint(),
+  };
+  return host;
+}
+
+async function callTool(
+  session: RunSession,
+  node: FlowNode,
+  deps: NodeDeps,
+  call: ModelToolCall,
+  _round: number,
+): Promise<CallResult> {
+  const nodeState = session.doc.node ?? newNodeState(node.id);
+  const ctx = createCallContext({
+    call: { callId: call.callId, tool: call.tool, rawArgs: call.rawArgs },
+    flow: deps.flow,
+    nodeId: node.id,
+    run: session.run,
+    node: nodeState,
+    visible: deps.visible,
+    tools: deps.tools,
+    services: { ...deps.services, checkpoint: () => session.checkpoint() },
+  });
+  const observation = await deps.pipeline(ctx);
+  return { observation, effect: ctx.effect, args: ctx.args ?? traceArgs(call.rawArgs), executed: ctx.executed };
+}
+
+/** The arguments as traced: parsed JSON, or the raw string when it is not valid JSON. */
+export function traceArgs(raw: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    return raw;
+  }
+}
+
+function suspend(
+  session: RunSession,
+  nodeId: string,
+  call: ModelToolCall,
+  round: number,
+  effect: Extract<ControlEffect, { kind: 'suspend' }>,
+): void {
+  const s = effect.suspension;
+  const args = traceArgs(call.rawArgs);
+  session.doc.loop.suspended = {
+    round,
+    callId: call.callId,
+    tool: call.tool,
+    args: typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : {},
+    kind: s.kind,
+    ...(s.kind === 'APPROVAL' ? { fingerprint: s.fingerprint } : {}),
+  };
+  const pending: PendingItem = s.pending;
+  session.emit({ type: 'node.suspended', nodeId, kind: s.kind, pending });
+  session.emit({ type: 'run.suspended', nodeId, kind: s.kind, pending });
+  session.update({ status: 'suspended', suspension: { kind: s.kind, pending }, leaseOwner: null, leaseExpiresAt: null });
+}
+
+/** Resets the loop position for a fresh node run (used when a node starts). */
+export function freshLoop(session: RunSession): void {
+  session.doc.loop = newLoopState();
+}

@@ -1,0 +1,306 @@
+import { randomUUID } from 'node:crypto';
+import type { Flow } from '../domain/flow.js';
+import { newRunState } from '../domain/run-state.js';
+import { startNode } from '../graph/flow-runner.js';
+import type { RunStateDoc } from '../graph/state-doc.js';
+import { createStderrLogger, type Logger } from '../log/logger.js';
+import { newLoopState } from '../loop/loop-state.js';
+import { isModelClient, resolveModel, type ModelSpec } from '../model/resolve.js';
+import type { ModelClient } from '../model/model.js';
+import type { RunFilter, RunRecord, Store, StoredEvent } from '../store/store.js';
+import { VersionConflictError } from '../store/store.js';
+import { drive } from './driver.js';
+import { RunConflictError, RunNotFoundError, RuntimeInputError } from './errors.js';
+import { EventHub } from './event-hub.js';
+import { RunSession, type EventSink } from './session.js';
+import { summarize, type RunSummary } from './summary.js';
+import type { FlowRef, Toolbox } from './toolbox.js';
+import { applyResponse, type PersonResponse } from './respond.js';
+import { followEvents } from './follow.js';
+
+/** Options of `createRuntime` (SPEC §14). */
+export interface RuntimeOptions {
+  /** The store, or a promise of it (opened lazily by `createRuntime`). */
+  store: Store | Promise<Store>;
+  toolbox: Toolbox;
+  logger?: Logger;
+  /** Lease length in ms (default env AGENT_RUNTIME_LEASE_MS, else 15000). */
+  leaseMs?: number;
+  /** Receives every committed event of runs this runtime drives (e.g. `--trace FILE`). */
+  onEvent?: EventSink;
+  /** Resolves `<provider>:<model id>` strings other than `scripted:`. */
+  providers?: (provider: string, modelId: string) => ModelClient;
+}
+
+/** Options of `start`. */
+export interface StartOptions {
+  input?: unknown;
+  model?: ModelSpec;
+  tenant?: string | null;
+  parentRunId?: string;
+}
+
+/** A decision or answer from a person, with who gave it. */
+export interface RespondOptions {
+  comment?: string | null;
+  who?: string | null;
+  model?: ModelSpec;
+}
+
+/** The embedded runtime: starts runs and continues them after a person responds or a crash. */
+export class Runtime {
+  private readonly storeReady: Promise<Store>;
+  private readonly toolbox: Toolbox;
+  private readonly logger: Logger;
+  private readonly leaseMs: number;
+  private readonly owner = `rt_${randomUUID()}`;
+  private readonly hub = new EventHub();
+  private readonly models = new Map<string, ModelClient>();
+  private readonly active = new Map<string, AbortController>();
+
+  constructor(private readonly options: RuntimeOptions) {
+    this.storeReady = Promise.resolve(options.store);
+    this.storeReady.catch(() => undefined);
+    this.toolbox = options.toolbox;
+    this.logger = options.logger ?? createStderrLogger();
+    this.leaseMs = options.leaseMs ?? leaseFromEnv();
+  }
+
+  /** Starts a run of a flow and drives it until it completes, fails or suspends. */
+  async start(ref: FlowRef, options: StartOptions = {}): Promise<RunSummary> {
+    const flow = ref.flow;
+    const modelSpec = options.model ?? flow.model;
+    if (modelSpec === undefined) throw new RuntimeInputError(`flow ${flow.id} names no model and none was given`);
+    const model = this.model(modelSpec);
+    const runId = `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+    const input = options.input ?? {};
+    const doc: RunStateDoc = {
+      schema: 1,
+      run: omitEvidence(newRunState(runId, input)),
+      nodeId: null,
+      nodeRuns: 0,
+      node: null,
+      loop: newLoopState(),
+      modelCalls: 0,
+    };
+    const record = await (await this.db()).createRun(
+      {
+        runId,
+        parentRunId: options.parentRunId ?? null,
+        rootRunId: runId,
+        tenant: options.tenant ?? null,
+        flowId: flow.id,
+        flowVersion: String(flow.version),
+        flow,
+        flowDir: ref.dir,
+        model: typeof modelSpec === 'string' ? modelSpec : null,
+        input,
+        status: 'running',
+        suspension: null,
+        reason: null,
+        failedNode: null,
+        message: null,
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        outputs: {},
+        state: doc,
+        leaseOwner: this.owner,
+        leaseExpiresAt: Date.now() + this.leaseMs,
+      },
+      [],
+    );
+    if (isModelClient(modelSpec)) this.models.set(runId, model);
+    const session = await this.session(record);
+    session.emit({
+      type: 'run.started',
+      flowId: flow.id,
+      flowVersion: String(flow.version),
+      input,
+      ...(options.parentRunId ? { parentRunId: options.parentRunId } : {}),
+    });
+    const first = flow.nodes[0];
+    if (!first) throw new RuntimeInputError(`flow ${flow.id} has no nodes`);
+    startNode({ doc: session.doc, emit: (e) => session.emit(e), resetConversation: () => session.resetConversation() }, first.id);
+    await session.checkpoint();
+    return this.driveSession(session, ref, model);
+  }
+
+  /** Approves the pending write of a suspended run and continues it. */
+  approve(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
+    return this.respond(runId, { kind: 'APPROVAL', decision: 'approved', comment: options.comment ?? null, who: options.who ?? null }, options);
+  }
+
+  /** Declines the pending write of a suspended run and continues it. */
+  reject(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
+    return this.respond(runId, { kind: 'APPROVAL', decision: 'rejected', comment: options.comment ?? null, who: options.who ?? null }, options);
+  }
+
+  /** Answers the pending follow-up question of a suspended run and continues it. */
+  answer(runId: string, text: string, options: RespondOptions = {}): Promise<RunSummary> {
+    return this.respond(runId, { kind: 'FOLLOW_UP', answer: text, who: options.who ?? null }, options);
+  }
+
+  /** Continues a run left `running` by a dead process (its lease expired). */
+  async resume(runId: string, options: { model?: ModelSpec } = {}): Promise<RunSummary> {
+    const before = await this.require(runId);
+    if (before.status !== 'running') throw new RunConflictError(runId, `run ${runId} is ${before.status}, not running`);
+    const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
+    if (!record || record.status !== 'running') {
+      throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
+    }
+    const session = await this.session(record);
+    session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
+    await session.checkpoint();
+    return this.driveSession(session, this.flowRef(record), this.modelFor(record, options.model));
+  }
+
+  /** Cancels a run that has not ended; a driver of it in this process stops at its next step. */
+  async cancel(runId: string): Promise<RunSummary> {
+    for (;;) {
+      const record = await this.require(runId);
+      if (['completed', 'failed', 'cancelled'].includes(record.status)) {
+        throw new RunConflictError(runId, `run ${runId} has already ended (${record.status})`);
+      }
+      const event = { seq: record.lastSeq + 1, ts: new Date().toISOString(), runId, type: 'run.cancelled', reason: 'CANCELLED' };
+      try {
+        const next = await (await this.db()).commit({
+          runId,
+          expectedVersion: record.version,
+          patch: { status: 'cancelled', suspension: null, reason: 'CANCELLED', leaseOwner: null, leaseExpiresAt: null },
+          events: [event],
+        });
+        this.active.get(runId)?.abort();
+        this.options.onEvent?.(event);
+        this.hub.publish([event]);
+        return summarize(next);
+      } catch (error) {
+        if (!(error instanceof VersionConflictError)) throw error;
+      }
+    }
+  }
+
+  /** The summary of a run, or throws RunNotFoundError. */
+  async status(runId: string): Promise<RunSummary> {
+    return summarize(await this.require(runId));
+  }
+
+  /** Summaries of runs, newest first. */
+  async list(filter: RunFilter = {}): Promise<RunSummary[]> {
+    return (await (await this.db()).listRuns(filter)).map(summarize);
+  }
+
+  /** The run's trace events: replayed from the store, then live until the run ends (or `follow: false`). */
+  async *events(runId: string, options: { after?: number; follow?: boolean; signal?: AbortSignal } = {}): AsyncIterable<StoredEvent> {
+    yield* followEvents(await this.db(), this.hub, runId, options);
+  }
+
+  /** Stops local drivers and closes MCP connections and the store. */
+  async close(): Promise<void> {
+    for (const controller of this.active.values()) controller.abort();
+    await this.toolbox.close();
+    const store = await this.storeReady.catch(() => null);
+    await store?.close();
+  }
+
+  /** The store, once open. */
+  db(): Promise<Store> {
+    return this.storeReady;
+  }
+
+  private async respond(runId: string, response: PersonResponse, options: RespondOptions): Promise<RunSummary> {
+    const before = await this.require(runId);
+    const waiting = (before.suspension as { kind?: string } | null)?.kind;
+    if (before.status !== 'suspended' || waiting !== response.kind) {
+      throw new RunConflictError(runId, conflictMessage(runId, before.status, waiting, response.kind));
+    }
+    const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
+    const now = record?.suspension as { kind?: string } | null | undefined;
+    if (!record || record.status !== 'suspended' || now?.kind !== response.kind) {
+      if (record) await this.release(record);
+      throw new RunConflictError(runId, `run ${runId} is no longer waiting for ${response.kind === 'APPROVAL' ? 'an approval' : 'an answer'}`);
+    }
+    const ref = this.flowRef(record);
+    const model = this.modelFor(record, options.model);
+    const session = await this.session(record);
+    if (typeof options.model === 'string') session.update({ model: options.model });
+    applyResponse(session, ref.flow, response);
+    session.update({ status: 'running', suspension: null });
+    await session.checkpoint();
+    return this.driveSession(session, ref, model);
+  }
+
+  private async driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
+    const controller = new AbortController();
+    this.active.set(session.runId, controller);
+    try {
+      await drive(session, ref, model, {
+        toolbox: this.toolbox,
+        logger: this.logger,
+        owner: this.owner,
+        leaseMs: this.leaseMs,
+        signal: controller.signal,
+        services: {},
+      });
+      return summarize(session.current);
+    } catch (error) {
+      if (error instanceof VersionConflictError) return this.status(session.runId);
+      throw error;
+    } finally {
+      this.active.delete(session.runId);
+    }
+  }
+
+  private async session(record: RunRecord): Promise<RunSession> {
+    return RunSession.open(await this.db(), this.hub, record, this.options.onEvent ? [this.options.onEvent] : []);
+  }
+
+  private async release(record: RunRecord): Promise<void> {
+    try {
+      await (await this.db()).commit({ runId: record.runId, expectedVersion: record.version, patch: { leaseOwner: null, leaseExpiresAt: null } });
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+    }
+  }
+
+  private async require(runId: string): Promise<RunRecord> {
+    const record = await (await this.db()).getRun(runId);
+    if (!record) throw new RunNotFoundError(runId);
+    return record;
+  }
+
+  private flowRef(record: RunRecord): FlowRef {
+    return { flow: record.flow as Flow, dir: record.flowDir };
+  }
+
+  private model(spec: ModelSpec): ModelClient {
+    try {
+      return resolveModel(spec, this.options.providers);
+    } catch (error) {
+      throw new RuntimeInputError((error as Error).message, { cause: error });
+    }
+  }
+
+  private modelFor(record: RunRecord, override: ModelSpec | undefined): ModelClient {
+    if (override !== undefined) return this.model(override);
+    const local = this.models.get(record.runId);
+    if (local) return local;
+    if (record.model) return this.model(record.model);
+    throw new RuntimeInputError(`run ${record.runId} was started with a model object; pass the model to continue it`);
+  }
+}
+
+function omitEvidence(state: ReturnType<typeof newRunState>): RunStateDoc['run'] {
+  const { evidence: _evidence, ...rest } = state;
+  return rest;
+}
+
+function conflictMessage(runId: string, status: string, waiting: string | undefined, wanted: string): string {
+  const what = wanted === 'APPROVAL' ? 'an approval' : 'an answer';
+  if (status !== 'suspended') return `run ${runId} is ${status}; it is not waiting for ${what}`;
+  return `run ${runId} waits for ${waiting === 'APPROVAL' ? 'an approval' : 'an answer'}, not for ${what}`;
+}
+
+function leaseFromEnv(): number {
+  const raw = process.env.AGENT_RUNTIME_LEASE_MS;
+  const value = raw === undefined ? NaN : Number(raw);
+  return Number.isFinite(value) && value > 0 ? value : 15_000;
+}

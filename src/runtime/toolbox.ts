@@ -1,0 +1,35 @@
+import type { Flow, FlowNode } from '../domain/flow.js';
+import type { Observation } from '../domain/observation.js';
+import type { CallContext, ToolInvokerPort } from '../tools/pipeline.js';
+import type { ToolDescriptor } from '../tools/tool.js';
+
+/** A flow with the folder its relative paths resolve against. */
+export interface FlowRef {
+  flow: Flow;
+  dir: string | null;
+}
+
+/**
+ * Everything about tools the runtime needs: the tools each node sees (MCP tools of the flow's
+ * servers, the host's local tools, the builtins) and the guard pipeline that runs a call.
+ */
+export interface Toolbox {
+  /**
+   * The tools of a flow, by the name the model sees: every real tool (MCP tools of its servers and
+   * the host's local tools), and those visible in a node (its `tools` plus the builtins).
+   * Connects to MCP servers as needed.
+   */
+  catalog(ref: FlowRef): Promise<FlowCatalog>;
+  /** Runs one call through the full guard chain. */
+  run(ctx: CallContext): Promise<Observation>;
+  /** Closes MCP connections. */
+  close(): Promise<void>;
+}
+
+/** The tools of one flow. */
+export interface FlowCatalog {
+  readonly all: ReadonlyMap<string, ToolDescriptor>;
+  /** Calls the flow's real tools. */
+  readonly invoker: ToolInvokerPort;
+  visible(node: FlowNode): ReadonlyMap<string, ToolDescriptor>;
+}

@@ -1,0 +1,263 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  MIGRATIONS,
+  SCHEMA_VERSION,
+  migrate,
+  schemaVersion,
+  type Migration,
+} from '../../src/store/sqlite/schema.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { StoreError, type RunRecord, type StoredEvent } from '../../src/store/store.js';
+import { runStoreChild, spawnStoreChild } from './child/spawn.js';
+import { event, evidence, message, newRun, storeContract } from './store.contract.js';
+
+const root = mkdtempSync(join(tmpdir(), 'store-sqlite-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let files = 0;
+/** A path for a new database, in a folder that does not exist yet. */
+const newFile = (): string => join(root, `db${++files}`, 'runtime.db');
+
+storeContract('SqliteStore', (now) => Promise.resolve(new SqliteStore({ path: newFile(), now })));
+storeContract('SqliteStore (:memory:)', (now) => Promise.resolve(new SqliteStore({ path: ':memory:', now })));
+
+/** A file holding run `r1` (events 1..2) at version 1. */
+async function seeded(): Promise<{ path: string; store: SqliteStore; run: RunRecord }> {
+  const path = newFile();
+  const store = new SqliteStore({ path });
+  const run = await store.createRun(newRun('r1'), [event('r1', 1, 'run.started'), event('r1', 2)]);
+  return { path, store, run };
+}
+
+describe('SqliteStore settings', () => {
+  it('runs WAL, synchronous NORMAL and a busy timeout by default', async () => {
+    const store = new SqliteStore({ path: newFile() });
+    expect(store.info()).toMatchObject({
+      journalMode: 'wal',
+      synchronous: 'NORMAL',
+      busyTimeoutMs: 5000,
+      schemaVersion: SCHEMA_VERSION,
+    });
+    await store.close();
+  });
+
+  it('runs synchronous FULL with durability strict', async () => {
+    const store = new SqliteStore({ path: newFile(), durability: 'strict', busyTimeoutMs: 250 });
+    expect(store.info()).toMatchObject({ journalMode: 'wal', synchronous: 'FULL', busyTimeoutMs: 250 });
+    await store.close();
+  });
+
+  it('creates the folder and keeps everything across close and reopen', async () => {
+    const { path, store } = await seeded();
+    await store.commit({
+      runId: 'r1',
+      expectedVersion: 1,
+      patch: { status: 'completed' },
+      evidence: [evidence(1)],
+      messages: [message('q#1', 0)],
+    });
+    await store.close();
+    const again = new SqliteStore({ path });
+    expect(await again.getRun('r1')).toMatchObject({ status: 'completed', version: 2 });
+    expect(await again.evidence('r1')).toEqual([evidence(1)]);
+    expect(await again.messages('r1', 'q#1')).toEqual([message('q#1', 0)]);
+    await again.close();
+  });
+});
+
+describe('SqliteStore across processes', () => {
+  it('shows committed data to a second process, and its commits back to this one', async () => {
+    const { path, store } = await seeded();
+    const mine = await store.commit({
+      runId: 'r1',
+      expectedVersion: 1,
+      patch: { state: { by: 'parent' } },
+      evidence: [evidence(1)],
+      messages: [message('query#1', 0)],
+    });
+    const seen = await runStoreChild<{
+      run: RunRecord;
+      events: StoredEvent[];
+      evidence: unknown[];
+      messages: unknown[];
+    }>(['read', path, 'r1']);
+    expect(seen.run).toEqual(mine);
+    expect(seen.events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(seen.evidence).toEqual([evidence(1)]);
+    expect(seen.messages).toEqual([message('query#1', 0)]);
+
+    const theirs = await runStoreChild<RunRecord>(['write', path, 'r1']);
+    expect(theirs).toMatchObject({ version: 3, lastSeq: 3, state: { note: 'from child' } });
+    expect(await store.getRun('r1')).toEqual(theirs);
+    expect((await store.events('r1', 2))[0]).toMatchObject({ type: 'step', note: 'from child' });
+    await store.close();
+  });
+
+  it('lets exactly one of two processes racing a commit at the same version win', async () => {
+    const { path, store } = await seeded();
+    for (let round = 0; round < 3; round++) {
+      const version = (await store.getRun('r1'))!.version;
+      const racers = ['a', 'b'].map((owner) => spawnStoreChild(['race', path, 'r1', String(version), owner]));
+      expect(await Promise.all(racers.map((r) => r.nextLine()))).toEqual(['ready', 'ready']);
+      for (const r of racers) r.process.stdin.end('go\n');
+      const results = (await Promise.all(racers.map((r) => r.nextLine()))).map(
+        (l) => JSON.parse(l) as { owner: string; result: string },
+      );
+      expect(await Promise.all(racers.map((r) => r.exited))).toEqual([0, 0]);
+      const winners = results.filter((r) => r.result === 'won');
+      expect(winners).toHaveLength(1);
+      expect(results.filter((r) => r.result === 'conflict')).toHaveLength(1);
+      const run = await store.getRun('r1');
+      expect(run).toMatchObject({ version: version + 1, state: { note: winners[0]!.owner } });
+      expect(await store.events('r1', run!.lastSeq - 1)).toHaveLength(1);
+    }
+    await store.close();
+  });
+
+  it('keeps every commit whole when the writing process is killed mid-stream', async () => {
+    const { path, store } = await seeded();
+    await store.close();
+    const churn = spawnStoreChild(['churn', path, 'r1']);
+    for (let i = 0; i < 25; i++) await churn.nextLine();
+    churn.process.kill('SIGKILL');
+    expect(await churn.exited).toBeNull();
+
+    const after = new SqliteStore({ path });
+    const run = (await after.getRun('r1'))!;
+    const steps = run.version - 1;
+    expect(steps).toBeGreaterThanOrEqual(25);
+    const events = await after.events('r1');
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 2 + steps }, (_, i) => i + 1));
+    expect(run.lastSeq).toBe(2 + steps);
+    expect(run.state).toEqual({ note: 'churn', seq: run.lastSeq });
+    expect(await after.evidence('r1')).toHaveLength(steps);
+    expect(await after.messages('r1', 'child#1')).toHaveLength(steps);
+    await after.close();
+  });
+});
+
+describe('SqliteStore schema', () => {
+  const fixture = readFileSync(new URL('./fixtures/v1.sql', import.meta.url), 'utf8');
+
+  /** A new file holding the frozen v1 database. */
+  function v1File(): string {
+    const path = newFile();
+    mkdirSync(dirname(path), { recursive: true });
+    const db = openRaw(path);
+    db.exec(fixture);
+    db.close();
+    return path;
+  }
+
+  it('opens the frozen v1 database with the current code', async () => {
+    const store = new SqliteStore({ path: v1File() });
+    expect(store.info().schemaVersion).toBe(SCHEMA_VERSION);
+    const run = (await store.getRun('run_v1'))!;
+    expect(run).toMatchObject({
+      status: 'suspended',
+      tenant: 'acme',
+      flowDir: '/srv/flows',
+      suspension: { kind: 'APPROVAL', pending: { tool: 'site_create', args: { name: 'Alpha' } } },
+      usage: { inputTokens: 120, outputTokens: 30, totalTokens: 150 },
+      outputs: { query: { found: false } },
+      version: 4,
+      lastSeq: 5,
+    });
+    expect((await store.events('run_v1', 2)).map((e) => e.type)).toEqual([
+      'tool.invoked',
+      'node.completed',
+      'run.suspended',
+    ]);
+    expect((await store.messages('run_v1', 'query#1')).map((m) => m.index)).toEqual([0, 1]);
+    expect((await store.evidence('run_v1'))[0]).toMatchObject({
+      id: 'ev_1',
+      tool: 'site_query',
+      payload: { rows: [] },
+    });
+    expect((await store.listRuns({ parentRunId: 'run_v1' })).map((r) => r.runId)).toEqual(['run_v1_child']);
+    expect(await store.acquireLease('run_v1_child', 'worker-b', 1740823300000, 1740823200001)).toMatchObject({
+      leaseOwner: 'worker-b',
+    });
+    const next = await store.commit({
+      runId: 'run_v1',
+      expectedVersion: 4,
+      patch: { status: 'completed' },
+      events: [event('run_v1', 6, 'run.completed')],
+      evidence: [evidence(2)],
+    });
+    expect(next).toMatchObject({ version: 5, lastSeq: 6 });
+    expect((await store.evidence('run_v1')).map((e) => e.id)).toEqual(['ev_1', 'ev_2']);
+    await store.close();
+  });
+
+  it('applies pending migrations in order, once', () => {
+    const db = openRaw(v1File());
+    const v2: Migration = {
+      version: 2,
+      description: 'test: runs.note',
+      up: (d) => d.exec('ALTER TABLE runs ADD COLUMN note TEXT'),
+    };
+    const v3: Migration = {
+      version: 3,
+      description: 'test: fill note',
+      up: (d) => d.exec("UPDATE runs SET note = 'v3'"),
+    };
+    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: 1, to: 3 });
+    expect(schemaVersion(db)).toBe(3);
+    expect(db.prepare("SELECT note FROM runs WHERE run_id = 'run_v1'").get()).toEqual({ note: 'v3' });
+    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: 3, to: 3 });
+    db.close();
+  });
+
+  it('rolls a failing migration back whole', () => {
+    const db = openRaw(v1File());
+    const v2: Migration = {
+      version: 2,
+      description: 'test: half done',
+      up: (d) => d.exec('CREATE TABLE extra (x); SELECT nope FROM missing'),
+    };
+    expect(() => migrate(db, [...MIGRATIONS, v2])).toThrow(/missing/);
+    expect(schemaVersion(db)).toBe(1);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'extra'").get()).toBeUndefined();
+    db.close();
+  });
+
+  it('refuses a database newer than the code, leaving it untouched', async () => {
+    const path = newFile();
+    await new SqliteStore({ path }).close();
+    const db = openRaw(path);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    const error: unknown = (() => {
+      try {
+        return new SqliteStore({ path });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW' });
+    expect((error as Error).message).toMatch(
+      /schema version 2, newer than this g2rain-agent-runtime supports \(1\)/,
+    );
+    const check = openRaw(path);
+    expect(schemaVersion(check)).toBe(SCHEMA_VERSION + 1);
+    check.close();
+    expect(existsSync(path)).toBe(true);
+  });
+
+  it('rejects a migration list with a gap', () => {
+    const db = new DatabaseSync(':memory:');
+    expect(() =>
+      migrate(db, [MIGRATIONS[0]!, { version: 3, description: 'gap', up: () => undefined }]),
+    ).toThrow(/expected 2/);
+    db.close();
+  });
+});
+
+function openRaw(path: string): DatabaseSync {
+  return new DatabaseSync(path);
+}

@@ -2,117 +2,228 @@ import { z } from 'zod';
 
 /**
  * The flow file format (SPEC §3) as zod schemas. Unknown keys are errors everywhere (`strictObject`).
- * The JSON Schema published with the package is generated from these.
+ * The JSON Schema published with the package (schema/flow.schema.json) is generated from these, so the
+ * descriptions here are what editors show. Cross-field rules (ids exist, expressions parse, …) are
+ * checked after parsing by src/flow/semantic.ts.
  */
 
-const name = z.string().min(1);
+/** Ids of the flow, its nodes, servers, providers and output keys: they appear in `a.b` references. */
+export const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
+/** Names of tools as the model sees them: what the model APIs (OpenAI, Anthropic) accept. */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** `<provider>:<model id>`, e.g. `openai:gpt-4.1` or `scripted:./turns.yaml`. */
+export const MODEL_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*:.+$/;
+
+/** The run input schema of a flow that declares no `input`: `{ text: string }`. */
+export const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
+  type: 'object',
+  properties: { text: { type: 'string' } },
+  required: ['text'],
+});
+
+const id = z.string().regex(ID_PATTERN, { error: 'expected an id: a letter, then letters, digits, _ or -' });
+const toolName = z
+  .string()
+  .regex(TOOL_NAME_PATTERN, { error: 'expected a tool name: 1-64 letters, digits, _ or -' });
+const text = z.string().min(1);
+const jsonata = (over: string) => text.describe(`JSONata expression over ${over}`);
 const jsonSchemaObject = z.record(z.string(), z.unknown());
+const positive = z.int().positive();
 
-export const LimitsSchema = z.strictObject({
-  maxRounds: z.int().positive().default(30),
-  maxStalls: z.int().positive().default(5),
-  fingerprintRepeats: z.int().positive().default(2),
-  toolTimeoutMs: z.int().positive().default(30_000),
+export const LimitsSchema = z
+  .strictObject({
+    maxRounds: positive.default(30).describe('Model calls a node may make before it fails with ROUND_LIMIT.'),
+    maxStalls: positive.default(5).describe('Consecutive stalls after which a node fails with NO_PROGRESS.'),
+    fingerprintRepeats: positive
+      .default(2)
+      .describe(
+        'How often one tool may be called with the same arguments in a node; one more trips FINGERPRINT_TRIP.',
+      ),
+    toolTimeoutMs: positive.default(30_000).describe('Timeout of one tool call in milliseconds.'),
+  })
+  .describe('Loop limits (SPEC §6).');
+
+export const ProviderSchema = z
+  .strictObject({
+    type: z.literal('openai-compatible'),
+    baseURL: z.url(),
+    apiKeyEnv: text.optional().describe('Name of the environment variable holding the API key.'),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .describe('An OpenAI-compatible model endpoint (Qwen/DashScope, DeepSeek, Ollama, vLLM).');
+
+export const StdioServerSchema = z
+  .strictObject({
+    command: text,
+    args: z.array(z.string()).default([]).describe('Relative paths resolve against `cwd`.'),
+    env: z.record(z.string(), z.string()).optional().describe('Added to the inherited environment.'),
+    cwd: z
+      .string()
+      .optional()
+      .describe("Working directory; default (and base of a relative one): the flow file's folder."),
+    connectTimeoutMs: positive.optional(),
+  })
+  .describe('An MCP server started as a child process (stdio transport).');
+
+export const HttpServerSchema = z
+  .strictObject({
+    url: z.url(),
+    headers: z.record(z.string(), z.string()).optional(),
+    connectTimeoutMs: positive.optional(),
+  })
+  .describe('An MCP server reached over Streamable HTTP.');
+
+export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
+  error: 'expected a stdio server {command, args?, env?, cwd?} or an HTTP server {url, headers?}',
 });
 
-export const ProviderSchema = z.strictObject({
-  type: z.literal('openai-compatible'),
-  baseURL: z.url(),
-  apiKeyEnv: z.string().min(1).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-});
+const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
-export const StdioServerSchema = z.strictObject({
-  command: name,
-  args: z.array(z.string()).default([]),
-  env: z.record(z.string(), z.string()).optional(),
-  cwd: z.string().optional(),
-  connectTimeoutMs: z.int().positive().optional(),
-});
+export const ParamContractSchema = z
+  .strictObject({
+    source: z
+      .enum(['evidence', 'user'])
+      .optional()
+      .describe(
+        'evidence: the value must occur in a prior result of a `from` tool; user: the user must have said it.',
+      ),
+    from: z
+      .array(toolName)
+      .min(1)
+      .optional()
+      .describe('With source evidence: the tools whose results hold the allowed values.'),
+    path: jsonata('the evidence payload')
+      .optional()
+      .describe('With source evidence: selects the allowed values (JSONata).'),
+    required: z
+      .boolean()
+      .optional()
+      .describe('The argument must be present (in addition to the tool schema).'),
+    enum: z.array(scalar).min(1).optional().describe('The allowed values.'),
+    schema: jsonSchemaObject
+      .optional()
+      .describe("JSON Schema that tightens the tool's own schema for this argument."),
+  })
+  .describe('Provenance and policy of one tool argument.');
 
-export const HttpServerSchema = z.strictObject({
-  url: z.url(),
-  headers: z.record(z.string(), z.string()).optional(),
-  connectTimeoutMs: z.int().positive().optional(),
-});
+export const ResponseContractSchema = z
+  .strictObject({
+    okPath: text.describe('JSONata path to the field telling success, e.g. `code`.'),
+    okValues: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1),
+    codePath: text.optional().describe('JSONata path to the downstream error code.'),
+    messagePath: text.optional().describe('JSONata path to the downstream error message.'),
+  })
+  .describe('How to tell a business failure in a successful MCP result (TOOL_BUSINESS_FAILED).');
 
-export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema]);
+export const VerifySchema = z
+  .strictObject({
+    tool: toolName.describe('A read tool the model calls to confirm the pending write.'),
+    args: z.record(z.string(), jsonata('{args, result, key}')),
+    done: jsonata('{args, result, key, verify}'),
+  })
+  .describe('Confirms that a pending write is done.');
 
-export const ParamContractSchema = z.strictObject({
-  source: z.enum(['evidence', 'user']).optional(),
-  from: z.array(name).min(1).optional(),
-  path: z.string().min(1).optional(),
-  required: z.boolean().optional(),
-  enum: z.array(z.union([z.string(), z.number(), z.boolean()])).min(1).optional(),
-  schema: jsonSchemaObject.optional(),
-});
+export const RecoverSchema = z
+  .strictObject({
+    tool: toolName.describe('A read tool the runtime calls (look-back) when a write was interrupted.'),
+    args: z.record(z.string(), jsonata('{args, key}')),
+    found: jsonata('{args, key, verify}'),
+  })
+  .describe("Finds an interrupted write's effect.");
 
-export const ResponseContractSchema = z.strictObject({
-  okPath: z.string().min(1),
-  okValues: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1),
-  codePath: z.string().min(1).optional(),
-  messagePath: z.string().min(1).optional(),
-});
+export const ToolPolicySchema = z
+  .strictObject({
+    write: z
+      .boolean()
+      .optional()
+      .describe('Default: from MCP annotations (readOnlyHint true → read, else write).'),
+    params: z.record(z.string(), ParamContractSchema).optional(),
+    response: ResponseContractSchema.optional(),
+    pending: jsonata('{args, result}')
+      .optional()
+      .describe('True when the write was accepted but is not done yet.'),
+    verify: VerifySchema.optional(),
+    recover: RecoverSchema.optional(),
+    idempotent: z
+      .boolean()
+      .optional()
+      .describe('The server deduplicates by the idempotency key, so re-sending is safe.'),
+  })
+  .describe('Policy of one tool; the key is the tool name as the model sees it.');
 
-export const VerifySchema = z.strictObject({
-  tool: name,
-  args: z.record(z.string(), z.string()),
-  done: z.string().min(1),
-});
-
-export const RecoverSchema = z.strictObject({
-  tool: name,
-  args: z.record(z.string(), z.string()),
-  found: z.string().min(1),
-});
-
-export const ToolPolicySchema = z.strictObject({
-  write: z.boolean().optional(),
-  params: z.record(z.string(), ParamContractSchema).optional(),
-  response: ResponseContractSchema.optional(),
-  pending: z.string().min(1).optional(),
-  verify: VerifySchema.optional(),
-  recover: RecoverSchema.optional(),
-  idempotent: z.boolean().optional(),
-});
-
-export const OutputContractSchema = z.strictObject({
-  required: z.boolean().default(false),
-  sources: z.array(z.enum(['evidence', 'user', 'node', 'model'])).min(1),
-  from: z.array(name).optional(),
-  description: z.string().optional(),
-});
+export const OutputContractSchema = z
+  .strictObject({
+    required: z.boolean().default(false).describe('builtin_node_finish is rejected until it is written.'),
+    sources: z
+      .array(z.enum(['evidence', 'user', 'node', 'model']))
+      .min(1)
+      .describe('Accepted source types.'),
+    from: z
+      .array(toolName)
+      .min(1)
+      .optional()
+      .describe('With source evidence: the tools whose evidence may be cited.'),
+    description: z.string().optional(),
+  })
+  .describe('An output key of a node and where its value may come from.');
 
 export const NodeSchema = z.strictObject({
-  id: name,
-  instructions: z.string().default(''),
-  tools: z.array(name).default([]),
-  outputs: z.record(z.string(), OutputContractSchema).default({}),
-  delegates: z.array(z.string().min(1)).default([]),
-  limits: LimitsSchema.partial().optional(),
+  id,
+  instructions: z
+    .string()
+    .default('')
+    .describe('Shown to the model; may reference {{input.<field>}} and {{nodes.<id>.outputs.<key>}}.'),
+  tools: z.array(toolName).default([]).describe('Tools visible in this node besides the builtins.'),
+  outputs: z.record(id, OutputContractSchema).default({}),
+  delegates: z
+    .array(text)
+    .default([])
+    .describe("Flow files (relative to this flow's folder) this node may delegate to."),
+  limits: LimitsSchema.partial().optional().describe("Overrides of the flow's limits for this node."),
 });
 
 export const EdgeSchema = z.strictObject({
-  from: name,
-  to: name,
-  when: z.string().min(1).optional(),
+  from: id,
+  to: id,
+  when: jsonata('{status, outputs, input} of the node just finished')
+    .optional()
+    .describe('No `when`: always.'),
 });
 
-export const FlowSchema = z.strictObject({
-  id: name,
-  version: z.union([z.int(), z.string().min(1)]).default(1),
-  description: z.string().optional(),
-  locale: z.enum(['zh-CN', 'en']).default('zh-CN'),
-  model: z.string().min(1).optional(),
-  providers: z.record(z.string(), ProviderSchema).optional(),
-  mcpServers: z.record(z.string(), McpServerSchema).default({}),
-  limits: LimitsSchema.default({ maxRounds: 30, maxStalls: 5, fingerprintRepeats: 2, toolTimeoutMs: 30_000 }),
-  aliases: z.record(z.string(), z.string()).default({}),
-  input: jsonSchemaObject.optional(),
-  tools: z.record(z.string(), ToolPolicySchema).default({}),
-  nodes: z.array(NodeSchema).min(1),
-  edges: z.array(EdgeSchema).default([]),
-});
+export const FlowSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('The JSON Schema of this format, for editors; ignored.'),
+    id,
+    version: z
+      .union([positive, text], { error: 'expected a positive integer or a non-empty string' })
+      .default(1),
+    description: z.string().optional(),
+    locale: z.enum(['zh-CN', 'en']).default('zh-CN').describe('Language of every text shown to the model.'),
+    model: z
+      .string()
+      .regex(MODEL_PATTERN, {
+        error: 'expected <provider>:<model id>, e.g. openai:gpt-4.1 or scripted:./turns.yaml',
+      })
+      .optional()
+      .describe("<provider>:<model id>; `scripted:<file>` resolves against the flow's folder."),
+    providers: z.record(id, ProviderSchema).optional(),
+    mcpServers: z.record(id, McpServerSchema).default({}),
+    limits: LimitsSchema.prefault({}),
+    aliases: z
+      .record(z.string(), toolName)
+      .default({})
+      .describe('`<server>.<tool>: <name the model sees>`; needed when two servers export one tool name.'),
+    input: jsonSchemaObject
+      .default(() => ({ ...DEFAULT_INPUT_SCHEMA }))
+      .describe('JSON Schema of the run input; default: {text: string}.'),
+    tools: z.record(toolName, ToolPolicySchema).default({}),
+    nodes: z.array(NodeSchema).min(1).describe('The first node runs first.'),
+    edges: z
+      .array(EdgeSchema)
+      .default([])
+      .describe('The first edge (in file order) whose `when` holds is taken.'),
+  })
+  .describe('A g2rain-agent-runtime flow (SPEC §3).');
 
 export type Limits = z.infer<typeof LimitsSchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
@@ -121,6 +232,8 @@ export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 export type ParamContract = z.infer<typeof ParamContractSchema>;
 export type ResponseContract = z.infer<typeof ResponseContractSchema>;
+export type VerifyPolicy = z.infer<typeof VerifySchema>;
+export type RecoverPolicy = z.infer<typeof RecoverSchema>;
 export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
 export type OutputContract = z.infer<typeof OutputContractSchema>;
 export type FlowNode = z.infer<typeof NodeSchema>;

@@ -1,0 +1,226 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, relative, resolve, isAbsolute } from 'node:path';
+import { FlowSchema, type Flow } from '../domain/flow.js';
+import { FlowError, formatPath, type FlowProblem, type RawProblem } from './problems.js';
+import { schemaProblems } from './schema-issues.js';
+import { graphProblems } from './semantic-graph.js';
+import { toolProblems } from './semantic-tools.js';
+import { noPositions, parseSource, type Locator } from './source.js';
+
+/** A flow ready to run: validated, defaults applied, with the folder its relative paths resolve against. */
+export interface LoadedFlow {
+  readonly flow: Flow;
+  /** The flow file's folder, or the `baseDir` given for a flow object; null when neither exists. */
+  readonly dir: string | null;
+  /** The flow file's absolute path; null for a flow given as an object or text. */
+  readonly path: string | null;
+}
+
+/** Options of `loadFlow`. */
+export interface LoadFlowOptions {
+  /** For a flow object or text: the folder relative paths resolve against (default: the current directory). */
+  readonly baseDir?: string;
+  /** For a flow object or text: the name problems are reported under (default `<inline>`). */
+  readonly name?: string;
+  /** Tools the host provides besides MCP servers (local tools), which policies may name. */
+  readonly knownTools?: Iterable<string>;
+}
+
+/** Everything learnt while loading: the flow when it is valid, the problems, and where things are. */
+export interface FlowInspection {
+  readonly loaded?: LoadedFlow;
+  readonly problems: readonly FlowProblem[];
+  /** The name problems of this file are reported under. */
+  readonly file: string;
+  /** Places a path of this file at its line and column (when the flow came from text). */
+  readonly locate: Locator;
+}
+
+/**
+ * Loads a flow from a YAML/JSON file path or from a flow object (SPEC §3, §14): parses, validates the
+ * structure (unknown keys are errors), applies defaults, then checks the meaning (ids, edges,
+ * expressions, templates, tools, delegates, input schema). Throws a `FlowError` listing every problem
+ * found; never anything else for bad input.
+ */
+export async function loadFlow(source: string | object, options: LoadFlowOptions = {}): Promise<LoadedFlow> {
+  const inspection = await inspectFlow(source, options);
+  if (!inspection.loaded || inspection.problems.length > 0) throw new FlowError(inspection.problems);
+  return inspection.loaded;
+}
+
+/** Like `loadFlow` for a flow given as YAML/JSON text (e.g. an HTTP request body). */
+export async function loadFlowText(text: string, options: LoadFlowOptions = {}): Promise<LoadedFlow> {
+  const inspection = await inspectText(
+    text,
+    options.name ?? '<inline>',
+    null,
+    baseOf(options),
+    options,
+    new Set(),
+  );
+  if (!inspection.loaded || inspection.problems.length > 0) throw new FlowError(inspection.problems);
+  return inspection.loaded;
+}
+
+/** Loads without throwing: the problems and, when there are none, the flow. Used by `validateFlow`. */
+export async function inspectFlow(
+  source: string | object,
+  options: LoadFlowOptions = {},
+  visiting: ReadonlySet<string> = new Set(),
+): Promise<FlowInspection> {
+  if (typeof source !== 'string') {
+    return inspectData(
+      source,
+      options.name ?? '<inline>',
+      noPositions,
+      null,
+      baseOf(options),
+      options,
+      visiting,
+    );
+  }
+  const path = resolve(source);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
+    return {
+      problems: [
+        {
+          file: source,
+          path: '',
+          message: `cannot read the flow: ${reason}; expected a readable YAML or JSON file`,
+        },
+      ],
+      file: source,
+      locate: noPositions,
+    };
+  }
+  return inspectText(text, source, path, dirname(path), options, visiting);
+}
+
+function baseOf(options: LoadFlowOptions): string | null {
+  return options.baseDir === undefined ? null : resolve(options.baseDir);
+}
+
+async function inspectText(
+  text: string,
+  file: string,
+  path: string | null,
+  dir: string | null,
+  options: LoadFlowOptions,
+  visiting: ReadonlySet<string>,
+): Promise<FlowInspection> {
+  const parsed = parseSource(text);
+  if (parsed.syntax.length > 0) {
+    const problems = parsed.syntax.map((s) => ({
+      file,
+      path: '',
+      ...(s.position ? { line: s.position.line, column: s.position.column } : {}),
+      message: s.message,
+    }));
+    return { problems, file, locate: parsed.locate };
+  }
+  return inspectData(parsed.data, file, parsed.locate, path, dir, options, visiting);
+}
+
+async function inspectData(
+  data: unknown,
+  file: string,
+  locate: Locator,
+  path: string | null,
+  dir: string | null,
+  options: LoadFlowOptions,
+  visiting: ReadonlySet<string>,
+): Promise<FlowInspection> {
+  const place = placer(file, locate);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return {
+      problems: [place({ path: [], message: 'expected a mapping with id, nodes and the other flow keys' })],
+      file,
+      locate,
+    };
+  }
+  const parsed = FlowSchema.safeParse(data);
+  if (!parsed.success)
+    return { problems: schemaProblems(FlowSchema, parsed.error.issues, data).map(place), file, locate };
+  const flow = parsed.data;
+  const raw: RawProblem[] = [
+    ...graphProblems(flow),
+    ...toolProblems(flow, new Set(options.knownTools ?? [])),
+  ];
+  const nested = await delegateProblems(flow, dir ?? process.cwd(), path, visiting, options, raw);
+  const problems = [...raw.map(place).sort(byPosition), ...nested];
+  return { loaded: { flow, dir, path }, problems, file, locate };
+}
+
+/** Orders problems of one file by line and column (those without a position keep their order). */
+export function byPosition(a: FlowProblem, b: FlowProblem): number {
+  return (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+}
+
+/** Turns raw problems of one file into placed ones. */
+export function placer(file: string, locate: Locator): (raw: RawProblem) => FlowProblem {
+  return (raw) => {
+    const at = locate(raw.path, raw.atKey);
+    return {
+      file,
+      path: formatPath(raw.path),
+      ...(at ? { line: at.line, column: at.column } : {}),
+      message: raw.message,
+    };
+  };
+}
+
+/**
+ * Delegate flows (SPEC §5) exist relative to the flow's folder, load without problems (theirs are
+ * reported under their own file), and have distinct ids within one node, since the model names them
+ * by id. A flow delegating back to itself or an ancestor is not loaded again.
+ */
+async function delegateProblems(
+  flow: Flow,
+  base: string,
+  self: string | null,
+  visiting: ReadonlySet<string>,
+  options: LoadFlowOptions,
+  raw: RawProblem[],
+): Promise<FlowProblem[]> {
+  const nested: FlowProblem[] = [];
+  const chain = new Set(visiting);
+  if (self) chain.add(self);
+  for (const [i, node] of flow.nodes.entries()) {
+    const ids = new Map<string, string>();
+    for (const [j, delegate] of node.delegates.entries()) {
+      const target = isAbsolute(delegate) ? delegate : resolve(base, delegate);
+      if (chain.has(target)) continue;
+      if (!existsSync(target)) {
+        raw.push({
+          path: ['nodes', i, 'delegates', j],
+          message: `file not found: ${target}; expected a flow file relative to the flow's folder`,
+        });
+        continue;
+      }
+      const child = await inspectFlow(displayName(target), { knownTools: options.knownTools ?? [] }, chain);
+      nested.push(...child.problems);
+      const id = child.loaded?.flow.id;
+      if (id === undefined) continue;
+      const other = ids.get(id);
+      if (other !== undefined)
+        raw.push({
+          path: ['nodes', i, 'delegates', j],
+          message: `flow id "${id}" is also the id of ${other}; expected delegates with distinct ids (the model names them by id)`,
+        });
+      ids.set(id, delegate);
+    }
+  }
+  return nested;
+}
+
+/** A path as short as it is clear: relative to the current directory when inside it. */
+function displayName(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}

@@ -1,0 +1,137 @@
+import type { Flow, McpServerConfig } from '../domain/flow.js';
+import { listOf, suggest, type RawProblem } from './problems.js';
+import { toolRefs } from './semantic-tools.js';
+
+/**
+ * The server part of `validate` (SPEC §3): with the tool lists of the flow's MCP servers, every tool the
+ * flow names exists, no two servers export one model-facing name unless one is aliased, every alias
+ * names a tool of its server, and param contracts name parameters the tool has.
+ */
+
+/** A tool as one server lists it (its own name, before aliasing). */
+export interface RemoteTool {
+  readonly name: string;
+  readonly inputSchema?: Readonly<Record<string, unknown>>;
+  readonly readOnlyHint?: boolean;
+}
+
+/**
+ * Lists the tools of one server of the flow. `baseDir` is the flow's folder (a stdio server's default
+ * working directory). Rejects when the server cannot be reached.
+ */
+export type ListServerTools = (
+  serverId: string,
+  server: McpServerConfig,
+  baseDir: string,
+) => Promise<readonly RemoteTool[]>;
+
+/** A tool the model would see: its model-facing name, where it comes from. */
+interface Visible {
+  readonly server: string;
+  readonly remote: RemoteTool;
+}
+
+/**
+ * Connects (through `list`) to every server of the flow and returns the problems found. A server that
+ * cannot be listed is one problem at `mcpServers.<id>`; its tools are then not checked by name.
+ */
+export async function serverProblems(
+  flow: Flow,
+  baseDir: string,
+  list: ListServerTools,
+  knownTools: ReadonlySet<string> = new Set(),
+): Promise<RawProblem[]> {
+  const problems: RawProblem[] = [];
+  const entries = Object.entries(flow.mcpServers);
+  const listed = await Promise.allSettled(entries.map(([id, server]) => list(id, server, baseDir)));
+  const byServer = new Map<string, readonly RemoteTool[]>();
+  listed.forEach((result, i) => {
+    const id = entries[i]?.[0] ?? '';
+    if (result.status === 'fulfilled') byServer.set(id, result.value);
+    else
+      problems.push({
+        path: ['mcpServers', id],
+        message: `cannot list the server's tools: ${reasonOf(result.reason)}; expected a reachable MCP server`,
+      });
+  });
+  const visible = visibleTools(flow, byServer, problems);
+  if (byServer.size < entries.length) return problems;
+  const names = [...visible.keys(), ...knownTools];
+  for (const ref of toolRefs(flow)) {
+    if (visible.has(ref.name) || knownTools.has(ref.name)) continue;
+    problems.push({
+      path: ref.path,
+      ...(ref.atKey ? { atKey: true } : {}),
+      message: `no server exports a tool "${ref.name}"${suggest(ref.name, names)}; expected one of: ${listOf(names.slice(0, 30))}`,
+    });
+  }
+  problems.push(...paramNameProblems(flow, visible));
+  return problems;
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Model-facing names → their tool; reports collisions and aliases of unknown tools. */
+function visibleTools(
+  flow: Flow,
+  byServer: ReadonlyMap<string, readonly RemoteTool[]>,
+  problems: RawProblem[],
+): Map<string, Visible> {
+  const visible = new Map<string, Visible>();
+  for (const [server, tools] of byServer) {
+    for (const remote of tools) {
+      const name = flow.aliases[`${server}.${remote.name}`] ?? remote.name;
+      const other = visible.get(name);
+      if (other) {
+        problems.push({
+          path: ['mcpServers', server],
+          message: `servers "${other.server}" and "${server}" both export a tool named "${name}"; expected an alias for one of them, e.g. aliases: { ${server}.${remote.name}: ${server}_${remote.name} }`,
+        });
+        continue;
+      }
+      visible.set(name, { server, remote });
+    }
+  }
+  for (const key of Object.keys(flow.aliases)) {
+    const dot = key.indexOf('.');
+    const tools = byServer.get(key.slice(0, dot));
+    const remote = key.slice(dot + 1);
+    if (tools && !tools.some((t) => t.name === remote)) {
+      const names = tools.map((t) => t.name);
+      problems.push({
+        path: ['aliases', key],
+        atKey: true,
+        message: `server "${key.slice(0, dot)}" exports no tool "${remote}"${suggest(remote, names)}; expected one of: ${listOf(names)}`,
+      });
+    }
+  }
+  return visible;
+}
+
+/** `params` (and verify/recover `args`) name parameters of the tool's input schema, when it lists them. */
+function paramNameProblems(flow: Flow, visible: ReadonlyMap<string, Visible>): RawProblem[] {
+  const problems: RawProblem[] = [];
+  const check = (tool: string, names: string[], base: (string | number)[]): void => {
+    const properties = visible.get(tool)?.remote.inputSchema?.properties;
+    if (typeof properties !== 'object' || properties === null) return;
+    const known = Object.keys(properties);
+    for (const name of names) {
+      if (known.includes(name)) continue;
+      problems.push({
+        path: [...base, name],
+        atKey: true,
+        message: `tool "${tool}" has no parameter "${name}"${suggest(name, known)}; expected one of: ${listOf(known)}`,
+      });
+    }
+  };
+  for (const [tool, policy] of Object.entries(flow.tools)) {
+    check(tool, Object.keys(policy.params ?? {}), ['tools', tool, 'params']);
+    if (policy.verify)
+      check(policy.verify.tool, Object.keys(policy.verify.args), ['tools', tool, 'verify', 'args']);
+    if (policy.recover)
+      check(policy.recover.tool, Object.keys(policy.recover.args), ['tools', tool, 'recover', 'args']);
+  }
+  return problems;
+}

@@ -1,0 +1,216 @@
+import type { Flow, ParamContract, ToolPolicy } from '../domain/flow.js';
+import { jsonataProblem } from './expressions.js';
+import { jsonSchemaIssues } from './json-schema.js';
+import { listOf, suggest, type PathSegment, type RawProblem } from './problems.js';
+
+/** Names starting with this are the runtime's builtin tools (SPEC §5): visible everywhere, never listed. */
+export const BUILTIN_PREFIX = 'builtin_';
+
+/** How a tool is named in a flow. */
+export type ToolRefRole = 'node' | 'policy' | 'from' | 'verify' | 'recover' | 'output';
+
+/** One place in a flow that names a tool (by the name the model sees). */
+export interface ToolRef {
+  readonly name: string;
+  readonly role: ToolRefRole;
+  readonly path: readonly PathSegment[];
+  /** True when the name is the key at `path` (tool policies). */
+  readonly atKey?: boolean;
+}
+
+/** Every place in `flow` that names a tool, in file order. */
+export function toolRefs(flow: Flow): ToolRef[] {
+  const refs: ToolRef[] = [];
+  flow.nodes.forEach((node, i) => {
+    node.tools.forEach((name, j) => refs.push({ name, role: 'node', path: ['nodes', i, 'tools', j] }));
+    for (const [key, output] of Object.entries(node.outputs)) {
+      output.from?.forEach((name, j) =>
+        refs.push({ name, role: 'output', path: ['nodes', i, 'outputs', key, 'from', j] }),
+      );
+    }
+  });
+  for (const [tool, policy] of Object.entries(flow.tools)) {
+    const base = ['tools', tool];
+    refs.push({ name: tool, role: 'policy', path: base, atKey: true });
+    for (const [param, contract] of Object.entries(policy.params ?? {})) {
+      contract.from?.forEach((name, j) =>
+        refs.push({ name, role: 'from', path: [...base, 'params', param, 'from', j] }),
+      );
+    }
+    if (policy.verify)
+      refs.push({ name: policy.verify.tool, role: 'verify', path: [...base, 'verify', 'tool'] });
+    if (policy.recover)
+      refs.push({ name: policy.recover.tool, role: 'recover', path: [...base, 'recover', 'tool'] });
+  }
+  return refs;
+}
+
+/**
+ * Static checks of the tools a flow names (SPEC §3): builtin names are not listed, policies and `from`
+ * name tools some node can see (or a recover tool, or a tool the host registers), verify tools are
+ * visible where their write is, expressions parse, contracts are consistent, schemas are valid, aliases
+ * name a declared server. Whether the tools exist at all is the server check's job (validate).
+ */
+export function toolProblems(flow: Flow, knownTools: ReadonlySet<string>): RawProblem[] {
+  const problems: RawProblem[] = [];
+  const listed = new Set(flow.nodes.flatMap((node) => node.tools));
+  const recovers = Object.values(flow.tools).flatMap((policy) =>
+    policy.recover ? [policy.recover.tool] : [],
+  );
+  const named = new Set([...listed, ...recovers, ...knownTools]);
+  for (const ref of toolRefs(flow)) {
+    if (ref.name.startsWith(BUILTIN_PREFIX)) {
+      problems.push({
+        ...ref,
+        message: `"${ref.name}" is a builtin tool name; builtin tools are visible in every node and take no policy, so expected another tool`,
+      });
+    } else if (ref.role !== 'node' && ref.role !== 'recover' && !named.has(ref.name)) {
+      problems.push({
+        ...ref,
+        message: `tool "${ref.name}" is not visible in any node${suggest(ref.name, named)}; expected a tool listed in a node's tools (listed: ${listOf(listed)})`,
+      });
+    }
+  }
+  flow.nodes.forEach((node, i) => {
+    const seen = new Set<string>();
+    node.tools.forEach((name, j) => {
+      if (seen.has(name))
+        problems.push({
+          path: ['nodes', i, 'tools', j],
+          message: `tool "${name}" is listed twice; expected each tool once`,
+        });
+      seen.add(name);
+    });
+    for (const [key, output] of Object.entries(node.outputs)) {
+      if (output.from && !output.sources.includes('evidence')) {
+        problems.push({
+          path: ['nodes', i, 'outputs', key, 'from'],
+          message: 'from names the tools whose evidence may be cited; expected sources to include evidence',
+        });
+      }
+    }
+  });
+  for (const [tool, policy] of Object.entries(flow.tools))
+    problems.push(...policyProblems(flow, tool, policy));
+  problems.push(...aliasProblems(flow));
+  return problems;
+}
+
+function policyProblems(flow: Flow, tool: string, policy: ToolPolicy): RawProblem[] {
+  const base: PathSegment[] = ['tools', tool];
+  const problems: RawProblem[] = [];
+  const expression = (path: PathSegment[], text: string | undefined): void => {
+    const why = text === undefined ? undefined : jsonataProblem(text);
+    if (why) problems.push({ path: [...base, ...path], message: why });
+  };
+  for (const [param, contract] of Object.entries(policy.params ?? {}))
+    problems.push(...paramProblems([...base, 'params', param], contract));
+  expression(['response', 'okPath'], policy.response?.okPath);
+  expression(['response', 'codePath'], policy.response?.codePath);
+  expression(['response', 'messagePath'], policy.response?.messagePath);
+  expression(['pending'], policy.pending);
+  for (const kind of ['verify', 'recover'] as const) {
+    const spec = policy[kind];
+    if (!spec) continue;
+    for (const [arg, text] of Object.entries(spec.args)) expression([kind, 'args', arg], text);
+    expression(
+      [kind, kind === 'verify' ? 'done' : 'found'],
+      kind === 'verify' ? policy.verify?.done : policy.recover?.found,
+    );
+  }
+  if (policy.pending !== undefined && !policy.verify) {
+    problems.push({
+      path: [...base, 'pending'],
+      message: 'a pending write must be confirmed; expected verify: {tool, args, done} beside pending',
+    });
+  }
+  if (policy.verify && policy.pending === undefined) {
+    problems.push({
+      path: [...base, 'verify'],
+      message: 'verify confirms a pending write; expected pending beside it',
+    });
+  }
+  if (policy.write === false) {
+    for (const key of ['pending', 'verify', 'recover', 'idempotent'] as const) {
+      if (policy[key] !== undefined)
+        problems.push({
+          path: [...base, key],
+          atKey: true,
+          message: `${key} applies to write tools only; expected write: true or no ${key}`,
+        });
+    }
+  }
+  if (policy.verify) problems.push(...verifyVisibility(flow, tool, policy.verify.tool));
+  return problems;
+}
+
+/** The model confirms a pending write by calling the verify tool, so it must see it where it sees the write. */
+function verifyVisibility(flow: Flow, tool: string, verify: string): RawProblem[] {
+  return flow.nodes
+    .filter((node) => node.tools.includes(tool) && !node.tools.includes(verify))
+    .map((node) => ({
+      path: ['tools', tool, 'verify', 'tool'],
+      message: `verify tool "${verify}" is not visible in node "${node.id}", where "${tool}" is; expected it in that node's tools (the model calls it to confirm the write)`,
+    }));
+}
+
+function paramProblems(base: PathSegment[], contract: ParamContract): RawProblem[] {
+  const problems: RawProblem[] = [];
+  const evidence = contract.source === 'evidence';
+  if (evidence && !contract.from) {
+    problems.push({
+      path: [...base, 'source'],
+      message:
+        'source: evidence needs from; expected from: [the tools whose results hold the allowed values]',
+    });
+  }
+  for (const key of ['from', 'path'] as const) {
+    if (!evidence && contract[key] !== undefined) {
+      problems.push({
+        path: [...base, key],
+        atKey: true,
+        message: `${key} applies to source: evidence only; expected source: evidence beside it`,
+      });
+    }
+  }
+  if (contract.path !== undefined) {
+    const why = jsonataProblem(contract.path);
+    if (why) problems.push({ path: [...base, 'path'], message: why });
+  }
+  if (contract.schema) {
+    for (const issue of jsonSchemaIssues(contract.schema))
+      problems.push({ path: [...base, 'schema', ...issue.path], message: issue.message });
+  }
+  return problems;
+}
+
+function aliasProblems(flow: Flow): RawProblem[] {
+  const problems: RawProblem[] = [];
+  const servers = Object.keys(flow.mcpServers);
+  const byName = new Map<string, string>();
+  for (const [key, alias] of Object.entries(flow.aliases)) {
+    const dot = key.indexOf('.');
+    const server = dot > 0 ? key.slice(0, dot) : '';
+    if (dot <= 0 || dot === key.length - 1) {
+      problems.push({
+        path: ['aliases', key],
+        atKey: true,
+        message: `expected <server>.<tool> (servers: ${listOf(servers)})`,
+      });
+    } else if (!servers.includes(server)) {
+      problems.push({
+        path: ['aliases', key],
+        atKey: true,
+        message: `unknown server "${server}"${suggest(server, servers)}; expected one of mcpServers: ${listOf(servers)}`,
+      });
+    }
+    const other = byName.get(alias);
+    if (other !== undefined)
+      problems.push({
+        path: ['aliases', key],
+        message: `"${alias}" already names ${other}; expected a distinct name`,
+      });
+    byName.set(alias, key);
+  }
+  return problems;
+}

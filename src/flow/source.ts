@@ -1,0 +1,93 @@
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Node,
+} from 'yaml';
+import type { PathSegment } from './problems.js';
+
+/** A 1-based line and column. */
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Finds the position of a path inside the parsed text; undefined for a flow given as an object. */
+export type Locator = (path: readonly PathSegment[], atKey?: boolean) => Position | undefined;
+
+/** A flow file's text parsed into plain data, keeping positions. */
+export interface ParsedSource {
+  readonly data: unknown;
+  readonly locate: Locator;
+  /** YAML syntax problems (with positions); when not empty, `data` is not to be trusted. */
+  readonly syntax: readonly { readonly message: string; readonly position?: Position }[];
+}
+
+/** A locator that knows no positions (flows given as objects). */
+export const noPositions: Locator = () => undefined;
+
+/**
+ * Parses YAML (or JSON, which is YAML) keeping a line counter, so that problems found later in the
+ * plain data can be placed at a line and column. Duplicate keys are syntax problems.
+ */
+export function parseSource(text: string): ParsedSource {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const syntax = [...doc.errors, ...doc.warnings].map((error) => {
+    const at = error.linePos?.[0];
+    return {
+      message: firstLine(error.message),
+      ...(at ? { position: { line: at.line, column: at.col } } : {}),
+    };
+  });
+  const data: unknown = syntax.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  const locate: Locator = (path, atKey = false) => {
+    const offset = offsetOf(doc, path, atKey);
+    if (offset === undefined) return undefined;
+    const pos = lineCounter.linePos(offset);
+    return { line: pos.line, column: pos.col };
+  };
+  return { data, locate, syntax };
+}
+
+/** yaml's pretty messages end with ` at line L, column C:` and a code excerpt; keep the sentence. */
+function firstLine(message: string): string {
+  const line = message.split('\n')[0] ?? message;
+  return line.replace(/ at line \d+, column \d+:?\s*$/, '').trim();
+}
+
+/** The offset of the deepest node along `path` that exists in the document. */
+function offsetOf(doc: Document, path: readonly PathSegment[], atKey: boolean): number | undefined {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node);
+  for (const [i, segment] of path.entries()) {
+    if (isAlias(node)) node = node.resolve(doc);
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isPair(item) && keyText(item.key) === String(segment));
+      if (!pair) return offset;
+      if (last && atKey) return rangeStart(pair.key) ?? offset;
+      node = pair.value;
+    } else if (isSeq(node) && typeof segment === 'number') {
+      node = node.items[segment];
+    } else {
+      return offset;
+    }
+    offset = rangeStart(node) ?? offset;
+  }
+  return offset;
+}
+
+function keyText(key: unknown): string | undefined {
+  return isScalar(key) ? String(key.value) : undefined;
+}
+
+function rangeStart(node: unknown): number | undefined {
+  const range = (node as Node | null | undefined)?.range;
+  return range ? range[0] : undefined;
+}

@@ -1,0 +1,63 @@
+import { code } from '../../domain/error-codes.js';
+import { hint, list } from '../../domain/hints.js';
+import type { Locale } from '../../domain/locale.js';
+import { Observation } from '../../domain/observation.js';
+import type { DelegateResult } from '../pipeline.js';
+import type { ProducedCase } from '../produces.js';
+import { ToolRejectedException } from '../rejected.js';
+import type { BuiltinTool } from './registry.js';
+
+/** What builtin_node_delegate produces (for docs/observations.md). */
+export const DELEGATE_PRODUCES: readonly ProducedCase[] = [
+  { producer: 'builtin_node_delegate', case: 'the child run completed: its outputs', code: null },
+  { producer: 'builtin_node_delegate', case: 'the flow is not among the node’s `delegates`', code: 'DELEGATION_OUT_OF_BOUNDS' },
+  { producer: 'builtin_node_delegate', case: 'the child run failed', code: 'DELEGATE_FAILED' },
+];
+
+/**
+ * The observation of a child run that ended (the runtime also uses it when a suspended child ends
+ * later): completed → SUCCESS with its outputs; failed → FAILED DELEGATE_FAILED.
+ */
+export function delegateObservation(result: Exclude<DelegateResult, { status: 'suspended' }>, flow: string, locale: Locale): Observation {
+  if (result.status === 'completed') {
+    return Observation.success(hint(locale, 'DELEGATE_COMPLETED', { flow }), { runId: result.childRunId, outputs: result.outputs });
+  }
+  return Observation.failed(
+    code('DELEGATE_FAILED'),
+    code('DELEGATE_FAILED').reason(locale, { flow, detail: result.message || result.reason }),
+    hint(locale, 'NEXT_DELEGATE_FAILED'),
+    { runId: result.childRunId, reason: result.reason, message: result.message },
+  );
+}
+
+/**
+ * builtin_node_delegate (visible only where the node has `delegates`): a flow outside the node's
+ * delegates → DELEGATION_OUT_OF_BOUNDS; else `services.delegate.run` drives the child run. A child
+ * suspension suspends the parent with the same pending item (`effect.childRunId` names the child).
+ */
+export const delegateTool: BuiltinTool = {
+  name: 'builtin_node_delegate',
+  visible: (node) => node.delegates.length > 0,
+  async execute(args, ctx) {
+    const flow = typeof args.flow === 'string' ? args.flow : '';
+    const task = typeof args.task === 'string' ? args.task : '';
+    const service = ctx.services.delegate;
+    if (!service) throw new Error('delegation is not available in this runtime (no delegate service)');
+    const flows = await service.flows(ctx);
+    if (!flows.includes(flow)) {
+      throw new ToolRejectedException(
+        code('DELEGATION_OUT_OF_BOUNDS'),
+        code('DELEGATION_OUT_OF_BOUNDS').reason(ctx.locale, { flow }),
+        hint(ctx.locale, 'NEXT_DELEGATION', { flows: flows.length > 0 ? list(ctx.locale, flows) : hint(ctx.locale, 'NONE') }),
+      );
+    }
+    const result = await service.run(flow, task, ctx);
+    if (result.status === 'suspended') {
+      ctx.effect = { kind: 'suspend', suspension: result.suspension, childRunId: result.childRunId };
+      const key = result.suspension.kind === 'APPROVAL' ? 'SUSPENDED_APPROVAL' : 'SUSPENDED_FOLLOW_UP';
+      const tool = result.suspension.kind === 'APPROVAL' ? result.suspension.pending.tool : '';
+      return Observation.success(hint(ctx.locale, key, { tool }), result.suspension.pending);
+    }
+    return delegateObservation(result, flow, ctx.locale);
+  },
+};

@@ -1,0 +1,72 @@
+import { code } from '../../domain/error-codes.js';
+import { hint, list } from '../../domain/hints.js';
+import { Observation } from '../../domain/observation.js';
+import { flowNodeOf } from '../pipeline.js';
+import type { ProducedCase } from '../produces.js';
+import { ToolRejectedException } from '../rejected.js';
+import { OutputContractValidator } from './output-contract.js';
+import type { BuiltinTool } from './registry.js';
+
+/** What the node tools produce (for docs/observations.md). */
+export const NODE_TOOLS_PRODUCES: readonly ProducedCase[] = [
+  { producer: 'builtin_node_finish', case: 'every required output is written: the node completes', code: null },
+  { producer: 'builtin_node_finish', case: 'required outputs are missing (named)', code: 'FINISH_OUTPUTS_MISSING' },
+  { producer: 'builtin_node_fail', case: 'the node fails with the model’s reason', code: null },
+  { producer: 'builtin_output_set', case: 'the value passed its contract and is stored as given', code: null },
+  { producer: 'builtin_output_set', case: 'the key is not declared by the node (next lists the declared keys)', code: 'OUTPUT_KEY_UNDECLARED' },
+  { producer: 'builtin_output_set', case: 'the source type is unknown or not accepted for the key; the cited evidence is unknown, failed or from a tool outside `from`; the cited node output does not exist', code: 'OUTPUT_SOURCE_INVALID' },
+  { producer: 'builtin_output_set', case: 'sourceType evidence or node without sourceRef', code: 'OUTPUT_SOURCE_REF_MISSING' },
+  { producer: 'builtin_output_set', case: 'the value is not in the cited evidence / node output, or the user never said it', code: 'OUTPUT_VALUE_MISMATCH' },
+];
+
+function text(args: Record<string, unknown>, key: string): string {
+  const value = args[key];
+  return typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
+}
+
+/** builtin_node_finish: completes the node when every required output is written, else FINISH_OUTPUTS_MISSING. */
+export const finishTool: BuiltinTool = {
+  name: 'builtin_node_finish',
+  visible: () => true,
+  execute(args, ctx) {
+    const missing = Object.entries(flowNodeOf(ctx).outputs)
+      .filter(([key, contract]) => contract.required && !Object.hasOwn(ctx.node.outputs, key))
+      .map(([key]) => key);
+    if (missing.length > 0) {
+      const keys = list(ctx.locale, missing);
+      throw new ToolRejectedException(
+        code('FINISH_OUTPUTS_MISSING'),
+        code('FINISH_OUTPUTS_MISSING').reason(ctx.locale, { keys }),
+        hint(ctx.locale, 'NEXT_FINISH_MISSING', { keys }),
+      );
+    }
+    const summary = text(args, 'summary');
+    ctx.effect = { kind: 'finish', summary };
+    return Promise.resolve(Observation.success(hint(ctx.locale, 'NODE_FINISHED'), { summary }));
+  },
+};
+
+/** builtin_node_fail: ends the node as failed with the model's reason. */
+export const failTool: BuiltinTool = {
+  name: 'builtin_node_fail',
+  visible: () => true,
+  execute(args, ctx) {
+    const reason = text(args, 'reason');
+    ctx.effect = { kind: 'fail', reason };
+    return Promise.resolve(Observation.success(hint(ctx.locale, 'NODE_FAILED', { reason })));
+  },
+};
+
+/** builtin_output_set: stores one output after the OutputContractValidator accepted it. */
+export const outputSetTool: BuiltinTool = {
+  name: 'builtin_output_set',
+  visible: () => true,
+  execute(args, ctx) {
+    const validator = new OutputContractValidator(flowNodeOf(ctx).outputs, ctx.run, ctx.locale);
+    const key = text(args, 'key');
+    const sourceRef = typeof args.sourceRef === 'string' ? args.sourceRef : null;
+    const stored = validator.validate({ key, value: args.value, sourceType: text(args, 'sourceType'), sourceRef });
+    ctx.node.outputs[key] = stored;
+    return Promise.resolve(Observation.success(hint(ctx.locale, 'OUTPUT_WRITTEN', { key }), { key, value: stored.value }));
+  },
+};

@@ -1,0 +1,87 @@
+import { code } from '../domain/error-codes.js';
+import type { Flow, ToolPolicy } from '../domain/flow.js';
+import { hint, list } from '../domain/hints.js';
+import type { Locale } from '../domain/locale.js';
+import { Observation } from '../domain/observation.js';
+import { defaultBuiltins, type BuiltinRegistry } from './builtin/registry.js';
+import type { Guard } from './pipeline.js';
+import type { ToolDescriptor } from './tool.js';
+import type { ProducedCase } from './produces.js';
+
+/** What the model may call in one node, and every real tool of the flow. */
+export interface Catalog {
+  /** The node's `tools` that exist, then the builtins visible in the node, by model-facing name. */
+  readonly visible: ReadonlyMap<string, ToolDescriptor>;
+  /** Every real tool (MCP and local) by model-facing name. */
+  readonly tools: ReadonlyMap<string, ToolDescriptor>;
+  /** Names in the node's `tools` that no server or local tool provides (validation reports these). */
+  readonly missing: readonly string[];
+}
+
+/** What `buildCatalog` needs. */
+export interface CatalogInput {
+  flow: Flow;
+  nodeId: string;
+  /** Every real tool available to the flow, by model-facing name (after aliasing). */
+  tools: Iterable<ToolDescriptor>;
+  /** Default: the flow's locale. */
+  locale?: Locale;
+  /** Default: the standard builtins. */
+  builtins?: BuiltinRegistry;
+}
+
+/**
+ * The catalog of one node (SPEC §4 step 1, §5): the node's declared tools plus the builtins visible
+ * there (all of them, except builtin_node_delegate where the node has no `delegates`).
+ */
+export function buildCatalog(input: CatalogInput): Catalog {
+  const node = input.flow.nodes.find((n) => n.id === input.nodeId);
+  if (!node) throw new Error(`flow ${input.flow.id} has no node ${input.nodeId}`);
+  const tools = new Map<string, ToolDescriptor>();
+  for (const tool of input.tools) tools.set(tool.name, tool);
+  const visible = new Map<string, ToolDescriptor>();
+  const missing: string[] = [];
+  for (const name of node.tools) {
+    const tool = tools.get(name);
+    if (tool) visible.set(name, tool);
+    else missing.push(name);
+  }
+  const builtins = input.builtins ?? defaultBuiltins;
+  for (const descriptor of builtins.descriptors(node, input.locale ?? input.flow.locale)) visible.set(descriptor.name, descriptor);
+  return { visible, tools, missing };
+}
+
+/**
+ * True for a write tool: the flow policy's `write` when given, else MCP annotations (readOnlyHint
+ * true → read, anything else → write). Builtins are never writes.
+ */
+export function isWriteTool(descriptor: ToolDescriptor, policy: ToolPolicy | undefined): boolean {
+  if (descriptor.kind === 'builtin') return false;
+  return policy?.write ?? descriptor.readOnlyHint !== true;
+}
+
+/** What the catalog step produces (for docs/observations.md). */
+export const CATALOG_PRODUCES: readonly ProducedCase[] = [
+  { producer: 'catalog', case: 'the tool is not among the node’s tools and visible builtins', code: 'CATALOG_DENIED' },
+];
+
+/**
+ * Step 1: a tool not visible in this node → REJECTED CATALOG_DENIED (next lists the visible tools).
+ * Otherwise fills `descriptor`, `policy` and `isWrite`.
+ */
+export function catalogGuard(): Guard {
+  return async function catalog(ctx, next) {
+    const descriptor = ctx.visible.get(ctx.call.tool);
+    if (!descriptor) {
+      return Observation.rejected(
+        code('CATALOG_DENIED'),
+        code('CATALOG_DENIED').reason(ctx.locale, { tool: ctx.call.tool }),
+        hint(ctx.locale, 'NEXT_CATALOG_DENIED', { tools: list(ctx.locale, [...ctx.visible.keys()]) }),
+      );
+    }
+    ctx.descriptor = descriptor;
+    ctx.policy = descriptor.kind === 'builtin' ? undefined : ctx.flow.tools[descriptor.name];
+    ctx.isWrite = isWriteTool(descriptor, ctx.policy);
+    return next();
+  };
+}

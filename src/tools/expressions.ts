@@ -1,0 +1,97 @@
+import jsonata from 'jsonata';
+
+/**
+ * JSONata helpers (jsonata.org) for the flow's expressions: `path`, `okPath`, `pending`, `verify`,
+ * `recover` and, later, edge `when`. Expressions are compiled once and cached by their text.
+ */
+
+/** A JSONata expression that does not compile or fails while evaluating. */
+export class ExpressionError extends Error {
+  override readonly name = 'ExpressionError';
+
+  constructor(
+    readonly expression: string,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super(`JSONata expression ${JSON.stringify(expression)}: ${detail}`, options);
+  }
+}
+
+const cache = new Map<string, jsonata.Expression>();
+const MAX_CACHE = 1000;
+
+/** Compiles an expression (cached); throws ExpressionError for a syntax error. */
+export function compileExpression(expression: string): jsonata.Expression {
+  const cached = cache.get(expression);
+  if (cached) return cached;
+  let compiled: jsonata.Expression;
+  try {
+    compiled = jsonata(expression);
+  } catch (error) {
+    throw new ExpressionError(expression, errorText(error), { cause: error });
+  }
+  if (cache.size >= MAX_CACHE) cache.clear();
+  cache.set(expression, compiled);
+  return compiled;
+}
+
+/**
+ * Evaluates an expression over `input` and returns plain JSON (JSONata's result sequences become
+ * arrays; no match is `undefined`). Throws ExpressionError for a syntax or evaluation error.
+ */
+export async function evaluate(expression: string, input: unknown): Promise<unknown> {
+  const compiled = compileExpression(expression);
+  let result: unknown;
+  try {
+    result = (await compiled.evaluate(input)) as unknown;
+  } catch (error) {
+    throw new ExpressionError(expression, errorText(error), { cause: error });
+  }
+  return toPlain(result);
+}
+
+/**
+ * Evaluates an expression as a condition with JSONata's `$boolean` rules: undefined, null, false, 0,
+ * "", empty arrays and empty objects are false; an array is true when any member is true.
+ */
+export async function evaluateCondition(expression: string, input: unknown): Promise<boolean> {
+  return truthy(await evaluate(expression, input));
+}
+
+/** JSONata's `$boolean` cast of a plain JSON value. */
+export function truthy(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  if (typeof value === 'string') return value !== '';
+  if (Array.isArray(value)) return value.some(truthy);
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  return false;
+}
+
+/** Evaluates each expression of a map (`verify.args`, `recover.args`) over the same input. */
+export async function evaluateMap(
+  expressions: Readonly<Record<string, string>>,
+  input: unknown,
+): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [key, expression] of Object.entries(expressions)) {
+    const value = await evaluate(expression, input);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+function toPlain(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  if (typeof value === 'function') return undefined;
+  const text = JSON.stringify(value);
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (error !== null && typeof error === 'object' && 'message' in error) return String(error.message);
+  return String(error);
+}

@@ -1,0 +1,65 @@
+import { fingerprint } from '../../domain/fingerprint.js';
+import type { Observation } from '../../domain/observation.js';
+import type { EvidenceRecord } from '../../domain/run-state.js';
+import type { CallContext, Guard } from '../pipeline.js';
+
+/** What an evidence record is made of besides what the context gives. */
+export interface EvidenceInput {
+  tool: string;
+  args: Record<string, unknown>;
+  observation: Observation;
+  lookBack?: boolean;
+  confirmsFingerprint?: string;
+}
+
+/** The next evidence id of a run: `ev_<n+1>` where n is the highest number used so far. */
+export function nextEvidenceId(evidence: readonly EvidenceRecord[]): string {
+  let max = 0;
+  for (const record of evidence) {
+    const n = Number(/^ev_(\d+)$/.exec(record.id)?.[1] ?? 0);
+    if (n > max) max = n;
+  }
+  return `ev_${max + 1}`;
+}
+
+/**
+ * Appends an evidence record for an executed SUCCESS or FAILED call to `ctx.run.evidence` and
+ * returns it (SPEC §4 step 9). The runtime persists new records with the next checkpoint.
+ */
+export function recordEvidence(ctx: CallContext, input: EvidenceInput): EvidenceRecord {
+  const obs = input.observation;
+  if (obs.outcome.name !== 'SUCCESS' && obs.outcome.name !== 'FAILED') {
+    throw new Error(`evidence is only recorded for executed calls, not ${obs.outcome.name}`);
+  }
+  const record: EvidenceRecord = {
+    id: nextEvidenceId(ctx.run.evidence),
+    tool: input.tool,
+    args: input.args,
+    fingerprint: fingerprint(input.tool, input.args),
+    outcome: obs.outcome.name,
+    errorCode: obs.errorCode,
+    payload: obs.data,
+    ts: ctx.services.now().toISOString(),
+    nodeId: ctx.nodeId,
+    callId: ctx.call.callId,
+  };
+  if (input.lookBack) record.lookBack = true;
+  if (input.confirmsFingerprint) record.confirmsFingerprint = input.confirmsFingerprint;
+  ctx.run.evidence.push(record);
+  return record;
+}
+
+/**
+ * Step 9 (EvidenceInterceptor, after): a SUCCESS or FAILED call of a real tool that executed becomes
+ * evidence `ev_N`, and its observation cites it. Calls stopped before execution, reuses, builtin calls
+ * and observations that already cite an evidence (a confirmed look-back) are left alone.
+ */
+export function evidenceGuard(): Guard {
+  return async function evidence(ctx, next) {
+    const obs = await next();
+    if (!ctx.executed || ctx.descriptor?.kind === 'builtin' || obs.evidenceId !== null) return obs;
+    if (obs.outcome.name !== 'SUCCESS' && obs.outcome.name !== 'FAILED') return obs;
+    const record = recordEvidence(ctx, { tool: ctx.call.tool, args: ctx.args ?? {}, observation: obs });
+    return obs.withEvidence(record.id);
+  };
+}

@@ -1,0 +1,42 @@
+import { code } from '../../domain/error-codes.js';
+import { canonicalJson } from '../../domain/fingerprint.js';
+import { hint } from '../../domain/hints.js';
+import { Observation } from '../../domain/observation.js';
+import { limitsOf, type CallContext, type Guard } from '../pipeline.js';
+import type { ProducedCase } from '../produces.js';
+
+/** What the fingerprint step produces (for docs/observations.md). */
+export const FINGERPRINT_PRODUCES: readonly ProducedCase[] = [
+  { producer: 'Fingerprint', case: 'the same tool with the same canonical arguments reached this step more than `fingerprintRepeats` times in the node', code: 'FINGERPRINT_TRIP' },
+];
+
+/** True when the call is the verify call of a write pending verification (exactly its tool and args). */
+export function isPendingVerifyCall(ctx: CallContext): boolean {
+  if (!ctx.args) return false;
+  const args = canonicalJson(ctx.args);
+  return ctx.node.pendingWrites.some((p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args);
+}
+
+/**
+ * Step 5 (FingerprintInterceptor): counts each fingerprint per node run; the call that makes the count
+ * exceed `fingerprintRepeats` (and every later one) is REJECTED FINGERPRINT_TRIP, not executed.
+ * Approved writes and verify calls of a pending write are not counted. Builtin tools are not counted
+ * either: their repetition is judged by their own rules (e.g. FOLLOW_UP_ANSWERED).
+ */
+export function fingerprintGuard(): Guard {
+  return async function fingerprintStep(ctx, next) {
+    const fp = ctx.fingerprint;
+    if (!fp || ctx.approved || ctx.descriptor?.kind === 'builtin' || isPendingVerifyCall(ctx)) return next();
+    const count = (ctx.node.fingerprintCounts[fp] ?? 0) + 1;
+    ctx.node.fingerprintCounts[fp] = count;
+    const repeats = limitsOf(ctx).fingerprintRepeats;
+    if (count > repeats) {
+      return Observation.rejected(
+        code('FINGERPRINT_TRIP'),
+        code('FINGERPRINT_TRIP').reason(ctx.locale, { tool: ctx.call.tool, count: count - 1 }),
+        hint(ctx.locale, 'NEXT_FINGERPRINT_TRIP', { tool: ctx.call.tool }),
+      );
+    }
+    return next();
+  };
+}

@@ -1,0 +1,78 @@
+import { code } from '../../domain/error-codes.js';
+import { hint } from '../../domain/hints.js';
+import { Observation } from '../../domain/observation.js';
+import type { InFlightWrite } from '../../domain/run-state.js';
+import type { BuiltinRegistry } from '../builtin/registry.js';
+import type { CallContext } from '../pipeline.js';
+import type { ProducedCase } from '../produces.js';
+import { findRejection } from '../rejected.js';
+import type { ToolDescriptor } from '../tool.js';
+import { idempotencyKey } from './keys.js';
+import { lookBack, needsLookBack } from './look-back.js';
+import { send } from './send.js';
+
+/** What the invoke step itself produces (for docs/observations.md); the invoker's own codes are listed apart. */
+export const INVOKE_PRODUCES: readonly ProducedCase[] = [
+  { producer: 'invoke (builtin)', case: 'a builtin threw ToolRejectedException (anywhere in the cause chain)', code: null },
+  { producer: 'invoke (builtin)', case: 'a builtin threw anything else', code: 'TOOL_ERROR' },
+  { producer: 'invoke (look-back)', case: 'a write timed out or lost its server and the `recover` look-back found its effect', code: null },
+];
+
+/**
+ * Step 6, the chain's terminal: builtins run here with the context; real tools go to the invoker
+ * with the per-call timeout. A write is marked in flight and checkpointed before it is sent
+ * (write-ahead, SPEC §9), sent with its idempotency key in `_meta`, looked back with `recover`
+ * when it timed out or lost its server, and unmarked afterwards whatever happened.
+ */
+export function invokeStep(builtins: BuiltinRegistry): (ctx: CallContext) => Promise<Observation> {
+  return async function invoke(ctx) {
+    const descriptor = ctx.descriptor;
+    if (!descriptor) throw new Error('invoke step reached without a descriptor (catalog step missing)');
+    if (descriptor.kind === 'builtin') return runBuiltin(ctx, builtins);
+    if (!ctx.isWrite) {
+      ctx.executed = true;
+      return send(ctx, descriptor, ctx.args ?? {}, {});
+    }
+    return runWrite(ctx, descriptor);
+  };
+}
+
+async function runBuiltin(ctx: CallContext, builtins: BuiltinRegistry): Promise<Observation> {
+  const tool = ctx.call.tool;
+  const builtin = builtins.get(tool);
+  try {
+    if (!builtin) throw new Error(`no builtin named ${tool}`);
+    return await builtin.execute(ctx.args ?? {}, ctx);
+  } catch (error) {
+    ctx.effect = undefined;
+    const rejection = findRejection(error);
+    if (rejection) return Observation.rejected(rejection.code, rejection.reason, rejection.next);
+    const detail = error instanceof Error ? error.message : String(error);
+    ctx.services.logger.error('TOOL builtin error', { tool, error: detail });
+    return Observation.failed(code('TOOL_ERROR'), code('TOOL_ERROR').reason(ctx.locale, { tool, detail }), hint(ctx.locale, 'NEXT_TOOL_ERROR'));
+  }
+}
+
+async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<Observation> {
+  const fp = ctx.fingerprint as string;
+  const key = idempotencyKey(ctx.run.runId, fp);
+  const mark: InFlightWrite = {
+    fingerprint: fp,
+    tool: ctx.call.tool,
+    args: ctx.args ?? {},
+    key,
+    nodeId: ctx.nodeId,
+    callId: ctx.call.callId,
+    startedAt: ctx.services.now().toISOString(),
+  };
+  ctx.run.inFlight.push(mark);
+  try {
+    await ctx.services.checkpoint();
+    ctx.executed = true;
+    const obs = await send(ctx, descriptor, ctx.args ?? {}, { meta: { idempotencyKey: key } });
+    if (needsLookBack(obs) && ctx.policy?.recover) return await lookBack(ctx, obs, key, ctx.policy.recover);
+    return obs;
+  } finally {
+    ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);
+  }
+}

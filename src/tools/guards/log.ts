@@ -1,0 +1,29 @@
+import type { Observation } from '../../domain/observation.js';
+import type { Guard, PipelineLogger } from '../pipeline.js';
+
+/**
+ * Writes the human-readable line of one call (SPEC §4 step 6):
+ * `TOOL invoked tool=… outcome=… code=…`, at WARN for FAILED and INFO otherwise.
+ */
+export function logToolCall(
+  logger: PipelineLogger,
+  tool: string,
+  obs: Observation,
+  extra: Readonly<Record<string, unknown>> = {},
+): void {
+  const fields = { tool, outcome: obs.outcome.name, code: obs.errorCode ?? '-', evidence: obs.evidenceId ?? undefined, ...extra };
+  if (obs.outcome.name === 'FAILED') logger.warn('TOOL invoked', fields);
+  else logger.info('TOOL invoked', fields);
+}
+
+/**
+ * The outermost step: logs each call's final observation. A call that suspends the run is logged
+ * when the person responds (by the resolution helpers), with its final outcome.
+ */
+export function logGuard(): Guard {
+  return async function log(ctx, next) {
+    const obs = await next();
+    if (ctx.effect?.kind !== 'suspend') logToolCall(ctx.services.logger, ctx.call.tool, obs);
+    return obs;
+  };
+}

@@ -1,0 +1,30 @@
+import { code } from '../../domain/error-codes.js';
+import { hint } from '../../domain/hints.js';
+import { Observation } from '../../domain/observation.js';
+import { limitsOf, type CallContext, type InvokeOptions } from '../pipeline.js';
+import type { ToolDescriptor } from '../tool.js';
+
+/**
+ * Sends one call to the invoker with the node's tool timeout. The invoker never throws for a tool's
+ * failure; if it throws anyway (a bug), the call is FAILED TOOL_ERROR and the error is logged.
+ */
+export async function send(
+  ctx: CallContext,
+  descriptor: ToolDescriptor,
+  args: Record<string, unknown>,
+  extra: Pick<InvokeOptions, 'meta'>,
+): Promise<Observation> {
+  const options: InvokeOptions = { timeoutMs: limitsOf(ctx).toolTimeoutMs, locale: ctx.locale, ...extra };
+  if (ctx.services.signal) options.signal = ctx.services.signal;
+  try {
+    return await ctx.services.invoker.invoke(descriptor, args, options);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    ctx.services.logger.error('TOOL invoker threw', { tool: descriptor.name, error: detail });
+    return Observation.failed(
+      code('TOOL_ERROR'),
+      code('TOOL_ERROR').reason(ctx.locale, { tool: descriptor.name, detail }),
+      hint(ctx.locale, 'NEXT_TOOL_ERROR'),
+    );
+  }
+}

@@ -1,0 +1,143 @@
+import { code } from '../../domain/error-codes.js';
+import { canonicalJson } from '../../domain/fingerprint.js';
+import { hint } from '../../domain/hints.js';
+import { Observation } from '../../domain/observation.js';
+import type { Approval, EvidenceRecord, PendingWrite } from '../../domain/run-state.js';
+import { evaluateCondition, evaluateMap, ExpressionError } from '../expressions.js';
+import type { CallContext, Guard } from '../pipeline.js';
+import type { ProducedCase } from '../produces.js';
+import { idempotencyKey } from './keys.js';
+
+/** What the write gate produces (for docs/observations.md). */
+export const WRITE_GATE_PRODUCES: readonly ProducedCase[] = [
+  { producer: 'WriteGate', case: 'a SUCCESS evidence (or a confirming look-back) exists for the same fingerprint: reused, not executed again', code: null },
+  { producer: 'WriteGate', case: 'the same write is executing (in flight)', code: 'WRITE_IN_FLIGHT' },
+  { producer: 'WriteGate', case: 'a write of this node is pending verification', code: 'WRITE_PENDING_VERIFY' },
+  { producer: 'WriteGate', case: 'no unconsumed approval for this fingerprint: the gated call is recorded', code: 'APPROVAL_REQUIRED' },
+  { producer: 'WriteGate.after', case: 'an approved write ended FAILED: next step becomes NEXT_APPROVED_FAILED (code kept)', code: null },
+];
+
+/** The SUCCESS evidence a write's fingerprint can be reused from (its own, or a confirming look-back). */
+export function reusableEvidence(evidence: readonly EvidenceRecord[], fp: string): EvidenceRecord | undefined {
+  return evidence.find(
+    (e) => e.outcome === 'SUCCESS' && ((e.fingerprint === fp && e.lookBack !== true) || e.confirmsFingerprint === fp),
+  );
+}
+
+/** The unconsumed approval of exactly this fingerprint, if any. */
+export function openApproval(approvals: readonly Approval[], fp: string): Approval | undefined {
+  return approvals.find((a) => a.fingerprint === fp && !a.consumed);
+}
+
+/**
+ * Steps 4 and 8 (WriteGateInterceptor): before — for write tools, in order: (a) reuse of a SUCCESS
+ * evidence of the same fingerprint → SUCCESS citing it, not executed; (b) the same write in flight →
+ * DEFERRED WRITE_IN_FLIGHT; (c) a write of this node pending verification → DEFERRED
+ * WRITE_PENDING_VERIFY; (d) an unconsumed approval of this fingerprint → pass (`ctx.approved`);
+ * (e) else the gated call is recorded → DEFERRED APPROVAL_REQUIRED.
+ * After — an executed write consumes its approval and clears the gated call; FAILED gets
+ * NEXT_APPROVED_FAILED; a result satisfying `pending` is marked pending verification; and any
+ * SUCCESS of a verify tool with exactly a pending write's verify args that satisfies `done` clears it.
+ */
+export function writeGateGuard(): Guard {
+  return async function writeGate(ctx, next) {
+    if (ctx.isWrite) {
+      const stop = before(ctx);
+      if (stop) return stop;
+    }
+    const obs = await next();
+    return after(ctx, obs);
+  };
+}
+
+function before(ctx: CallContext): Observation | null {
+  const fp = ctx.fingerprint as string;
+  const tool = ctx.call.tool;
+  const { locale } = ctx;
+  const reused = reusableEvidence(ctx.run.evidence, fp);
+  if (reused) {
+    ctx.reused = true;
+    return Observation.success(hint(locale, 'REUSED'), reused.payload).withEvidence(reused.id);
+  }
+  if (ctx.run.inFlight.some((w) => w.fingerprint === fp)) {
+    return Observation.deferred(code('WRITE_IN_FLIGHT'), code('WRITE_IN_FLIGHT').reason(locale, { tool }), hint(locale, 'NEXT_IN_FLIGHT'));
+  }
+  const pending = ctx.node.pendingWrites[0];
+  if (pending) {
+    return Observation.deferred(
+      code('WRITE_PENDING_VERIFY'),
+      code('WRITE_PENDING_VERIFY').reason(locale, { tool: pending.tool }),
+      hint(locale, 'NEXT_PENDING_VERIFY', { verifyTool: pending.verifyTool, verifyArgs: canonicalJson(pending.verifyArgs) }),
+    );
+  }
+  if (openApproval(ctx.run.approvals, fp)) {
+    ctx.approved = true;
+    return null;
+  }
+  ctx.node.gatedCall = { tool, args: ctx.args ?? {}, fingerprint: fp, provenance: { ...ctx.provenance } };
+  return Observation.deferred(code('APPROVAL_REQUIRED'), code('APPROVAL_REQUIRED').reason(locale), hint(locale, 'NEXT_APPROVAL_REQUIRED', { tool }));
+}
+
+async function after(ctx: CallContext, obs: Observation): Promise<Observation> {
+  if (!ctx.executed) return obs;
+  let result = obs;
+  if (ctx.isWrite) {
+    const fp = ctx.fingerprint as string;
+    const approval = openApproval(ctx.run.approvals, fp);
+    if (approval) approval.consumed = true;
+    if (ctx.node.gatedCall?.fingerprint === fp) ctx.node.gatedCall = null;
+    if (obs.outcome.name === 'FAILED' && ctx.approved) {
+      ctx.node.approvedWriteFailed = true;
+      result = obs.withNext(hint(ctx.locale, 'NEXT_APPROVED_FAILED'));
+    }
+    if (obs.ok && !ctx.lookBack) await markPending(ctx, obs.data);
+  } else if (obs.ok) {
+    await clearVerified(ctx, obs.data);
+  }
+  return result;
+}
+
+async function markPending(ctx: CallContext, result: unknown): Promise<void> {
+  const policy = ctx.policy;
+  if (!policy?.pending) return;
+  const args = ctx.args ?? {};
+  const key = idempotencyKey(ctx.run.runId, ctx.fingerprint as string);
+  const isPending = await guarded(ctx, () => evaluateCondition(policy.pending as string, { args, result }), false);
+  if (!isPending) return;
+  if (!policy.verify) {
+    ctx.services.logger.warn('TOOL pending without verify', { tool: ctx.call.tool });
+    return;
+  }
+  const scope = { args, result, key };
+  const verifyArgs = await guarded(ctx, () => evaluateMap(policy.verify?.args ?? {}, scope), null);
+  if (!verifyArgs) return;
+  const pending: PendingWrite = {
+    tool: ctx.call.tool,
+    fingerprint: ctx.fingerprint as string,
+    verifyTool: policy.verify.tool,
+    verifyArgs,
+    done: policy.verify.done,
+    scope,
+  };
+  ctx.node.pendingWrites.push(pending);
+}
+
+async function clearVerified(ctx: CallContext, verify: unknown): Promise<void> {
+  const args = canonicalJson(ctx.args ?? {});
+  const matching = ctx.node.pendingWrites.filter((p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args);
+  for (const pending of matching) {
+    const done = await guarded(ctx, () => evaluateCondition(pending.done, { ...pending.scope, verify }), false);
+    if (done) ctx.node.pendingWrites = ctx.node.pendingWrites.filter((p) => p !== pending);
+  }
+}
+
+/** Runs a flow expression; an evaluation error is the flow's bug: logged, and `fallback` is used. */
+async function guarded<T>(ctx: CallContext, run: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    ctx.services.logger.warn('TOOL write policy expression failed', { tool: ctx.call.tool, error: error.message });
+    return fallback;
+  }
+}

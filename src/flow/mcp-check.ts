@@ -32,8 +32,9 @@ interface Visible {
 }
 
 /**
- * Connects (through `list`) to every server of the flow and returns the problems found. A server that
- * cannot be listed is one problem at `mcpServers.<id>`; its tools are then not checked by name.
+ * Lists (through `list`) the tools of every server of the flow and returns the problems found. A server
+ * that cannot be listed is one problem at `mcpServers.<id>`; tool names are then not checked (any might
+ * be that server's). Shared names are reported once per pair of servers.
  */
 export async function serverProblems(
   flow: Flow,
@@ -55,10 +56,11 @@ export async function serverProblems(
       });
   });
   const visible = visibleTools(flow, byServer, problems);
-  if (byServer.size < entries.length) return problems;
+  // With a server unreachable, a name missing from the others may well be one of its tools.
+  const complete = byServer.size === entries.length;
   const names = [...visible.keys(), ...knownTools];
   for (const ref of toolRefs(flow)) {
-    if (visible.has(ref.name) || knownTools.has(ref.name)) continue;
+    if (!complete || visible.has(ref.name) || knownTools.has(ref.name)) continue;
     problems.push({
       path: ref.path,
       ...(ref.atKey ? { atKey: true } : {}),
@@ -80,19 +82,28 @@ function visibleTools(
   problems: RawProblem[],
 ): Map<string, Visible> {
   const visible = new Map<string, Visible>();
+  const shared = new Map<string, { first: string; second: string; names: [string, string][] }>();
   for (const [server, tools] of byServer) {
     for (const remote of tools) {
       const name = flow.aliases[`${server}.${remote.name}`] ?? remote.name;
       const other = visible.get(name);
-      if (other) {
-        problems.push({
-          path: ['mcpServers', server],
-          message: `servers "${other.server}" and "${server}" both export a tool named "${name}"; expected an alias for one of them, e.g. aliases: { ${server}.${remote.name}: ${server}_${remote.name} }`,
-        });
+      if (!other) {
+        visible.set(name, { server, remote });
         continue;
       }
-      visible.set(name, { server, remote });
+      const pair = `${other.server}\n${server}`;
+      const entry = shared.get(pair) ?? { first: other.server, second: server, names: [] };
+      entry.names.push([name, remote.name]);
+      shared.set(pair, entry);
     }
+  }
+  for (const { first, second, names } of shared.values()) {
+    const [name, remote] = names[0] ?? ['', ''];
+    const all = names.map(([n]) => `"${n}"`).join(', ');
+    problems.push({
+      path: ['mcpServers', second],
+      message: `servers "${first}" and "${second}" both export ${names.length === 1 ? 'a tool named' : 'tools named'} ${all}; expected an alias under aliases for one of each, e.g. { ${second}.${remote}: ${second}_${name} }`,
+    });
   }
   for (const key of Object.keys(flow.aliases)) {
     const dot = key.indexOf('.');

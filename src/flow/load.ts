@@ -145,8 +145,10 @@ async function inspectData(
     };
   }
   const parsed = FlowSchema.safeParse(data);
-  if (!parsed.success)
-    return { problems: schemaProblems(FlowSchema, parsed.error.issues, data).map(place), file, locate };
+  if (!parsed.success) {
+    const problems = schemaProblems(FlowSchema, parsed.error.issues, data).map(place).sort(byPosition);
+    return { problems, file, locate };
+  }
   const flow = parsed.data;
   const raw: RawProblem[] = [
     ...graphProblems(flow),

@@ -58,7 +58,10 @@ export function parseSource(text: string): ParsedSource {
 /** yaml's pretty messages end with ` at line L, column C:` and a code excerpt; keep the sentence. */
 function firstLine(message: string): string {
   const line = message.split('\n')[0] ?? message;
-  return line.replace(/ at line \d+, column \d+:?\s*$/, '').trim();
+  return line
+    .replace(/ at line \d+, column \d+:?\s*$/, '')
+    .replace(/; please use YAML\.parseAllDocuments\(\)/, '; expected one YAML document')
+    .trim();
 }
 
 /** The offset of the deepest node along `path` that exists in the document. */

@@ -160,6 +160,26 @@ describe('loadFlow: structure problems name file, path, line and what is expecte
     );
   });
 
+  it('reports more than one document and tabs as syntax problems', async () => {
+    expect(await problemLines('id: t\nnodes: [{ id: a }]\n---\nid: u\n')).toEqual([
+      'flow.yaml:3:1: Source contains multiple documents; expected one YAML document',
+    ]);
+    expect(await problemLines('id: t\n\tnodes: []\n')).toEqual([
+      'flow.yaml:2:1: Tabs are not allowed as indentation',
+    ]);
+  });
+
+  it('reports structure problems in line order', async () => {
+    const yaml =
+      'id: t\nversion: 0\nnodes: [{ id: a, limits: { maxRounds: 1.5 } }]\nproviders: { q: { type: openai, baseURL: nope } }\n';
+    expect(await problemLines(yaml)).toEqual([
+      'flow.yaml:2:10 version: expected a positive number',
+      'flow.yaml:3:39 nodes[0].limits.maxRounds: expected an integer, got the number 1.5',
+      'flow.yaml:4:25 providers.q.type: expected "openai-compatible", got "openai"',
+      'flow.yaml:4:42 providers.q.baseURL: expected an absolute URL; got "nope"',
+    ]);
+  });
+
   it('reports every structure problem at once', async () => {
     const yaml = edit('edges:', 'edgez:')
       .replace('tools: [space_list, web_site_list]', 'tools: 1')

@@ -35,9 +35,10 @@ export interface SeenCall {
 
 /**
  * In-process twins of the demo cloud's tools (same names, schemas, annotations and replies), as local
- * tools through the real ToolInvoker. `hang` makes web_site_create wait for its abort signal (timeouts).
+ * tools through the real ToolInvoker. `hangCreate` makes web_site_create wait for its abort signal (a
+ * timeout) after or before it created the site.
  */
-export function cloudTools(options: { hangCreate?: boolean } = {}) {
+export function cloudTools(options: { hangCreate?: 'after-create' | 'before-create' } = {}) {
   const spaces = [
     { spaceId: 'sp_1', name: '默认空间' },
     { spaceId: 'sp_2', name: '测试空间' },
@@ -88,10 +89,12 @@ export function cloudTools(options: { hangCreate?: boolean } = {}) {
       },
       execute: async (args, context) => {
         seen.push({ tool: 'web_site_create', args, ...(context.idempotencyKey ? { idempotencyKey: context.idempotencyKey } : {}) });
+        const hang = () => new Promise((_, fail) => context.signal.addEventListener('abort', () => fail(new Error('aborted'))));
+        if (options.hangCreate === 'before-create') await hang();
         if (sites.some((s) => s.spaceId === args.spaceId && s.name === args.name)) return { code: 'system.50001', message: '站点名称已存在' };
         const site = { siteId: `site_${next++}`, spaceId: args.spaceId, name: args.name, plan: args.plan ?? 'basic', status: 'CREATING', gets: 0 };
         sites.push(site);
-        if (options.hangCreate) await new Promise((_, fail) => context.signal.addEventListener('abort', () => fail(new Error('aborted'))));
+        if (options.hangCreate === 'after-create') await hang();
         return ok(view(site));
       },
     }),

@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'coverage/**', '**/*.js', '**/*.mjs', 'vitest.config.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'coverage/**', '**/*.js', '**/*.mjs', '!examples/**/*.js', 'vitest.config.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -16,6 +16,11 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       'no-empty': ['error', { allowEmptyCatch: false }],
     },
+  },
+  {
+    // Plain-JS examples are type-checked by tsc (allowJs + `// @ts-check`), which also resolves globals.
+    files: ['examples/**/*.js'],
+    rules: { 'no-undef': 'off' },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],

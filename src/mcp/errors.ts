@@ -1,0 +1,109 @@
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+
+/**
+ * Thrown when a connection to an MCP server cannot be made (process failed to start, nothing listens,
+ * handshake timed out or failed) or is already closed. Always means "unreachable"; the original error is
+ * the `cause`, and for stdio the last lines the server wrote to stderr are in the message.
+ */
+export class McpConnectError extends Error {
+  override readonly name = 'McpConnectError';
+
+  constructor(
+    readonly serverId: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Node / undici error codes that mean the other side cannot be reached or went away. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ENOENT',
+  'EACCES',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/** HTTP statuses of an MCP endpoint that mean the server (or its session) is not there. */
+const UNREACHABLE_STATUSES = new Set([404, 502, 503, 504]);
+
+/** How one error (not its causes) looks from the transport's point of view. */
+export type TransportFailure =
+  | { kind: 'timeout' }
+  | { kind: 'unreachable' }
+  | { kind: 'io' }
+  | { kind: 'rpc'; rpcCode: number }
+  | { kind: 'unknown' };
+
+/** The system error code (`ECONNREFUSED`, `UND_ERR_SOCKET`, …) of an error, if it has a string one. */
+export function errnoCode(error: unknown): string | null {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return null;
+  return typeof error.code === 'string' ? error.code : null;
+}
+
+/**
+ * Recognises one error, without looking at its causes: SDK request timeouts, closed connections, JSON-RPC
+ * errors from the server, socket-level failures, HTTP failures.
+ */
+export function recognise(error: unknown): TransportFailure {
+  if (error instanceof McpConnectError) return { kind: 'unreachable' };
+  if (error instanceof ProtocolError) return { kind: 'rpc', rpcCode: error.code };
+  if (error instanceof SdkHttpError)
+    return UNREACHABLE_STATUSES.has(error.status) ? { kind: 'unreachable' } : { kind: 'io' };
+  if (error instanceof SdkError) return recogniseSdk(error.code);
+  if (!(error instanceof Error)) return { kind: 'unknown' };
+  if (error.name === 'TimeoutError') return { kind: 'timeout' };
+  const code = errnoCode(error);
+  if (code !== null && UNREACHABLE_CODES.has(code)) return { kind: 'unreachable' };
+  if (code !== null && /^(E[A-Z]+|UND_ERR_[A-Z_]+|ERR_STREAM_[A-Z_]+)$/.test(code)) return { kind: 'io' };
+  if (error.message === 'Not connected') return { kind: 'unreachable' };
+  if (error.name === 'TypeError' && error.message === 'fetch failed') return { kind: 'io' };
+  return { kind: 'unknown' };
+}
+
+function recogniseSdk(code: SdkErrorCode): TransportFailure {
+  switch (code) {
+    case SdkErrorCode.RequestTimeout:
+      return { kind: 'timeout' };
+    case SdkErrorCode.ConnectionClosed:
+    case SdkErrorCode.NotConnected:
+      return { kind: 'unreachable' };
+    default:
+      return { kind: 'io' };
+  }
+}
+
+/** The error and its causes (and AggregateError members), outermost first, at most `limit` deep. */
+export function causeChain(error: unknown, limit = 16): unknown[] {
+  const chain: unknown[] = [];
+  const visit = (e: unknown, depth: number): void => {
+    if (e === null || e === undefined || depth > limit || chain.includes(e)) return;
+    chain.push(e);
+    if (e instanceof AggregateError) for (const inner of e.errors) visit(inner, depth + 1);
+    if (typeof e === 'object' && 'cause' in e) visit(e.cause, depth + 1);
+  };
+  visit(error, 0);
+  return chain;
+}
+
+/** True when an error (or one of its causes) means the server went away, so the connection must be renewed. */
+export function isConnectionLoss(error: unknown): boolean {
+  return causeChain(error).some((e) => recognise(e).kind === 'unreachable');
+}
+
+/** A one-line description of an error for reasons and logs (message only, no stack), at most `max` chars. */
+export function describeError(error: unknown, max = 300): string {
+  const text = error instanceof Error ? error.message || error.name : String(error);
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}

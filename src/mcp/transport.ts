@@ -1,0 +1,66 @@
+import { isAbsolute, resolve } from 'node:path';
+import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  isStdioServer,
+  type HttpServerConfig,
+  type McpServerConfig,
+  type StdioServerConfig,
+} from '../domain/flow.js';
+
+/** The spawn parameters of a stdio server, after the flow's defaults are applied. */
+export interface StdioLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/**
+ * How a stdio server is started (SPEC §3): `env` is added to the inherited environment; the working
+ * directory is `cwd` resolved against the flow's folder, or the flow's folder itself; `node` means the
+ * Node binary running the runtime (`process.execPath`), so the pinned Node runs the server too.
+ */
+export function stdioLaunch(config: StdioServerConfig, baseDir: string): StdioLaunch {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  Object.assign(env, config.env ?? {});
+  const cwd =
+    config.cwd === undefined ? baseDir : isAbsolute(config.cwd) ? config.cwd : resolve(baseDir, config.cwd);
+  const command = config.command === 'node' ? process.execPath : config.command;
+  return { command, args: [...config.args], env, cwd };
+}
+
+/** A fresh transport and a short description of the endpoint (for logs and errors). */
+export interface TransportHandle {
+  transport: Transport;
+  endpoint: string;
+  /** The server's stderr (stdio only), to be read by the connection. */
+  stderr: NodeJS.ReadableStream | null;
+  /** The pid once started (stdio only). */
+  pid(): number | null;
+}
+
+/** Builds an unstarted transport for a server entry of a flow. */
+export function createTransport(config: McpServerConfig, baseDir: string): TransportHandle {
+  return isStdioServer(config) ? stdioTransport(config, baseDir) : httpTransport(config);
+}
+
+function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHandle {
+  const launch = stdioLaunch(config, baseDir);
+  const transport = new StdioClientTransport({ ...launch, stderr: 'pipe' });
+  const stderr = transport.stderr as NodeJS.ReadableStream | null;
+  return {
+    transport,
+    endpoint: [config.command, ...config.args].join(' '),
+    stderr,
+    pid: () => transport.pid,
+  };
+}
+
+function httpTransport(config: HttpServerConfig): TransportHandle {
+  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+    requestInit: config.headers ? { headers: config.headers } : undefined,
+  });
+  return { transport, endpoint: config.url, stderr: null, pid: () => null };
+}

@@ -1,0 +1,62 @@
+import type { ToolDescriptor } from '../tools/tool.js';
+
+/** One content block of an MCP tool result (text, image, resource, …); only `type` is common to all. */
+export interface McpContentBlock {
+  readonly type: string;
+  readonly text?: string;
+  readonly [key: string]: unknown;
+}
+
+/** The part of an MCP `tools/call` result the runtime reads. */
+export interface McpCallResult {
+  readonly content: readonly McpContentBlock[];
+  /** Present when the server sent `structuredContent` (any JSON value). */
+  readonly structuredContent?: unknown;
+  /** True when the tool reported a tool-level error (`isError: true`). */
+  readonly isError: boolean;
+}
+
+/** Per-call options of `McpConnection.callTool`. */
+export interface McpCallOptions {
+  /** The call is cancelled (MCP `notifications/cancelled`) and rejects with a request timeout after this. */
+  readonly timeoutMs: number;
+  /** Aborts the call (run cancelled). */
+  readonly signal?: AbortSignal;
+  /** Sent in the request's `_meta`, e.g. `{ idempotencyKey }` (SPEC §9). */
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+/** Options of `McpConnection.listTools`. */
+export interface McpListOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A live connection to one MCP server of one flow version, shared by every run of that version. Requests
+ * on it run concurrently. It connects lazily on first use and reconnects (restarting a stdio server) on the
+ * next use after the server died. Errors are thrown as they come (SDK errors, `McpConnectError`); the
+ * invoker classifies them.
+ */
+export interface McpConnection {
+  /** The flow's id for the server (the key under `mcpServers`). */
+  readonly serverId: string;
+  /** The server's tools as descriptors (kind `mcp`, name = remote name, before aliasing). */
+  listTools(options?: McpListOptions): Promise<ToolDescriptor[]>;
+  /** Calls a tool by its name on the server. A tool-level error is a result with `isError`, not a throw. */
+  callTool(
+    remoteName: string,
+    args: Readonly<Record<string, unknown>>,
+    options: McpCallOptions,
+  ): Promise<McpCallResult>;
+  /** Closes the connection and, for stdio, ends the server process. Idempotent. */
+  close(): Promise<void>;
+  /** The pid of the current stdio server process, or null (HTTP, not connected, exited). */
+  readonly pid: number | null;
+}
+
+/** Finds the connection of a server of the current flow (what the invoker needs). */
+export interface McpServerLookup {
+  /** The connection for a server id; throws for an id the flow does not declare. */
+  connection(serverId: string): McpConnection;
+}

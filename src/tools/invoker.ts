@@ -1,0 +1,118 @@
+import { hint } from '../domain/hints.js';
+import type { Locale } from '../domain/locale.js';
+import { Observation } from '../domain/observation.js';
+import { mcpErrorText, mcpResultData } from '../mcp/result.js';
+import type { McpServerLookup } from '../mcp/types.js';
+import type { LocalTool, ToolDescriptor } from './tool.js';
+import { observe, observeError } from './tool-errors.js';
+
+/** Per-call options of `ToolInvoker.invoke`. */
+export interface ToolInvokeOptions {
+  /** After this the call is cancelled and the observation is FAILED `TOOL_TIMEOUT`. */
+  readonly timeoutMs: number;
+  /** Aborts the call (run cancelled). */
+  readonly signal?: AbortSignal;
+  /** Sent in the MCP request's `_meta`; `idempotencyKey` also reaches local tools. */
+  readonly meta?: Readonly<Record<string, unknown>>;
+  /** Language of the observation's texts. */
+  readonly locale: Locale;
+}
+
+/** What the invoker calls tools through. */
+export interface ToolInvokerOptions {
+  /** The current flow's MCP servers (e.g. `pool.forFlow(flow, dir)`). */
+  readonly servers?: McpServerLookup;
+  /** Local tools, found by their descriptor's name. */
+  readonly localTools?: Iterable<LocalTool>;
+}
+
+/**
+ * Calls real tools (MCP and local) and turns every outcome into an Observation (SPEC §4 step 6). It never
+ * throws for a tool's failure: SUCCESS carries the tool's result (SPEC §3), failures are FAILED with the
+ * code ToolErrors assigns. It throws only for wiring bugs (a builtin or an unknown tool or server). It does
+ * not log; the pipeline does.
+ */
+export class ToolInvoker {
+  private readonly servers: McpServerLookup | null;
+  private readonly locals = new Map<string, LocalTool>();
+
+  constructor(options: ToolInvokerOptions = {}) {
+    this.servers = options.servers ?? null;
+    for (const tool of options.localTools ?? []) this.locals.set(tool.descriptor.name, tool);
+  }
+
+  /** Calls `tool` with `args` and returns what the model should see. */
+  invoke(
+    tool: ToolDescriptor,
+    args: Readonly<Record<string, unknown>>,
+    options: ToolInvokeOptions,
+  ): Promise<Observation> {
+    switch (tool.kind) {
+      case 'mcp':
+        return this.invokeMcp(tool, args, options);
+      case 'local':
+        return this.invokeLocal(tool, args, options);
+      case 'builtin':
+        throw new Error(`ToolInvoker does not run builtin tools (${tool.name})`);
+    }
+  }
+
+  private async invokeMcp(
+    tool: ToolDescriptor,
+    args: Readonly<Record<string, unknown>>,
+    options: ToolInvokeOptions,
+  ): Promise<Observation> {
+    if (!this.servers) throw new Error(`ToolInvoker has no MCP servers for tool ${tool.name}`);
+    if (!tool.server) throw new Error(`MCP tool ${tool.name} has no server id`);
+    const connection = this.servers.connection(tool.server);
+    const { locale, timeoutMs } = options;
+    let result;
+    try {
+      result = await connection.callTool(tool.remoteName ?? tool.name, args, {
+        timeoutMs,
+        signal: options.signal,
+        meta: options.meta,
+      });
+    } catch (error) {
+      return observeError(error, locale, { tool: tool.name, timeoutMs });
+    }
+    const data = mcpResultData(result);
+    if (result.isError)
+      return observe('MCP_TOOL_ERROR', locale, { tool: tool.name, detail: mcpErrorText(result) }, data);
+    return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), data);
+  }
+
+  private async invokeLocal(
+    tool: ToolDescriptor,
+    args: Readonly<Record<string, unknown>>,
+    options: ToolInvokeOptions,
+  ): Promise<Observation> {
+    const local = this.locals.get(tool.name);
+    if (!local) throw new Error(`ToolInvoker has no local tool ${tool.name}`);
+    const { locale, timeoutMs } = options;
+    const timer = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+    const key = options.meta?.idempotencyKey;
+    const stopped = new Promise<never>((_, reject) => {
+      const fail = () =>
+        reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    stopped.catch(() => undefined); // observed through the race below; this only keeps it from being "unhandled"
+    const timeout = setTimeout(
+      () => timer.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    );
+    try {
+      const context = typeof key === 'string' ? { signal, idempotencyKey: key } : { signal };
+      const value = await Promise.race([local.execute({ ...args }, context), stopped]);
+      return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), value ?? null);
+    } catch (error) {
+      if (timer.signal.aborted) return observe('TOOL_TIMEOUT', locale, { tool: tool.name, timeoutMs });
+      return observeError(error, locale, { tool: tool.name, timeoutMs });
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+}

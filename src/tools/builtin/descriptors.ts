@@ -22,7 +22,6 @@ export function isBuiltinName(name: string): name is BuiltinName {
 interface PropertyText {
   type: 'string' | 'array' | 'json';
   description: Localized<string>;
-  enum?: readonly string[];
 }
 
 interface BuiltinText {
@@ -82,11 +81,8 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
     properties: {
       key: { type: 'string', description: { 'zh-CN': '产出键', en: 'The output key' } },
       value: { type: 'json', description: { 'zh-CN': '产出的值（任意 JSON）', en: 'The value (any JSON)' } },
-      sourceType: {
-        type: 'string',
-        description: { 'zh-CN': '来源类型', en: 'The source type' },
-        enum: ['evidence', 'user', 'node', 'model'],
-      },
+      // No schema enum: an unknown type is the validator's OUTPUT_SOURCE_INVALID (SPEC §5), with the accepted ones.
+      sourceType: { type: 'string', description: { 'zh-CN': '来源类型：evidence、user、node 或 model', en: 'The source type: evidence, user, node or model' } },
       sourceRef: { type: 'string', description: { 'zh-CN': '来源引用：证据编号或 <节点id>.<键>', en: 'The source reference: an evidence id or <node id>.<key>' } },
     },
     required: ['key', 'value', 'sourceType'],
@@ -122,5 +118,5 @@ function propertySchema(spec: PropertyText, locale: Locale): JsonSchema {
   const description = spec.description[locale];
   if (spec.type === 'json') return { description };
   if (spec.type === 'array') return { type: 'array', items: { type: 'string' }, description };
-  return spec.enum ? { type: 'string', enum: [...spec.enum], description } : { type: 'string', description };
+  return { type: 'string', description };
 }

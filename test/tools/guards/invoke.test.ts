@@ -38,7 +38,7 @@ describe('invoke step: builtins', () => {
               },
             }
           : builtins.get(name),
-      descriptors: builtins.descriptors,
+      descriptors: (node: Parameters<typeof builtins.descriptors>[0], locale: 'zh-CN' | 'en') => builtins.descriptors(node, locale),
     };
     const h = harness({ localTools: cloudTools().tools });
     const { obs, ctx } = await h.through([catalogGuard(), argPolicyGuard()], 'builtin_node_fail', { reason: 'x' }, invokeStep(wrapped));

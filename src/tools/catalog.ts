@@ -62,7 +62,7 @@ export function isWriteTool(descriptor: ToolDescriptor, policy: ToolPolicy | und
 
 /** What the catalog step produces (for docs/observations.md). */
 export const CATALOG_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'catalog', case: 'the tool is not among the node’s tools and visible builtins', code: 'CATALOG_DENIED' },
+  { producer: 'catalog', case: 'the tool is not among the node’s tools and visible builtins', code: 'CATALOG_DENIED', next: 'NEXT_CATALOG_DENIED' },
 ];
 
 /**

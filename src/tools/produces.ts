@@ -1,4 +1,6 @@
 import type { RuntimeErrorCodeName } from '../domain/error-codes.js';
+import type { HintKey } from '../domain/hints.js';
+import type { OutcomeName } from '../domain/outcome.js';
 
 /**
  * One kind of observation a producer (guard, builtin, invoker) makes, declared next to the code that
@@ -12,4 +14,8 @@ export interface ProducedCase {
   case: string;
   /** The error code, or null for a SUCCESS. */
   code: RuntimeErrorCodeName | null;
+  /** For a producer that rewrites another's observation (code null): the outcome it keeps. Default SUCCESS. */
+  outcome?: OutcomeName;
+  /** The hint of its next step, when the producer always uses the same one. */
+  next?: HintKey;
 }

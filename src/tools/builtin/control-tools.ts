@@ -12,13 +12,14 @@ import type { BuiltinTool } from './registry.js';
 
 /** What the control tools produce (for docs/observations.md). */
 export const CONTROL_TOOLS_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'builtin_node_approval', case: 'no gated call waiting in this node, or `tool` is a known tool that is not a write', code: 'APPROVAL_NOT_GATED' },
-  { producer: 'builtin_node_approval', case: '`tool` differs from the gated call’s tool (next names the gated tool)', code: 'APPROVAL_TOOL_MISMATCH' },
+  { producer: 'builtin_node_approval', case: 'no gated call waiting in this node, or `tool` is a known tool that is not a write', code: 'APPROVAL_NOT_GATED', next: 'NEXT_APPROVAL_NOT_GATED' },
+  { producer: 'builtin_node_approval', case: '`tool` differs from the gated call’s tool (next names the gated tool)', code: 'APPROVAL_TOOL_MISMATCH', next: 'NEXT_APPROVAL_TOOL_MISMATCH' },
   { producer: 'builtin_node_approval', case: 'the run suspends APPROVAL; on approval: "用户已批准…"', code: null },
-  { producer: 'builtin_node_approval', case: 'the person declined (with their comment)', code: 'APPROVAL_DENIED' },
+  { producer: 'builtin_node_approval', case: 'the person declined (with their comment)', code: 'APPROVAL_DENIED', next: 'NEXT_APPROVAL_DENIED' },
   { producer: 'builtin_node_follow_up', case: 'the run suspends FOLLOW_UP; on answer: the answer', code: null },
-  { producer: 'builtin_node_follow_up', case: 'the same question (normalised) was already answered; the reason carries the answer', code: 'FOLLOW_UP_ANSWERED' },
-  { producer: 'builtin_node_follow_up', case: 'it verbally confirms a write (names a write tool of the node, or a gated call waits), or echoes the user', code: 'FOLLOW_UP_UNGROUNDED' },
+  { producer: 'builtin_node_follow_up', case: 'the same question (normalised) was already answered; the reason carries the answer', code: 'FOLLOW_UP_ANSWERED', next: 'NEXT_FOLLOW_UP_ANSWERED' },
+  { producer: 'builtin_node_follow_up', case: 'it asks for confirmation (word lists below, or yes/no options) and names a write tool of the node or a gated call waits — except the first follow-up after an approved write failed', code: 'FOLLOW_UP_UNGROUNDED', next: 'NEXT_FOLLOW_UP_WRITE' },
+  { producer: 'builtin_node_follow_up', case: 'the question (normalised, without punctuation) is contained in the run input or a follow-up answer', code: 'FOLLOW_UP_UNGROUNDED', next: 'NEXT_FOLLOW_UP_ECHO' },
 ];
 
 /** The gated call of the node that still waits for a decision: recorded, not approved, declined or cleared. */

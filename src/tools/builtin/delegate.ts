@@ -10,8 +10,8 @@ import type { BuiltinTool } from './registry.js';
 /** What builtin_node_delegate produces (for docs/observations.md). */
 export const DELEGATE_PRODUCES: readonly ProducedCase[] = [
   { producer: 'builtin_node_delegate', case: 'the child run completed: its outputs', code: null },
-  { producer: 'builtin_node_delegate', case: 'the flow is not among the node’s `delegates`', code: 'DELEGATION_OUT_OF_BOUNDS' },
-  { producer: 'builtin_node_delegate', case: 'the child run failed', code: 'DELEGATE_FAILED' },
+  { producer: 'builtin_node_delegate', case: 'the flow is not among the node’s `delegates`', code: 'DELEGATION_OUT_OF_BOUNDS', next: 'NEXT_DELEGATION' },
+  { producer: 'builtin_node_delegate', case: 'the child run failed', code: 'DELEGATE_FAILED', next: 'NEXT_DELEGATE_FAILED' },
 ];
 
 /**

@@ -9,9 +9,9 @@ import { checkSchema, type SchemaViolation } from './schema-validation.js';
 
 /** What the arg policy produces (for docs/observations.md). */
 export const ARG_POLICY_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'ArgPolicy', case: 'arguments are not valid JSON, or not a JSON object', code: 'ARG_JSON_INVALID' },
-  { producer: 'ArgPolicy', case: 'a field the tool schema or the flow (`required: true`) requires is missing', code: 'PARAM_REQUIRED_MISSING' },
-  { producer: 'ArgPolicy', case: 'another violation of the tool schema or of a flow `schema:` tightening', code: 'ARG_REJECTED' },
+  { producer: 'ArgPolicy', case: 'arguments are not valid JSON, or not a JSON object', code: 'ARG_JSON_INVALID', next: 'NEXT_ARG_JSON_INVALID' },
+  { producer: 'ArgPolicy', case: 'a field the tool schema or the flow (`required: true`) requires is missing', code: 'PARAM_REQUIRED_MISSING', next: 'NEXT_REQUIRED_MISSING' },
+  { producer: 'ArgPolicy', case: 'another violation of the tool schema or of a flow `schema:` tightening', code: 'ARG_REJECTED', next: 'NEXT_ARG_REJECTED' },
 ];
 
 /** The arguments parsed from the model's raw string, or why they are not a JSON object. */

@@ -13,8 +13,7 @@ import { send } from './send.js';
 
 /** What the invoke step itself produces (for docs/observations.md); the invoker's own codes are listed apart. */
 export const INVOKE_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'invoke (builtin)', case: 'a builtin threw ToolRejectedException (anywhere in the cause chain)', code: null },
-  { producer: 'invoke (builtin)', case: 'a builtin threw anything else', code: 'TOOL_ERROR' },
+    { producer: 'invoke (builtin)', case: 'a builtin threw anything else', code: 'TOOL_ERROR', next: 'NEXT_TOOL_ERROR' },
   { producer: 'invoke (look-back)', case: 'a write timed out or lost its server and the `recover` look-back found its effect', code: null },
 ];
 

@@ -10,10 +10,10 @@ import type { ProducedCase } from '../produces.js';
 
 /** What the param contract produces (for docs/observations.md). */
 export const PARAM_CONTRACT_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'ParamContract', case: '`enum`: the value is not one of the allowed values', code: 'PARAM_PROVENANCE_REJECTED' },
-  { producer: 'ParamContract', case: '`source: evidence`: no successful call of any `from` tool yet', code: 'PARAM_PROVENANCE_QUERY_FIRST' },
-  { producer: 'ParamContract', case: '`source: evidence`: the value is in none of their results (or of what `path` selects)', code: 'PARAM_PROVENANCE_MISMATCH' },
-  { producer: 'ParamContract', case: '`source: user`: the user has not said the value (run input, follow-up answers)', code: 'PARAM_PROVENANCE_ASK_FIRST' },
+  { producer: 'ParamContract', case: '`enum`: the value is not one of the allowed values', code: 'PARAM_PROVENANCE_REJECTED', next: 'NEXT_ENUM' },
+  { producer: 'ParamContract', case: '`source: evidence`: no successful call of any `from` tool yet', code: 'PARAM_PROVENANCE_QUERY_FIRST', next: 'NEXT_QUERY_FIRST' },
+  { producer: 'ParamContract', case: '`source: evidence`: the value is in none of their results (or of what `path` selects)', code: 'PARAM_PROVENANCE_MISMATCH', next: 'NEXT_PROVENANCE_MISMATCH' },
+  { producer: 'ParamContract', case: '`source: user`: the user has not said the value (run input, follow-up answers)', code: 'PARAM_PROVENANCE_ASK_FIRST', next: 'NEXT_ASK_FIRST' },
 ];
 
 const SAMPLE_SIZE = 5;

@@ -10,7 +10,7 @@ import type { ProducedCase } from '../produces.js';
 
 /** What the response contract produces (for docs/observations.md). */
 export const RESPONSE_CONTRACT_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'ResponseContract', case: 'the result’s `okPath` value is not in `okValues` (downstream code and message go into the reason)', code: 'TOOL_BUSINESS_FAILED' },
+  { producer: 'ResponseContract', case: 'the result’s `okPath` value is not in `okValues` (downstream code and message go into the reason)', code: 'TOOL_BUSINESS_FAILED', next: 'NEXT_BUSINESS' },
 ];
 
 /**

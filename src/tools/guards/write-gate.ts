@@ -11,10 +11,10 @@ import { idempotencyKey } from './keys.js';
 /** What the write gate produces (for docs/observations.md). */
 export const WRITE_GATE_PRODUCES: readonly ProducedCase[] = [
   { producer: 'WriteGate', case: 'a SUCCESS evidence (or a confirming look-back) exists for the same fingerprint: reused, not executed again', code: null },
-  { producer: 'WriteGate', case: 'the same write is executing (in flight)', code: 'WRITE_IN_FLIGHT' },
-  { producer: 'WriteGate', case: 'a write of this node is pending verification', code: 'WRITE_PENDING_VERIFY' },
-  { producer: 'WriteGate', case: 'no unconsumed approval for this fingerprint: the gated call is recorded', code: 'APPROVAL_REQUIRED' },
-  { producer: 'WriteGate.after', case: 'an approved write ended FAILED: next step becomes NEXT_APPROVED_FAILED (code kept)', code: null },
+  { producer: 'WriteGate', case: 'the same write is executing (in flight)', code: 'WRITE_IN_FLIGHT', next: 'NEXT_IN_FLIGHT' },
+  { producer: 'WriteGate', case: 'a write of this node is pending verification', code: 'WRITE_PENDING_VERIFY', next: 'NEXT_PENDING_VERIFY' },
+  { producer: 'WriteGate', case: 'no unconsumed approval for this fingerprint: the gated call is recorded', code: 'APPROVAL_REQUIRED', next: 'NEXT_APPROVAL_REQUIRED' },
+  { producer: 'WriteGate.after', case: 'an approved write ended FAILED: the FAILED observation keeps its code; its next step is replaced', code: null, outcome: 'FAILED', next: 'NEXT_APPROVED_FAILED' },
 ];
 
 /** The SUCCESS evidence a write's fingerprint can be reused from (its own, or a confirming look-back). */

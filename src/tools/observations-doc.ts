@@ -1,0 +1,146 @@
+import { code, RuntimeErrorCode } from '../domain/error-codes.js';
+import { hintTemplate, type HintKey } from '../domain/hints.js';
+import { Outcome } from '../domain/outcome.js';
+import { CONTROL_TOOLS_PRODUCES } from './builtin/control-tools.js';
+import { DELEGATE_PRODUCES } from './builtin/delegate.js';
+import { DEFAULT_CONFIRM_WORDS, DEFAULT_YES_NO_OPTIONS } from './builtin/follow-up-rules.js';
+import { NODE_TOOLS_PRODUCES } from './builtin/node-tools.js';
+import { CATALOG_PRODUCES } from './catalog.js';
+import { ARG_POLICY_PRODUCES } from './guards/arg-policy.js';
+import { FINGERPRINT_PRODUCES } from './guards/fingerprint.js';
+import { INVOKE_PRODUCES } from './guards/invoke.js';
+import { PARAM_CONTRACT_PRODUCES } from './guards/param-contract.js';
+import { RESPONSE_CONTRACT_PRODUCES } from './guards/response-contract.js';
+import { WRITE_GATE_PRODUCES } from './guards/write-gate.js';
+import type { ProducedCase } from './produces.js';
+import { ToolErrors, type InvokerErrorCode } from './tool-errors.js';
+
+/** Cases of the producers outside the pipeline's guards and builtins (src/tools/invoker.ts, crash recovery). */
+const INVOKER_CASES: Readonly<Record<InvokerErrorCode, string>> = {
+  TOOL_TIMEOUT: 'no answer within the node’s `toolTimeoutMs` (the call is cancelled)',
+  TOOL_UNREACHABLE: 'server down, connection refused, process exited',
+  TOOL_IO_ERROR: 'another transport or I/O failure',
+  MCP_RPC_ERROR: 'a JSON-RPC error from the server',
+  MCP_INVALID_PARAMS: 'the server answered -32602 (invalid params)',
+  MCP_TOOL_ERROR: 'the tool result has `isError: true`',
+  TOOL_ERROR: 'any other error (fallback)',
+};
+
+const EXTERNAL: readonly ProducedCase[] = [
+  { producer: 'invoker', case: 'the tool answered; its result is `structuredContent`, else its single text block parsed as JSON, else that text', code: null },
+  ...ToolErrors.codes
+    .filter((c): c is InvokerErrorCode => c !== 'TOOL_BUSINESS_FAILED')
+    .map((c) => ({ producer: 'invoker', case: INVOKER_CASES[c], code: c, next: ToolErrors.nextKey(c) })),
+  { producer: 'recovery', case: 'after a crash, the look-back found no effect of an interrupted write (its approval still holds)', code: 'WRITE_NOT_EXECUTED', next: 'NEXT_WRITE_NOT_EXECUTED' },
+  { producer: 'recovery', case: 'after a crash, an interrupted write’s effect cannot be determined (no `recover`, or the look-back failed)', code: 'WRITE_RESULT_UNKNOWN', next: 'NEXT_WRITE_RESULT_UNKNOWN' },
+];
+
+/** Where the SPEC is silent, what the pipeline does (SPEC §0: write down the choice). */
+const CHOICES = [
+  '## Choices where the SPEC is silent',
+  '',
+  '- An empty (blank) argument string means `{}`: some OpenAI-compatible providers send it for tools without parameters.',
+  '- Missing required fields are reported all at once (`缺少必填参数 [spaceId、name]`) and before any other schema violation;',
+  '  of the other violations the most specific (deepest field) is reported. A tool schema Ajv cannot compile is logged',
+  '  and not enforced (the server still validates). `$schema` 2020-12 / 2019-09 select Ajv 2020 / 2019, else draft-07.',
+  '- `enum` in a param contract is exact JSON equality (the value is sent to the tool as is); `source: evidence` and',
+  '  `source: user` use the normalised matching of SPEC §4 step 3; objects deep-match with leaves compared as scalars.',
+  '- `source: evidence` without `from` accepts the SUCCESS evidence of any tool; look-back evidence counts.',
+  '- Builtin tools are not counted by the fingerprint step: their repetition has its own rules (FOLLOW_UP_ANSWERED,',
+  '  stalls of rejected calls).',
+  '- builtin_node_approval naming a tool the flow does not have while a gated call waits is APPROVAL_TOOL_MISMATCH',
+  '  (the next step names the gated tool); naming a known read tool is APPROVAL_NOT_GATED. An approval already granted',
+  '  for the waiting call makes a second request APPROVAL_NOT_GATED (call the write tool).',
+  '- A write is looked back after TOOL_TIMEOUT, TOOL_UNREACHABLE and TOOL_IO_ERROR (its effect is unknown in all three).',
+  '  The look-back is judged by its own tool’s response contract, recorded as evidence first (so it gets the lower',
+  '  number) and the interrupted write, when not found, is recorded after it. A found write is SUCCESS and cites the',
+  '  look-back; it is not marked pending (its own result is unknown). The server may still commit a write after a',
+  '  timed-out look-back found nothing; only `idempotent` tools (deduplicating by the idempotency key) close that gap.',
+  '- A `pending` write whose policy has no `verify` is logged and not marked pending (nothing could clear it).',
+  '- Flow expressions that fail at run time (`path`, `okPath`, `pending`, `verify`, `found`) are logged at WARN and',
+  '  treated as “no match” / “not pending” / “not found”.',
+  '',
+];
+
+/** Every declared producer case, in pipeline order (SPEC §4), then the builtins (SPEC §5), then the rest. */
+export function producedCases(): ProducedCase[] {
+  return [
+    ...CATALOG_PRODUCES,
+    ...ARG_POLICY_PRODUCES,
+    ...PARAM_CONTRACT_PRODUCES,
+    ...WRITE_GATE_PRODUCES,
+    ...FINGERPRINT_PRODUCES,
+    ...INVOKE_PRODUCES,
+    ...RESPONSE_CONTRACT_PRODUCES,
+    ...NODE_TOOLS_PRODUCES,
+    ...CONTROL_TOOLS_PRODUCES,
+    ...DELEGATE_PRODUCES,
+    ...EXTERNAL,
+  ];
+}
+
+const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function outcomeOf(c: ProducedCase): string {
+  return c.code === null ? (c.outcome ?? 'SUCCESS') : code(c.code).outcome;
+}
+
+function nextText(key: HintKey | undefined): string {
+  return key ? `\`${key}\`: ${cell(hintTemplate('zh-CN', key))}` : '—';
+}
+
+/** docs/observations.md, generated from the declarations next to each producer (`npm run docs:observations`). */
+export function renderObservationsDoc(): string {
+  const lines = [
+    '# Observations: producers, cases, codes, outcomes',
+    '',
+    '<!-- Generated by `npm run docs:observations` from src/tools/observations-doc.ts and the `*_PRODUCES`',
+    '     declarations beside each guard and builtin. Do not edit by hand: test/tools/pipeline.observations-doc.test.ts',
+    '     fails when this file drifts from the code. -->',
+    '',
+    'Every tool call ends in one observation, classified by whoever produced it (SPEC §2, §4). The loop only',
+    'counts by outcome:',
+    '',
+    '| outcome | advances (resets stalls) | stalls (counts one) |',
+    '|---|---|---|',
+    ...Outcome.values.map((o) => `| ${o.name} | ${o.advances() ? 'yes' : 'no'} | ${o.stalls() ? 'yes' : 'no'} |`),
+    '',
+    'The chain is catalog → ArgPolicy → ParamContract → WriteGate → Fingerprint → invoke → ResponseContract →',
+    'WriteGate.after → Evidence; the first step that produces an observation ends it. A builtin that throws',
+    '`ToolRejectedException` (found anywhere along the error’s `cause` chain) becomes REJECTED with the',
+    'exception’s own code, reason and next step — the builtin rows below.',
+    '',
+    '## Producers',
+    '',
+    '| producer | case | outcome | code (no.) | next step (zh-CN template) |',
+    '|---|---|---|---|---|',
+    ...producedCases().map((c) => {
+      const codeCell = c.code !== null ? `\`${c.code}\` (${code(c.code).no})` : c.outcome ? '(kept)' : '—';
+      return `| ${cell(c.producer)} | ${cell(c.case)} | ${outcomeOf(c)} | ${codeCell} | ${nextText(c.next)} |`;
+    }),
+    '',
+    '## Reason templates',
+    '',
+    'Reasons say only what happened; advice lives in the next step. `message()` joins them:',
+    '`<原因>。下一步：<下一步>` (zh-CN), `<reason>. Next: <next step>` (en).',
+    '',
+    '| code | no. | outcome | zh-CN | en |',
+    '|---|---|---|---|---|',
+    ...RuntimeErrorCode.values().map(
+      (c) => `| \`${c.name}\` | ${c.no} | ${c.outcome} | ${cell(c.template('zh-CN'))} | ${cell(c.template('en'))} |`,
+    ),
+    '',
+    '## Follow-up confirmation words',
+    '',
+    'builtin_node_follow_up is FOLLOW_UP_UNGROUNDED (verbal write confirmation) when the question contains one',
+    'of these words (normalised: case, width and white space folded), or when all its options are yes/no words,',
+    '*and* it names a write tool of the node or a gated call of the node is waiting. Extend the lists with',
+    '`createBuiltins({ followUp: { confirmWords: [...], yesNoOptions: [...] } })`.',
+    '',
+    `- confirmation words: ${DEFAULT_CONFIRM_WORDS.map((w) => `\`${w}\``).join(', ')}`,
+    `- yes/no options: ${DEFAULT_YES_NO_OPTIONS.map((w) => `\`${w}\``).join(', ')}`,
+    '',
+    ...CHOICES,
+  ];
+  return lines.join('\n');
+}

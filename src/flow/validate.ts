@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import { byPosition, inspectFlow, placer, type LoadedFlow } from './load.js';
+import { serverProblems, type ListServerTools } from './mcp-check.js';
+import { listToolsOverMcp } from './mcp-lister.js';
+import { flowModel, SCRIPTED_PREFIX } from './paths.js';
+import type { FlowProblem, RawProblem } from './problems.js';
+
+/** Options of `validateFlow`. */
+export interface ValidateFlowOptions {
+  /**
+   * The server check: `true` (default) connects to the flow's MCP servers; a function lists a server's
+   * tools some other way (tests, a shared pool); `false` checks the file only.
+   */
+  readonly servers?: boolean | ListServerTools;
+  /** Tools the host provides besides MCP servers (local tools). */
+  readonly knownTools?: Iterable<string>;
+}
+
+/** The outcome of `validateFlow`: every problem found, and the flow when it loaded. */
+export interface FlowValidation {
+  readonly problems: readonly FlowProblem[];
+  /** Present when the file loaded (it may still have server problems). */
+  readonly loaded?: LoadedFlow;
+}
+
+/**
+ * Checks a flow file completely (SPEC §3, §10 `validate`): everything `loadFlow` checks, that a
+ * `scripted:` model file exists, and, with `servers`, that every tool the flow names exists on its
+ * servers without ambiguity. Never throws for a bad flow; a valid flow has no problems.
+ */
+export async function validateFlow(path: string, options: ValidateFlowOptions = {}): Promise<FlowValidation> {
+  const knownTools = new Set(options.knownTools ?? []);
+  const inspection = await inspectFlow(path, { knownTools });
+  const loaded = inspection.loaded;
+  if (!loaded) return { problems: inspection.problems };
+  const place = placer(inspection.file, inspection.locate);
+  const raw: RawProblem[] = [];
+  const model = flowModel(loaded);
+  if (model?.startsWith(SCRIPTED_PREFIX) && !existsSync(model.slice(SCRIPTED_PREFIX.length))) {
+    raw.push({
+      path: ['model'],
+      message: `file not found: ${model.slice(SCRIPTED_PREFIX.length)}; expected a scripted model file relative to the flow's folder`,
+    });
+  }
+  const list =
+    options.servers === false
+      ? undefined
+      : typeof options.servers === 'function'
+        ? options.servers
+        : listToolsOverMcp;
+  if (list) {
+    const already = new Set(inspection.problems.filter((p) => p.file === inspection.file).map((p) => p.path));
+    const found = await serverProblems(loaded.flow, loaded.dir ?? process.cwd(), list, knownTools);
+    raw.push(...found.filter((p) => !already.has(place(p).path)));
+  }
+  const own = [...inspection.problems.filter((p) => p.file === inspection.file), ...raw.map(place)].sort(
+    byPosition,
+  );
+  return { problems: [...own, ...inspection.problems.filter((p) => p.file !== inspection.file)], loaded };
+}

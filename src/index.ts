@@ -1,12 +1,45 @@
 /**
- * The public API of g2rain-agent-runtime. Every export here is public; heavy adapters live behind
- * subpath exports.
+ * The public API of g2rain-agent-runtime (SPEC §14). Every export here is public; heavy adapters
+ * live behind subpath exports.
  */
+export { createRuntime, Runtime, type CreateRuntimeOptions } from './runtime/create.js';
+export type { StartOptions, RespondOptions } from './runtime/runtime.js';
+export type { RunSummary } from './runtime/summary.js';
+export { RunConflictError, RunNotFoundError, RuntimeInputError } from './runtime/errors.js';
+export { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from './flow/load.js';
+export { validateFlow, type FlowValidation, type ValidateFlowOptions } from './flow/validate.js';
+export { FlowError, type FlowProblem } from './flow/problems.js';
+export { resolveRunInput, RunInputError } from './flow/input.js';
+export { scriptedModel, loadScriptedModel, type Script, type ScriptedTurn } from './model/scripted.js';
+export type {
+  ModelClient,
+  ModelRequest,
+  ModelResult,
+  ModelCallContext,
+  ModelTool,
+  ModelToolCall,
+  ConversationMessage,
+  TokenUsage,
+} from './model/model.js';
+export { defineTool, type LocalTool, type DefineToolOptions, type ToolDescriptor, type LocalToolContext } from './tools/tool.js';
+export { ToolRejectedException } from './tools/rejected.js';
 export { Outcome, type OutcomeName } from './domain/outcome.js';
 export { Observation, type ObservationJSON } from './domain/observation.js';
 export { RuntimeErrorCode, code, type RuntimeErrorCodeName } from './domain/error-codes.js';
 export { hint, type HintKey } from './domain/hints.js';
 export type { Locale } from './domain/locale.js';
 export type { Flow, FlowInput, ToolPolicy, FlowNode, FlowEdge } from './domain/flow.js';
-export { defineTool, type LocalTool, type DefineToolOptions, type ToolDescriptor } from './tools/tool.js';
-export { ToolRejectedException } from './tools/rejected.js';
+export type { TraceEvent, EventPayload } from './trace/events.js';
+export { createStderrLogger, silentLogger, type Logger } from './log/logger.js';
+export {
+  openStore,
+  resolveDbUrl,
+  MemoryStore,
+  SqliteStore,
+  StoreError,
+  VersionConflictError,
+  type Store,
+  type RunRecord,
+  type RunStatus,
+  type StoredEvent,
+} from './store/index.js';

@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.js';
 import { McpPool } from '../mcp/pool.js';
 import { buildCatalog } from '../tools/catalog.js';
 import { ToolInvoker } from '../tools/invoker.js';
-import { createPipeline } from '../tools/chain.js';
+import { createPipeline } from '../tools/pipeline.js';
 import type { CallContext } from '../tools/pipeline.js';
 import type { LocalTool, ToolDescriptor } from '../tools/tool.js';
 import type { Observation } from '../domain/observation.js';

@@ -1,9 +1,7 @@
-import { code } from '../domain/error-codes.js';
 import type { Flow } from '../domain/flow.js';
-import { hint } from '../domain/hints.js';
-import { Observation } from '../domain/observation.js';
-import type { NodeState, RunState } from '../domain/run-state.js';
-import type { SuspendedCall } from '../loop/loop-state.js';
+import type { Observation } from '../domain/observation.js';
+import type { Logger } from '../log/logger.js';
+import { answer, approve, reject, type ResolutionState } from '../tools/builtin/resolution.js';
 import type { RunSession } from './session.js';
 
 /** A person's response to a suspended run. */
@@ -16,61 +14,27 @@ export type PersonResponse =
  * answer, traces `run.resumed`, and leaves the call's final observation for the loop to count.
  * The caller has checked that the run waits for exactly this kind of input.
  */
-export function applyResponse(session: RunSession, flow: Flow, response: PersonResponse): void {
+export function applyResponse(session: RunSession, flow: Flow, response: PersonResponse, logger: Logger): void {
   const suspended = session.doc.loop.suspended;
   const node = session.doc.node;
   if (!suspended || !node) throw new Error(`run ${session.runId} is suspended without a suspending call`);
-  const observation =
-    response.kind === 'APPROVAL'
-      ? decide(session.run, node, suspended, response, flow)
-      : answer(session.run, node, suspended, response.answer, flow);
-  session.emit(
-    response.kind === 'APPROVAL'
-      ? { type: 'run.resumed', nodeId: node.nodeId, kind: 'APPROVAL', decision: response.decision, comment: response.comment, who: response.who }
-      : { type: 'run.resumed', nodeId: node.nodeId, kind: 'FOLLOW_UP', answer: response.answer, who: response.who },
-  );
+  const state: ResolutionState = { run: session.run, node, nodeId: node.nodeId, locale: flow.locale, now: new Date(), logger };
+  let observation: Observation;
+  if (response.kind === 'APPROVAL') {
+    const gated = node.gatedCall;
+    if (!gated || gated.fingerprint !== suspended.fingerprint) {
+      throw new Error(`run ${session.runId}: the approval's gated call is missing from node ${node.nodeId}`);
+    }
+    const target = { tool: gated.tool, args: gated.args, fingerprint: gated.fingerprint };
+    const decision = { who: response.who, comment: response.comment };
+    observation = response.decision === 'approved' ? approve(state, target, decision) : reject(state, target, decision);
+    session.emit({ type: 'run.resumed', nodeId: node.nodeId, kind: 'APPROVAL', decision: response.decision, comment: response.comment, who: response.who });
+  } else {
+    const question = typeof suspended.args.question === 'string' ? suspended.args.question : '';
+    const options = Array.isArray(suspended.args.options) ? suspended.args.options.map(String) : null;
+    observation = answer(state, { question, options }, response.answer);
+    session.emit({ type: 'run.resumed', nodeId: node.nodeId, kind: 'FOLLOW_UP', answer: response.answer, who: response.who });
+  }
   session.doc.loop.suspended = null;
   session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
-}
-
-function decide(
-  run: RunState,
-  node: NodeState,
-  call: SuspendedCall,
-  response: Extract<PersonResponse, { kind: 'APPROVAL' }>,
-  flow: Flow,
-): Observation {
-  const gated = node.gatedCall;
-  if (!gated || gated.fingerprint !== call.fingerprint) {
-    throw new Error(`run ${run.runId}: the approval's gated call is missing from node ${node.nodeId}`);
-  }
-  const locale = flow.locale;
-  if (response.decision === 'approved') {
-    run.approvals.push({
-      fingerprint: gated.fingerprint,
-      tool: gated.tool,
-      args: gated.args,
-      nodeId: node.nodeId,
-      grantedAt: new Date().toISOString(),
-      who: response.who,
-      comment: response.comment,
-      consumed: false,
-    });
-    return Observation.success(hint(locale, 'APPROVAL_GRANTED', { tool: gated.tool }), { tool: gated.tool, args: gated.args });
-  }
-  gated.declined = true;
-  const comment = response.comment?.trim() || (locale === 'zh-CN' ? '（未说明原因）' : '(no reason given)');
-  return Observation.rejected(
-    code('APPROVAL_DENIED'),
-    code('APPROVAL_DENIED').reason(locale, { tool: gated.tool, comment }),
-    hint(locale, 'NEXT_APPROVAL_DENIED'),
-  );
-}
-
-function answer(run: RunState, node: NodeState, call: SuspendedCall, text: string, flow: Flow): Observation {
-  const question = typeof call.args.question === 'string' ? call.args.question : '';
-  const options = Array.isArray(call.args.options) ? call.args.options.map(String) : null;
-  run.followUps.push({ question, options, answer: text, nodeId: node.nodeId });
-  node.approvedWriteFailed = false;
-  return Observation.success(hint(flow.locale, 'FOLLOW_UP_ANSWER', { answer: text }), { answer: text });
 }

@@ -222,7 +222,7 @@ export class Runtime {
     const model = this.modelFor(record, options.model);
     const session = await this.session(record);
     if (typeof options.model === 'string') session.update({ model: options.model });
-    applyResponse(session, ref.flow, response);
+    applyResponse(session, ref.flow, response, this.logger);
     session.update({ status: 'running', suspension: null });
     await session.checkpoint();
     return this.driveSession(session, ref, model);

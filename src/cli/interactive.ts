@@ -15,7 +15,7 @@ export async function askInline(runtime: Runtime, first: RunSummary, err: (text:
       if (summary.suspension.kind === 'APPROVAL') {
         err(`\nApproval needed — the following call will run exactly as shown:\n`);
         err(`  tool: ${String(pending.tool)}\n  args: ${JSON.stringify(pending.args, null, 2).replace(/\n/g, '\n  ')}\n`);
-        if (pending.summary) err(`  summary: ${String(pending.summary)}\n`);
+        if (typeof pending.summary === 'string' && pending.summary) err(`  summary: ${pending.summary}\n`);
         const provenance = pending.provenance as Record<string, string> | undefined;
         if (provenance && Object.keys(provenance).length) err(`  provenance: ${JSON.stringify(provenance)}\n`);
         const yes = /^y(es)?$/i.test((await rl.question('Approve? [y/N] ')).trim());

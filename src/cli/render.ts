@@ -90,8 +90,8 @@ export class TraceRenderer {
     const outcome = String(f.outcome) as 'SUCCESS' | 'FAILED' | 'REJECTED' | 'DEFERRED';
     const mark = { SUCCESS: '✔', FAILED: '✖', REJECTED: '⊘', DEFERRED: '⏸' }[outcome] ?? '?';
     const head = this.paint(outcome, `${mark} ${outcome}`);
-    const code = f.errorCode ? ` ${String(f.errorCode)}` : '';
-    const ev = f.evidenceId ? ` [${String(f.evidenceId)}]` : '';
+    const code = typeof f.errorCode === 'string' ? ` ${f.errorCode}` : '';
+    const ev = typeof f.evidenceId === 'string' ? ` [${f.evidenceId}]` : '';
     const lookBack = f.lookBack ? ' (look-back)' : '';
     const args = truncate(JSON.stringify(f.args), 120);
     const message = outcome === 'SUCCESS' ? '' : `\n      ${String(f.message)}`;
@@ -106,7 +106,7 @@ export function describeSummary(summary: RunSummary): string {
     const pending = summary.suspension.pending as Record<string, unknown>;
     if (summary.suspension.kind === 'APPROVAL') {
       lines.push(`waiting for approval of ${String(pending.tool)} ${JSON.stringify(pending.args)}`);
-      if (pending.summary) lines.push(`summary: ${String(pending.summary)}`);
+      if (typeof pending.summary === 'string' && pending.summary) lines.push(`summary: ${pending.summary}`);
       lines.push(`continue with: agent-runtime approve ${summary.runId}   (or: reject ${summary.runId} --comment TEXT)`);
     } else {
       lines.push(`waiting for an answer: ${String(pending.question)}`);

@@ -28,7 +28,7 @@ export interface NodeDeps {
 
 /** The node's effective limits: the flow's, tightened or loosened by the node's own. */
 export function nodeLimits(flow: Flow, node: FlowNode): Limits {
-  return { ...flow.limits, ...(node.limits ?? {}) } as Limits;
+  return { ...flow.limits, ...(node.limits ?? {}) };
 }
 
 /** Builds the loop's host for one node run of a session. */

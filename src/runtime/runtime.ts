@@ -38,6 +38,8 @@ export interface StartOptions {
   model?: ModelSpec;
   tenant?: string | null;
   parentRunId?: string;
+  /** Called once the new run is persisted, before driving starts (lets a server answer at once). */
+  onAccepted?: (summary: RunSummary) => void;
 }
 
 /** A decision or answer from a person, with who gave it. */
@@ -45,6 +47,8 @@ export interface RespondOptions {
   comment?: string | null;
   who?: string | null;
   model?: ModelSpec;
+  /** Called once the response is persisted, before driving continues (lets a server answer at once). */
+  onAccepted?: (summary: RunSummary) => void;
 }
 
 /** The embedded runtime: starts runs and continues them after a person responds or a crash. */
@@ -121,6 +125,7 @@ export class Runtime {
     if (!first) throw new RuntimeInputError(`flow ${flow.id} has no nodes`);
     startNode({ doc: session.doc, emit: (e) => session.emit(e), resetConversation: () => session.resetConversation() }, first.id);
     await session.checkpoint();
+    options.onAccepted?.(summarize(session.current));
     return this.driveSession(session, ref, model);
   }
 
@@ -225,6 +230,7 @@ export class Runtime {
     applyResponse(session, ref.flow, response, this.logger);
     session.update({ status: 'running', suspension: null });
     await session.checkpoint();
+    options.onAccepted?.(summarize(session.current));
     return this.driveSession(session, ref, model);
   }
 

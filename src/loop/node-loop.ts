@@ -21,6 +21,8 @@ export interface CallResult {
   /** The parsed arguments, or the raw string when they were not valid JSON (for the trace). */
   args: unknown;
   executed: boolean;
+  /** The fingerprint the call added to the node run's count, if it reached the fingerprint step. */
+  counted?: string;
 }
 
 /** What the loop needs from the runtime; persistence and the pipeline stay behind it. */
@@ -192,10 +194,13 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
       return null;
     }
     host.node.stalls = 0;
+    if (wave.next >= calls.length) host.loop.wave = null;
     await host.checkpoint();
   }
-  host.loop.wave = null;
-  await host.checkpoint();
+  if (host.loop.wave) {
+    host.loop.wave = null;
+    await host.checkpoint();
+  }
   return null;
 }
 
@@ -214,7 +219,13 @@ async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | n
 /** Appends the call's tool message and its `tool.invoked` event. */
 export function traceCall(host: LoopHost, call: ModelToolCall, round: number, result: CallResult): void {
   const obs = result.observation;
-  host.addMessage({ role: 'tool', callId: call.callId, tool: call.tool, content: renderObservation(obs, host.locale) });
+  host.addMessage({
+    role: 'tool',
+    callId: call.callId,
+    tool: call.tool,
+    content: renderObservation(obs, host.locale),
+    ...(result.counted ? { counted: result.counted } : {}),
+  });
   host.emit({
     type: 'tool.invoked',
     nodeId: host.nodeId,

@@ -18,7 +18,14 @@ export interface ModelToolCall {
 export type ConversationMessage =
   | { role: 'user'; content: string }
   | { role: 'assistant'; text: string; toolCalls: ModelToolCall[] }
-  | { role: 'tool'; callId: string; tool: string; content: string };
+  | {
+      role: 'tool';
+      callId: string;
+      tool: string;
+      content: string;
+      /** Runtime bookkeeping, not shown to the model: the fingerprint this call added to the node run's count. */
+      counted?: string;
+    };
 
 /** Token usage of one model call. */
 export interface TokenUsage {

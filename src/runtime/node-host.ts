@@ -97,7 +97,14 @@ async function callTool(
     services: { ...deps.services, checkpoint: () => session.checkpoint() },
   });
   const observation = await deps.pipeline(ctx);
-  return { observation, effect: ctx.effect, args: ctx.args ?? traceArgs(call.rawArgs), executed: ctx.executed };
+  const counted = ctx.counted ? ctx.fingerprint : undefined;
+  return {
+    observation,
+    effect: ctx.effect,
+    args: ctx.args ?? traceArgs(call.rawArgs),
+    executed: ctx.executed,
+    ...(counted ? { counted } : {}),
+  };
 }
 
 /** The arguments as traced: parsed JSON, or the raw string when it is not valid JSON. */

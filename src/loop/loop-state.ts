@@ -19,6 +19,8 @@ export interface SuspendedCall {
   fingerprint?: string;
   /** True for the runtime's own question after an interrupted write (SPEC §9): no tool call behind it. */
   runtimeQuestion?: boolean;
+  /** Set when a delegated child run suspended: the person's response goes to that run. */
+  childRunId?: string;
 }
 
 /** A suspending call the person has responded to, waiting to be counted by the loop. */

@@ -23,6 +23,8 @@ export interface CallResult {
   executed: boolean;
   /** The fingerprint the call added to the node run's count, if it reached the fingerprint step. */
   counted?: string;
+  /** Set by crash recovery when an interrupted write's result is unknown: the run asks the person this. */
+  runtimeQuestion?: string;
 }
 
 /** What the loop needs from the runtime; persistence and the pipeline stay behind it. */
@@ -45,8 +47,8 @@ export interface LoopHost {
   conversation(): readonly ConversationMessage[];
   /** Runs one call through the guard pipeline. */
   callTool(call: ModelToolCall, round: number): Promise<CallResult>;
-  /** Records the suspension a builtin asked for (pending item, events, status). */
-  suspend(call: ModelToolCall, round: number, effect: Extract<ControlEffect, { kind: 'suspend' }>): void;
+  /** Records the suspension a builtin (or crash recovery, `runtimeQuestion`) asked for: pending item, events, status. */
+  suspend(call: ModelToolCall, round: number, effect: Extract<ControlEffect, { kind: 'suspend' }>, runtimeQuestion?: boolean): void;
   emit(event: EventPayload): void;
   addMessage(message: ConversationMessage): void;
   recordModelCall(usage: TokenUsage): void;
@@ -88,10 +90,15 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
   host.loop.resolved = null;
   const { call } = resolved;
   const observation = Observation.fromJSON(resolved.observation);
-  const toolCall = { callId: call.callId, tool: call.tool, rawArgs: JSON.stringify(call.args) };
-  if (!call.runtimeQuestion) {
-    traceCall(host, toolCall, call.round, { observation, args: call.args, executed: false });
+  if (call.runtimeQuestion) {
+    // The answer to the runtime's own question reaches the model as a user message (SPEC §9).
+    const answer = (observation.data as { answer?: unknown } | undefined)?.answer;
+    host.addMessage({ role: 'user', content: typeof answer === 'string' ? answer : observation.reason });
+    await host.checkpoint();
+    return null;
   }
+  const toolCall = { callId: call.callId, tool: call.tool, rawArgs: JSON.stringify(call.args) };
+  traceCall(host, toolCall, call.round, { observation, args: call.args, executed: false });
   if (observation.outcome.stalls()) {
     host.node.stalls += 1;
     return stallAndSkip(host, call.round);
@@ -170,6 +177,7 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
       return { kind: 'suspended' };
     }
     traceCall(host, call, round, result);
+    if (result.runtimeQuestion) return askAfterRecovery(host, call, round, result.runtimeQuestion);
     if (effect?.kind === 'finish' && result.observation.ok) {
       host.loop.wave = null;
       await host.checkpoint();
@@ -214,6 +222,20 @@ async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | n
     return { kind: 'failed', reason: 'NO_PROGRESS', message: `${host.node.stalls} consecutive calls or rounds without progress` };
   }
   return null;
+}
+
+/**
+ * An interrupted write whose result is unknown (SPEC §9): its FAILED observation counts like any
+ * other, the rest of the wave is skipped, and the run asks the person how to go on.
+ */
+async function askAfterRecovery(host: LoopHost, call: ModelToolCall, round: number, question: string): Promise<NodeExit> {
+  host.node.stalls += 1;
+  host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: host.node.stalls, maxStalls: host.limits.maxStalls });
+  skipRest(host, host.loop.wave?.next ?? 0);
+  host.loop.wave = null;
+  host.suspend(call, round, { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question, options: null } } }, true);
+  await host.checkpoint();
+  return { kind: 'suspended' };
 }
 
 /** Appends the call's tool message and its `tool.invoked` event. */

@@ -11,6 +11,7 @@ import type { ToolDescriptor } from '../tools/tool.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
 import type { PendingItem } from '../trace/events.js';
+import { recoverWrite } from './recovery.js';
 
 /** What a node run needs besides the session: its tools, the pipeline and the model. */
 export interface NodeDeps {
@@ -65,7 +66,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     tools: () => tools,
     conversation: () => session.conversation(),
     callTool: (call, round) => callTool(session, node, deps, call, round),
-    suspend: (call, round, effect) => suspend(session, node.id, call, round, effect),
+    suspend: (call, round, effect, runtimeQuestion) => suspend(session, node.id, call, round, effect, runtimeQuestion),
     emit: (event) => session.emit(event),
     addMessage: (message) => session.addMessage(message),
     recordModelCall: (usage) => {
@@ -96,6 +97,8 @@ async function callTool(
     tools: deps.tools,
     services: { ...deps.services, checkpoint: () => session.checkpoint() },
   });
+  const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);
+  if (interrupted) return recoverWrite(ctx, interrupted, deps.pipeline);
   const observation = await deps.pipeline(ctx);
   const counted = ctx.counted ? ctx.fingerprint : undefined;
   return {
@@ -122,9 +125,11 @@ function suspend(
   call: ModelToolCall,
   round: number,
   effect: Extract<ControlEffect, { kind: 'suspend' }>,
+  runtimeQuestion = false,
 ): void {
   const s = effect.suspension;
-  const args = traceArgs(call.rawArgs);
+  const parsed = traceArgs(call.rawArgs);
+  const args = runtimeQuestion && s.kind === 'FOLLOW_UP' ? { question: s.pending.question } : parsed;
   session.doc.loop.suspended = {
     round,
     callId: call.callId,
@@ -132,6 +137,8 @@ function suspend(
     args: typeof args === 'object' && args !== null ? (args as Record<string, unknown>) : {},
     kind: s.kind,
     ...(s.kind === 'APPROVAL' ? { fingerprint: s.fingerprint } : {}),
+    ...(runtimeQuestion ? { runtimeQuestion: true } : {}),
+    ...(effect.childRunId ? { childRunId: effect.childRunId } : {}),
   };
   const pending: PendingItem = s.pending;
   session.emit({ type: 'node.suspended', nodeId, kind: s.kind, pending });

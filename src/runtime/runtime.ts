@@ -17,6 +17,8 @@ import { summarize, type RunSummary } from './summary.js';
 import type { FlowRef, Toolbox } from './toolbox.js';
 import { applyResponse, type PersonResponse } from './respond.js';
 import { followEvents } from './follow.js';
+import { delegateResult, delegateService } from './delegation.js';
+import { delegateObservation } from '../tools/builtin/delegate.js';
 
 /** Options of `createRuntime` (SPEC §14). */
 export interface RuntimeOptions {
@@ -91,7 +93,7 @@ export class Runtime {
       {
         runId,
         parentRunId: options.parentRunId ?? null,
-        rootRunId: runId,
+        rootRunId: options.parentRunId ? ((await (await this.db()).getRun(options.parentRunId))?.rootRunId ?? options.parentRunId) : runId,
         tenant: options.tenant ?? null,
         flowId: flow.id,
         flowVersion: String(flow.version),
@@ -227,11 +229,63 @@ export class Runtime {
     const model = this.modelFor(record, options.model);
     const session = await this.session(record);
     if (typeof options.model === 'string') session.update({ model: options.model });
-    applyResponse(session, ref.flow, response, this.logger);
+    const childRunId = session.doc.loop.suspended?.childRunId;
+    if (childRunId) {
+      const settled = await this.respondThroughChild(session, ref, childRunId, response, options);
+      if (settled) {
+        options.onAccepted?.(settled);
+        return settled;
+      }
+    } else {
+      applyResponse(session, ref.flow, response, this.logger);
+    }
     session.update({ status: 'running', suspension: null });
     await session.checkpoint();
     options.onAccepted?.(summarize(session.current));
     return this.driveSession(session, ref, model);
+  }
+
+  /**
+   * A parent suspended by a delegated child: the person's response goes to the child (SPEC §5).
+   * When the child waits again, the parent keeps waiting with the child's new pending item (that
+   * summary is returned); when the child ends, its result becomes the delegate call's observation.
+   */
+  private async respondThroughChild(
+    session: RunSession,
+    ref: FlowRef,
+    childRunId: string,
+    response: PersonResponse,
+    options: RespondOptions,
+  ): Promise<RunSummary | null> {
+    let child: RunSummary;
+    try {
+      child = await this.respond(childRunId, response, { comment: options.comment ?? null, who: options.who ?? null });
+    } catch (error) {
+      await this.release(session.current);
+      throw error;
+    }
+    const suspended = session.doc.loop.suspended;
+    if (!suspended) throw new Error(`run ${session.runId} lost its suspended delegate call`);
+    if (child.status === 'suspended' && child.suspension) {
+      session.update({ suspension: child.suspension, leaseOwner: null, leaseExpiresAt: null });
+      await session.checkpoint();
+      return summarize(session.current);
+    }
+    const result = delegateResult(child);
+    if (result.status === 'suspended') throw new Error(`child run ${childRunId} is suspended without a pending item`);
+    const flowId = typeof suspended.args.flow === 'string' ? suspended.args.flow : '';
+    const observation = delegateObservation(result, flowId, ref.flow.locale);
+    session.emit({
+      type: 'run.resumed',
+      ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}),
+      kind: response.kind,
+      ...(response.kind === 'APPROVAL'
+        ? { decision: response.decision, comment: response.comment, who: response.who }
+        : { answer: response.answer, who: response.who }),
+    });
+    session.doc.loop.suspended = null;
+    session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
+    return null;
   }
 
   private async driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
@@ -244,7 +298,15 @@ export class Runtime {
         owner: this.owner,
         leaseMs: this.leaseMs,
         signal: controller.signal,
-        services: {},
+        services: {
+          delegate: delegateService({
+            ref,
+            runId: session.runId,
+            tenant: session.current.tenant,
+            model: session.current.model ?? model,
+            startChild: (childRef, options) => this.start(childRef, options),
+          }),
+        },
       });
       return summarize(session.current);
     } catch (error) {
@@ -256,7 +318,9 @@ export class Runtime {
   }
 
   private async session(record: RunRecord): Promise<RunSession> {
-    return RunSession.open(await this.db(), this.hub, record, this.options.onEvent ? [this.options.onEvent] : []);
+    // A child run's events are its own trace: they do not reach the parent's `--trace` sink (SPEC §5).
+    const sinks = this.options.onEvent && record.parentRunId === null ? [this.options.onEvent] : [];
+    return RunSession.open(await this.db(), this.hub, record, sinks);
   }
 
   private async release(record: RunRecord): Promise<void> {

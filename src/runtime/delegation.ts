@@ -1,0 +1,72 @@
+import { resolve } from 'node:path';
+import type { FlowNode } from '../domain/flow.js';
+import { loadFlow, type LoadedFlow } from '../flow/load.js';
+import { flowModel } from '../flow/paths.js';
+import type { ModelSpec } from '../model/resolve.js';
+import type { CallContext, DelegateResult, DelegateService, SuspensionRequest } from '../tools/pipeline.js';
+import type { RunSummary } from './summary.js';
+import type { FlowRef } from './toolbox.js';
+
+/** Starts and drives a child run (the Runtime's `start` with a parent). */
+export type StartChild = (ref: FlowRef, options: { input: unknown; model: ModelSpec; parentRunId: string; tenant: string | null }) => Promise<RunSummary>;
+
+/**
+ * builtin_node_delegate's service (SPEC §5): the flows a node may delegate to are its `delegates`
+ * files (relative to the parent flow's folder), named by their `id`; a child run gets `task` as its
+ * input text and the child flow's own model, else the parent's.
+ */
+export function delegateService(parent: {
+  ref: FlowRef;
+  runId: string;
+  tenant: string | null;
+  model: ModelSpec;
+  startChild: StartChild;
+}): DelegateService {
+  const cache = new Map<string, Promise<LoadedFlow[]>>();
+  const delegatesOf = (node: FlowNode): Promise<LoadedFlow[]> => {
+    let found = cache.get(node.id);
+    if (!found) {
+      const dir = parent.ref.dir ?? process.cwd();
+      found = Promise.all(node.delegates.map((file) => loadFlow(resolve(dir, file))));
+      cache.set(node.id, found);
+    }
+    return found;
+  };
+  const nodeOf = (ctx: CallContext): FlowNode => {
+    const node = ctx.flow.nodes.find((n) => n.id === ctx.nodeId);
+    if (!node) throw new Error(`flow ${ctx.flow.id} has no node ${ctx.nodeId}`);
+    return node;
+  };
+  return {
+    async flows(ctx) {
+      return (await delegatesOf(nodeOf(ctx))).map((l) => l.flow.id);
+    },
+    async run(flowId, task, ctx) {
+      const child = (await delegatesOf(nodeOf(ctx))).find((l) => l.flow.id === flowId);
+      if (!child) throw new Error(`flow ${flowId} is not a delegate of node ${ctx.nodeId}`);
+      const summary = await parent.startChild(child, {
+        input: { text: task },
+        model: flowModel(child) ?? parent.model,
+        parentRunId: parent.runId,
+        tenant: parent.tenant,
+      });
+      return delegateResult(summary);
+    },
+  };
+}
+
+/** A child run's summary as the delegate builtin sees it. */
+export function delegateResult(summary: RunSummary): DelegateResult {
+  if (summary.status === 'completed') {
+    return { status: 'completed', childRunId: summary.runId, outputs: summary.outputs };
+  }
+  if (summary.status === 'suspended' && summary.suspension) {
+    return { status: 'suspended', childRunId: summary.runId, suspension: summary.suspension as SuspensionRequest };
+  }
+  return {
+    status: 'failed',
+    childRunId: summary.runId,
+    reason: summary.reason ?? summary.status.toUpperCase(),
+    message: summary.message ?? `the child run is ${summary.status}`,
+  };
+}

@@ -1,0 +1,73 @@
+import { code } from '../domain/error-codes.js';
+import { hint } from '../domain/hints.js';
+import { Observation } from '../domain/observation.js';
+import type { InFlightWrite } from '../domain/run-state.js';
+import { canonicalJson } from '../domain/fingerprint.js';
+import type { CallResult } from '../loop/node-loop.js';
+import { openApproval } from '../tools/guards/write-gate.js';
+import { lookBack } from '../tools/guards/look-back.js';
+import type { CallContext } from '../tools/pipeline.js';
+
+/**
+ * Crash recovery of a write that was in flight when its driver died (SPEC §9). The interrupted call
+ * is never re-sent blindly:
+ * - `idempotent: true` → re-sent through the pipeline with the same idempotency key (its approval,
+ *   not yet consumed, lets exactly that call through once more; the server deduplicates);
+ * - `recover` → the look-back query decides: found → SUCCESS citing the look-back's evidence (not
+ *   re-sent; approval consumed); not found → DEFERRED WRITE_NOT_EXECUTED (approval still valid);
+ * - otherwise, or when the look-back fails → FAILED WRITE_RESULT_UNKNOWN (approval consumed) and the
+ *   run asks the person how to go on.
+ * In every branch the in-flight mark is cleared.
+ */
+export async function recoverWrite(
+  ctx: CallContext,
+  mark: InFlightWrite,
+  pipeline: (ctx: CallContext) => Promise<Observation>,
+): Promise<CallResult> {
+  ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);
+  const policy = ctx.flow.tools[mark.tool];
+  if (policy?.idempotent) {
+    const observation = await pipeline(ctx);
+    return { observation, effect: ctx.effect, args: ctx.args ?? mark.args, executed: ctx.executed };
+  }
+  fillFromMark(ctx, mark);
+  if (policy?.recover) {
+    const notFound = Observation.deferred(
+      code('WRITE_NOT_EXECUTED'),
+      code('WRITE_NOT_EXECUTED').reason(ctx.locale, { tool: mark.tool }),
+      hint(ctx.locale, 'NEXT_WRITE_NOT_EXECUTED', { tool: mark.tool }),
+    );
+    const observation = await lookBack(ctx, notFound, mark.key, policy.recover);
+    const looked = ctx.lookBack;
+    const lookBackOk = looked !== undefined && ctx.run.evidence.find((e) => e.id === looked.evidenceId)?.outcome === 'SUCCESS';
+    if (looked?.found) {
+      consumeApproval(ctx, mark);
+      return { observation, args: mark.args, executed: true };
+    }
+    if (lookBackOk) return { observation, args: mark.args, executed: true };
+  }
+  consumeApproval(ctx, mark);
+  const observation = Observation.failed(
+    code('WRITE_RESULT_UNKNOWN'),
+    code('WRITE_RESULT_UNKNOWN').reason(ctx.locale, { tool: mark.tool }),
+    hint(ctx.locale, 'NEXT_WRITE_RESULT_UNKNOWN'),
+  );
+  const question = hint(ctx.locale, 'RECOVERY_QUESTION', { tool: mark.tool, args: canonicalJson(mark.args) });
+  return { observation, args: mark.args, executed: true, runtimeQuestion: question };
+}
+
+function fillFromMark(ctx: CallContext, mark: InFlightWrite): void {
+  ctx.args = mark.args;
+  ctx.fingerprint = mark.fingerprint;
+  ctx.descriptor = ctx.tools.get(mark.tool) ?? ctx.visible.get(mark.tool);
+  ctx.policy = ctx.flow.tools[mark.tool];
+  ctx.isWrite = true;
+  ctx.executed = true;
+}
+
+/** The interrupted write may have executed: its approval is used up and its gated call cleared. */
+function consumeApproval(ctx: CallContext, mark: InFlightWrite): void {
+  const approval = openApproval(ctx.run.approvals, mark.fingerprint);
+  if (approval) approval.consumed = true;
+  if (ctx.node.gatedCall?.fingerprint === mark.fingerprint) ctx.node.gatedCall = null;
+}

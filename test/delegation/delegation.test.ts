@@ -1,0 +1,117 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadFlow } from '../../src/flow/load.js';
+import { scriptedModel } from '../../src/model/scripted.js';
+import { createRuntime } from '../../src/runtime/create.js';
+import { defineTool } from '../../src/tools/tool.js';
+
+let dir: string;
+let writes: unknown[];
+
+const createOrder = () =>
+  defineTool<{ item: string }>({
+    name: 'order_create',
+    description: 'Create an order',
+    write: true,
+    inputSchema: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
+    execute: (args) => {
+      writes.push(args);
+      return { orderId: `o${writes.length}` };
+    },
+  });
+
+const CHILD = `
+id: ordering
+locale: en
+model: scripted:./child-turns.yaml
+nodes:
+  - id: order
+    instructions: Place the order.
+    tools: [order_create]
+    outputs:
+      orderId: { required: true, sources: [evidence], from: [order_create] }
+`;
+
+const CHILD_TURNS = `
+turns:
+  - calls: [{ tool: order_create, args: { item: tea } }]
+  - calls: [{ tool: builtin_node_approval, args: { tool: order_create, summary: order tea } }]
+  - calls: [{ tool: order_create, args: { item: tea } }]
+  - calls: [{ tool: builtin_output_set, args: { key: orderId, value: o1, sourceType: evidence, sourceRef: ev_1 } }]
+  - calls: [{ tool: builtin_node_finish, args: { summary: ordered } }]
+`;
+
+function parentFlow() {
+  return {
+    id: 'assistant',
+    locale: 'en',
+    nodes: [{ id: 'main', instructions: 'Delegate ordering.', delegates: ['./child.yaml'] }],
+  };
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'delegation-'));
+  writes = [];
+  writeFileSync(join(dir, 'child.yaml'), CHILD);
+  writeFileSync(join(dir, 'child-turns.yaml'), CHILD_TURNS);
+});
+
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
+  it('suspends the parent with the child pending item, routes the approval to the child, and returns its outputs', async () => {
+    const runtime = createRuntime({ store: `sqlite:${join(dir, 'rt.db')}`, tools: [createOrder()], logger: false });
+    const flow = await loadFlow(parentFlow(), { baseDir: dir });
+    const model = scriptedModel({
+      turns: [
+        { calls: [{ tool: 'builtin_node_delegate', args: { flow: 'ordering', task: 'order tea' } }] },
+        { calls: [{ tool: 'builtin_node_finish', args: { summary: 'done' } }] },
+      ],
+    });
+    const first = await runtime.start(flow, { input: { text: 'please order tea' }, model });
+    expect(first.status).toBe('suspended');
+    expect(first.suspension).toMatchObject({ kind: 'APPROVAL', pending: { tool: 'order_create', args: { item: 'tea' } } });
+    const children = await runtime.list({ parentRunId: first.runId });
+    expect(children).toHaveLength(1);
+    const child = children[0]!;
+    expect(child.status).toBe('suspended');
+
+    const done = await runtime.approve(first.runId, { comment: 'fine', who: 'ana' });
+    expect(done.status).toBe('completed');
+    expect(writes).toEqual([{ item: 'tea' }]);
+    expect((await runtime.status(child.runId)).status).toBe('completed');
+
+    const parentEvents = [];
+    for await (const e of runtime.events(first.runId, { follow: false })) parentEvents.push(e);
+    const delegateCall = parentEvents.find((e) => e.type === 'tool.invoked' && e.tool === 'builtin_node_delegate');
+    expect(delegateCall).toMatchObject({ outcome: 'SUCCESS', executed: false });
+    expect(parentEvents.some((e) => e.type === 'tool.invoked' && e.tool === 'order_create')).toBe(false);
+    const childEvents = [];
+    for await (const e of runtime.events(child.runId, { follow: false })) childEvents.push(e);
+    expect(childEvents[0]).toMatchObject({ type: 'run.started', parentRunId: first.runId });
+    expect(childEvents.filter((e) => e.type === 'run.resumed')).toEqual([
+      expect.objectContaining({ decision: 'approved', who: 'ana', comment: 'fine' }),
+    ]);
+    await runtime.close();
+  });
+
+  it('a flow outside the node delegates is REJECTED DELEGATION_OUT_OF_BOUNDS', async () => {
+    const runtime = createRuntime({ store: 'memory', tools: [createOrder()], logger: false });
+    const flow = await loadFlow(parentFlow(), { baseDir: dir });
+    const model = scriptedModel({
+      turns: [
+        { calls: [{ tool: 'builtin_node_delegate', args: { flow: 'elsewhere', task: 'x' } }] },
+        { calls: [{ tool: 'builtin_node_fail', args: { reason: 'cannot' } }] },
+      ],
+    });
+    const run = await runtime.start(flow, { input: { text: 'x' }, model });
+    expect(run.status).toBe('failed');
+    const events = [];
+    for await (const e of runtime.events(run.runId, { follow: false })) events.push(e);
+    expect(events.find((e) => e.type === 'tool.invoked')).toMatchObject({ outcome: 'REJECTED', errorCode: 'DELEGATION_OUT_OF_BOUNDS' });
+    expect(writes).toEqual([]);
+    await runtime.close();
+  });
+});

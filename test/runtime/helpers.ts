@@ -177,3 +177,24 @@ export function story(events: readonly StoredEvent[]): string[] {
       }
     });
 }
+
+/** A scripted model that stops at call `at` (0-based) until released; `reached` resolves when it gets there. */
+export function gatedModel(at: number, ...turns: ScriptedTurn[]): ModelClient & { reached: Promise<void>; release(): void } {
+  const inner = scriptedModel({ turns });
+  let arrive: () => void = () => undefined;
+  let open: () => void = () => undefined;
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  return {
+    id: 'gated',
+    reached,
+    release: () => open(),
+    async call(request, context) {
+      if (context.callIndex === at) {
+        arrive();
+        await gate;
+      }
+      return inner.call(request, context);
+    },
+  };
+}

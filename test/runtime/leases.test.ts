@@ -107,7 +107,7 @@ describe('Runtime: races, leases and takeover', () => {
     const inSlow = new Promise<void>((resolve) => (entered = resolve));
     const gate = new Promise<void>((resolve) => (release = resolve));
     let slowRuns = 0;
-    const slow = defineTool({
+    const slow: LocalTool = defineTool({
       name: 'slow',
       description: 'slow read',
       inputSchema: { type: 'object', properties: {} },
@@ -119,7 +119,7 @@ describe('Runtime: races, leases and takeover', () => {
         }
         return { run: slowRuns };
       },
-    }) as LocalTool;
+    });
     const withSlow: ToolKit = { ...kit, tools: [...kit.tools, slow] };
     const db = sqliteUrl();
     const turns2 = [turn([call.tool('lookup', { id: 1 }), call.tool('slow'), call.tool('lookup', { id: 2 })]), turn([call.finish()])];

@@ -6,6 +6,7 @@ import { StoreError } from '../store/store.js';
 import { USAGE, UsageError } from './args.js';
 import { answer, cancel, decide, resume, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
+import { serve } from './serve.js';
 
 const COMMANDS: Record<string, Command> = {
   run,
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   runs,
   trace,
   validate,
+  serve,
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (SPEC §10). */

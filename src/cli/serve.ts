@@ -1,0 +1,117 @@
+import { resolve } from 'node:path';
+import { createStderrLogger, type Logger } from '../log/logger.js';
+import { createRuntime } from '../runtime/create.js';
+import { createServer } from '../server/app.js';
+import { FlowRegistry } from '../server/flows.js';
+import { isLoopback, type Listening } from '../server/listen.js';
+import { loadTokenFile, TokenConfigError, tokensFromEnv, type TokenEntry } from '../server/tokens.js';
+import { resolveDbUrl } from '../store/open.js';
+import { COMMON, UsageError, parse, str } from './args.js';
+import type { Command } from './commands.js';
+
+const DEFAULT_PORT = 8080;
+
+/** How `runServe` talks to the world (injected by tests). */
+export interface ServeIo {
+  /** Receives the URL line (stdout). */
+  out: (text: string) => void;
+  /** Resolves when the server should shut down (default: the first SIGINT or SIGTERM). */
+  stopped: (logger: Logger) => Promise<void>;
+  logger?: Logger;
+}
+
+/** The `serve` command of the CLI. */
+export const serve: Command = (argv) =>
+  runServe(argv, { out: (text) => void process.stdout.write(text), stopped: shutdownSignal });
+
+/**
+ * `serve [--host H] [--port P] [--db URL] [--flows DIR] [--tokens FILE]` (SPEC §10, §12): the HTTP API
+ * until SIGINT/SIGTERM, then a graceful shutdown. Prints the URL on stdout, the log on stderr.
+ * Exits 2 for bad flags, an unusable token file or flows folder, an address in use, or a
+ * non-loopback host without tokens.
+ */
+export async function runServe(argv: string[], io: ServeIo): Promise<number> {
+  const parsed = parse(
+    'serve',
+    argv,
+    { ...COMMON, host: { type: 'string' }, port: { type: 'string' }, flows: { type: 'string' }, tokens: { type: 'string' }, durability: { type: 'string' } },
+    { min: 0, max: 0, names: '' },
+  );
+  const host = str(parsed, 'host') ?? '127.0.0.1';
+  const port = portOf(str(parsed, 'port'));
+  const tokens = await readTokens(str(parsed, 'tokens'));
+  const logger = io.logger ?? createStderrLogger();
+  if (tokens === null) {
+    if (!isLoopback(host)) {
+      throw new UsageError(`serve: refusing --host ${host} without tokens; give --tokens FILE (or AGENT_RUNTIME_TOKENS) or listen on 127.0.0.1`);
+    }
+    logger.warn('SERVER no tokens configured: listening on loopback only, WITHOUT authentication (every caller is admin)');
+  }
+  const flowsDir = str(parsed, 'flows');
+  const flows = new FlowRegistry({ dir: flowsDir ? resolve(flowsDir) : null, logger });
+  await loadFlows(flows, flowsDir);
+  const runtime = createRuntime({
+    store: resolveDbUrl({ db: str(parsed, 'db') }),
+    storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
+    logger,
+  });
+  const server = createServer({ runtime, flows, tokens, logger });
+  let listening: Listening;
+  try {
+    listening = await server.listen({ host, port });
+  } catch (error) {
+    await runtime.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new UsageError(`serve: cannot listen on ${host}:${port}: ${code}`, { cause: error });
+    throw error;
+  }
+  io.out(`${listening.url}\n`);
+  logger.info('SERVER listening', { url: listening.url, auth: tokens ? `${tokens.length} tokens` : 'none', flows: flows.list().map((f) => f.flowId).join(',') });
+  await io.stopped(logger);
+  const left = await server.close();
+  await runtime.close();
+  logger.info('SERVER stopped', { runsLeftRunning: left });
+  return 0;
+}
+
+function portOf(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_PORT;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) throw new UsageError(`serve: --port must be a number from 0 to 65535, not ${JSON.stringify(raw)}`);
+  return port;
+}
+
+async function readTokens(file: string | undefined): Promise<TokenEntry[] | null> {
+  try {
+    return file !== undefined ? await loadTokenFile(resolve(file)) : tokensFromEnv();
+  } catch (error) {
+    if (error instanceof TokenConfigError) throw new UsageError(`serve: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+async function loadFlows(flows: FlowRegistry, dir: string | undefined): Promise<void> {
+  try {
+    await flows.loadDir();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`serve: --flows ${dir ?? ''} is not a folder`, { cause: error });
+    throw error;
+  }
+}
+
+/** Resolves on the first SIGINT or SIGTERM; a second one exits at once. */
+function shutdownSignal(logger: Logger): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const first = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', first);
+      process.off('SIGTERM', first);
+      logger.info('SERVER shutting down: no new requests; waiting for runs being driven to stop at a persisted step', { signal });
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(143));
+      resolve();
+    };
+    process.once('SIGINT', first);
+    process.once('SIGTERM', first);
+  });
+}

@@ -1,0 +1,132 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { createStderrLogger, type Logger } from '../log/logger.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { Background, RunLocks } from './background.js';
+import { authenticate, requireRole, type AppEnv, type ServerDeps } from './context.js';
+import { ApiError, errorResponse, toApiError } from './errors.js';
+import { registerEventRoutes } from './events.js';
+import { FlowRegistry } from './flows.js';
+import { registerFlowRoutes } from './flows-routes.js';
+import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
+import { listen, type Listening, type ListenOptions } from './listen.js';
+import { registerRunRoutes } from './runs-routes.js';
+import type { TokenEntry } from './tokens.js';
+
+/** Options of `createServer`. */
+export interface ServerOptions {
+  /** The runtime that stores and drives runs. The server does not close it. */
+  runtime: Runtime;
+  /** The flows that may be started by id (default: an empty registry resolving against the current directory). */
+  flows?: FlowRegistry;
+  /** API tokens (hashed). Null, undefined or empty: no auth, and `listen` accepts loopback addresses only. */
+  tokens?: readonly TokenEntry[] | null;
+  logger?: Logger;
+  /** Interval of SSE keep-alive comments (default 15000 ms). */
+  heartbeatMs?: number;
+  /** Limits of the in-memory Idempotency-Key map. */
+  idempotency?: IdempotencyOptions;
+  /** Largest accepted request body (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** How long `close` waits for runs being driven to reach a stopping point (default 30000 ms). */
+  shutdownGraceMs?: number;
+}
+
+/** The HTTP API of SPEC §12 as a Hono app, with listening and graceful shutdown. */
+export interface ApiServer {
+  /** The Hono app (its `fetch` serves requests; `request()` is handy in tests). */
+  readonly app: OpenAPIHono<AppEnv>;
+  readonly flows: FlowRegistry;
+  /** True when requests need a bearer token. */
+  readonly auth: boolean;
+  /** Listens on `host:port` (default 127.0.0.1, a free port); without tokens only a loopback host is accepted. */
+  listen(options?: ListenOptions): Promise<Listening>;
+  /**
+   * Graceful shutdown: stops accepting connections and mutating requests, ends event streams, waits
+   * up to `shutdownGraceMs` for runs being driven to suspend or end (each step is persisted, so one
+   * still going can be resumed later), then closes the listener. Returns how many runs were still being driven.
+   * The caller closes the runtime afterwards (MCP servers, store).
+   */
+  close(): Promise<number>;
+}
+
+/** Creates the API server (SPEC §12): routes, auth, OpenAPI document, background runs. */
+export function createServer(options: ServerOptions): ApiServer {
+  const logger = options.logger ?? createStderrLogger();
+  const tokens = options.tokens && options.tokens.length > 0 ? options.tokens : null;
+  let closing = false;
+  const deps: ServerDeps = {
+    runtime: options.runtime,
+    flows: options.flows ?? new FlowRegistry({ logger }),
+    cache: new IdempotencyCache(options.idempotency),
+    background: new Background(logger),
+    locks: new RunLocks(),
+    logger,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    streams: new Set(),
+    closing: () => closing,
+  };
+  const app = buildApp(deps, tokens, options.maxBodyBytes ?? 1024 * 1024);
+  let listening: Listening | null = null;
+  return {
+    app,
+    flows: deps.flows,
+    auth: tokens !== null,
+    async listen(listenOptions = {}) {
+      if (listening) throw new Error('the server is already listening');
+      listening = await listen(app, listenOptions, tokens !== null);
+      return listening;
+    },
+    async close() {
+      closing = true;
+      const stopped = listening?.stopAccepting();
+      for (const stream of deps.streams) stream.abort();
+      const left = await deps.background.drain(options.shutdownGraceMs ?? 30_000);
+      if (left > 0) {
+        logger.warn('SERVER runs still being driven at shutdown; each stays running and can be resumed (agent-runtime resume) once its lease expires', { runs: left });
+      }
+      await stopped;
+      return left;
+    },
+  };
+}
+
+function buildApp(deps: ServerDeps, tokens: readonly TokenEntry[] | null, maxBodyBytes: number): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const problems = result.error.issues.map((i) => `${[result.target, ...i.path].join('.')}: ${i.message}`);
+        throw new ApiError(400, 'BAD_REQUEST', `invalid request ${result.target}`, problems);
+      }
+      return undefined;
+    },
+  });
+  app.onError((error, c) => errorResponse(c, toApiError(error, deps.logger)));
+  app.notFound((c) => errorResponse(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)));
+  app.get('/healthz', (c) => c.json({ ok: true, closing: deps.closing() }, deps.closing() ? 503 : 200));
+  app.use('/v1/*', authenticate(tokens));
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new ApiError(400, 'BAD_REQUEST', `the request body is larger than ${maxBodyBytes} bytes`);
+      },
+    }),
+  );
+  app.use('/v1/*', requireRole('viewer'));
+  registerRunRoutes(app, deps);
+  registerEventRoutes(app, deps);
+  registerFlowRoutes(app, deps);
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.doc31('/v1/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'g2rain-agent-runtime API',
+      version: '1',
+      description: 'Runs of agent flows: start, watch (Server-Sent Events), approve, answer, cancel. See docs/api.md.',
+    },
+    security: tokens ? [{ bearer: [] }] : [],
+  });
+  return app;
+}

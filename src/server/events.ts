@@ -1,0 +1,71 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import type { RunRecord } from '../store/store.js';
+import { visibleRun, type AppEnv, type ServerDeps } from './context.js';
+import { EventsHeaders, EventsQuery, RunIdParam, errors } from './schemas.js';
+
+const ENDED = new Set(['completed', 'failed', 'cancelled']);
+
+const runEvents = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}/events',
+  tags: ['runs'],
+  summary: 'The run\'s trace events as Server-Sent Events, replayed then live',
+  description:
+    'Each SSE message is one trace event (SPEC §11) as JSON in `data`, with `id` = the event\'s `seq`. ' +
+    'Replays the events after `Last-Event-ID` (or `?after=`), then streams new ones as they are committed, with a ' +
+    '`: keep-alive` comment line between them, and closes after `run.completed`, `run.failed` or `run.cancelled`. ' +
+    'A suspended run keeps the stream open. Send the same `Authorization` header (read it with fetch streaming).',
+  request: { params: RunIdParam, query: EventsQuery, headers: EventsHeaders },
+  responses: {
+    200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
+    ...errors(400, 401, 404),
+  },
+});
+
+/** Registers `GET /v1/runs/{id}/events` (SPEC §12). */
+export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
+  app.openapi(runEvents, async (c) => {
+    const { id } = c.req.valid('param');
+    const { after: queryAfter } = c.req.valid('query');
+    const lastEventId = c.req.valid('header')['last-event-id'];
+    const record = await visibleRun(deps, c.get('principal'), id);
+    const requested = lastEventId !== undefined ? Number(lastEventId) : (queryAfter ?? 0);
+    c.header('X-Accel-Buffering', 'no');
+    return streamSSE(
+      c,
+      (stream) => pump(deps, stream, record, requested),
+      async (error) => {
+        deps.logger.error('HTTP event stream failed', { runId: id, error });
+      },
+    );
+  });
+}
+
+/**
+ * Writes the run's events after `requested` to the stream until the run ends, the client leaves or
+ * the server shuts down. `requested` is clamped to what exists, so a run that already ended closes at
+ * once instead of waiting for events that will never come.
+ */
+async function pump(deps: ServerDeps, stream: SSEStreamingApi, record: RunRecord, requested: number): Promise<void> {
+  const controller = new AbortController();
+  stream.onAbort(() => controller.abort());
+  deps.streams.add(controller);
+  const heartbeat = setInterval(() => {
+    void stream.write(': keep-alive\n\n');
+  }, deps.heartbeatMs);
+  try {
+    const events = deps.runtime.events(record.runId, {
+      after: Math.min(requested, record.lastSeq),
+      follow: !ENDED.has(record.status),
+      signal: controller.signal,
+    });
+    for await (const event of events) {
+      if (controller.signal.aborted) break;
+      await stream.writeSSE({ id: String(event.seq), data: JSON.stringify(event) });
+    }
+  } finally {
+    clearInterval(heartbeat);
+    deps.streams.delete(controller);
+  }
+}

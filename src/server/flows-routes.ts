@@ -1,0 +1,55 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { assertOpen, assertRole, type AppEnv, type ServerDeps } from './context.js';
+import { ApiError } from './errors.js';
+import { FlowInfoSchema, errors, json } from './schemas.js';
+
+const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+
+const listFlows = createRoute({
+  method: 'get',
+  path: '/v1/flows',
+  tags: ['flows'],
+  summary: 'The registered flows',
+  responses: { 200: json(z.array(FlowInfoSchema), 'Registered flows by id (the latest registration of each id).'), ...errors(401) },
+});
+
+const FlowBody = z.record(z.string(), z.unknown()).openapi('FlowDefinition', {
+  description: 'A flow (SPEC §3; JSON Schema in schema/flow.schema.json of the package).',
+});
+
+const RegisteredSchema = z.object({ flowId: z.string(), version: z.string() }).openapi('RegisteredFlow');
+
+/** Registers `GET /v1/flows` and `POST /v1/flows` (SPEC §12). */
+export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
+  app.openapi(listFlows, (c) => c.json(deps.flows.list(), 200));
+
+  // Registered by hand (and documented below) so the raw text reaches loadFlowText, which reports
+  // problems with line numbers for YAML and JSON alike.
+  app.post('/v1/flows', async (c) => {
+    assertOpen(deps, c);
+    assertRole(c.get('principal'), 'admin');
+    const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    if (type !== 'application/json' && !YAML_TYPES.includes(type)) {
+      throw new ApiError(400, 'BAD_REQUEST', 'send the flow as application/json or application/yaml');
+    }
+    const info = await deps.flows.registerText(await c.req.text(), type === 'application/json' ? 'upload.json' : 'upload.yaml');
+    deps.logger.info('FLOWS registered', { flowId: info.flowId, version: info.version, by: c.get('principal').name });
+    return c.json({ flowId: info.flowId, version: info.version }, 201);
+  });
+  app.openAPIRegistry.registerPath({
+    method: 'post',
+    path: '/v1/flows',
+    tags: ['flows'],
+    summary: 'Register a flow (admin); it replaces a registered flow with the same id',
+    description:
+      'The body is the flow as JSON, or YAML with `Content-Type: application/yaml`. It is validated like ' +
+      '`agent-runtime validate` (without connecting to its MCP servers); relative paths resolve against the server\'s `--flows DIR`.',
+    request: {
+      body: {
+        required: true,
+        content: { 'application/json': { schema: FlowBody }, 'application/yaml': { schema: z.string() } },
+      },
+    },
+    responses: { 201: json(RegisteredSchema, 'The flow was registered.'), ...errors(400, 401, 403) },
+  });
+}

@@ -1,0 +1,130 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { loadFlow, loadFlowText, type LoadedFlow } from '../flow/load.js';
+import { isFlowError } from '../flow/problems.js';
+import type { Logger } from '../log/logger.js';
+
+/** How a registered flow got here. */
+export type FlowOrigin = 'dir' | 'upload';
+
+/** One entry of the registry as listed by `GET /v1/flows`. */
+export interface FlowInfo {
+  flowId: string;
+  version: string;
+  description?: string;
+  origin: FlowOrigin;
+  /** The file it was loaded from (flows from `--flows DIR`). */
+  path?: string;
+  registeredAt: string;
+}
+
+/** Options of a FlowRegistry. */
+export interface FlowRegistryOptions {
+  /** The `--flows DIR`: flows there are registered by `loadDir`, and relative paths of uploaded flows resolve against it (else the current directory). */
+  dir?: string | null;
+  /** Names of local tools the host provides (flow policies may name them). */
+  knownTools?: Iterable<string>;
+  logger?: Logger;
+}
+
+const FLOW_FILE = /\.(ya?ml|json)$/i;
+const NESTED = ['flow.yaml', 'flow.yml', 'flow.json'];
+
+/**
+ * The flows a server can start by id, in memory, keyed by flow id. Registering a flow whose id is
+ * already there replaces it (the latest registration wins, whatever its `version`); runs already
+ * started keep the flow they started with, which is persisted with the run.
+ */
+export class FlowRegistry {
+  private readonly flows = new Map<string, { loaded: LoadedFlow; info: FlowInfo }>();
+  readonly baseDir: string;
+  private readonly knownTools: string[];
+
+  constructor(private readonly options: FlowRegistryOptions = {}) {
+    this.baseDir = resolve(options.dir ?? process.cwd());
+    this.knownTools = [...(options.knownTools ?? [])];
+  }
+
+  /**
+   * Registers every flow file of the `dir` folder: `*.yaml`, `*.yml`, `*.json` directly in it and
+   * `<sub>/flow.yaml|yml|json` one level down. A file that is not a valid flow is skipped with a
+   * warning naming its problems. Returns what was registered.
+   */
+  async loadDir(): Promise<FlowInfo[]> {
+    if (!this.options.dir) return [];
+    const registered: FlowInfo[] = [];
+    for (const file of await flowFiles(this.baseDir)) {
+      try {
+        registered.push(this.add(await loadFlow(file, { knownTools: this.knownTools }), 'dir', file));
+      } catch (error) {
+        if (!isFlowError(error)) throw error;
+        this.options.logger?.warn('FLOWS skipped a file that is not a valid flow', { file, problems: error.message });
+      }
+    }
+    return registered;
+  }
+
+  /** Validates and registers a flow given as YAML or JSON text (relative paths resolve against `dir`); throws FlowError. */
+  async registerText(text: string, name = '<upload>'): Promise<FlowInfo> {
+    return this.add(await this.loadText(text, name), 'upload', null);
+  }
+
+  /** Validates a flow given as text without registering it (e.g. an inline flow); throws FlowError. */
+  loadText(text: string, name = '<inline>'): Promise<LoadedFlow> {
+    return loadFlowText(text, { baseDir: this.baseDir, name, knownTools: this.knownTools });
+  }
+
+  /** Validates a flow given as an object without registering it; throws FlowError. */
+  loadObject(flow: object, name = '<inline>'): Promise<LoadedFlow> {
+    return loadFlow(flow, { baseDir: this.baseDir, name, knownTools: this.knownTools });
+  }
+
+  /** The registered flow with this id, or undefined. */
+  get(flowId: string): LoadedFlow | undefined {
+    return this.flows.get(flowId)?.loaded;
+  }
+
+  /** Every registered flow, by id. */
+  list(): FlowInfo[] {
+    return [...this.flows.values()].map((e) => e.info).sort((a, b) => a.flowId.localeCompare(b.flowId));
+  }
+
+  private add(loaded: LoadedFlow, origin: FlowOrigin, path: string | null): FlowInfo {
+    const { flow } = loaded;
+    const info: FlowInfo = {
+      flowId: flow.id,
+      version: String(flow.version),
+      ...(flow.description ? { description: flow.description } : {}),
+      origin,
+      ...(path ? { path } : {}),
+      registeredAt: new Date().toISOString(),
+    };
+    const before = this.flows.get(flow.id);
+    if (before) this.options.logger?.info('FLOWS replaced', { flowId: flow.id, version: info.version, previous: before.info.version });
+    this.flows.set(flow.id, { loaded, info });
+    return info;
+  }
+}
+
+async function flowFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, entry.name);
+    if (entry.isFile() && FLOW_FILE.test(entry.name)) files.push(path);
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    for (const name of NESTED) {
+      const nested = join(path, name);
+      if (await isFile(nested)) files.push(nested);
+    }
+  }
+  return files;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}

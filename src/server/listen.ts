@@ -1,0 +1,74 @@
+import { createAdaptorServer } from '@hono/node-server';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Hono } from 'hono';
+import type { AppEnv } from './context.js';
+
+/** Where to listen. */
+export interface ListenOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+}
+
+/** A listening server. */
+export interface Listening {
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops accepting connections, closes idle ones, and resolves once the others have ended (forced after a few seconds). */
+  stopAccepting(): Promise<void>;
+}
+
+/** Listening without tokens on a non-loopback address: refused (SPEC §12). */
+export class UnsafeListenError extends Error {
+  override readonly name = 'UnsafeListenError';
+}
+
+const FORCE_CLOSE_MS = 5_000;
+
+/** True for an address of this machine's loopback interface. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** Listens with `app`; without auth, only on a loopback host. */
+export async function listen(app: Hono<AppEnv>, options: ListenOptions, auth: boolean): Promise<Listening> {
+  const host = options.host ?? '127.0.0.1';
+  if (!auth && !isLoopback(host)) {
+    throw new UnsafeListenError(`refusing to listen on ${host} without tokens: give --tokens FILE (or AGENT_RUNTIME_TOKENS), or listen on 127.0.0.1`);
+  }
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shown}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    stopAccepting: () => stop(server),
+  };
+}
+
+function stop(server: Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    // Connections become idle as their last response ends (event streams end on shutdown too).
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_MS);
+    server.close((error) => {
+      clearInterval(sweep);
+      clearTimeout(force);
+      if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
+      else resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

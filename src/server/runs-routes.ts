@@ -1,0 +1,198 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { validateRunInput } from '../flow/input.js';
+import type { LoadedFlow } from '../flow/load.js';
+import { absolutizeModel } from '../model/resolve.js';
+import type { RunSummary } from '../runtime/summary.js';
+import { assertOpen, assertRole, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
+import { ApiError } from './errors.js';
+import type { StoredResponse } from './idempotency.js';
+import {
+  AnswerSchema,
+  ApprovalSchema,
+  IdempotencyHeader,
+  ListRunsQuery,
+  RunIdParam,
+  RunSummarySchema,
+  StartRunSchema,
+  errors,
+  json,
+} from './schemas.js';
+
+const startRun = createRoute({
+  method: 'post',
+  path: '/v1/runs',
+  tags: ['runs'],
+  summary: 'Start a run; it executes in the background',
+  middleware: [requireRole('operator')] as const,
+  request: { headers: IdempotencyHeader, body: { required: true, content: { 'application/json': { schema: StartRunSchema } } } },
+  responses: { 201: json(RunSummarySchema, 'The run was created (status `running`); watch it with GET /v1/runs/{id}/events.'), ...errors(400, 401, 403, 404) },
+});
+
+const listRuns = createRoute({
+  method: 'get',
+  path: '/v1/runs',
+  tags: ['runs'],
+  summary: 'List runs, newest first',
+  request: { query: ListRunsQuery },
+  responses: { 200: json(z.array(RunSummarySchema), 'Run summaries.'), ...errors(400, 401) },
+});
+
+const getRun = createRoute({
+  method: 'get',
+  path: '/v1/runs/{id}',
+  tags: ['runs'],
+  summary: 'The run summary',
+  request: { params: RunIdParam },
+  responses: { 200: json(RunSummarySchema, 'The run summary.'), ...errors(401, 404) },
+});
+
+const approval = createRoute({
+  method: 'post',
+  path: '/v1/runs/{id}/approval',
+  tags: ['runs'],
+  summary: 'Approve or reject the pending write; the run continues in the background',
+  middleware: [requireRole('operator')] as const,
+  request: { params: RunIdParam, headers: IdempotencyHeader, body: { required: true, content: { 'application/json': { schema: ApprovalSchema } } } },
+  responses: { 200: json(RunSummarySchema, 'The decision was recorded; the summary as the run continues.'), ...errors(400, 401, 403, 404, 409) },
+});
+
+const answer = createRoute({
+  method: 'post',
+  path: '/v1/runs/{id}/answer',
+  tags: ['runs'],
+  summary: 'Answer the pending follow-up question; the run continues in the background',
+  middleware: [requireRole('operator')] as const,
+  request: { params: RunIdParam, headers: IdempotencyHeader, body: { required: true, content: { 'application/json': { schema: AnswerSchema } } } },
+  responses: { 200: json(RunSummarySchema, 'The answer was recorded; the summary as the run continues.'), ...errors(400, 401, 403, 404, 409) },
+});
+
+const cancel = createRoute({
+  method: 'post',
+  path: '/v1/runs/{id}/cancel',
+  tags: ['runs'],
+  summary: 'Cancel a run that has not ended',
+  middleware: [requireRole('operator')] as const,
+  request: { params: RunIdParam, headers: IdempotencyHeader },
+  responses: { 200: json(RunSummarySchema, 'The cancelled run.'), ...errors(401, 403, 404, 409) },
+});
+
+/** Registers the run routes of SPEC §12 (the events stream lives in events.ts). */
+export function registerRunRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
+  app.openapi(startRun, async (c) => {
+    const body = c.req.valid('json');
+    const result = await idempotent(deps, c, body, async () => ({ status: 201, body: await start(deps, c, body) }));
+    c.header('Location', `/v1/runs/${result.runId}`);
+    return c.json(result, 201);
+  });
+
+  app.openapi(listRuns, async (c) => {
+    const { status, limit } = c.req.valid('query');
+    const tenant = c.get('principal').tenant;
+    const list = await deps.runtime.list({ ...(status ? { status } : {}), ...(tenant !== null ? { tenant } : {}), limit });
+    return c.json(list, 200);
+  });
+
+  app.openapi(getRun, async (c) => {
+    const { id } = c.req.valid('param');
+    await visibleRun(deps, c.get('principal'), id);
+    return c.json(await deps.runtime.status(id), 200);
+  });
+
+  app.openapi(approval, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const who = c.get('principal').name;
+    const options = { comment: body.comment ?? null, who };
+    const summary = await idempotent(deps, c, body, () =>
+      respond(deps, c, id, (onAccepted) =>
+        body.decision === 'approve' ? deps.runtime.approve(id, { ...options, onAccepted }) : deps.runtime.reject(id, { ...options, onAccepted }),
+      ),
+    );
+    return c.json(summary, 200);
+  });
+
+  app.openapi(answer, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    const who = c.get('principal').name;
+    const summary = await idempotent(deps, c, body, () =>
+      respond(deps, c, id, (onAccepted) => deps.runtime.answer(id, body.text, { who, onAccepted })),
+    );
+    return c.json(summary, 200);
+  });
+
+  app.openapi(cancel, async (c) => {
+    const { id } = c.req.valid('param');
+    const summary = await idempotent(deps, c, null, async () => {
+      assertOpen(deps, c);
+      await visibleRun(deps, c.get('principal'), id);
+      return { status: 200, body: await deps.locks.with(id, () => deps.runtime.cancel(id)) };
+    });
+    return c.json(summary, 200);
+  });
+}
+
+type StartBody = z.infer<typeof StartRunSchema>;
+
+/** Starts a run of a registered or inline flow in the background; answers once it is persisted. */
+async function start(deps: ServerDeps, c: Context<AppEnv>, body: StartBody): Promise<RunSummary> {
+  assertOpen(deps, c);
+  const principal = c.get('principal');
+  const loaded = await chooseFlow(deps, principal.role === 'admin' ? null : principal.name, body);
+  const input = typeof body.input === 'string' ? { text: body.input } : (body.input ?? {});
+  const problems = validateRunInput(loaded.flow, input);
+  if (problems.length > 0) {
+    throw new ApiError(400, 'INPUT_INVALID', `the input does not match the input schema of flow "${loaded.flow.id}"`, problems);
+  }
+  const base = loaded.dir ?? deps.flows.baseDir;
+  const modelName = body.model ?? loaded.flow.model;
+  const model = modelName === undefined ? undefined : absolutizeModel(modelName, base);
+  return deps.background.accept((onAccepted) =>
+    deps.runtime.start(loaded, { input, tenant: principal.tenant, onAccepted, ...(model !== undefined ? { model } : {}) }),
+  );
+}
+
+/** The flow a start request names: registered by id, or inline (admins only; `nonAdmin` names the caller otherwise). */
+async function chooseFlow(deps: ServerDeps, nonAdmin: string | null, body: StartBody): Promise<LoadedFlow> {
+  if ((body.flowId === undefined) === (body.flow === undefined)) {
+    throw new ApiError(400, 'BAD_REQUEST', 'give exactly one of flowId (a registered flow) or flow (an inline flow)');
+  }
+  if (body.flow !== undefined) {
+    if (nonAdmin !== null) {
+      throw new ApiError(403, 'FORBIDDEN', `token ${nonAdmin} may start registered flows only; an inline flow needs role admin`);
+    }
+    return deps.flows.loadObject(body.flow);
+  }
+  const loaded = deps.flows.get(body.flowId as string);
+  if (!loaded) throw new ApiError(404, 'FLOW_NOT_FOUND', `unknown flow id ${body.flowId as string} (GET /v1/flows lists them)`);
+  return loaded;
+}
+
+/** A person's response to a visible run, serialised per run, answered once it is persisted. */
+async function respond(
+  deps: ServerDeps,
+  c: Context<AppEnv>,
+  runId: string,
+  call: (onAccepted: (summary: RunSummary) => void) => Promise<RunSummary>,
+): Promise<StoredResponse<RunSummary>> {
+  assertOpen(deps, c);
+  assertRole(c.get('principal'), 'operator');
+  await visibleRun(deps, c.get('principal'), runId);
+  const summary = await deps.locks.with(runId, () => deps.background.accept(call));
+  return { status: 200, body: summary };
+}
+
+/**
+ * Runs `produce` under the request's `Idempotency-Key` (if any): a retried request gets the first
+ * successful response again, marked with `Idempotent-Replayed: true`.
+ */
+async function idempotent<T>(deps: ServerDeps, c: Context<AppEnv>, body: unknown, produce: () => Promise<StoredResponse<T>>): Promise<T> {
+  const key = c.req.header('idempotency-key');
+  if (key === undefined) return (await produce()).body;
+  const principal = c.get('principal');
+  const scope = `${principal.name}\u0000${principal.tenant ?? ''}\u0000${c.req.method} ${c.req.path}`;
+  const result = await deps.cache.run(scope, key, body, produce);
+  if (result.replayed) c.header('Idempotent-Replayed', 'true');
+  return result.body;
+}

@@ -1,0 +1,149 @@
+import { z } from '@hono/zod-openapi';
+
+/**
+ * The request and response schemas of the HTTP API (SPEC §12). The same zod schemas validate the
+ * requests and generate `/v1/openapi.json`, so the document cannot drift from what the server checks.
+ */
+
+/** `{error: {code, message}}`, the body of every non-2xx answer. */
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'CONFLICT' }),
+      message: z.string(),
+      problems: z.array(z.string()).optional().openapi({ description: 'Each problem of an invalid flow or input, one line each.' }),
+    }),
+  })
+  .openapi('Error');
+
+const Usage = z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), totalTokens: z.number().int() });
+
+const Pending = z
+  .union([
+    z.object({
+      tool: z.string(),
+      args: z.record(z.string(), z.unknown()),
+      summary: z.string(),
+      provenance: z.record(z.string(), z.string()).optional(),
+    }),
+    z.object({ question: z.string(), options: z.array(z.string()).nullable() }),
+  ])
+  .openapi('PendingItem', { description: 'A gated write waiting for approval, or a question waiting for an answer.' });
+
+/** The run summary of SPEC §14. */
+export const RunSummarySchema = z
+  .object({
+    runId: z.string().openapi({ example: 'run_3f2a9c0d1b7e4a6f8c21' }),
+    status: z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']),
+    suspension: z.object({ kind: z.enum(['APPROVAL', 'FOLLOW_UP']), pending: Pending }).optional(),
+    outputs: z.record(z.string(), z.record(z.string(), z.unknown())).openapi({ description: 'Outputs of the completed nodes, keyed by node id.' }),
+    reason: z.string().optional(),
+    failedNode: z.string().optional(),
+    message: z.string().optional(),
+    usage: Usage,
+    flowId: z.string(),
+    parentRunId: z.string().optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('RunSummary');
+
+/** A trace event of SPEC §11 (the fields beyond the common ones depend on `type`). */
+export const TraceEventSchema = z
+  .looseObject({
+    seq: z.number().int(),
+    ts: z.string(),
+    runId: z.string(),
+    type: z.string().openapi({ example: 'run.suspended' }),
+    nodeId: z.string().optional(),
+    round: z.number().int().optional(),
+  })
+  .openapi('TraceEvent');
+
+/** `POST /v1/runs`. */
+export const StartRunSchema = z
+  .strictObject({
+    flowId: z.string().min(1).optional().openapi({ description: 'A registered flow (GET /v1/flows).' }),
+    flow: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: 'An inline flow (admin only: a flow can start MCP server processes); relative paths resolve against the server\'s --flows DIR.' }),
+    input: z
+      .union([z.string(), z.record(z.string(), z.unknown())])
+      .optional()
+      .openapi({ description: 'The run input, validated against the flow\'s `input` schema; a string is shorthand for `{text}`. Default `{}`.' }),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({ description: '`<provider>:<model id>` overriding the flow\'s model; a relative `scripted:` path resolves against the flow\'s folder.' }),
+  })
+  .openapi('StartRun');
+
+/** `POST /v1/runs/{id}/approval`. */
+export const ApprovalSchema = z
+  .strictObject({ decision: z.enum(['approve', 'reject']), comment: z.string().optional() })
+  .openapi('Approval');
+
+/** `POST /v1/runs/{id}/answer`. */
+export const AnswerSchema = z.strictObject({ text: z.string().min(1) }).openapi('Answer');
+
+/** An entry of `GET /v1/flows`. */
+export const FlowInfoSchema = z
+  .object({
+    flowId: z.string(),
+    version: z.string(),
+    description: z.string().optional(),
+    origin: z.enum(['dir', 'upload']),
+    path: z.string().optional(),
+    registeredAt: z.string(),
+  })
+  .openapi('FlowInfo');
+
+export const RunIdParam = z.object({
+  id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f2a9c0d1b7e4a6f8c21' }),
+});
+
+export const IdempotencyHeader = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .openapi({ description: 'Makes a retried request return the first successful response (remembered per server process, see docs/api.md).' }),
+});
+
+export const ListRunsQuery = z.object({
+  status: z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ description: 'At most this many runs, newest first (default 100).' }),
+});
+
+export const EventsQuery = z.object({
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .openapi({ description: 'Replay events with seq above this (the `Last-Event-ID` header wins when both are given).' }),
+});
+
+export const EventsHeaders = z.object({
+  'last-event-id': z.string().regex(/^\d+$/, 'Last-Event-ID must be an event seq').optional(),
+});
+
+/** The standard error responses, for the routes that can give them. */
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409)[]) {
+  const text: Record<number, string> = {
+    400: 'Bad input (body, query, flow or run input).',
+    401: 'Missing or unknown bearer token.',
+    403: 'The token\'s role does not allow this.',
+    404: 'Unknown run (or another tenant\'s), flow or route.',
+    409: 'The run is not waiting for this (nothing changed).',
+  };
+  return Object.fromEntries(
+    statuses.map((s) => [s, { description: text[s] as string, content: { 'application/json': { schema: ErrorSchema } } }]),
+  );
+}
+
+/** A JSON response. */
+export function json<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { 'application/json': { schema } } };
+}

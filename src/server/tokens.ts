@@ -1,0 +1,118 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/** Roles, weakest first: viewer reads; operator also starts registered flows, approves, answers, cancels; admin also manages flows and sends inline flows. */
+export const ROLES = ['viewer', 'operator', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A configured API token, kept only as the SHA-256 of the token (hex). */
+export interface TokenEntry {
+  readonly sha256: Buffer;
+  readonly role: Role;
+  /** Runs this token sees and acts on; null = every run. */
+  readonly tenant: string | null;
+  /** Recorded as `who` on decisions and answers. */
+  readonly name: string;
+}
+
+/** Who made a request: a token's name, role and tenant (or the anonymous admin of a server without tokens). */
+export interface Principal {
+  readonly name: string;
+  readonly role: Role;
+  readonly tenant: string | null;
+}
+
+/** A token file or `AGENT_RUNTIME_TOKENS` value that cannot be used. */
+export class TokenConfigError extends Error {
+  override readonly name = 'TokenConfigError';
+}
+
+const EntrySchema = z
+  .strictObject({
+    token: z.string().min(16, 'a token must have at least 16 characters').optional(),
+    tokenSha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'tokenSha256 must be 64 hex digits (the SHA-256 of the token)')
+      .optional(),
+    role: z.enum(ROLES),
+    tenant: z.string().min(1).optional(),
+    name: z.string().min(1),
+  })
+  .refine((e) => (e.token === undefined) !== (e.tokenSha256 === undefined), {
+    message: 'give exactly one of token or tokenSha256',
+  });
+
+const ListSchema = z.array(EntrySchema).min(1, 'expected at least one token');
+
+/** SHA-256 of a token as raw bytes. */
+export function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/**
+ * Validates a token list (`[{token | tokenSha256, role, tenant?, name}]`, SPEC §12) and keeps only hashes:
+ * plain tokens are hashed here and dropped. Throws TokenConfigError naming `source` and each problem;
+ * an empty list and a token configured twice are errors.
+ */
+export function parseTokens(data: unknown, source: string): TokenEntry[] {
+  const parsed = ListSchema.safeParse(data);
+  if (!parsed.success) throw new TokenConfigError(`${source}: ${z.prettifyError(parsed.error)}`);
+  const seen = new Set<string>();
+  return parsed.data.map((e, i) => {
+    const sha256 = e.token !== undefined ? hashToken(e.token) : Buffer.from((e.tokenSha256 as string).toLowerCase(), 'hex');
+    const hex = sha256.toString('hex');
+    if (seen.has(hex)) throw new TokenConfigError(`${source}: entry ${i} (${e.name}) repeats a token configured above`);
+    seen.add(hex);
+    return { sha256, role: e.role, tenant: e.tenant ?? null, name: e.name };
+  });
+}
+
+/** Reads a YAML or JSON token file. */
+export async function loadTokenFile(file: string): Promise<TokenEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new TokenConfigError(`cannot read token file ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    throw new TokenConfigError(`token file ${file} is not valid YAML/JSON: ${(error as Error).message}`, { cause: error });
+  }
+  return parseTokens(data, file);
+}
+
+/** The tokens of the env `AGENT_RUNTIME_TOKENS` (a JSON list), or null when it is unset or empty. */
+export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env): TokenEntry[] | null {
+  const raw = env.AGENT_RUNTIME_TOKENS;
+  if (raw === undefined || raw.trim() === '') return null;
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch (error) {
+    throw new TokenConfigError(`AGENT_RUNTIME_TOKENS is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  return parseTokens(data, 'AGENT_RUNTIME_TOKENS');
+}
+
+/**
+ * Finds the entry of a presented token. Compares the token's hash with every entry in constant time
+ * (no early exit), so the time taken says nothing about which entry or how much of it matched.
+ */
+export function findToken(entries: readonly TokenEntry[], presented: string): TokenEntry | null {
+  const hash = hashToken(presented);
+  let found: TokenEntry | null = null;
+  for (const entry of entries) {
+    if (timingSafeEqual(entry.sha256, hash) && found === null) found = entry;
+  }
+  return found;
+}
+
+/** True when `role` includes the rights of `needed`. */
+export function hasRole(role: Role, needed: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(needed);
+}

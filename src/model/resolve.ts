@@ -1,12 +1,16 @@
 import { isAbsolute, resolve } from 'node:path';
+import { aiSdkModel } from './ai-sdk/adapter.js';
+import { isLanguageModel, type AiSdkLanguageModel } from './ai-sdk/language-model.js';
 import { loadScriptedModel } from './scripted.js';
 import type { ModelClient } from './model.js';
+import { createProviderRegistry, type FlowProviders, type ProviderResolver } from './providers.js';
 
-/** A model as a caller may give it: a `<provider>:<model id>` string or a model object. */
-export type ModelSpec = string | ModelClient;
+/** A model as a caller may give it: a `<provider>:<model id>` string, a ModelClient or an AI SDK language model. */
+export type ModelSpec = string | ModelClient | AiSdkLanguageModel;
 
-/** True for a ModelClient object. */
-export function isModelClient(value: unknown): value is ModelClient {
+/** True for a model object: a ModelClient or an AI SDK language model (SPEC §14), i.e. not a model name. */
+export function isModelClient(value: unknown): value is ModelClient | AiSdkLanguageModel {
+  if (isLanguageModel(value)) return true;
   return typeof value === 'object' && value !== null && typeof (value as ModelClient).call === 'function';
 }
 
@@ -29,13 +33,16 @@ export function parseModelName(spec: string): { provider: string; modelId: strin
   return { provider: spec.slice(0, at), modelId: spec.slice(at + 1) };
 }
 
-/** Resolves a model string to a client (scripted files here; provider models through the provider registry). */
-export function resolveModel(spec: ModelSpec, providers?: (provider: string, modelId: string) => ModelClient): ModelClient {
-  if (isModelClient(spec)) return spec;
+/**
+ * Resolves a model to a client: an AI SDK language model is wrapped by `aiSdkModel`, a ModelClient is
+ * used as is, `scripted:<file>` loads the file, and any other `<provider>:<model id>` goes to
+ * `providers` (default: `createProviderRegistry()` over `process.env`) with the flow's `providers:`.
+ * Throws a readable error (e.g. ModelConfigError for a missing key) so that a run does not start.
+ */
+export function resolveModel(spec: ModelSpec, providers?: ProviderResolver, flowProviders?: FlowProviders): ModelClient {
+  if (isLanguageModel(spec)) return aiSdkModel(spec);
+  if (typeof spec !== 'string') return spec;
   const { provider, modelId } = parseModelName(spec);
   if (provider === 'scripted') return loadScriptedModel(modelId);
-  if (!providers) {
-    throw new Error(`model ${spec}: provider models (${provider}) are not available in this build; use a scripted: model`);
-  }
-  return providers(provider, modelId);
+  return (providers ?? createProviderRegistry())(provider, modelId, flowProviders);
 }

@@ -1,0 +1,94 @@
+import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import type { ModelCallContext, ModelClient, ModelRequest, ModelResult } from '../model.js';
+import { redact } from './errors.js';
+import { callable, type AiSdkLanguageModel, type CallableLanguageModel } from './language-model.js';
+import { toPrompt, toTools } from './prompt.js';
+import { fromContent, fromStream, type CollectedResponse } from './response.js';
+import { realClock, withRetries, type RetryClock, type RetryPolicy } from './retry.js';
+
+/** Options of `aiSdkModel`; every one has a default. */
+export interface AiSdkModelOptions {
+  /** The display name used in messages and traces; default `<provider>:<model id>` from the model. */
+  id?: string;
+  /** Use the provider's streaming endpoint (`doStream`, e.g. SSE) instead of `doGenerate`. Default false. */
+  stream?: boolean;
+  /** Time limit of one attempt in ms (default 120000). */
+  timeoutMs?: number;
+  /** Retries after a 408/409/429/5xx, network error or timeout (default 2; 0 for none). */
+  maxRetries?: number;
+  /** First backoff in ms, doubled per retry, with jitter (default 1000). */
+  initialRetryDelayMs?: number;
+  /** Cap of any wait between attempts, including a provider's `retry-after`, in ms (default 30000). */
+  maxRetryDelayMs?: number;
+  /** Passed to the provider when set. */
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Extra HTTP headers for each request. */
+  headers?: Record<string, string>;
+  /** Strings never to show in a message (API keys, secret header values); replaced by `***`. */
+  secrets?: readonly string[];
+  /** Timers and randomness of the retry loop (tests inject their own). */
+  clock?: RetryClock;
+}
+
+/** Defaults of `AiSdkModelOptions`. */
+export const AI_SDK_MODEL_DEFAULTS = Object.freeze({
+  timeoutMs: 120_000,
+  maxRetries: 2,
+  initialRetryDelayMs: 1_000,
+  maxRetryDelayMs: 30_000,
+});
+
+/**
+ * A ModelClient over an AI SDK language model, called at the language-model level (`doGenerate` or
+ * `doStream`), so tool-call argument strings reach the pipeline exactly as the model wrote them (no
+ * SDK parsing or schema validation: ARG_JSON_INVALID / ARG_REJECTED come from our guards). Tools are
+ * passed with their JSON Schemas; the provider-neutral conversation is converted on every call. Each
+ * attempt has a timeout; 408/409/429/5xx, network errors and timeouts are retried with backoff
+ * (honouring `retry-after` up to the cap); the request's signal cancels. Never throws: a failure is
+ * `{ok: false, message}` like `openai:gpt-4.1: HTTP 401 Incorrect API key provided` (secrets redacted).
+ */
+export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkModelOptions = {}): ModelClient {
+  const model = callable(languageModel);
+  const id = options.id ?? `${model.provider.split('.')[0] ?? model.provider}:${model.modelId}`;
+  const policy: RetryPolicy = {
+    timeoutMs: options.timeoutMs ?? AI_SDK_MODEL_DEFAULTS.timeoutMs,
+    maxRetries: options.maxRetries ?? AI_SDK_MODEL_DEFAULTS.maxRetries,
+    initialDelayMs: options.initialRetryDelayMs ?? AI_SDK_MODEL_DEFAULTS.initialRetryDelayMs,
+    maxDelayMs: options.maxRetryDelayMs ?? AI_SDK_MODEL_DEFAULTS.maxRetryDelayMs,
+  };
+  const clock = options.clock ?? realClock;
+  const secrets = [...(options.secrets ?? [])];
+  return {
+    id,
+    async call(request: ModelRequest, _context: ModelCallContext): Promise<ModelResult> {
+      const outcome = await withRetries((signal) => invoke(model, request, options, signal), policy, clock, request.signal);
+      if (outcome.ok) return { ok: true, ...outcome.value };
+      const tries = outcome.attempts > 1 ? ` (${outcome.attempts} attempts)` : '';
+      return { ok: false, message: redact(`${id}: ${outcome.failure.message}${tries}`, secrets) };
+    },
+  };
+}
+
+async function invoke(
+  model: CallableLanguageModel,
+  request: ModelRequest,
+  options: AiSdkModelOptions,
+  signal: AbortSignal,
+): Promise<CollectedResponse> {
+  const tools = toTools(request.tools);
+  const callOptions: LanguageModelV4CallOptions = {
+    prompt: toPrompt(request.system, request.messages),
+    abortSignal: signal,
+    ...(tools.length > 0 ? { tools, toolChoice: { type: 'auto' } } : {}),
+    ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.headers ? { headers: options.headers } : {}),
+  };
+  if (options.stream) {
+    const { stream } = await model.doStream(callOptions);
+    return fromStream(stream);
+  }
+  const result = await model.doGenerate(callOptions);
+  return fromContent(result.content, result.usage);
+}

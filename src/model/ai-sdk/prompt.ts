@@ -1,0 +1,72 @@
+import type {
+  LanguageModelV4FunctionTool,
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ToolCallPart,
+  LanguageModelV4ToolResultPart,
+} from '@ai-sdk/provider';
+import type { ConversationMessage, ModelTool } from '../model.js';
+
+/**
+ * Converts the system prompt and the provider-neutral conversation (what the store keeps) into the
+ * AI SDK's language-model prompt. Assistant tool calls keep their ids and their raw argument strings
+ * (the providers re-serialise them; a string that is not a JSON object goes back as `{}`), each tool
+ * message becomes a tool result for its call id, and consecutive tool messages share one tool message.
+ * Call ids are made safe for every provider (Anthropic accepts `[A-Za-z0-9_-]` only), the same way for
+ * a call and its result, so a conversation started on one provider continues on another.
+ */
+export function toPrompt(system: string, messages: readonly ConversationMessage[]): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = [];
+  if (system !== '') prompt.push({ role: 'system', content: system });
+  for (const message of messages) {
+    switch (message.role) {
+      case 'user':
+        prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
+        break;
+      case 'assistant':
+        // An empty turn (no text, no calls) is left out: Anthropic rejects empty text blocks.
+        if (message.text !== '' || message.toolCalls.length > 0) prompt.push(assistantMessage(message));
+        break;
+      case 'tool':
+        appendToolResult(prompt, {
+          type: 'tool-result',
+          toolCallId: safeCallId(message.callId),
+          toolName: message.tool,
+          output: { type: 'text', value: message.content },
+        });
+        break;
+    }
+  }
+  return prompt;
+}
+
+/** The tools offered to the model, each with its JSON Schema as is. */
+export function toTools(tools: readonly ModelTool[]): LanguageModelV4FunctionTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+  }));
+}
+
+/** A call id every provider accepts: characters other than letters, digits, `_` and `-` become `_`. */
+export function safeCallId(callId: string): string {
+  const safe = callId.replace(/[^A-Za-z0-9_-]/g, '_');
+  return safe === '' ? 'call' : safe;
+}
+
+function assistantMessage(message: Extract<ConversationMessage, { role: 'assistant' }>): LanguageModelV4Message {
+  const content: (LanguageModelV4ToolCallPart | { type: 'text'; text: string })[] = [];
+  if (message.text !== '') content.push({ type: 'text', text: message.text });
+  for (const call of message.toolCalls) {
+    content.push({ type: 'tool-call', toolCallId: safeCallId(call.callId), toolName: call.tool, input: call.rawArgs });
+  }
+  return { role: 'assistant', content };
+}
+
+function appendToolResult(prompt: LanguageModelV4Prompt, part: LanguageModelV4ToolResultPart): void {
+  const last = prompt.at(-1);
+  if (last?.role === 'tool') last.content.push(part);
+  else prompt.push({ role: 'tool', content: [part] });
+}

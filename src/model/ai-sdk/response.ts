@@ -1,0 +1,97 @@
+import type { ModelToolCall, TokenUsage } from '../model.js';
+
+/** What one model call produced, before it is handed to the loop. */
+export interface CollectedResponse {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage: TokenUsage;
+}
+
+/**
+ * An error part of a model stream (or a stream that ended without finishing), raised so that the
+ * retry logic can classify it like any other failure of the call.
+ */
+export class ModelStreamError extends Error {
+  override readonly name = 'ModelStreamError';
+}
+
+/**
+ * Collects the content of a `doGenerate` result: text parts joined, client-side tool calls with their
+ * ids and raw `input` strings untouched. Parts of other kinds (reasoning, sources, provider-executed
+ * tools) are ignored. Read structurally so that v2, v3 and v4 language models all work.
+ */
+export function fromContent(content: readonly unknown[], usage: unknown): CollectedResponse {
+  let text = '';
+  const toolCalls: ModelToolCall[] = [];
+  for (const part of content) {
+    if (!isRecord(part)) continue;
+    if (part.type === 'text' && typeof part.text === 'string') text += part.text;
+    const call = toolCallOf(part);
+    if (call) toolCalls.push(call);
+  }
+  return { text, toolCalls, usage: toUsage(usage) };
+}
+
+/**
+ * Reads a `doStream` stream to its end: text deltas joined, tool calls as the provider finalised them
+ * (raw argument strings, as accumulated from the deltas), usage from the `finish` part. An `error` part
+ * throws (the call failed); so does a stream that ends without a `finish` part.
+ */
+export async function fromStream(stream: ReadableStream<unknown>): Promise<CollectedResponse> {
+  let text = '';
+  const toolCalls: ModelToolCall[] = [];
+  let usage: TokenUsage | null = null;
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!isRecord(value)) continue;
+      if (value.type === 'error') throw streamError(value.error);
+      if (value.type === 'text-delta') text += deltaOf(value);
+      if (value.type === 'finish') usage = toUsage(value.usage);
+      const call = toolCallOf(value);
+      if (call) toolCalls.push(call);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (usage === null) throw new ModelStreamError('the response stream ended before the model finished');
+  return { text, toolCalls, usage };
+}
+
+/** Token usage in our shape from any AI SDK usage (v3/v4 `{inputTokens: {total}}`, v2 flat numbers). */
+export function toUsage(usage: unknown): TokenUsage {
+  const record = isRecord(usage) ? usage : {};
+  const inputTokens = count(record.inputTokens);
+  const outputTokens = count(record.outputTokens);
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+}
+
+function count(value: unknown): number {
+  const n = isRecord(value) ? value.total : value;
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+function toolCallOf(part: Record<string, unknown>): ModelToolCall | null {
+  if (part.type !== 'tool-call' || part.providerExecuted === true) return null;
+  if (typeof part.toolCallId !== 'string' || typeof part.toolName !== 'string') return null;
+  // v4/v3 carry `input` (a JSON string as the model sent it); v2 language models also used `input`.
+  const raw = typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? {});
+  return { callId: part.toolCallId, tool: part.toolName, rawArgs: raw };
+}
+
+function deltaOf(part: Record<string, unknown>): string {
+  if (typeof part.delta === 'string') return part.delta;
+  return typeof part.textDelta === 'string' ? part.textDelta : '';
+}
+
+function streamError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  const message = isRecord(error) && typeof error.message === 'string' ? error.message : JSON.stringify(error);
+  return new ModelStreamError(message);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

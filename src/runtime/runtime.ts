@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Flow } from '../domain/flow.js';
+import type { Flow, FlowInput } from '../domain/flow.js';
 import { newRunState } from '../domain/run-state.js';
 import { startNode } from '../graph/flow-runner.js';
 import type { RunStateDoc } from '../graph/state-doc.js';
 import { createStderrLogger, type Logger } from '../log/logger.js';
 import { newLoopState } from '../loop/loop-state.js';
-import { isModelClient, resolveModel, type ModelSpec } from '../model/resolve.js';
+import { absolutizeModel, isModelClient, resolveModel, type ModelSpec } from '../model/resolve.js';
+import { loadFlow } from '../flow/load.js';
+import { validateRunInput } from '../flow/input.js';
 import type { ModelClient } from '../model/model.js';
 import type { RunFilter, RunRecord, Store, StoredEvent } from '../store/store.js';
 import { VersionConflictError } from '../store/store.js';
@@ -73,13 +75,16 @@ export class Runtime {
   }
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */
-  async start(ref: FlowRef, options: StartOptions = {}): Promise<RunSummary> {
+  async start(source: FlowRef | FlowInput, options: StartOptions = {}): Promise<RunSummary> {
+    const ref = isFlowRef(source) ? source : await loadFlow(source);
     const flow = ref.flow;
-    const modelSpec = options.model ?? flow.model;
+    const modelSpec = options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);
     if (modelSpec === undefined) throw new RuntimeInputError(`flow ${flow.id} names no model and none was given`);
     const model = this.model(modelSpec);
     const runId = `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const input = options.input ?? {};
+    const problems = validateRunInput(flow, input);
+    if (problems.length > 0) throw new RuntimeInputError(`the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`);
     const doc: RunStateDoc = {
       schema: 1,
       run: omitEvidence(newRunState(runId, input)),
@@ -155,6 +160,7 @@ export class Runtime {
       throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
     }
     const session = await this.session(record);
+    if (typeof options.model === 'string') session.update({ model: options.model });
     session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
     await session.checkpoint();
     return this.driveSession(session, this.flowRef(record), this.modelFor(record, options.model));
@@ -356,6 +362,12 @@ export class Runtime {
     if (record.model) return this.model(record.model);
     throw new RuntimeInputError(`run ${record.runId} was started with a model object; pass the model to continue it`);
   }
+}
+
+/** True for a loaded flow (`loadFlow`'s result or `{flow, dir}`), false for a plain flow object. */
+function isFlowRef(source: FlowRef | FlowInput): source is FlowRef {
+  const flow = (source as { flow?: unknown }).flow;
+  return typeof flow === 'object' && flow !== null && Array.isArray((flow as { nodes?: unknown }).nodes);
 }
 
 function omitEvidence(state: ReturnType<typeof newRunState>): RunStateDoc['run'] {

@@ -80,7 +80,11 @@ export function ensureBuilt(): void {
 function build(): void {
   const tsc = join(REPO_ROOT, 'node_modules/typescript/bin/tsc');
   try {
-    execFileSync(NODE, [tsc, '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'pipe', encoding: 'utf8' });
+    execFileSync(NODE, [tsc, '-p', 'tsconfig.build.json'], {
+      cwd: REPO_ROOT,
+      stdio: 'pipe',
+      encoding: 'utf8',
+    });
   } catch (error) {
     const output = (error as { stdout?: string }).stdout ?? String(error);
     if (!fresh()) throw new Error(`acceptance: building the CLI failed:\n${output}`, { cause: error });

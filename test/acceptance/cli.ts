@@ -2,13 +2,15 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { CLI, NODE, REPO_ROOT, ensureBuilt } from './build.js';
 
 export { REPO_ROOT, ensureBuilt };
 
 /** The acceptance flows and scripted turns (examples/acceptance). */
 export const FLOWS = join(REPO_ROOT, 'examples/acceptance');
-export const flowFile = (name: 'site' | 'query' | 'timeout' | 'invalid'): string => join(FLOWS, `${name}.flow.yaml`);
+export const flowFile = (name: 'site' | 'query' | 'timeout' | 'invalid'): string =>
+  join(FLOWS, `${name}.flow.yaml`);
 export const turnsFile = (name: string): string => join(FLOWS, 'turns', `${name}.yaml`);
 
 /** One trace event as the CLI writes it (SPEC §11); fields beyond the common ones vary by type. */
@@ -79,7 +81,9 @@ export class Sandbox {
   }
 
   /** Seeds the demo server's state with extra sites (in space s1 unless given). */
-  seedSites(sites: { siteId: string; name: string; spaceId?: string; status?: 'CREATING' | 'ACTIVE' }[]): void {
+  seedSites(
+    sites: { siteId: string; name: string; spaceId?: string; status?: 'CREATING' | 'ACTIVE' }[],
+  ): void {
     const state = {
       spaces: [
         { spaceId: 's1', name: '默认空间' },
@@ -96,7 +100,10 @@ export class Sandbox {
    * Runs `agent-runtime <args>` and waits for it. `--db` is always added; `--json` and `--trace` are
    * added unless `plain` (for the commands that take them). Never throws for a non-zero exit.
    */
-  async cli(args: string[], options: { json?: boolean; trace?: boolean; db?: boolean } = {}): Promise<CliResult> {
+  async cli(
+    args: string[],
+    options: { json?: boolean; trace?: boolean; db?: boolean } = {},
+  ): Promise<CliResult> {
     const extra: string[] = [];
     if (options.db !== false) extra.push('--db', `sqlite:${this.db}`);
     if (options.json !== false) extra.push('--json');
@@ -107,7 +114,9 @@ export class Sandbox {
       DEMO_CLOUD_DATA: this.dataDir,
     });
     const ms = Date.now() - started;
-    const events = this.traceLines().slice(before).map((line) => JSON.parse(line) as TraceEvent);
+    const events = this.traceLines()
+      .slice(before)
+      .map((line) => JSON.parse(line) as TraceEvent);
     const text = stdout.trim();
     const summary = text.startsWith('{') && !text.includes('\n') ? (JSON.parse(text) as Summary) : null;
     return { code, stdout, stderr, summary, events, ms };
@@ -164,6 +173,19 @@ export class Sandbox {
     return jsonLines(join(this.dataDir, 'cancelled.jsonl'));
   }
 
+  /** The stored conversation of every node run (the model's messages and the tool messages), as JSON texts. */
+  storedMessages(): string[] {
+    const db = new DatabaseSync(this.db, { readOnly: true });
+    try {
+      return db
+        .prepare('SELECT body FROM messages ORDER BY run_id, node_run, idx')
+        .all()
+        .map((row) => String(row.body));
+    } finally {
+      db.close();
+    }
+  }
+
   dispose(): void {
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -186,14 +208,24 @@ function jsonLines<T>(file: string): T[] {
 
 /** The CLI's environment: ours, with the pinned Node first on PATH, no colours, a fixed USER, no AGENT_RUNTIME_DB. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: PATH_WITH_PINNED_NODE, NO_COLOR: '1', USER: 'acceptance', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: PATH_WITH_PINNED_NODE,
+    NO_COLOR: '1',
+    USER: 'acceptance',
+    ...extra,
+  };
   delete env.AGENT_RUNTIME_DB;
   delete env.AGENT_RUNTIME_LEASE_MS;
   return env;
 }
 
 /** Spawns the built CLI with the pinned Node, stdin closed (not a TTY), and collects its output. */
-function spawnCli(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function spawnCli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(NODE, [CLI, ...args], {
       cwd,
@@ -208,7 +240,8 @@ function spawnCli(args: string[], cwd: string, env: Record<string, string>): Pro
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (code === null) reject(new Error(`agent-runtime ${args.join(' ')} was killed (${signal})\n${stderr}`));
+      if (code === null)
+        reject(new Error(`agent-runtime ${args.join(' ')} was killed (${signal})\n${stderr}`));
       else resolvePromise({ code, stdout, stderr });
     });
   });

@@ -13,10 +13,12 @@ export const reason = (name: RuntimeErrorCodeName, params: Record<string, string
   code(name).reason('zh-CN', params);
 
 /** A zh-CN hint text (NEXT_* and facts). */
-export const zh = (key: HintKey, params: Record<string, string | number> = {}): string => hint('zh-CN', key, params);
+export const zh = (key: HintKey, params: Record<string, string | number> = {}): string =>
+  hint('zh-CN', key, params);
 
 /** A zh-CN observation message: `<reason>。下一步：<next>。` */
-export const message = (reasonText: string, next: string): string => joinReasonAndNext('zh-CN', reasonText, next);
+export const message = (reasonText: string, next: string): string =>
+  joinReasonAndNext('zh-CN', reasonText, next);
 
 /**
  * Registers the hooks every acceptance file needs: one shared build of the CLI before the file, and a
@@ -48,7 +50,11 @@ export function expectRun(result: CliResult, exit: number, status: Summary['stat
  * Asserts a suspension (exit 3): the summary's kind and pending item, the trace ending with
  * node.suspended then run.suspended carrying the same pending item, and stderr naming the run id.
  */
-export function expectSuspended(result: CliResult, kind: 'APPROVAL' | 'FOLLOW_UP', pending: Record<string, unknown>): Summary {
+export function expectSuspended(
+  result: CliResult,
+  kind: 'APPROVAL' | 'FOLLOW_UP',
+  pending: Record<string, unknown>,
+): Summary {
   const summary = expectRun(result, 3, 'suspended');
   expect(summary.suspension?.kind).toBe(kind);
   expect(summary.suspension?.pending).toMatchObject(pending);

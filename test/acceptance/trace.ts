@@ -26,7 +26,9 @@ export function ofType(events: readonly TraceEvent[], type: string): TraceEvent[
 
 /** The `tool.invoked` events, optionally of one tool. */
 export function invoked(events: readonly TraceEvent[], tool?: string): ToolInvoked[] {
-  return events.filter((e): e is ToolInvoked => e.type === 'tool.invoked' && (tool === undefined || e.tool === tool));
+  return events.filter(
+    (e): e is ToolInvoked => e.type === 'tool.invoked' && (tool === undefined || e.tool === tool),
+  );
 }
 
 /** The single element of a list (fails the test otherwise). */
@@ -52,7 +54,10 @@ export function expectInOrder(events: readonly TraceEvent[], types: readonly str
   let from = 0;
   for (const type of types) {
     const at = events.findIndex((e, i) => i >= from && e.type === type);
-    expect(at, `${type} after position ${from} in ${events.map((e) => e.type).join(', ')}`).toBeGreaterThanOrEqual(0);
+    expect(
+      at,
+      `${type} after position ${from} in ${events.map((e) => e.type).join(', ')}`,
+    ).toBeGreaterThanOrEqual(0);
     from = at + 1;
   }
 }
@@ -80,14 +85,17 @@ export function expectTraceContract(events: readonly TraceEvent[]): void {
     }
     if (e.type === 'react.stall') {
       const cause = events[i - 1];
-      const counted = cause?.type === 'react.no_tool_calls' || (cause?.type === 'tool.invoked' && STALLING.has(String(cause.outcome)));
+      const counted =
+        cause?.type === 'react.no_tool_calls' ||
+        (cause?.type === 'tool.invoked' && STALLING.has(String(cause.outcome)));
       expect(counted, `react.stall without a cause: ${JSON.stringify(cause)}`).toBe(true);
     }
     if (e.type === 'node.suspended') expect(next?.type).toBe('run.suspended');
   });
   const answered = new Map<string, number>();
   for (const e of events) {
-    if (e.type === 'tool.invoked' || e.type === 'tool.skipped') answered.set(String(e.callId), (answered.get(String(e.callId)) ?? 0) + 1);
+    if (e.type === 'tool.invoked' || e.type === 'tool.skipped')
+      answered.set(String(e.callId), (answered.get(String(e.callId)) ?? 0) + 1);
   }
   for (const [callId, count] of answered) expect(count, `call ${callId} answered ${count} times`).toBe(1);
 }

@@ -36,7 +36,7 @@ export class Background {
           if (accepted === null) resolve(final);
         },
         (error: unknown) => {
-          if (accepted === null) reject(error);
+          if (accepted === null) reject(error instanceof Error ? error : new Error(String(error)));
           else this.logger.error('RUN background driving failed', { runId: accepted.runId, error });
         },
       );

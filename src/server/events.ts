@@ -35,8 +35,9 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps):
     return streamSSE(
       c,
       (stream) => pump(deps, stream, record, requested),
-      async (error) => {
+      (error) => {
         deps.logger.error('HTTP event stream failed', { runId: id, error });
+        return Promise.resolve();
       },
     );
   });

@@ -1,6 +1,6 @@
 import { createAdaptorServer } from '@hono/node-server';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Hono } from 'hono';
 import type { AppEnv } from './context.js';
 
@@ -41,6 +41,7 @@ export async function listen(app: Hono<AppEnv>, options: ListenOptions, auth: bo
     throw new UnsafeListenError(`refusing to listen on ${host} without tokens: give --tokens FILE (or AGENT_RUNTIME_TOKENS), or listen on 127.0.0.1`);
   }
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const sockets = trackSockets(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -54,21 +55,44 @@ export async function listen(app: Hono<AppEnv>, options: ListenOptions, auth: bo
     url: `http://${shown}:${address.port}`,
     host: address.address,
     port: address.port,
-    stopAccepting: () => stop(server),
+    stopAccepting: () => stop(server, sockets),
   };
 }
 
-function stop(server: Server): Promise<void> {
+/** Open sockets and how many requests each is serving. */
+type Sockets = Map<Socket, number>;
+
+function trackSockets(server: Server): Sockets {
+  const sockets: Sockets = new Map();
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, 0);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
+    sockets.set(socket, (sockets.get(socket) ?? 0) + 1);
+    response.once('close', () => {
+      if (sockets.has(socket)) sockets.set(socket, Math.max(0, (sockets.get(socket) ?? 1) - 1));
+    });
+  });
+  return sockets;
+}
+
+function stop(server: Server, sockets: Sockets): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    // Connections become idle as their last response ends (event streams end on shutdown too).
-    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    // Sockets not serving a request (idle keep-alive ones, and ones that never sent a request) are
+    // closed now and as they become idle; stuck ones are cut after FORCE_CLOSE_MS.
+    const sweep = (): void => {
+      for (const [socket, busy] of sockets) if (busy === 0) socket.destroy();
+    };
+    const timer = setInterval(sweep, 25);
     const force = setTimeout(() => server.closeAllConnections(), FORCE_CLOSE_MS);
     server.close((error) => {
-      clearInterval(sweep);
+      clearInterval(timer);
       clearTimeout(force);
       if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
       else resolve();
     });
-    server.closeIdleConnections();
+    sweep();
   });
 }

@@ -51,7 +51,7 @@ export async function startServer(
   options: { flowsDir?: string; runtime?: CreateRuntimeOptions; server?: Partial<ServerOptions>; tokens?: null } = {},
 ): Promise<TestServer> {
   const runtime = createRuntime({ store: 'memory', logger: false, ...options.runtime });
-  const flows = new FlowRegistry({ dir: options.flowsDir ?? null, knownTools: (options.runtime?.tools ?? []).map((t) => t.name) });
+  const flows = new FlowRegistry({ dir: options.flowsDir ?? null, knownTools: (options.runtime?.tools ?? []).map((t) => t.descriptor.name) });
   await flows.loadDir();
   const server = createServer({
     runtime,
@@ -182,4 +182,18 @@ function parseFrame(frame: string): SseMessage {
 /** Waits until the run ends, following its events in-process (no polling). */
 export async function settled(runtime: Runtime, runId: string): Promise<void> {
   for await (const event of runtime.events(runId)) void event;
+}
+
+/** Waits (in-process, no polling) until the run has traced an event of `type`. */
+export async function reached(runtime: Runtime, runId: string, type: string): Promise<void> {
+  for await (const event of runtime.events(runId)) if (event.type === type) return;
+  throw new Error(`run ${runId} ended without ${type}`);
+}
+
+/** POSTs a start and returns the run id (asserting 201). */
+export async function startRun(t: TestServer, token: string, body: unknown): Promise<string> {
+  const response = await t.call('POST', '/v1/runs', { token, json: body });
+  const json = (await response.json()) as { runId?: string };
+  if (response.status !== 201 || !json.runId) throw new Error(`start answered ${response.status}: ${JSON.stringify(json)}`);
+  return json.runId;
 }

@@ -13,7 +13,11 @@ export type FlowProviders = Readonly<Record<string, ProviderConfig>>;
  * Resolves `<provider>:<model id>` to a client. The runtime passes the flow's `providers:` as the
  * third argument; a resolver may throw (e.g. ModelConfigError) and the run then does not start.
  */
-export type ProviderResolver = (provider: string, modelId: string, flowProviders?: FlowProviders) => ModelClient;
+export type ProviderResolver = (
+  provider: string,
+  modelId: string,
+  flowProviders?: FlowProviders,
+) => ModelClient;
 
 /** A model name that cannot be served: unknown provider, missing key, bad setting (CLI exit 2). */
 export class ModelConfigError extends Error {
@@ -50,7 +54,9 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
     const declared = { ...options.flowProviders, ...flowProviders };
     const settings = resolveProviderSettings(provider, modelId, env, declared);
     const tuning = { ...modelOptionsFromEnv(env, `${provider}:${modelId}`), ...options.model };
-    const secrets = [settings.apiKey, ...secretHeaderValues(settings.headers)].filter((s): s is string => s !== undefined);
+    const secrets = [settings.apiKey, ...secretHeaderValues(settings.headers)].filter(
+      (s): s is string => s !== undefined,
+    );
     return aiSdkModel(createLanguageModel(settings, modelId, options.fetch), {
       ...tuning,
       id: `${provider}:${modelId}`,
@@ -64,7 +70,12 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
  * wins over the built-in `openai` / `anthropic`; for a declared provider AGENT_RUNTIME_PROVIDER_<NAME>_BASE_URL
  * overrides its `baseURL`, and the key is `apiKeyEnv`'s variable, else AGENT_RUNTIME_PROVIDER_<NAME>_API_KEY.
  */
-export function resolveProviderSettings(provider: string, modelId: string, env: Env, declared: FlowProviders = {}): ProviderSettings {
+export function resolveProviderSettings(
+  provider: string,
+  modelId: string,
+  env: Env,
+  declared: FlowProviders = {},
+): ProviderSettings {
   const model = `model ${provider}:${modelId}`;
   const prefix = providerEnvPrefix(provider);
   const flowConfig = Object.hasOwn(declared, provider) ? declared[provider] : undefined;
@@ -72,7 +83,9 @@ export function resolveProviderSettings(provider: string, modelId: string, env: 
     const keyVars = [...(flowConfig.apiKeyEnv ? [flowConfig.apiKeyEnv] : []), `${prefix}_API_KEY`];
     const apiKey = firstSet(env, keyVars);
     if (flowConfig.apiKeyEnv && apiKey === undefined) {
-      throw new ModelConfigError(`${model}: ${flowConfig.apiKeyEnv} is not set (the flow's providers.${provider}.apiKeyEnv)`);
+      throw new ModelConfigError(
+        `${model}: ${flowConfig.apiKeyEnv} is not set (the flow's providers.${provider}.apiKeyEnv)`,
+      );
     }
     const baseURL = checkedUrl(model, `${prefix}_BASE_URL`, env[`${prefix}_BASE_URL`]) ?? flowConfig.baseURL;
     return compatible(provider, baseURL.replace(/\/+$/, ''), apiKey, flowConfig.headers ?? {});
@@ -98,13 +111,17 @@ export function providerEnvPrefix(provider: string): string {
 export function modelOptionsFromEnv(env: Env, model = 'model'): AiSdkModelOptions {
   const options: AiSdkModelOptions = {};
   const timeout = env.AGENT_RUNTIME_MODEL_TIMEOUT_MS;
-  if (timeout !== undefined && timeout !== '') options.timeoutMs = integer(model, 'AGENT_RUNTIME_MODEL_TIMEOUT_MS', timeout, 1);
+  if (timeout !== undefined && timeout !== '')
+    options.timeoutMs = integer(model, 'AGENT_RUNTIME_MODEL_TIMEOUT_MS', timeout, 1);
   const retries = env.AGENT_RUNTIME_MODEL_MAX_RETRIES;
-  if (retries !== undefined && retries !== '') options.maxRetries = integer(model, 'AGENT_RUNTIME_MODEL_MAX_RETRIES', retries, 0);
+  if (retries !== undefined && retries !== '')
+    options.maxRetries = integer(model, 'AGENT_RUNTIME_MODEL_MAX_RETRIES', retries, 0);
   const stream = env.AGENT_RUNTIME_MODEL_STREAM?.trim().toLowerCase();
   if (stream !== undefined && stream !== '') {
     if (!['1', 'true', '0', 'false'].includes(stream)) {
-      throw new ModelConfigError(`${model}: AGENT_RUNTIME_MODEL_STREAM must be 1, true, 0 or false (got ${JSON.stringify(stream)})`);
+      throw new ModelConfigError(
+        `${model}: AGENT_RUNTIME_MODEL_STREAM must be 1, true, 0 or false (got ${JSON.stringify(stream)})`,
+      );
     }
     options.stream = stream === '1' || stream === 'true';
   }
@@ -116,11 +133,17 @@ function builtIn(provider: 'openai' | 'anthropic', model: string, env: Env): Pro
   const urlVar = provider === 'openai' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
   const apiKey = firstSet(env, [keyVar]);
   if (apiKey === undefined) throw new ModelConfigError(`${model}: ${keyVar} is not set`);
-  const baseURL = checkedUrl(model, urlVar, env[urlVar]) ?? (provider === 'openai' ? OPENAI_URL : ANTHROPIC_URL);
+  const baseURL =
+    checkedUrl(model, urlVar, env[urlVar]) ?? (provider === 'openai' ? OPENAI_URL : ANTHROPIC_URL);
   return { name: provider, family: provider, baseURL, apiKey, headers: {} };
 }
 
-function compatible(name: string, baseURL: string, apiKey: string | undefined, headers: Record<string, string>): ProviderSettings {
+function compatible(
+  name: string,
+  baseURL: string,
+  apiKey: string | undefined,
+  headers: Record<string, string>,
+): ProviderSettings {
   return { name, family: 'openai-compatible', baseURL, headers, ...(apiKey !== undefined ? { apiKey } : {}) };
 }
 
@@ -151,7 +174,9 @@ function checkedUrl(model: string, variable: string, value: string | undefined):
 function integer(model: string, variable: string, raw: string, min: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) {
-    throw new ModelConfigError(`${model}: ${variable} must be an integer ≥ ${min} (got ${JSON.stringify(raw)})`);
+    throw new ModelConfigError(
+      `${model}: ${variable} must be an integer ≥ ${min} (got ${JSON.stringify(raw)})`,
+    );
   }
   return value;
 }

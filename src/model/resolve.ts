@@ -28,7 +28,9 @@ export function absolutizeModel(spec: string, baseDir: string): string {
 export function parseModelName(spec: string): { provider: string; modelId: string } {
   const at = spec.indexOf(':');
   if (at <= 0 || at === spec.length - 1) {
-    throw new Error(`model ${JSON.stringify(spec)} is not of the form <provider>:<model id> (e.g. openai:gpt-4.1, scripted:turns.yaml)`);
+    throw new Error(
+      `model ${JSON.stringify(spec)} is not of the form <provider>:<model id> (e.g. openai:gpt-4.1, scripted:turns.yaml)`,
+    );
   }
   return { provider: spec.slice(0, at), modelId: spec.slice(at + 1) };
 }
@@ -39,7 +41,11 @@ export function parseModelName(spec: string): { provider: string; modelId: strin
  * `providers` (default: `createProviderRegistry()` over `process.env`) with the flow's `providers:`.
  * Throws a readable error (e.g. ModelConfigError for a missing key) so that a run does not start.
  */
-export function resolveModel(spec: ModelSpec, providers?: ProviderResolver, flowProviders?: FlowProviders): ModelClient {
+export function resolveModel(
+  spec: ModelSpec,
+  providers?: ProviderResolver,
+  flowProviders?: FlowProviders,
+): ModelClient {
   if (isLanguageModel(spec)) return aiSdkModel(spec);
   if (typeof spec !== 'string') return spec;
   const { provider, modelId } = parseModelName(spec);

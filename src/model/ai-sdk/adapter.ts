@@ -62,7 +62,12 @@ export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkMode
   return {
     id,
     async call(request: ModelRequest, _context: ModelCallContext): Promise<ModelResult> {
-      const outcome = await withRetries((signal) => invoke(model, request, options, signal), policy, clock, request.signal);
+      const outcome = await withRetries(
+        (signal) => invoke(model, request, options, signal),
+        policy,
+        clock,
+        request.signal,
+      );
       if (outcome.ok) return { ok: true, ...outcome.value };
       const tries = outcome.attempts > 1 ? ` (${outcome.attempts} attempts)` : '';
       return { ok: false, message: redact(`${id}: ${outcome.failure.message}${tries}`, secrets) };

@@ -38,17 +38,29 @@ const MAX_MESSAGE = 400;
 
 /** Classifies an error thrown by (or streamed from) a language model call. */
 export function classifyFailure(error: unknown): AttemptFailure {
-  if (error instanceof ModelTimeoutError) return { message: error.message, retryable: true, retryAfterMs: null };
+  if (error instanceof ModelTimeoutError)
+    return { message: error.message, retryable: true, retryAfterMs: null };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     if (status !== undefined) {
       const retryable = RETRYABLE_STATUS.has(status) || status >= 500;
       const text = oneLine(error.message) || statusText(error.responseBody);
-      return { message: `HTTP ${status}${text ? ` ${text}` : ''}`, retryable, retryAfterMs: retryAfter(error.responseHeaders) };
+      return {
+        message: `HTTP ${status}${text ? ` ${text}` : ''}`,
+        retryable,
+        retryAfterMs: retryAfter(error.responseHeaders),
+      };
     }
-    return { message: oneLine(error.message), retryable: error.isRetryable || isNetworkError(error), retryAfterMs: null };
+    return {
+      message: oneLine(error.message),
+      retryable: error.isRetryable || isNetworkError(error),
+      retryAfterMs: null,
+    };
   }
-  const message = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
+  const message =
+    error instanceof Error
+      ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`
+      : String(error);
   return { message: oneLine(message), retryable: isNetworkError(error), retryAfterMs: null };
 }
 
@@ -56,7 +68,10 @@ export function classifyFailure(error: unknown): AttemptFailure {
  * The delay a provider asked for: `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an
  * HTTP date; null when absent or unreadable.
  */
-export function retryAfter(headers: Record<string, string> | undefined, now: number = Date.now()): number | null {
+export function retryAfter(
+  headers: Record<string, string> | undefined,
+  now: number = Date.now(),
+): number | null {
   if (!headers) return null;
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   const ms = Number(lower['retry-after-ms']);
@@ -84,7 +99,11 @@ function isNetworkError(error: unknown): boolean {
   for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
     const code = (current as NodeJS.ErrnoException).code;
     if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
-    if (current instanceof TypeError && /^(fetch failed|terminated|other side closed)$/i.test(current.message)) return true;
+    if (
+      current instanceof TypeError &&
+      /^(fetch failed|terminated|other side closed)$/i.test(current.message)
+    )
+      return true;
     current = current.cause;
   }
   return false;

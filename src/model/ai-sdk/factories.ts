@@ -27,7 +27,11 @@ export type FetchFunction = typeof globalThis.fetch;
  * through Messages, anything else through the OpenAI-compatible Chat Completions provider (with usage
  * requested in streams).
  */
-export function createLanguageModel(settings: ProviderSettings, modelId: string, fetch?: FetchFunction): LanguageModelV4 {
+export function createLanguageModel(
+  settings: ProviderSettings,
+  modelId: string,
+  fetch?: FetchFunction,
+): LanguageModelV4 {
   const common = {
     baseURL: settings.baseURL,
     headers: settings.headers,
@@ -40,6 +44,8 @@ export function createLanguageModel(settings: ProviderSettings, modelId: string,
     case 'anthropic':
       return createAnthropic(common).messages(modelId);
     case 'openai-compatible':
-      return createOpenAICompatible({ ...common, name: settings.name, includeUsage: true }).chatModel(modelId);
+      return createOpenAICompatible({ ...common, name: settings.name, includeUsage: true }).chatModel(
+        modelId,
+      );
   }
 }

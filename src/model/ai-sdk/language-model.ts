@@ -1,4 +1,9 @@
-import type { LanguageModelV2, LanguageModelV3, LanguageModelV4, LanguageModelV4CallOptions } from '@ai-sdk/provider';
+import type {
+  LanguageModelV2,
+  LanguageModelV3,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+} from '@ai-sdk/provider';
 
 /**
  * An AI SDK language model object (SPEC §14: `model` accepts any): what `openai.chat('gpt-4.1')`,

@@ -56,11 +56,18 @@ export function safeCallId(callId: string): string {
   return safe === '' ? 'call' : safe;
 }
 
-function assistantMessage(message: Extract<ConversationMessage, { role: 'assistant' }>): LanguageModelV4Message {
+function assistantMessage(
+  message: Extract<ConversationMessage, { role: 'assistant' }>,
+): LanguageModelV4Message {
   const content: (LanguageModelV4ToolCallPart | { type: 'text'; text: string })[] = [];
   if (message.text !== '') content.push({ type: 'text', text: message.text });
   for (const call of message.toolCalls) {
-    content.push({ type: 'tool-call', toolCallId: safeCallId(call.callId), toolName: call.tool, input: call.rawArgs });
+    content.push({
+      type: 'tool-call',
+      toolCallId: safeCallId(call.callId),
+      toolName: call.tool,
+      input: call.rawArgs,
+    });
   }
   return { role: 'assistant', content };
 }

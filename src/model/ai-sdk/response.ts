@@ -88,7 +88,8 @@ function deltaOf(part: Record<string, unknown>): string {
 
 function streamError(error: unknown): Error {
   if (error instanceof Error) return error;
-  const message = isRecord(error) && typeof error.message === 'string' ? error.message : JSON.stringify(error);
+  const message =
+    isRecord(error) && typeof error.message === 'string' ? error.message : JSON.stringify(error);
   return new ModelStreamError(message);
 }
 

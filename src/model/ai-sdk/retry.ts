@@ -59,14 +59,20 @@ export async function withRetries<T>(
     if (result.ok) return { ok: true, value: result.value, attempts: n };
     if (outer?.aborted) return cancelled(n);
     const failure = classifyFailure(result.error);
-    if (!failure.retryable || n > policy.maxRetries) return { ok: false, cancelled: false, failure, attempts: n };
+    if (!failure.retryable || n > policy.maxRetries)
+      return { ok: false, cancelled: false, failure, attempts: n };
     await clock.sleep(retryDelay(n, failure.retryAfterMs, policy, clock.random()), outer);
     if (outer?.aborted) return cancelled(n);
   }
 }
 
 /** The wait before retry `n` (1-based): backoff with jitter, or a longer `retry-after`, capped. */
-export function retryDelay(n: number, retryAfterMs: number | null, policy: RetryPolicy, random: number): number {
+export function retryDelay(
+  n: number,
+  retryAfterMs: number | null,
+  policy: RetryPolicy,
+  random: number,
+): number {
   const backoff = policy.initialDelayMs * 2 ** (n - 1) * (0.5 + random / 2);
   return Math.round(Math.min(policy.maxDelayMs, Math.max(backoff, retryAfterMs ?? 0)));
 }
@@ -89,7 +95,10 @@ async function runAttempt<T>(
     return { ok: true, value: await Promise.race([attempt(signal), aborted]) };
   } catch (error) {
     // Whatever the attempt threw once its time was up, the reason is the timeout.
-    return { ok: false, error: controller.signal.aborted && !outer?.aborted ? controller.signal.reason : error };
+    return {
+      ok: false,
+      error: controller.signal.aborted && !outer?.aborted ? controller.signal.reason : error,
+    };
   } finally {
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);
@@ -98,5 +107,10 @@ async function runAttempt<T>(
 }
 
 function cancelled(attempts: number): RetryOutcome<never> {
-  return { ok: false, cancelled: true, failure: { message: 'cancelled', retryable: false, retryAfterMs: null }, attempts };
+  return {
+    ok: false,
+    cancelled: true,
+    failure: { message: 'cancelled', retryable: false, retryAfterMs: null },
+    attempts,
+  };
 }

@@ -24,7 +24,11 @@ const LOOKUP = {
 };
 const HISTORY: ConversationMessage[] = [
   { role: 'user', content: 'find item 7' },
-  { role: 'assistant', text: 'Looking.', toolCalls: [{ callId: 'call_a', tool: 'lookup', rawArgs: '{"id":7}' }] },
+  {
+    role: 'assistant',
+    text: 'Looking.',
+    toolCalls: [{ callId: 'call_a', tool: 'lookup', rawArgs: '{"id":7}' }],
+  },
   { role: 'tool', callId: 'call_a', tool: 'lookup', content: 'SUCCESS evidence: ev_1 {"id":7}' },
 ];
 
@@ -33,7 +37,10 @@ function request(messages: ConversationMessage[] = HISTORY): ModelRequest {
 }
 
 function model(family: ProviderFamily, server: FakeProvider, stream: boolean) {
-  const lm = createLanguageModel({ name: family, family, baseURL: server.url(), apiKey: 'sk-test-secret', headers: {} }, 'test-model');
+  const lm = createLanguageModel(
+    { name: family, family, baseURL: server.url(), apiKey: 'sk-test-secret', headers: {} },
+    'test-model',
+  );
   return aiSdkModel(lm, { stream, maxRetries: 0, timeoutMs: 5_000 });
 }
 
@@ -48,13 +55,23 @@ describe.each(FORMATS)('aiSdkModel over $format', ({ format, family, stream }) =
   it('returns text, tool calls with their ids and raw argument strings, and usage', async () => {
     const args = '{"id": 8, "note": "两个"}';
     const server = await fake([
-      reply(format, { text: 'Now item 8.', calls: [{ id: 'call_b', name: 'lookup', args }], usage: { input: 120, output: 30 } }),
+      reply(format, {
+        text: 'Now item 8.',
+        calls: [{ id: 'call_b', name: 'lookup', args }],
+        usage: { input: 120, output: 30 },
+      }),
     ]);
     const result = await model(family, server, stream).call(request(), CONTEXT);
     expect(result).toEqual({
       ok: true,
       text: 'Now item 8.',
-      toolCalls: [{ callId: 'call_b', tool: 'lookup', rawArgs: family === 'anthropic' && !stream ? JSON.stringify(JSON.parse(args)) : args }],
+      toolCalls: [
+        {
+          callId: 'call_b',
+          tool: 'lookup',
+          rawArgs: family === 'anthropic' && !stream ? JSON.stringify(JSON.parse(args)) : args,
+        },
+      ],
       usage: { inputTokens: 120, outputTokens: 30, totalTokens: 150 },
     });
   });
@@ -66,17 +83,30 @@ describe.each(FORMATS)('aiSdkModel over $format', ({ format, family, stream }) =
     expect(server.requests[0]!.path).toBe(family === 'openai' ? '/v1/chat/completions' : '/v1/messages');
     if (family === 'openai') {
       expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-test-secret');
-      expect(body.tools).toEqual([{ type: 'function', function: { name: 'lookup', description: 'Find an item', parameters: LOOKUP.inputSchema } }]);
+      expect(body.tools).toEqual([
+        {
+          type: 'function',
+          function: { name: 'lookup', description: 'Find an item', parameters: LOOKUP.inputSchema },
+        },
+      ]);
       expect(body.messages).toEqual([
         { role: 'system', content: 'You are careful.' },
         { role: 'user', content: 'find item 7' },
-        { role: 'assistant', content: 'Looking.', tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'lookup', arguments: '{"id":7}' } }] },
+        {
+          role: 'assistant',
+          content: 'Looking.',
+          tool_calls: [
+            { id: 'call_a', type: 'function', function: { name: 'lookup', arguments: '{"id":7}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_a', content: 'SUCCESS evidence: ev_1 {"id":7}' },
       ]);
     } else {
       expect(server.requests[0]!.headers['x-api-key']).toBe('sk-test-secret');
       expect(body.system).toEqual([{ type: 'text', text: 'You are careful.' }]);
-      expect(body.tools).toMatchObject([{ name: 'lookup', description: 'Find an item', input_schema: LOOKUP.inputSchema }]);
+      expect(body.tools).toMatchObject([
+        { name: 'lookup', description: 'Find an item', input_schema: LOOKUP.inputSchema },
+      ]);
       expect(body.messages).toEqual([
         { role: 'user', content: [{ type: 'text', text: 'find item 7' }] },
         {
@@ -86,15 +116,30 @@ describe.each(FORMATS)('aiSdkModel over $format', ({ format, family, stream }) =
             { type: 'tool_use', id: 'call_a', name: 'lookup', input: { id: 7 } },
           ],
         },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_a', content: 'SUCCESS evidence: ev_1 {"id":7}' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'call_a', content: 'SUCCESS evidence: ev_1 {"id":7}' },
+          ],
+        },
       ]);
     }
   });
 
   it('hands a malformed argument string to the caller as sent', async () => {
     if (format === 'anthropic-json') return; // Anthropic's non-streamed tool_use input is always a JSON object
-    const server = await fake([reply(format, { calls: [{ id: 'call_c', name: 'lookup', args: '{"id": 7,' }], usage: { input: 5, output: 5 } })]);
-    const result = await model(family, server, stream).call(request([{ role: 'user', content: 'x' }]), CONTEXT);
-    expect(result.ok && result.toolCalls).toEqual([{ callId: 'call_c', tool: 'lookup', rawArgs: '{"id": 7,' }]);
+    const server = await fake([
+      reply(format, {
+        calls: [{ id: 'call_c', name: 'lookup', args: '{"id": 7,' }],
+        usage: { input: 5, output: 5 },
+      }),
+    ]);
+    const result = await model(family, server, stream).call(
+      request([{ role: 'user', content: 'x' }]),
+      CONTEXT,
+    );
+    expect(result.ok && result.toolCalls).toEqual([
+      { callId: 'call_c', tool: 'lookup', rawArgs: '{"id": 7,' },
+    ]);
   });
 });

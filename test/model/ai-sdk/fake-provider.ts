@@ -53,7 +53,10 @@ export async function startFakeProvider(
       };
       const index = requests.push(request) - 1;
       const reply = typeof replies === 'function' ? replies(request, index) : replies[index];
-      answer(res, reply ?? { status: 500, json: { error: { message: `fake provider has no reply ${index + 1}` } } });
+      answer(
+        res,
+        reply ?? { status: 500, json: { error: { message: `fake provider has no reply ${index + 1}` } } },
+      );
     });
   });
   server.on('connection', (socket) => {
@@ -83,7 +86,11 @@ function answer(res: ServerResponse, reply: Reply): void {
     res.end(JSON.stringify(reply.json));
     return;
   }
-  res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
+  res.writeHead(reply.status ?? 200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    ...reply.headers,
+  });
   reply.sse.forEach((event, i) => {
     if (reply.hangAfter !== undefined && i >= reply.hangAfter) return;
     const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);

@@ -33,7 +33,12 @@ describe('toPrompt', () => {
         role: 'tool',
         content: [
           { type: 'tool-result', toolCallId: 'call_1', toolName: 'a', output: { type: 'text', value: 'ok' } },
-          { type: 'tool-result', toolCallId: 'fc_2_x', toolName: 'b', output: { type: 'text', value: 'rejected' } },
+          {
+            type: 'tool-result',
+            toolCallId: 'fc_2_x',
+            toolName: 'b',
+            output: { type: 'text', value: 'rejected' },
+          },
         ],
       },
       { role: 'user', content: [{ type: 'text', text: 'answer' }] },
@@ -64,16 +69,41 @@ describe('responses', () => {
   });
 
   it('reads v2 flat usage and missing usage as zero', () => {
-    expect(toUsage({ inputTokens: 3, outputTokens: 4 })).toEqual({ inputTokens: 3, outputTokens: 4, totalTokens: 7 });
-    expect(toUsage({ inputTokens: { total: undefined }, outputTokens: {} })).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
+    expect(toUsage({ inputTokens: 3, outputTokens: 4 })).toEqual({
+      inputTokens: 3,
+      outputTokens: 4,
+      totalTokens: 7,
+    });
+    expect(toUsage({ inputTokens: { total: undefined }, outputTokens: {} })).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+    });
     expect(toUsage(undefined)).toEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
   });
 
   it('fails a stream with an error part or without a finish', async () => {
-    const stream = (parts: unknown[]) => new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) });
-    await expect(fromStream(stream([{ type: 'text-delta', id: '0', delta: 'x' }, { type: 'error', error: { message: 'overloaded' } }]))).rejects.toThrow('overloaded');
-    await expect(fromStream(stream([{ type: 'text-delta', id: '0', delta: 'x' }]))).rejects.toThrow('ended before the model finished');
-    await expect(fromStream(stream([{ type: 'text-delta', id: '0', delta: 'x' }, { type: 'finish', usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } }]))).resolves.toEqual({
+    const stream = (parts: unknown[]) =>
+      new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) });
+    await expect(
+      fromStream(
+        stream([
+          { type: 'text-delta', id: '0', delta: 'x' },
+          { type: 'error', error: { message: 'overloaded' } },
+        ]),
+      ),
+    ).rejects.toThrow('overloaded');
+    await expect(fromStream(stream([{ type: 'text-delta', id: '0', delta: 'x' }]))).rejects.toThrow(
+      'ended before the model finished',
+    );
+    await expect(
+      fromStream(
+        stream([
+          { type: 'text-delta', id: '0', delta: 'x' },
+          { type: 'finish', usage: { inputTokens: { total: 1 }, outputTokens: { total: 1 } } },
+        ]),
+      ),
+    ).resolves.toEqual({
       text: 'x',
       toolCalls: [],
       usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },

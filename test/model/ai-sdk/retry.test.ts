@@ -31,16 +31,26 @@ const REQUEST: ModelRequest = { system: 's', messages: [{ role: 'user', content:
 const OK: Reply = { json: openaiCompletion({ text: 'hello', usage: { input: 3, output: 2 } }) };
 
 function model(baseURL: string, options: AiSdkModelOptions, family: ProviderFamily = 'openai') {
-  const lm = createLanguageModel({ name: family, family, baseURL, apiKey: 'sk-test-secret-123', headers: {} }, 'test-model');
+  const lm = createLanguageModel(
+    { name: family, family, baseURL, apiKey: 'sk-test-secret-123', headers: {} },
+    'test-model',
+  );
   return aiSdkModel(lm, { maxRetries: 2, timeoutMs: 5_000, ...options });
 }
 
 describe('retries', () => {
   it('retries a 429 after the retry-after the provider asked for, then succeeds', async () => {
     const clock = recordingClock();
-    const server = await fake([{ status: 429, headers: { 'retry-after': '2' }, json: { error: { message: 'Rate limit reached' } } }, OK]);
+    const server = await fake([
+      { status: 429, headers: { 'retry-after': '2' }, json: { error: { message: 'Rate limit reached' } } },
+      OK,
+    ]);
     const result = await model(server.url(), { clock }).call(REQUEST, CONTEXT);
-    expect(result).toMatchObject({ ok: true, text: 'hello', usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } });
+    expect(result).toMatchObject({
+      ok: true,
+      text: 'hello',
+      usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 },
+    });
     expect(server.requests).toHaveLength(2);
     expect(clock.waits).toEqual([2000]);
   });
@@ -62,7 +72,10 @@ describe('retries', () => {
     const busy: Reply = { status: 503, json: { error: { message: 'The server is overloaded' } } };
     const server = await fake([busy, busy, busy, OK]);
     const result = await model(server.url(), { clock }).call(REQUEST, CONTEXT);
-    expect(result).toEqual({ ok: false, message: 'openai:test-model: HTTP 503 The server is overloaded (3 attempts)' });
+    expect(result).toEqual({
+      ok: false,
+      message: 'openai:test-model: HTTP 503 The server is overloaded (3 attempts)',
+    });
     expect(clock.waits).toEqual([1000, 2000]);
   });
 
@@ -79,10 +92,23 @@ describe('retries', () => {
 
   it('does not retry a 401, and never shows the key even when the provider echoes it', async () => {
     const clock = recordingClock();
-    const server = await fake([{ status: 401, json: { error: { message: 'Incorrect API key provided: sk-test-secret-123', type: 'invalid_request_error' } } }]);
+    const server = await fake([
+      {
+        status: 401,
+        json: {
+          error: { message: 'Incorrect API key provided: sk-test-secret-123', type: 'invalid_request_error' },
+        },
+      },
+    ]);
     const env = { OPENAI_API_KEY: 'sk-test-secret-123', OPENAI_BASE_URL: server.url() };
-    const result = await createProviderRegistry({ env, model: { clock } })('openai', 'test-model').call(REQUEST, CONTEXT);
-    expect(result).toEqual({ ok: false, message: 'openai:test-model: HTTP 401 Incorrect API key provided: ***' });
+    const result = await createProviderRegistry({ env, model: { clock } })('openai', 'test-model').call(
+      REQUEST,
+      CONTEXT,
+    );
+    expect(result).toEqual({
+      ok: false,
+      message: 'openai:test-model: HTTP 401 Incorrect API key provided: ***',
+    });
     expect(server.requests).toHaveLength(1);
     expect(clock.waits).toEqual([]);
   });
@@ -90,9 +116,14 @@ describe('retries', () => {
   it('retries a refused connection and reports it readably', async () => {
     const clock = recordingClock();
     const port = await closedPort();
-    const result = await model(`http://127.0.0.1:${port}/v1`, { clock, maxRetries: 1 }).call(REQUEST, CONTEXT);
+    const result = await model(`http://127.0.0.1:${port}/v1`, { clock, maxRetries: 1 }).call(
+      REQUEST,
+      CONTEXT,
+    );
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.message).toMatch(/^openai:test-model: Cannot connect to API: .*ECONNREFUSED.* \(2 attempts\)$/);
+    expect(!result.ok && result.message).toMatch(
+      /^openai:test-model: Cannot connect to API: .*ECONNREFUSED.* \(2 attempts\)$/,
+    );
     expect(clock.waits).toEqual([1000]);
   });
 
@@ -115,8 +146,13 @@ describe('timeouts and cancellation', () => {
   });
 
   it('times out a stream that stops in the middle', async () => {
-    const server = await fake([{ sse: openaiChunks({ text: 'a long answer', usage: { input: 1, output: 1 } }), hangAfter: 2 }]);
-    const result = await model(server.url(), { stream: true, timeoutMs: 150, maxRetries: 0 }).call(REQUEST, CONTEXT);
+    const server = await fake([
+      { sse: openaiChunks({ text: 'a long answer', usage: { input: 1, output: 1 } }), hangAfter: 2 },
+    ]);
+    const result = await model(server.url(), { stream: true, timeoutMs: 150, maxRetries: 0 }).call(
+      REQUEST,
+      CONTEXT,
+    );
     expect(result).toEqual({ ok: false, message: 'openai:test-model: timed out after 150 ms' });
   });
 
@@ -128,7 +164,10 @@ describe('timeouts and cancellation', () => {
       return { hang: true };
     });
     const started = Date.now();
-    const result = await model(server.url(), { clock, timeoutMs: 10_000 }).call({ ...REQUEST, signal: controller.signal }, CONTEXT);
+    const result = await model(server.url(), { clock, timeoutMs: 10_000 }).call(
+      { ...REQUEST, signal: controller.signal },
+      CONTEXT,
+    );
     expect(result).toEqual({ ok: false, message: 'openai:test-model: cancelled' });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(server.requests).toHaveLength(1);
@@ -161,7 +200,9 @@ describe('retry helpers', () => {
 
   it('backs off exponentially with jitter, never below retry-after nor above the cap', () => {
     const policy = { timeoutMs: 1, maxRetries: 5, initialDelayMs: 1000, maxDelayMs: 10_000 };
-    expect([1, 2, 3, 4, 5].map((n) => retryDelay(n, null, policy, 1))).toEqual([1000, 2000, 4000, 8000, 10_000]);
+    expect([1, 2, 3, 4, 5].map((n) => retryDelay(n, null, policy, 1))).toEqual([
+      1000, 2000, 4000, 8000, 10_000,
+    ]);
     expect(retryDelay(1, null, policy, 0)).toBe(500);
     expect(retryDelay(1, 3000, policy, 0)).toBe(3000);
     expect(retryDelay(1, 60_000, policy, 0)).toBe(10_000);

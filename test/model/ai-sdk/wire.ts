@@ -39,7 +39,13 @@ export function openaiCompletion(turn: Turn): unknown {
           role: 'assistant',
           content: turn.text ?? null,
           ...(calls.length > 0
-            ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) }
+            ? {
+                tool_calls: calls.map((c) => ({
+                  id: c.id,
+                  type: 'function',
+                  function: { name: c.name, arguments: c.args },
+                })),
+              }
             : {}),
         },
         finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
@@ -52,16 +58,36 @@ export function openaiCompletion(turn: Turn): unknown {
 /** OpenAI Chat Completions stream chunks (arguments split in pieces), ending with usage and `[DONE]`. */
 export function openaiChunks(turn: Turn): SseEvent[] {
   const chunk = (delta: unknown, finish: string | null = null) => ({
-    data: { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] },
+    data: {
+      id: 'chatcmpl-test',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: 'test-model',
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    },
   });
   const events: SseEvent[] = [chunk({ role: 'assistant', content: '' })];
   for (const piece of split(turn.text ?? '')) events.push(chunk({ content: piece }));
   (turn.calls ?? []).forEach((call, index) => {
-    events.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
-    for (const piece of split(call.args)) events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    events.push(
+      chunk({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+      }),
+    );
+    for (const piece of split(call.args))
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   events.push(chunk({}, (turn.calls ?? []).length > 0 ? 'tool_calls' : 'stop'));
-  events.push({ data: { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'test-model', choices: [], usage: openaiUsage(turn) } });
+  events.push({
+    data: {
+      id: 'chatcmpl-test',
+      object: 'chat.completion.chunk',
+      created: 1_700_000_000,
+      model: 'test-model',
+      choices: [],
+      usage: openaiUsage(turn),
+    },
+  });
   events.push({ data: '[DONE]' });
   return events;
 }
@@ -70,7 +96,8 @@ export function openaiChunks(turn: Turn): SseEvent[] {
 export function anthropicMessage(turn: Turn): unknown {
   const content: unknown[] = [];
   if (turn.text) content.push({ type: 'text', text: turn.text });
-  for (const call of turn.calls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.args) });
+  for (const call of turn.calls ?? [])
+    content.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.args) });
   return {
     id: 'msg_test',
     type: 'message',
@@ -85,26 +112,52 @@ export function anthropicMessage(turn: Turn): unknown {
 
 /** Anthropic Messages stream events; tool arguments arrive as `input_json_delta` pieces, as sent. */
 export function anthropicEvents(turn: Turn): SseEvent[] {
-  const ev = (type: string, data: Record<string, unknown>): SseEvent => ({ event: type, data: { type, ...data } });
+  const ev = (type: string, data: Record<string, unknown>): SseEvent => ({
+    event: type,
+    data: { type, ...data },
+  });
   const events: SseEvent[] = [
     ev('message_start', {
-      message: { id: 'msg_test', type: 'message', role: 'assistant', model: 'test-model', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: turn.usage?.input ?? 0, output_tokens: 1 } },
+      message: {
+        id: 'msg_test',
+        type: 'message',
+        role: 'assistant',
+        model: 'test-model',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: turn.usage?.input ?? 0, output_tokens: 1 },
+      },
     }),
   ];
   let index = 0;
   if (turn.text) {
     events.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-    for (const piece of split(turn.text)) events.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
+    for (const piece of split(turn.text))
+      events.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
     events.push(ev('content_block_stop', { index }));
     index += 1;
   }
   for (const call of turn.calls ?? []) {
-    events.push(ev('content_block_start', { index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } }));
-    for (const piece of split(call.args)) events.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
+    events.push(
+      ev('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+      }),
+    );
+    for (const piece of split(call.args))
+      events.push(
+        ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }),
+      );
     events.push(ev('content_block_stop', { index }));
     index += 1;
   }
-  events.push(ev('message_delta', { delta: { stop_reason: (turn.calls ?? []).length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: turn.usage?.output ?? 0 } }));
+  events.push(
+    ev('message_delta', {
+      delta: { stop_reason: (turn.calls ?? []).length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: turn.usage?.output ?? 0 },
+    }),
+  );
   events.push(ev('message_stop', {}));
   return events;
 }

@@ -69,7 +69,9 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   logger.info('SERVER listening', { url: listening.url, auth: tokens ? `${tokens.length} tokens` : 'none', flows: flows.list().map((f) => f.flowId).join(',') });
   await io.stopped(logger);
   const left = await server.close();
-  await runtime.close();
+  // Closing the runtime aborts its drivers, which may record a run as failed; a run still being
+  // driven after the grace period is left as it is (running, its steps persisted) for a later resume.
+  if (left === 0) await runtime.close();
   logger.info('SERVER stopped', { runsLeftRunning: left });
   return 0;
 }

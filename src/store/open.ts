@@ -63,7 +63,8 @@ export function resolveDbUrl(
 /**
  * Opens the store a spec names: `'memory'` → MemoryStore; `'sqlite:PATH'` → SqliteStore (creating the
  * folder; migrating the schema); a Store object → itself. `postgres://…` will load the `./postgres`
- * subpath; for now it throws StoreError `NOT_AVAILABLE`. SQLite is loaded only when asked for.
+ * subpath lazily (PostgresStore over a `pg` Pool, schema from `?schema=`, default `agent_runtime`).
+ * SQLite and PostgreSQL are loaded only when asked for.
  */
 export async function openStore(spec: string | Store, options: OpenStoreOptions = {}): Promise<Store> {
   if (typeof spec !== 'string') {
@@ -79,11 +80,10 @@ export async function openStore(spec: string | Store, options: OpenStoreOptions 
       const { SqliteStore } = await import('./sqlite/sqlite-store.js');
       return new SqliteStore({ ...options, path: location.path });
     }
-    case 'postgres':
-      throw new StoreError(
-        'NOT_AVAILABLE',
-        'PostgreSQL store is not available yet: use sqlite:PATH (the default) or memory',
-      );
+    case 'postgres': {
+      const { createPostgresStore } = await import('./postgres/connect.js');
+      return createPostgresStore(location.url, { ...(options.now ? { now: options.now } : {}) });
+    }
   }
 }
 

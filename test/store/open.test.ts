@@ -52,12 +52,12 @@ describe('openStore', () => {
     expect(await openStore(mine)).toBe(mine);
   });
 
-  it('refuses postgres for now, clearly and without echoing the URL', async () => {
-    const error = await storeError(openStore('postgres://admin:s3cret@db.example:5432/runs'));
+  it('reports an unreachable PostgreSQL clearly and without echoing the password', async () => {
+    const error = await storeError(openStore('postgres://admin:s3cret@127.0.0.1:1/runs'));
     expect(error.code).toBe('NOT_AVAILABLE');
-    expect(error.message).toMatch(/^PostgreSQL store is not available yet/);
+    expect(error.message).toMatch(/^cannot open the PostgreSQL store at 127\.0\.0\.1:1\/runs: ECONNREFUSED/);
     expect(error.message).not.toMatch(/s3cret/);
-    expect((await storeError(openStore('postgresql://db/x'))).code).toBe('NOT_AVAILABLE');
+    expect((await storeError(openStore('postgresql://admin:s3cret@127.0.0.1:1/x'))).code).toBe('NOT_AVAILABLE');
   });
 
   it('refuses unknown schemes, an empty sqlite path and non-stores', async () => {

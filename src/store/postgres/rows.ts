@@ -1,0 +1,195 @@
+import type { EvidenceRecord } from '../../domain/run-state.js';
+import { patches } from '../checks.js';
+import { toJson } from '../json.js';
+import type { NewRun, RunPatch, RunRecord, RunStatus, StoredEvent, StoredMessage, Usage } from '../store.js';
+
+/**
+ * A row of `runs` as a driver hands it back. `json` columns arrive parsed (fresh objects each time);
+ * `bigint` columns as strings (`pg`) or numbers (PGlite); `timestamptz` as Date.
+ */
+export interface PgRunRow {
+  run_id: string;
+  parent_run_id: string | null;
+  root_run_id: string;
+  tenant: string | null;
+  flow_id: string;
+  flow_version: string;
+  flow: unknown;
+  flow_dir: string | null;
+  model: string | null;
+  input: unknown;
+  status: string;
+  suspension: unknown;
+  reason: string | null;
+  failed_node: string | null;
+  message: string | null;
+  usage: Usage;
+  outputs: Record<string, Record<string, unknown>>;
+  state: unknown;
+  version: number | string;
+  last_seq: number | string;
+  lease_owner: string | null;
+  lease_expires_at: number | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** The columns a query returns for a run (never `pos`). */
+export const RUN_SELECT =
+  'run_id, parent_run_id, root_run_id, tenant, flow_id, flow_version, flow, flow_dir, model, input, status, ' +
+  'suspension, reason, failed_node, message, usage, outputs, state, version, last_seq, lease_owner, ' +
+  'lease_expires_at, created_at, updated_at';
+
+/** The run a row holds. */
+export function runFromPgRow(row: PgRunRow): RunRecord {
+  return {
+    runId: row.run_id,
+    parentRunId: row.parent_run_id,
+    rootRunId: row.root_run_id,
+    tenant: row.tenant,
+    flowId: row.flow_id,
+    flowVersion: row.flow_version,
+    flow: row.flow,
+    flowDir: row.flow_dir,
+    model: row.model,
+    input: row.input,
+    status: row.status as RunStatus,
+    suspension: row.suspension,
+    reason: row.reason,
+    failedNode: row.failed_node,
+    message: row.message,
+    usage: row.usage,
+    outputs: row.outputs,
+    state: row.state,
+    version: Number(row.version),
+    lastSeq: Number(row.last_seq),
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: row.lease_expires_at === null ? null : Number(row.lease_expires_at),
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+  };
+}
+
+function isoTime(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** A column and the SQL cast of its parameter. */
+interface Column {
+  name: string;
+  cast: string;
+}
+
+const col = (name: string, cast = 'text'): Column => ({ name, cast });
+
+/** The columns of a new run with their values, in insert order. */
+export function newRunValues(run: NewRun, lastSeq: number, ts: string): [Column, unknown][] {
+  return [
+    [col('run_id'), run.runId],
+    [col('parent_run_id'), run.parentRunId ?? null],
+    [col('root_run_id'), run.rootRunId],
+    [col('tenant'), run.tenant ?? null],
+    [col('flow_id'), run.flowId],
+    [col('flow_version'), run.flowVersion],
+    [col('flow', 'json'), toJson(run.flow) ?? 'null'],
+    [col('flow_dir'), run.flowDir ?? null],
+    [col('model'), run.model ?? null],
+    [col('input', 'json'), toJson(run.input)],
+    [col('status'), run.status],
+    [col('suspension', 'json'), toJson(run.suspension)],
+    [col('reason'), run.reason ?? null],
+    [col('failed_node'), run.failedNode ?? null],
+    [col('message'), run.message ?? null],
+    [col('usage', 'json'), toJson(run.usage) ?? 'null'],
+    [col('outputs', 'json'), toJson(run.outputs) ?? 'null'],
+    [col('state', 'json'), toJson(run.state)],
+    [col('version', 'integer'), 1],
+    [col('last_seq', 'bigint'), lastSeq],
+    [col('lease_owner'), run.leaseOwner ?? null],
+    [col('lease_expires_at', 'bigint'), run.leaseExpiresAt ?? null],
+    [col('created_at', 'timestamptz'), ts],
+    [col('updated_at', 'timestamptz'), ts],
+  ];
+}
+
+/** The patchable columns: field, column, cast and how the value is written. */
+const PATCH_COLUMNS: readonly [keyof RunPatch, Column, (patch: RunPatch) => unknown][] = [
+  ['status', col('status'), (p) => p.status ?? null],
+  ['suspension', col('suspension', 'json'), (p) => toJson(p.suspension)],
+  ['reason', col('reason'), (p) => p.reason ?? null],
+  ['failedNode', col('failed_node'), (p) => p.failedNode ?? null],
+  ['message', col('message'), (p) => p.message ?? null],
+  ['usage', col('usage', 'json'), (p) => toJson(p.usage) ?? 'null'],
+  ['outputs', col('outputs', 'json'), (p) => toJson(p.outputs) ?? 'null'],
+  ['state', col('state', 'json'), (p) => toJson(p.state)],
+  ['model', col('model'), (p) => p.model ?? null],
+  ['leaseOwner', col('lease_owner'), (p) => p.leaseOwner ?? null],
+  ['leaseExpiresAt', col('lease_expires_at', 'bigint'), (p) => p.leaseExpiresAt ?? null],
+];
+
+/** Collects positional parameters: `add(v, 'json')` returns `$n::json`. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown, cast?: string): string {
+    this.values.push(value);
+    return cast ? `$${this.values.length}::${cast}` : `$${this.values.length}`;
+  }
+}
+
+/** `col = $n::cast` for each field the patch sets (only those are serialised). */
+export function patchAssignments(patch: RunPatch, params: Params): string[] {
+  return PATCH_COLUMNS.filter(([field]) => patches(patch, field)).map(
+    ([, column, value]) => `${column.name} = ${params.add(value(patch), column.cast)}`,
+  );
+}
+
+/** One appended table: its columns (after `run_id`) and each row's values. */
+export interface AppendRows {
+  table: 'events' | 'messages' | 'evidence';
+  columns: Column[];
+  rows: unknown[][];
+}
+
+/** The rows of a commit's events. */
+export function eventRows(events: readonly StoredEvent[]): AppendRows {
+  return {
+    table: 'events',
+    columns: [col('seq', 'bigint'), col('ts', 'timestamptz'), col('type'), col('node_id'), col('body', 'json')],
+    rows: events.map((e) => [e.seq, e.ts, e.type, e.nodeId ?? null, JSON.stringify(e)]),
+  };
+}
+
+/** The rows of a commit's messages. */
+export function messageRows(messages: readonly StoredMessage[]): AppendRows {
+  return {
+    table: 'messages',
+    columns: [col('node_run'), col('idx', 'integer'), col('body', 'json')],
+    rows: messages.map((m) => [m.nodeRun, m.index, JSON.stringify(m)]),
+  };
+}
+
+/** The rows of a commit's evidence, in the order appended. */
+export function evidenceRows(evidence: readonly EvidenceRecord[]): AppendRows {
+  return {
+    table: 'evidence',
+    columns: [col('id'), col('tool'), col('node_id'), col('fingerprint'), col('outcome'), col('body', 'json')],
+    rows: evidence.map((e) => [e.id, e.tool, e.nodeId, e.fingerprint, e.outcome, JSON.stringify(e)]),
+  };
+}
+
+/**
+ * `INSERT INTO s.table (run_id, …) SELECT … FROM (VALUES …) v WHERE <guard>`: one statement for a
+ * whole batch; `guard` lets a commit insert only when its compare-and-set matched. Evidence keeps the
+ * order of the batch (its `pos` follows the VALUES order through `ORDER BY`).
+ */
+export function insertBatch(schema: string, batch: AppendRows, runIdParam: string, params: Params, guard: string): string {
+  const names = batch.columns.map((c) => c.name);
+  const values = batch.rows.map(
+    (row, i) => `(${i}, ${row.map((value, j) => params.add(value, batch.columns[j]?.cast)).join(', ')})`,
+  );
+  return (
+    `INSERT INTO ${schema}.${batch.table} (run_id, ${names.join(', ')}) ` +
+    `SELECT ${runIdParam}, ${names.map((n) => `v.${n}`).join(', ')} ` +
+    `FROM (VALUES ${values.join(', ')}) AS v (ord, ${names.join(', ')}) WHERE ${guard} ORDER BY v.ord`
+  );
+}

@@ -1,0 +1,175 @@
+import { StoreError } from '../store.js';
+import type { QueryRunner, Queryable } from './queryable.js';
+
+/**
+ * One step of the PostgreSQL schema, applied in the same transaction as its row in
+ * `schema_migrations`. Never edit a released migration: add the next one (STYLE habit 8; the frozen
+ * v1 schema in test/store/fixtures/postgres-v1.sql must keep opening). `sql` receives the quoted
+ * schema name and returns the statements.
+ */
+export interface PgMigration {
+  /** The schema version after this step: 1, 2, 3, … without gaps. */
+  readonly version: number;
+  readonly description: string;
+  readonly sql: (schema: string) => string;
+}
+
+const V1 = (s: string): string => `
+CREATE TABLE ${s}.runs (
+  pos              bigint GENERATED ALWAYS AS IDENTITY,
+  run_id           text PRIMARY KEY,
+  parent_run_id    text,
+  root_run_id      text NOT NULL,
+  tenant           text,
+  flow_id          text NOT NULL,
+  flow_version     text NOT NULL,
+  flow             json NOT NULL,
+  flow_dir         text,
+  model            text,
+  input            json,
+  status           text NOT NULL,
+  suspension       json,
+  reason           text,
+  failed_node      text,
+  message          text,
+  usage            json NOT NULL,
+  outputs          json NOT NULL,
+  state            json,
+  version          integer NOT NULL,
+  last_seq         bigint NOT NULL,
+  lease_owner      text,
+  lease_expires_at bigint,
+  created_at       timestamptz NOT NULL,
+  updated_at       timestamptz NOT NULL
+);
+CREATE INDEX runs_created ON ${s}.runs (created_at DESC, pos DESC);
+CREATE INDEX runs_tenant ON ${s}.runs (tenant, created_at DESC);
+CREATE INDEX runs_parent ON ${s}.runs (parent_run_id);
+CREATE INDEX runs_root ON ${s}.runs (root_run_id);
+CREATE INDEX runs_running ON ${s}.runs (lease_expires_at) WHERE status = 'running';
+
+CREATE TABLE ${s}.events (
+  run_id  text NOT NULL REFERENCES ${s}.runs (run_id),
+  seq     bigint NOT NULL,
+  ts      timestamptz NOT NULL,
+  type    text NOT NULL,
+  node_id text,
+  body    json NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+
+CREATE TABLE ${s}.messages (
+  run_id   text NOT NULL REFERENCES ${s}.runs (run_id),
+  node_run text NOT NULL,
+  idx      integer NOT NULL,
+  body     json NOT NULL,
+  PRIMARY KEY (run_id, node_run, idx)
+);
+
+CREATE TABLE ${s}.evidence (
+  pos         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  run_id      text NOT NULL REFERENCES ${s}.runs (run_id),
+  id          text NOT NULL,
+  tool        text NOT NULL,
+  node_id     text NOT NULL,
+  fingerprint text NOT NULL,
+  outcome     text NOT NULL,
+  body        json NOT NULL,
+  UNIQUE (run_id, id)
+);
+CREATE INDEX evidence_run ON ${s}.evidence (run_id, pos);
+CREATE INDEX evidence_fingerprint ON ${s}.evidence (run_id, fingerprint);
+`;
+
+/** Every migration in order. The last one's version is the schema this code writes. */
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  { version: 1, description: 'runs, events, messages, evidence', sql: V1 },
+];
+
+/** The PostgreSQL schema version this code reads and writes. */
+export const PG_SCHEMA_VERSION: number = latest(PG_MIGRATIONS);
+
+/** The default PostgreSQL schema (namespace) of the store's tables. */
+export const DEFAULT_PG_SCHEMA = 'agent_runtime';
+
+/** A schema name quoted for SQL; only plain identifiers are accepted (throws StoreError `BAD_URL`). */
+export function quoteSchema(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
+    throw new StoreError('BAD_URL', `PostgreSQL schema name ${JSON.stringify(name)} must be a plain identifier`);
+  }
+  return `"${name}"`;
+}
+
+/** The schema's version (0 when the store's tables are not there yet). */
+export async function pgSchemaVersion(db: QueryRunner, schema: string): Promise<number> {
+  const table = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [
+    `${quoteSchema(schema)}.schema_migrations`,
+  ]);
+  if (!table.rows[0]?.t) return 0;
+  const found = await db.query<{ v: number | null }>(
+    `SELECT max(version) AS v FROM ${quoteSchema(schema)}.schema_migrations`,
+  );
+  return Number(found.rows[0]?.v ?? 0);
+}
+
+/**
+ * Brings the schema up to the last migration: the pending steps in order, in one transaction holding
+ * an advisory lock on the schema's name (so processes opening a new database at once migrate it once).
+ * Refuses a schema newer than the code with StoreError `SCHEMA_TOO_NEW`. Returns the versions before
+ * and after.
+ */
+export async function pgMigrate(
+  db: Queryable,
+  schema: string,
+  migrations: readonly PgMigration[] = PG_MIGRATIONS,
+): Promise<{ from: number; to: number }> {
+  const target = latest(migrations);
+  const seen = await pgSchemaVersion(db, schema);
+  refuseNewer(seen, target);
+  if (seen === target) return { from: seen, to: seen };
+  const s = quoteSchema(schema);
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`g2rain-agent-runtime:${schema}`]);
+    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+        version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const from = await pgSchemaVersion(tx, schema);
+    refuseNewer(from, target);
+    for (const migration of migrations) {
+      if (migration.version <= from) continue;
+      for (const statement of splitStatements(migration.sql(s))) await tx.query(statement);
+      await tx.query(`INSERT INTO ${s}.schema_migrations (version, description) VALUES ($1, $2)`, [
+        migration.version,
+        migration.description,
+      ]);
+    }
+    return { from, to: target };
+  });
+}
+
+/** Statements of a migration script (they hold no `;` inside literals). */
+function splitStatements(script: string): string[] {
+  return script
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function refuseNewer(found: number, supported: number): void {
+  if (found > supported) {
+    throw new StoreError(
+      'SCHEMA_TOO_NEW',
+      `the database has schema version ${found}, newer than this g2rain-agent-runtime supports (${supported}); ` +
+        'upgrade g2rain-agent-runtime to open it',
+    );
+  }
+}
+
+function latest(migrations: readonly PgMigration[]): number {
+  migrations.forEach((m, i) => {
+    if (m.version !== i + 1) throw new Error(`migration ${i} has version ${m.version}, expected ${i + 1}`);
+  });
+  return migrations.length;
+}

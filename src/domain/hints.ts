@@ -185,6 +185,10 @@ const TEXTS = {
     'zh-CN': '写操作 {tool}（参数 {args}）在执行中被中断，无法确定是否已生效。请问如何继续？',
     en: 'The write {tool} (arguments {args}) was interrupted while executing and its result cannot be determined. How should we go on?',
   },
+  NO_TOOL_CALL: {
+    'zh-CN': '上一轮没有调用任何工具。',
+    en: 'The previous round called no tool.',
+  },
   // ---- phase hint (contract facts only)
   PHASE_MISSING: { 'zh-CN': '必填产出尚未写入：{keys}', en: 'Required outputs not written yet: {keys}' },
   PHASE_ALL_WRITTEN: { 'zh-CN': '必填产出已全部写入', en: 'All required outputs are written' },

@@ -1,6 +1,7 @@
 import type { Limits } from '../domain/flow.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
+import { hint } from '../domain/hints.js';
 import type { NodeState } from '../domain/run-state.js';
 import type { ConversationMessage, ModelClient, ModelTool, ModelToolCall, TokenUsage } from '../model/model.js';
 import type { ControlEffect } from '../tools/pipeline.js';
@@ -139,6 +140,9 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   });
   if (result.toolCalls.length === 0) {
     host.log('info', `REACT no_tool_calls node=${host.nodeId} round=${round}`);
+    // A fact, not advice; it also keeps the conversation from ending on an assistant turn, which
+    // some providers would take as a prefill to continue.
+    host.addMessage({ role: 'user', content: hint(host.locale, 'NO_TOOL_CALL') });
     node.stalls += 1;
     host.emit({ type: 'react.no_tool_calls', nodeId: host.nodeId, round, stalls: node.stalls });
     return countStall(host, round);

@@ -34,6 +34,12 @@ export interface RuntimeOptions {
   onEvent?: EventSink;
   /** Resolves `<provider>:<model id>` strings other than `scripted:`. */
   providers?: (provider: string, modelId: string) => ModelClient;
+  /**
+   * Queue mode (SPEC §13): `start` and approve/reject/answer of a top-level run persist it with its
+   * lease released and hand its id here instead of driving it; a worker then drives it with `drive`.
+   * Child runs are always driven by their parent's driver.
+   */
+  enqueue?: (runId: string) => Promise<void>;
 }
 
 /** Options of `start`. */
@@ -80,7 +86,7 @@ export class Runtime {
     const flow = ref.flow;
     const modelSpec = options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);
     if (modelSpec === undefined) throw new RuntimeInputError(`flow ${flow.id} names no model and none was given`);
-    const model = this.model(modelSpec);
+    const model = this.model(modelSpec, flow);
     const runId = `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const input = options.input ?? {};
     const problems = validateRunInput(flow, input);
@@ -131,8 +137,11 @@ export class Runtime {
     const first = flow.nodes[0];
     if (!first) throw new RuntimeInputError(`flow ${flow.id} has no nodes`);
     startNode({ doc: session.doc, emit: (e) => session.emit(e), resetConversation: () => session.resetConversation() }, first.id);
+    const queued = this.queued(record);
+    if (queued) session.update({ leaseOwner: null, leaseExpiresAt: null });
     await session.checkpoint();
     options.onAccepted?.(summarize(session.current));
+    if (queued) return this.handOff(session);
     return this.driveSession(session, ref, model);
   }
 
@@ -164,6 +173,30 @@ export class Runtime {
     session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
     await session.checkpoint();
     return this.driveSession(session, this.flowRef(record), this.modelFor(record, options.model));
+  }
+
+  /**
+   * Drives a `running` run that no live lease holds (a queue worker's entry point, SPEC §13): a run
+   * handed off in queue mode continues where it stands; one whose driver died (lease expired) is
+   * taken over like `resume` (`run.resumed` RECOVERY first). Throws RunConflictError when the run is
+   * not running, a live lease holds it, or this runtime already drives it.
+   */
+  async drive(runId: string): Promise<RunSummary> {
+    const before = await this.require(runId);
+    if (before.status !== 'running' || this.active.has(runId)) {
+      throw new RunConflictError(runId, `run ${runId} is ${this.active.has(runId) ? 'already driven here' : before.status}`);
+    }
+    const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
+    if (!record || record.status !== 'running') {
+      if (record) await this.release(record);
+      throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
+    }
+    const session = await this.session(record);
+    if (before.leaseOwner !== null) {
+      session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
+      await session.checkpoint();
+    }
+    return this.driveSession(session, this.flowRef(record), this.modelFor(record, undefined));
   }
 
   /** Cancels a run that has not ended; a driver of it in this process stops at its next step. */
@@ -245,9 +278,11 @@ export class Runtime {
     } else {
       applyResponse(session, ref.flow, response, this.logger);
     }
-    session.update({ status: 'running', suspension: null });
+    const queued = this.queued(record);
+    session.update({ status: 'running', suspension: null, ...(queued ? { leaseOwner: null, leaseExpiresAt: null } : {}) });
     await session.checkpoint();
     options.onAccepted?.(summarize(session.current));
+    if (queued) return this.handOff(session);
     return this.driveSession(session, ref, model);
   }
 
@@ -294,6 +329,17 @@ export class Runtime {
     return null;
   }
 
+  /** Whether a run is handed to the queue instead of being driven here (queue mode, top-level runs). */
+  private queued(record: RunRecord): boolean {
+    return this.options.enqueue !== undefined && record.parentRunId === null;
+  }
+
+  /** Passes a persisted, unleased run to the queue; a worker drives it. */
+  private async handOff(session: RunSession): Promise<RunSummary> {
+    await this.options.enqueue?.(session.runId);
+    return summarize(session.current);
+  }
+
   private async driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
     const controller = new AbortController();
     this.active.set(session.runId, controller);
@@ -310,7 +356,10 @@ export class Runtime {
             runId: session.runId,
             tenant: session.current.tenant,
             model: session.current.model ?? model,
-            startChild: (childRef, options) => this.start(childRef, options),
+            // A child inherits the parent's provider declarations (its own win), so a model named
+            // by the parent resolves in the child too.
+            startChild: (childRef, options) =>
+              this.start({ ...childRef, flow: { ...childRef.flow, providers: { ...ref.flow.providers, ...childRef.flow.providers } } }, options),
           }),
         },
       });
@@ -347,19 +396,19 @@ export class Runtime {
     return { flow: record.flow as Flow, dir: record.flowDir };
   }
 
-  private model(spec: ModelSpec): ModelClient {
+  private model(spec: ModelSpec, flow: Flow): ModelClient {
     try {
-      return resolveModel(spec, this.options.providers);
+      return resolveModel(spec, this.options.providers, flow.providers);
     } catch (error) {
       throw new RuntimeInputError((error as Error).message, { cause: error });
     }
   }
 
   private modelFor(record: RunRecord, override: ModelSpec | undefined): ModelClient {
-    if (override !== undefined) return this.model(override);
+    if (override !== undefined) return this.model(override, record.flow as Flow);
     const local = this.models.get(record.runId);
     if (local) return local;
-    if (record.model) return this.model(record.model);
+    if (record.model) return this.model(record.model, record.flow as Flow);
     throw new RuntimeInputError(`run ${record.runId} was started with a model object; pass the model to continue it`);
   }
 }

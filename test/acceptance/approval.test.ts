@@ -19,7 +19,7 @@ import { after, expectInOrder, expectTraceContract, invoked, ofType, one } from 
 const sandbox = useSandbox();
 const CREATE_ARGS = { spaceId: 's1', name: '官网' };
 
-describe('acceptance: writes and approvals', () => {
+describe.concurrent('acceptance: writes and approvals', () => {
   it('1: a write called directly is DEFERRED APPROVAL_REQUIRED (no stall, no no_tool_calls); the approval call suspends APPROVAL (exit 3)', async () => {
     const box = sandbox();
     const r = await box.run(flowFile('site'), turnsFile('write-then-approve'), SITE_INPUT);
@@ -161,7 +161,8 @@ describe('acceptance: writes and approvals', () => {
   });
 
   it('2: builtin_node_approval before any write is REJECTED APPROVAL_NOT_GATED and counts one stall', async () => {
-    const r = await sandbox().run(flowFile('site'), turnsFile('approval-first'), SITE_INPUT);
+    const box = sandbox();
+    const r = await box.run(flowFile('site'), turnsFile('approval-first'), SITE_INPUT);
     expectSuspended(r, 'APPROVAL', { tool: 'web_site_create', args: CREATE_ARGS });
     expectTraceContract(r.events);
 
@@ -182,11 +183,19 @@ describe('acceptance: writes and approvals', () => {
       stalls: 1,
       maxStalls: 5,
     });
-    expect(one(invoked(r.events, 'web_site_create'))).toMatchObject({
-      outcome: 'DEFERRED',
-      errorCode: 'APPROVAL_REQUIRED',
-    });
+    const write = one(invoked(r.events, 'web_site_create'));
+    expect(write).toMatchObject({ outcome: 'DEFERRED', errorCode: 'APPROVAL_REQUIRED' });
     expect(ofType(r.events, 'react.stall')).toHaveLength(1);
+    // A DEFERRED call skips the rest of its wave (no stall); a suspending call too, before the suspension events.
+    expect(after(r.events, write)).toMatchObject({ type: 'tool.skipped', tool: 'web_site_list' });
+    expect(r.events.slice(-3).map((e) => [e.type, e.tool])).toEqual([
+      ['tool.skipped', 'space_list'],
+      ['node.suspended', undefined],
+      ['run.suspended', undefined],
+    ]);
+    // Each skipped call still gets a tool message (providers need one per call id).
+    const skipped = box.storedMessages().filter((m) => m.includes(zh('SKIPPED')));
+    expect(skipped).toHaveLength(2);
   });
 
   it('3: an approval naming another tool is REJECTED APPROVAL_TOOL_MISMATCH; its next step names the gated tool', async () => {

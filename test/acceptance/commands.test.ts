@@ -29,7 +29,7 @@ function expectOneLine(result: CliResult, exit: number, contains: string): void 
   expect(result.stderr).not.toMatch(/^\s+at /m);
 }
 
-describe('acceptance: run commands', () => {
+describe.concurrent('acceptance: run commands', () => {
   it('cancel a suspended run exits 0 (cancelled); cancelling again exits 4; a response after it exits 4', async () => {
     const box = sandbox();
     const first = await box.run(flowFile('site'), turnsFile('write-then-approve'), SITE_INPUT);
@@ -50,7 +50,7 @@ describe('acceptance: run commands', () => {
     expect(box.writes()).toEqual([]);
   });
 
-  it('approve (or reject) on a run waiting for an answer exits 4 and changes nothing; answer on a run waiting for approval too', async () => {
+  it('approve, reject or resume on a run waiting for an answer exits 4 and changes nothing; answer on a run waiting for approval too', async () => {
     const box = sandbox();
     const asking = await box.run(flowFile('site'), turnsFile('follow-up-answered'), '在默认空间建一个新站点');
     const { runId } = expectSuspended(asking, 'FOLLOW_UP', { question: '新站点叫什么名字？' });
@@ -61,6 +61,7 @@ describe('acceptance: run commands', () => {
     expect(approved.stderr).toContain('nothing changed');
     expect(approved.events).toEqual([]);
     expectOneLine(await box.reject(runId), 4, runId);
+    expectOneLine(await box.cli(['resume', runId]), 4, runId);
     expect(await snapshot(box, runId)).toEqual(before);
     expect(before.status).toMatchObject({ status: 'suspended', suspension: { kind: 'FOLLOW_UP' } });
 

@@ -9,7 +9,7 @@ import { after, expectTraceContract, invoked, ofType } from './trace.js';
 
 const sandbox = useSandbox();
 
-describe('acceptance: follow-up questions', () => {
+describe.concurrent('acceptance: follow-up questions', () => {
   it('4: after the answer (new process), the same question is REJECTED FOLLOW_UP_ANSWERED with the answer, and the answer grounds the write', async () => {
     const box = sandbox();
     const first = await box.run(flowFile('site'), turnsFile('follow-up-answered'), '在默认空间建一个新站点');

@@ -10,7 +10,7 @@ import { after, expectTraceContract, invoked, nextStep, ofType, one } from './tr
 const sandbox = useSandbox();
 const QUERY_INPUT = '查询我的空间和站点';
 
-describe('acceptance: guards, failures and node endings', () => {
+describe.concurrent('acceptance: guards, failures and node endings', () => {
   it('6: parameter provenance violations are REJECTED (query first, mismatch, ask first), each counting a stall', async () => {
     const box = sandbox();
     const r = await box.run(flowFile('site'), turnsFile('provenance'), SITE_INPUT);
@@ -23,8 +23,15 @@ describe('acceptance: guards, failures and node endings', () => {
     expect(summary.outputs).toEqual({ query: {} });
     expectTraceContract(r.events);
 
-    const [queryFirst, mismatch, askFirst, ...more] = invoked(r.events, 'web_site_create');
+    const [notJson, queryFirst, mismatch, askFirst, ...more] = invoked(r.events, 'web_site_create');
     expect(more).toEqual([]);
+    // Arguments that are not JSON are traced as the raw string.
+    expect(notJson).toMatchObject({
+      outcome: 'REJECTED',
+      errorCode: 'ARG_JSON_INVALID',
+      args: '{spaceId: s1',
+      executed: false,
+    });
     expect(queryFirst).toMatchObject({
       outcome: 'REJECTED',
       errorCode: 'PARAM_PROVENANCE_QUERY_FIRST',
@@ -44,10 +51,10 @@ describe('acceptance: guards, failures and node endings', () => {
     });
     expect(askFirst!.message).toContain('博客');
     expect(nextStep(askFirst!.message)).toContain('builtin_node_follow_up');
-    for (const rejected of [queryFirst!, mismatch!, askFirst!])
+    for (const rejected of [notJson!, queryFirst!, mismatch!, askFirst!])
       expect(after(r.events, rejected)?.type).toBe('react.stall');
     // The space_list success in between resets the count.
-    expect(ofType(r.events, 'react.stall').map((e) => e.stalls)).toEqual([1, 1, 2]);
+    expect(ofType(r.events, 'react.stall').map((e) => e.stalls)).toEqual([1, 2, 1, 2]);
 
     expect(one(ofType(r.events, 'node.failed'))).toMatchObject({
       nodeId: 'create',
@@ -78,7 +85,7 @@ describe('acceptance: guards, failures and node endings', () => {
       level: 'warn',
       executed: true,
       evidenceId: 'ev_1',
-      message: message(reason('TOOL_TIMEOUT', { tool: 'slow_query', timeoutMs: 500 }), zh('NEXT_TIMEOUT')),
+      message: message(reason('TOOL_TIMEOUT', { tool: 'slow_query', timeoutMs: 1500 }), zh('NEXT_TIMEOUT')),
     });
     expect(after(r.events, slow!)).toMatchObject({ type: 'react.stall', stalls: 1, maxStalls: 5 });
     expect(quick).toMatchObject({ outcome: 'SUCCESS', evidenceId: 'ev_2', level: 'info' });
@@ -165,7 +172,13 @@ describe('acceptance: guards, failures and node endings', () => {
     });
     expect(failed!.message).toContain('[system.40401]');
     expect(after(r.events, failed!)).toMatchObject({ type: 'react.stall', stalls: 1 });
+    // A round without tool calls is a stall too, traced as react.no_tool_calls.
+    const silent = one(ofType(r.events, 'react.no_tool_calls'));
+    expect(silent).toMatchObject({ nodeId: 'query', round: 2, stalls: 2 });
+    expect(after(r.events, silent)).toMatchObject({ type: 'react.stall', stalls: 2 });
+    expect(r.stderr).toContain('REACT no_tool_calls');
     expect(ok).toMatchObject({ outcome: 'SUCCESS', evidenceId: 'ev_3' });
+    expect(ofType(r.events, 'react.stall').map((e) => e.stalls)).toEqual([1, 2]);
     expect(r.stderr).toContain(
       'WARN TOOL invoked tool=web_site_list outcome=FAILED code=TOOL_BUSINESS_FAILED',
     );
@@ -175,7 +188,11 @@ describe('acceptance: guards, failures and node endings', () => {
     const box = sandbox();
     const r = await box.run(flowFile('query'), turnsFile('no-progress'), QUERY_INPUT);
     const summary = expectRun(r, 1, 'failed');
-    expect(summary).toMatchObject({ reason: 'NO_PROGRESS', failedNode: 'query' });
+    expect(summary).toMatchObject({
+      reason: 'NO_PROGRESS',
+      failedNode: 'query',
+      message: expect.any(String),
+    });
     expect(summary.outputs).toEqual({});
     expectTraceContract(r.events);
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { code, type RuntimeErrorCodeName } from '../../src/domain/error-codes.js';
 import { hint, type HintKey } from '../../src/domain/hints.js';
 import { joinReasonAndNext } from '../../src/domain/observation.js';
@@ -21,17 +21,21 @@ export const message = (reasonText: string, next: string): string =>
   joinReasonAndNext('zh-CN', reasonText, next);
 
 /**
- * Registers the hooks every acceptance file needs: one shared build of the CLI before the file, and a
- * fresh sandbox per test (removed after it). Returns a getter for the current test's sandbox.
+ * Registers the build every acceptance file needs (one shared build of the CLI before the file) and
+ * returns the sandbox factory: each call gives a fresh sandbox, removed after the file's tests (not
+ * per test, so that the tests of a file may run concurrently).
  */
 export function useSandbox(): () => Sandbox {
-  let box: Sandbox | null = null;
+  const boxes: Sandbox[] = [];
   beforeAll(() => ensureBuilt(), 180_000);
-  afterEach(() => {
-    box?.dispose();
-    box = null;
+  afterAll(() => {
+    for (const box of boxes.splice(0)) box.dispose();
   });
-  return () => (box ??= new Sandbox());
+  return () => {
+    const box = new Sandbox();
+    boxes.push(box);
+    return box;
+  };
 }
 
 /** Asserts the exit code and the JSON summary's status, and returns the summary. */

@@ -160,6 +160,22 @@ describe.concurrent('acceptance: writes and approvals', () => {
     expect(expectRun(status, 0, 'completed').outputs).toEqual(summary.outputs);
   });
 
+  it('two approve processes racing continue the run once: one exits 0, the other 4, and the server saw one write', async () => {
+    const box = sandbox();
+    const first = await box.run(flowFile('site'), turnsFile('write-then-approve'), SITE_INPUT);
+    const { runId } = expectSuspended(first, 'APPROVAL', { tool: 'web_site_create' });
+
+    const results = await Promise.all([box.approve(runId), box.approve(runId)]);
+    expect(results.map((r) => r.code).sort()).toEqual([0, 4]);
+    const loser = results.find((r) => r.code === 4)!;
+    expect(loser.stdout).toBe('');
+    expect(loser.stderr).toContain(runId);
+    expect(ofType(box.allEvents(), 'run.resumed')).toHaveLength(1);
+    expect(ofType(box.allEvents(), 'run.completed')).toHaveLength(1);
+    expect(box.writes()).toHaveLength(1);
+    expectTraceContract(box.allEvents());
+  });
+
   it('2: builtin_node_approval before any write is REJECTED APPROVAL_NOT_GATED and counts one stall', async () => {
     const box = sandbox();
     const r = await box.run(flowFile('site'), turnsFile('approval-first'), SITE_INPUT);

@@ -34,7 +34,14 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   const parsed = parse(
     'serve',
     argv,
-    { ...COMMON, host: { type: 'string' }, port: { type: 'string' }, flows: { type: 'string' }, tokens: { type: 'string' }, durability: { type: 'string' } },
+    {
+      ...COMMON,
+      host: { type: 'string' },
+      port: { type: 'string' },
+      flows: { type: 'string' },
+      tokens: { type: 'string' },
+      durability: { type: 'string' },
+    },
     { min: 0, max: 0, names: '' },
   );
   const host = str(parsed, 'host') ?? '127.0.0.1';
@@ -43,9 +50,13 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   const logger = io.logger ?? createStderrLogger();
   if (tokens === null) {
     if (!isLoopback(host)) {
-      throw new UsageError(`serve: refusing --host ${host} without tokens; give --tokens FILE (or AGENT_RUNTIME_TOKENS) or listen on 127.0.0.1`);
+      throw new UsageError(
+        `serve: refusing --host ${host} without tokens; give --tokens FILE (or AGENT_RUNTIME_TOKENS) or listen on 127.0.0.1`,
+      );
     }
-    logger.warn('SERVER no tokens configured: listening on loopback only, WITHOUT authentication (every caller is admin)');
+    logger.warn(
+      'SERVER no tokens configured: listening on loopback only, WITHOUT authentication (every caller is admin)',
+    );
   }
   const flowsDir = str(parsed, 'flows');
   const flows = new FlowRegistry({ dir: flowsDir ? resolve(flowsDir) : null, logger });
@@ -62,11 +73,19 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   } catch (error) {
     await runtime.close();
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new UsageError(`serve: cannot listen on ${host}:${port}: ${code}`, { cause: error });
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES')
+      throw new UsageError(`serve: cannot listen on ${host}:${port}: ${code}`, { cause: error });
     throw error;
   }
   io.out(`${listening.url}\n`);
-  logger.info('SERVER listening', { url: listening.url, auth: tokens ? `${tokens.length} tokens` : 'none', flows: flows.list().map((f) => f.flowId).join(',') });
+  logger.info('SERVER listening', {
+    url: listening.url,
+    auth: tokens ? `${tokens.length} tokens` : 'none',
+    flows: flows
+      .list()
+      .map((f) => f.flowId)
+      .join(','),
+  });
   await io.stopped(logger);
   const left = await server.close();
   // Closing the runtime aborts its drivers, which may record a run as failed; a run still being
@@ -79,7 +98,8 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
 function portOf(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_PORT;
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) throw new UsageError(`serve: --port must be a number from 0 to 65535, not ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || port > 65535)
+    throw new UsageError(`serve: --port must be a number from 0 to 65535, not ${JSON.stringify(raw)}`);
   return port;
 }
 
@@ -97,7 +117,8 @@ async function loadFlows(flows: FlowRegistry, dir: string | undefined): Promise<
     await flows.loadDir();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`serve: --flows ${dir ?? ''} is not a folder`, { cause: error });
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new UsageError(`serve: --flows ${dir ?? ''} is not a folder`, { cause: error });
     throw error;
   }
 }
@@ -108,7 +129,10 @@ function shutdownSignal(logger: Logger): Promise<void> {
     const first = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', first);
       process.off('SIGTERM', first);
-      logger.info('SERVER shutting down: no new requests; waiting for runs being driven to stop at a persisted step', { signal });
+      logger.info(
+        'SERVER shutting down: no new requests; waiting for runs being driven to stop at a persisted step',
+        { signal },
+      );
       process.once('SIGINT', () => process.exit(130));
       process.once('SIGTERM', () => process.exit(143));
       resolve();

@@ -1,4 +1,4 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { createStderrLogger, type Logger } from '../log/logger.js';
 import type { Runtime } from '../runtime/runtime.js';
@@ -11,6 +11,7 @@ import { registerFlowRoutes } from './flows-routes.js';
 import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 import { registerRunRoutes } from './runs-routes.js';
+import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
 
 /** Options of `createServer`. */
@@ -83,7 +84,10 @@ export function createServer(options: ServerOptions): ApiServer {
       for (const stream of deps.streams) stream.abort();
       const left = await deps.background.drain(options.shutdownGraceMs ?? 30_000);
       if (left > 0) {
-        logger.warn('SERVER runs still being driven at shutdown; each stays running and can be resumed (agent-runtime resume) once its lease expires', { runs: left });
+        logger.warn(
+          'SERVER runs still being driven at shutdown; each stays running and can be resumed (agent-runtime resume) once its lease expires',
+          { runs: left },
+        );
       }
       await stopped;
       return left;
@@ -91,18 +95,38 @@ export function createServer(options: ServerOptions): ApiServer {
   };
 }
 
-function buildApp(deps: ServerDeps, tokens: readonly TokenEntry[] | null, maxBodyBytes: number): OpenAPIHono<AppEnv> {
+const meRoute = createRoute({
+  method: 'get',
+  path: '/v1/me',
+  tags: ['auth'],
+  summary: 'Who the token belongs to (a console shows what the role allows)',
+  responses: { 200: json(MeSchema, 'The caller.'), ...errors(401) },
+});
+
+/** How validation targets are named in error messages. */
+const PART: Record<string, string> = { json: 'body', query: 'query', param: 'path', header: 'header' };
+
+function buildApp(
+  deps: ServerDeps,
+  tokens: readonly TokenEntry[] | null,
+  maxBodyBytes: number,
+): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
-        const problems = result.error.issues.map((i) => `${[result.target, ...i.path].join('.')}: ${i.message}`);
-        throw new ApiError(400, 'BAD_REQUEST', `invalid request ${result.target}`, problems);
+        const where = PART[result.target] ?? result.target;
+        const problems = result.error.issues.map(
+          (i) => `${[where, ...i.path.map(String)].join('.')}: ${i.message}`,
+        );
+        throw new ApiError(400, 'BAD_REQUEST', `invalid request ${where}: ${problems.join('; ')}`, problems);
       }
       return undefined;
     },
   });
   app.onError((error, c) => errorResponse(c, toApiError(error, deps.logger)));
-  app.notFound((c) => errorResponse(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) =>
+    errorResponse(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
+  );
   app.get('/healthz', (c) => c.json({ ok: true, closing: deps.closing() }, deps.closing() ? 503 : 200));
   app.use('/v1/*', authenticate(tokens));
   app.use(
@@ -118,13 +142,18 @@ function buildApp(deps: ServerDeps, tokens: readonly TokenEntry[] | null, maxBod
   registerRunRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerFlowRoutes(app, deps);
+  app.openapi(meRoute, (c) => {
+    const { name, role, tenant } = c.get('principal');
+    return c.json({ name, role, tenant }, 200);
+  });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: {
       title: 'g2rain-agent-runtime API',
       version: '1',
-      description: 'Runs of agent flows: start, watch (Server-Sent Events), approve, answer, cancel. See docs/api.md.',
+      description:
+        'Runs of agent flows: start, watch (Server-Sent Events), approve, answer, cancel. See docs/api.md.',
     },
     security: tokens ? [{ bearer: [] }] : [],
   });

@@ -43,7 +43,8 @@ export function authenticate(tokens: readonly TokenEntry[] | null): MiddlewareHa
       return next();
     }
     const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(c.req.header('authorization') ?? '');
-    if (!match) throw new ApiError(401, 'UNAUTHORIZED', 'missing bearer token: send Authorization: Bearer <token>');
+    if (!match)
+      throw new ApiError(401, 'UNAUTHORIZED', 'missing bearer token: send Authorization: Bearer <token>');
     const entry = findToken(tokens, match[1] as string);
     if (!entry) throw new ApiError(401, 'UNAUTHORIZED', 'unknown bearer token');
     c.set('principal', { name: entry.name, role: entry.role, tenant: entry.tenant });
@@ -62,7 +63,11 @@ export function requireRole(role: Role): MiddlewareHandler<AppEnv> {
 /** Throws 403 unless the principal's role includes `role`. */
 export function assertRole(principal: Principal, role: Role): void {
   if (!hasRole(principal.role, role)) {
-    throw new ApiError(403, 'FORBIDDEN', `token ${principal.name} has role ${principal.role}; this needs ${role}`);
+    throw new ApiError(
+      403,
+      'FORBIDDEN',
+      `token ${principal.name} has role ${principal.role}; this needs ${role}`,
+    );
   }
 }
 
@@ -82,6 +87,10 @@ export async function visibleRun(deps: ServerDeps, principal: Principal, runId: 
 export function assertOpen(deps: ServerDeps, c: Context): void {
   if (deps.closing()) {
     c.header('Connection', 'close');
-    throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down; retry against another instance or later');
+    throw new ApiError(
+      503,
+      'SHUTTING_DOWN',
+      'the server is shutting down; retry against another instance or later',
+    );
   }
 }

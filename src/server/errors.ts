@@ -41,7 +41,13 @@ export class ApiError extends Error {
 
   /** The JSON body of this error. */
   body(): ApiErrorBody {
-    return { error: { code: this.code, message: this.message, ...(this.problems ? { problems: [...this.problems] } : {}) } };
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.problems ? { problems: [...this.problems] } : {}),
+      },
+    };
   }
 }
 
@@ -51,18 +57,26 @@ export class ApiError extends Error {
  */
 export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof RunNotFoundError) return new ApiError(404, 'RUN_NOT_FOUND', `unknown run id ${error.runId}`);
-  if (error instanceof RunConflictError) return new ApiError(409, 'CONFLICT', `${error.message} (nothing changed)`);
+  if (error instanceof RunNotFoundError)
+    return new ApiError(404, 'RUN_NOT_FOUND', `unknown run id ${error.runId}`);
+  if (error instanceof RunConflictError)
+    return new ApiError(409, 'CONFLICT', `${error.message} (nothing changed)`);
   if (error instanceof VersionConflictError) {
-    return new ApiError(409, 'CONFLICT', `run ${error.runId} was changed by another request meanwhile (nothing changed)`);
+    return new ApiError(
+      409,
+      'CONFLICT',
+      `run ${error.runId} was changed by another request meanwhile (nothing changed)`,
+    );
   }
   if (isFlowError(error)) {
     return new ApiError(400, 'FLOW_INVALID', 'the flow is not valid', error.message.split('\n'));
   }
-  if (error instanceof RunInputError) return new ApiError(400, 'INPUT_INVALID', error.message.split('\n')[0] ?? error.message, error.problems);
+  if (error instanceof RunInputError)
+    return new ApiError(400, 'INPUT_INVALID', error.message.split('\n')[0] ?? error.message, error.problems);
   if (error instanceof RuntimeInputError) return new ApiError(400, 'BAD_REQUEST', error.message);
   if (error instanceof HTTPException) {
-    if (error.status === 415) return new ApiError(400, 'BAD_REQUEST', 'unsupported Content-Type; send application/json');
+    if (error.status === 415)
+      return new ApiError(400, 'BAD_REQUEST', 'unsupported Content-Type; send application/json');
     if (error.status < 500) return new ApiError(400, 'BAD_REQUEST', error.message || 'bad request');
   }
   logger.error('HTTP internal error', { error });

@@ -10,9 +10,9 @@ const runEvents = createRoute({
   method: 'get',
   path: '/v1/runs/{id}/events',
   tags: ['runs'],
-  summary: 'The run\'s trace events as Server-Sent Events, replayed then live',
+  summary: "The run's trace events as Server-Sent Events, replayed then live",
   description:
-    'Each SSE message is one trace event (SPEC §11) as JSON in `data`, with `id` = the event\'s `seq`. ' +
+    "Each SSE message is one trace event (SPEC §11) as JSON in `data`, with `id` = the event's `seq`. " +
     'Replays the events after `Last-Event-ID` (or `?after=`), then streams new ones as they are committed, with a ' +
     '`: keep-alive` comment line between them, and closes after `run.completed`, `run.failed` or `run.cancelled`. ' +
     'A suspended run keeps the stream open. Send the same `Authorization` header (read it with fetch streaming).',
@@ -48,7 +48,12 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps):
  * the server shuts down. `requested` is clamped to what exists, so a run that already ended closes at
  * once instead of waiting for events that will never come.
  */
-async function pump(deps: ServerDeps, stream: SSEStreamingApi, record: RunRecord, requested: number): Promise<void> {
+async function pump(
+  deps: ServerDeps,
+  stream: SSEStreamingApi,
+  record: RunRecord,
+  requested: number,
+): Promise<void> {
   const controller = new AbortController();
   stream.onAbort(() => controller.abort());
   deps.streams.add(controller);

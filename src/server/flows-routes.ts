@@ -10,7 +10,10 @@ const listFlows = createRoute({
   path: '/v1/flows',
   tags: ['flows'],
   summary: 'The registered flows',
-  responses: { 200: json(z.array(FlowInfoSchema), 'Registered flows by id (the latest registration of each id).'), ...errors(401) },
+  responses: {
+    200: json(z.array(FlowInfoSchema), 'Registered flows by id (the latest registration of each id).'),
+    ...errors(401),
+  },
 });
 
 const FlowBody = z.record(z.string(), z.unknown()).openapi('FlowDefinition', {
@@ -32,8 +35,15 @@ export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
     if (type !== 'application/json' && !YAML_TYPES.includes(type)) {
       throw new ApiError(400, 'BAD_REQUEST', 'send the flow as application/json or application/yaml');
     }
-    const info = await deps.flows.registerText(await c.req.text(), type === 'application/json' ? 'upload.json' : 'upload.yaml');
-    deps.logger.info('FLOWS registered', { flowId: info.flowId, version: info.version, by: c.get('principal').name });
+    const info = await deps.flows.registerText(
+      await c.req.text(),
+      type === 'application/json' ? 'upload.json' : 'upload.yaml',
+    );
+    deps.logger.info('FLOWS registered', {
+      flowId: info.flowId,
+      version: info.version,
+      by: c.get('principal').name,
+    });
     return c.json({ flowId: info.flowId, version: info.version }, 201);
   });
   app.openAPIRegistry.registerPath({
@@ -43,7 +53,7 @@ export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
     summary: 'Register a flow (admin); it replaces a registered flow with the same id',
     description:
       'The body is the flow as JSON, or YAML with `Content-Type: application/yaml`. It is validated like ' +
-      '`agent-runtime validate` (without connecting to its MCP servers); relative paths resolve against the server\'s `--flows DIR`.',
+      "`agent-runtime validate` (without connecting to its MCP servers); relative paths resolve against the server's `--flows DIR`.",
     request: {
       body: {
         required: true,

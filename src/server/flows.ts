@@ -58,7 +58,10 @@ export class FlowRegistry {
         registered.push(this.add(await loadFlow(file, { knownTools: this.knownTools }), 'dir', file));
       } catch (error) {
         if (!isFlowError(error)) throw error;
-        this.options.logger?.warn('FLOWS skipped a file that is not a valid flow', { file, problems: error.message });
+        this.options.logger?.warn('FLOWS skipped a file that is not a valid flow', {
+          file,
+          problems: error.message,
+        });
       }
     }
     return registered;
@@ -100,7 +103,12 @@ export class FlowRegistry {
       registeredAt: new Date().toISOString(),
     };
     const before = this.flows.get(flow.id);
-    if (before) this.options.logger?.info('FLOWS replaced', { flowId: flow.id, version: info.version, previous: before.info.version });
+    if (before)
+      this.options.logger?.info('FLOWS replaced', {
+        flowId: flow.id,
+        version: info.version,
+        previous: before.info.version,
+      });
     this.flows.set(flow.id, { loaded, info });
     return info;
   }
@@ -108,7 +116,9 @@ export class FlowRegistry {
 
 async function flowFiles(dir: string): Promise<string[]> {
   const files: string[] = [];
-  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
     const path = join(dir, entry.name);
     if (entry.isFile() && FLOW_FILE.test(entry.name)) files.push(path);
     if (!entry.isDirectory() || entry.name.startsWith('.')) continue;

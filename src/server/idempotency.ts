@@ -53,15 +53,27 @@ export class IdempotencyCache {
    * Runs `produce` once per (scope, key): returns its response and whether it was a replay. A key
    * reused with another request body is a 400 (`IDEMPOTENCY_KEY_REUSED`); a malformed key is a 400.
    */
-  async run<T>(scope: string, key: string, body: unknown, produce: () => Promise<StoredResponse<T>>): Promise<StoredResponse<T> & { replayed: boolean }> {
-    if (!KEY.test(key)) throw new ApiError(400, 'BAD_REQUEST', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  async run<T>(
+    scope: string,
+    key: string,
+    body: unknown,
+    produce: () => Promise<StoredResponse<T>>,
+  ): Promise<StoredResponse<T> & { replayed: boolean }> {
+    if (!KEY.test(key))
+      throw new ApiError(400, 'BAD_REQUEST', 'Idempotency-Key must be 1 to 255 visible ASCII characters');
     const id = `${scope}\u0000${key}`;
-    const fingerprint = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify(body ?? null))
+      .digest('hex');
     this.expire();
     const known = this.entries.get(id);
     if (known) {
       if (known.fingerprint !== fingerprint) {
-        throw new ApiError(400, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request body; use a new key');
+        throw new ApiError(
+          400,
+          'IDEMPOTENCY_KEY_REUSED',
+          'this Idempotency-Key was used with another request body; use a new key',
+        );
       }
       // The scope names the route, so a remembered body has the type this route answers.
       return { ...((await known.response) as StoredResponse<T>), replayed: true };

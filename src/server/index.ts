@@ -4,7 +4,17 @@
  */
 export { createServer, type ApiServer, type ServerOptions } from './app.js';
 export { FlowRegistry, type FlowInfo, type FlowRegistryOptions, type FlowOrigin } from './flows.js';
-export { loadTokenFile, tokensFromEnv, parseTokens, hashToken, TokenConfigError, ROLES, type Role, type TokenEntry, type Principal } from './tokens.js';
+export {
+  loadTokenFile,
+  tokensFromEnv,
+  parseTokens,
+  hashToken,
+  TokenConfigError,
+  ROLES,
+  type Role,
+  type TokenEntry,
+  type Principal,
+} from './tokens.js';
 export { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 export { isLoopback, UnsafeListenError, type Listening, type ListenOptions } from './listen.js';
 export { ApiError, type ApiErrorBody, type ApiErrorCode } from './errors.js';

@@ -38,7 +38,9 @@ export function isLoopback(host: string): boolean {
 export async function listen(app: Hono<AppEnv>, options: ListenOptions, auth: boolean): Promise<Listening> {
   const host = options.host ?? '127.0.0.1';
   if (!auth && !isLoopback(host)) {
-    throw new UnsafeListenError(`refusing to listen on ${host} without tokens: give --tokens FILE (or AGENT_RUNTIME_TOKENS), or listen on 127.0.0.1`);
+    throw new UnsafeListenError(
+      `refusing to listen on ${host} without tokens: give --tokens FILE (or AGENT_RUNTIME_TOKENS), or listen on 127.0.0.1`,
+    );
   }
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   const sockets = trackSockets(server);

@@ -25,8 +25,17 @@ const startRun = createRoute({
   tags: ['runs'],
   summary: 'Start a run; it executes in the background',
   middleware: [requireRole('operator')] as const,
-  request: { headers: IdempotencyHeader, body: { required: true, content: { 'application/json': { schema: StartRunSchema } } } },
-  responses: { 201: json(RunSummarySchema, 'The run was created (status `running`); watch it with GET /v1/runs/{id}/events.'), ...errors(400, 401, 403, 404) },
+  request: {
+    headers: IdempotencyHeader,
+    body: { required: true, content: { 'application/json': { schema: StartRunSchema } } },
+  },
+  responses: {
+    201: json(
+      RunSummarySchema,
+      'The run was created (status `running`); watch it with GET /v1/runs/{id}/events.',
+    ),
+    ...errors(400, 401, 403, 404),
+  },
 });
 
 const listRuns = createRoute({
@@ -53,8 +62,15 @@ const approval = createRoute({
   tags: ['runs'],
   summary: 'Approve or reject the pending write; the run continues in the background',
   middleware: [requireRole('operator')] as const,
-  request: { params: RunIdParam, headers: IdempotencyHeader, body: { required: true, content: { 'application/json': { schema: ApprovalSchema } } } },
-  responses: { 200: json(RunSummarySchema, 'The decision was recorded; the summary as the run continues.'), ...errors(400, 401, 403, 404, 409) },
+  request: {
+    params: RunIdParam,
+    headers: IdempotencyHeader,
+    body: { required: true, content: { 'application/json': { schema: ApprovalSchema } } },
+  },
+  responses: {
+    200: json(RunSummarySchema, 'The decision was recorded; the summary as the run continues.'),
+    ...errors(400, 401, 403, 404, 409),
+  },
 });
 
 const answer = createRoute({
@@ -63,8 +79,15 @@ const answer = createRoute({
   tags: ['runs'],
   summary: 'Answer the pending follow-up question; the run continues in the background',
   middleware: [requireRole('operator')] as const,
-  request: { params: RunIdParam, headers: IdempotencyHeader, body: { required: true, content: { 'application/json': { schema: AnswerSchema } } } },
-  responses: { 200: json(RunSummarySchema, 'The answer was recorded; the summary as the run continues.'), ...errors(400, 401, 403, 404, 409) },
+  request: {
+    params: RunIdParam,
+    headers: IdempotencyHeader,
+    body: { required: true, content: { 'application/json': { schema: AnswerSchema } } },
+  },
+  responses: {
+    200: json(RunSummarySchema, 'The answer was recorded; the summary as the run continues.'),
+    ...errors(400, 401, 403, 404, 409),
+  },
 });
 
 const cancel = createRoute({
@@ -81,7 +104,10 @@ const cancel = createRoute({
 export function registerRunRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
   app.openapi(startRun, async (c) => {
     const body = c.req.valid('json');
-    const result = await idempotent(deps, c, body, async () => ({ status: 201, body: await start(deps, c, body) }));
+    const result = await idempotent(deps, c, body, async () => ({
+      status: 201,
+      body: await start(deps, c, body),
+    }));
     c.header('Location', `/v1/runs/${result.runId}`);
     return c.json(result, 201);
   });
@@ -89,7 +115,11 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): v
   app.openapi(listRuns, async (c) => {
     const { status, limit } = c.req.valid('query');
     const tenant = c.get('principal').tenant;
-    const list = await deps.runtime.list({ ...(status ? { status } : {}), ...(tenant !== null ? { tenant } : {}), limit });
+    const list = await deps.runtime.list({
+      ...(status ? { status } : {}),
+      ...(tenant !== null ? { tenant } : {}),
+      limit,
+    });
     return c.json(list, 200);
   });
 
@@ -106,7 +136,9 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): v
     const options = { comment: body.comment ?? null, who };
     const summary = await idempotent(deps, c, body, () =>
       respond(deps, c, id, (onAccepted) =>
-        body.decision === 'approve' ? deps.runtime.approve(id, { ...options, onAccepted }) : deps.runtime.reject(id, { ...options, onAccepted }),
+        body.decision === 'approve'
+          ? deps.runtime.approve(id, { ...options, onAccepted })
+          : deps.runtime.reject(id, { ...options, onAccepted }),
       ),
     );
     return c.json(summary, 200);
@@ -143,29 +175,52 @@ async function start(deps: ServerDeps, c: Context<AppEnv>, body: StartBody): Pro
   const input = typeof body.input === 'string' ? { text: body.input } : (body.input ?? {});
   const problems = validateRunInput(loaded.flow, input);
   if (problems.length > 0) {
-    throw new ApiError(400, 'INPUT_INVALID', `the input does not match the input schema of flow "${loaded.flow.id}"`, problems);
+    throw new ApiError(
+      400,
+      'INPUT_INVALID',
+      `the input does not match the input schema of flow "${loaded.flow.id}"`,
+      problems,
+    );
   }
   const base = loaded.dir ?? deps.flows.baseDir;
   const modelName = body.model ?? loaded.flow.model;
   const model = modelName === undefined ? undefined : absolutizeModel(modelName, base);
   return deps.background.accept((onAccepted) =>
-    deps.runtime.start(loaded, { input, tenant: principal.tenant, onAccepted, ...(model !== undefined ? { model } : {}) }),
+    deps.runtime.start(loaded, {
+      input,
+      tenant: principal.tenant,
+      onAccepted,
+      ...(model !== undefined ? { model } : {}),
+    }),
   );
 }
 
 /** The flow a start request names: registered by id, or inline (admins only; `nonAdmin` names the caller otherwise). */
 async function chooseFlow(deps: ServerDeps, nonAdmin: string | null, body: StartBody): Promise<LoadedFlow> {
   if ((body.flowId === undefined) === (body.flow === undefined)) {
-    throw new ApiError(400, 'BAD_REQUEST', 'give exactly one of flowId (a registered flow) or flow (an inline flow)');
+    throw new ApiError(
+      400,
+      'BAD_REQUEST',
+      'give exactly one of flowId (a registered flow) or flow (an inline flow)',
+    );
   }
   if (body.flow !== undefined) {
     if (nonAdmin !== null) {
-      throw new ApiError(403, 'FORBIDDEN', `token ${nonAdmin} may start registered flows only; an inline flow needs role admin`);
+      throw new ApiError(
+        403,
+        'FORBIDDEN',
+        `token ${nonAdmin} may start registered flows only; an inline flow needs role admin`,
+      );
     }
     return deps.flows.loadObject(body.flow);
   }
   const loaded = deps.flows.get(body.flowId as string);
-  if (!loaded) throw new ApiError(404, 'FLOW_NOT_FOUND', `unknown flow id ${body.flowId as string} (GET /v1/flows lists them)`);
+  if (!loaded)
+    throw new ApiError(
+      404,
+      'FLOW_NOT_FOUND',
+      `unknown flow id ${body.flowId as string} (GET /v1/flows lists them)`,
+    );
   return loaded;
 }
 
@@ -187,7 +242,12 @@ async function respond(
  * Runs `produce` under the request's `Idempotency-Key` (if any): a retried request gets the first
  * successful response again, marked with `Idempotent-Replayed: true`.
  */
-async function idempotent<T>(deps: ServerDeps, c: Context<AppEnv>, body: unknown, produce: () => Promise<StoredResponse<T>>): Promise<T> {
+async function idempotent<T>(
+  deps: ServerDeps,
+  c: Context<AppEnv>,
+  body: unknown,
+  produce: () => Promise<StoredResponse<T>>,
+): Promise<T> {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return (await produce()).body;
   const principal = c.get('principal');

@@ -11,12 +11,19 @@ export const ErrorSchema = z
     error: z.object({
       code: z.string().openapi({ example: 'CONFLICT' }),
       message: z.string(),
-      problems: z.array(z.string()).optional().openapi({ description: 'Each problem of an invalid flow or input, one line each.' }),
+      problems: z
+        .array(z.string())
+        .optional()
+        .openapi({ description: 'Each problem of an invalid flow or input, one line each.' }),
     }),
   })
   .openapi('Error');
 
-const Usage = z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), totalTokens: z.number().int() });
+const Usage = z.object({
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  totalTokens: z.number().int(),
+});
 
 const Pending = z
   .union([
@@ -28,7 +35,9 @@ const Pending = z
     }),
     z.object({ question: z.string(), options: z.array(z.string()).nullable() }),
   ])
-  .openapi('PendingItem', { description: 'A gated write waiting for approval, or a question waiting for an answer.' });
+  .openapi('PendingItem', {
+    description: 'A gated write waiting for approval, or a question waiting for an answer.',
+  });
 
 /** The run summary of SPEC §14. */
 export const RunSummarySchema = z
@@ -36,7 +45,9 @@ export const RunSummarySchema = z
     runId: z.string().openapi({ example: 'run_3f2a9c0d1b7e4a6f8c21' }),
     status: z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']),
     suspension: z.object({ kind: z.enum(['APPROVAL', 'FOLLOW_UP']), pending: Pending }).optional(),
-    outputs: z.record(z.string(), z.record(z.string(), z.unknown())).openapi({ description: 'Outputs of the completed nodes, keyed by node id.' }),
+    outputs: z
+      .record(z.string(), z.record(z.string(), z.unknown()))
+      .openapi({ description: 'Outputs of the completed nodes, keyed by node id.' }),
     reason: z.string().optional(),
     failedNode: z.string().optional(),
     message: z.string().optional(),
@@ -64,19 +75,21 @@ export const TraceEventSchema = z
 export const StartRunSchema = z
   .strictObject({
     flowId: z.string().min(1).optional().openapi({ description: 'A registered flow (GET /v1/flows).' }),
-    flow: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .openapi({ description: 'An inline flow (admin only: a flow can start MCP server processes); relative paths resolve against the server\'s --flows DIR.' }),
+    flow: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        "An inline flow (admin only: a flow can start MCP server processes); relative paths resolve against the server's --flows DIR.",
+    }),
     input: z
       .union([z.string(), z.record(z.string(), z.unknown())])
       .optional()
-      .openapi({ description: 'The run input, validated against the flow\'s `input` schema; a string is shorthand for `{text}`. Default `{}`.' }),
-    model: z
-      .string()
-      .min(1)
-      .optional()
-      .openapi({ description: '`<provider>:<model id>` overriding the flow\'s model; a relative `scripted:` path resolves against the flow\'s folder.' }),
+      .openapi({
+        description:
+          "The run input, validated against the flow's `input` schema; a string is shorthand for `{text}`. Default `{}`.",
+      }),
+    model: z.string().min(1).optional().openapi({
+      description:
+        "`<provider>:<model id>` overriding the flow's model; a relative `scripted:` path resolves against the flow's folder.",
+    }),
   })
   .openapi('StartRun');
 
@@ -100,29 +113,44 @@ export const FlowInfoSchema = z
   })
   .openapi('FlowInfo');
 
+/** `GET /v1/me`: the caller's token name, role and tenant. */
+export const MeSchema = z
+  .object({
+    name: z.string(),
+    role: z.enum(['viewer', 'operator', 'admin']),
+    tenant: z.string().nullable(),
+  })
+  .openapi('Me');
+
 export const RunIdParam = z.object({
-  id: z.string().min(1).openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f2a9c0d1b7e4a6f8c21' }),
+  id: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f2a9c0d1b7e4a6f8c21' }),
 });
 
 export const IdempotencyHeader = z.object({
-  'idempotency-key': z
-    .string()
-    .optional()
-    .openapi({ description: 'Makes a retried request return the first successful response (remembered per server process, see docs/api.md).' }),
+  'idempotency-key': z.string().optional().openapi({
+    description:
+      'Makes a retried request return the first successful response (remembered per server process, see docs/api.md).',
+  }),
 });
 
 export const ListRunsQuery = z.object({
   status: z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ description: 'At most this many runs, newest first (default 100).' }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(100)
+    .openapi({ description: 'At most this many runs, newest first (default 100).' }),
 });
 
 export const EventsQuery = z.object({
-  after: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .openapi({ description: 'Replay events with seq above this (the `Last-Event-ID` header wins when both are given).' }),
+  after: z.coerce.number().int().min(0).optional().openapi({
+    description: 'Replay events with seq above this (the `Last-Event-ID` header wins when both are given).',
+  }),
 });
 
 export const EventsHeaders = z.object({
@@ -134,12 +162,15 @@ export function errors(...statuses: (400 | 401 | 403 | 404 | 409)[]) {
   const text: Record<number, string> = {
     400: 'Bad input (body, query, flow or run input).',
     401: 'Missing or unknown bearer token.',
-    403: 'The token\'s role does not allow this.',
-    404: 'Unknown run (or another tenant\'s), flow or route.',
+    403: "The token's role does not allow this.",
+    404: "Unknown run (or another tenant's), flow or route.",
     409: 'The run is not waiting for this (nothing changed).',
   };
   return Object.fromEntries(
-    statuses.map((s) => [s, { description: text[s] as string, content: { 'application/json': { schema: ErrorSchema } } }]),
+    statuses.map((s) => [
+      s,
+      { description: text[s] as string, content: { 'application/json': { schema: ErrorSchema } } },
+    ]),
   );
 }
 

@@ -61,9 +61,13 @@ export function parseTokens(data: unknown, source: string): TokenEntry[] {
   if (!parsed.success) throw new TokenConfigError(`${source}: ${z.prettifyError(parsed.error)}`);
   const seen = new Set<string>();
   return parsed.data.map((e, i) => {
-    const sha256 = e.token !== undefined ? hashToken(e.token) : Buffer.from((e.tokenSha256 as string).toLowerCase(), 'hex');
+    const sha256 =
+      e.token !== undefined
+        ? hashToken(e.token)
+        : Buffer.from((e.tokenSha256 as string).toLowerCase(), 'hex');
     const hex = sha256.toString('hex');
-    if (seen.has(hex)) throw new TokenConfigError(`${source}: entry ${i} (${e.name}) repeats a token configured above`);
+    if (seen.has(hex))
+      throw new TokenConfigError(`${source}: entry ${i} (${e.name}) repeats a token configured above`);
     seen.add(hex);
     return { sha256, role: e.role, tenant: e.tenant ?? null, name: e.name };
   });
@@ -75,13 +79,18 @@ export async function loadTokenFile(file: string): Promise<TokenEntry[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new TokenConfigError(`cannot read token file ${file}: ${(error as Error).message}`, { cause: error });
+    throw new TokenConfigError(`cannot read token file ${file}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   let data: unknown;
   try {
-    data = parseYaml(text);
+    // Every field is a string: the failsafe schema keeps a hex hash like 12e4… from becoming a number.
+    data = parseYaml(text, { schema: 'failsafe' });
   } catch (error) {
-    throw new TokenConfigError(`token file ${file} is not valid YAML/JSON: ${(error as Error).message}`, { cause: error });
+    throw new TokenConfigError(`token file ${file} is not valid YAML/JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return parseTokens(data, file);
 }
@@ -94,7 +103,9 @@ export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env): TokenEntry[
   try {
     data = JSON.parse(raw);
   } catch (error) {
-    throw new TokenConfigError(`AGENT_RUNTIME_TOKENS is not valid JSON: ${(error as Error).message}`, { cause: error });
+    throw new TokenConfigError(`AGENT_RUNTIME_TOKENS is not valid JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return parseTokens(data, 'AGENT_RUNTIME_TOKENS');
 }

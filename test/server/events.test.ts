@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_FILES, ticketTools } from './fixtures.js';
-import { TOKENS, openEvents, reached, settled, startRun, startServer, tempDir, type TestServer } from './helpers.js';
+import {
+  TOKENS,
+  openEvents,
+  reached,
+  settled,
+  startRun,
+  startServer,
+  tempDir,
+  type TestServer,
+} from './helpers.js';
 
 /** The SSE stream of a run: ids, replay after reconnect, heartbeats, closing. */
 
@@ -8,7 +17,11 @@ let t: TestServer;
 const tools = ticketTools();
 
 beforeAll(async () => {
-  t = await startServer({ flowsDir: await tempDir(FLOW_FILES), runtime: { tools: tools.tools }, server: { heartbeatMs: 20 } });
+  t = await startServer({
+    flowsDir: await tempDir(FLOW_FILES),
+    runtime: { tools: tools.tools },
+    server: { heartbeatMs: 20 },
+  });
 });
 afterAll(async () => {
   await t.stop();
@@ -30,7 +43,10 @@ describe('GET /v1/runs/{id}/events', () => {
     const replayed = await second.events((e) => e.type === 'run.suspended');
     expect(replayed[0]?.seq).toBe(Number(lastId) + 1);
 
-    expect((await t.call('POST', `/v1/runs/${runId}/approval`, { token: op, json: { decision: 'approve' } })).status).toBe(200);
+    expect(
+      (await t.call('POST', `/v1/runs/${runId}/approval`, { token: op, json: { decision: 'approve' } }))
+        .status,
+    ).toBe(200);
     const live = await second.events();
     expect(live.at(-1)?.type).toBe('run.completed');
     expect(await second.next()).toBeNull();
@@ -73,7 +89,9 @@ describe('GET /v1/runs/{id}/events', () => {
     expect(message?.comment).toBe('keep-alive');
     stream.close();
     // the run is unaffected by the client leaving
-    expect((await t.call('POST', `/v1/runs/${runId}/answer`, { token: op, json: { text: 'A4' } })).status).toBe(200);
+    expect(
+      (await t.call('POST', `/v1/runs/${runId}/answer`, { token: op, json: { text: 'A4' } })).status,
+    ).toBe(200);
     await settled(t.runtime, runId);
     expect((await t.runtime.status(runId)).status).toBe('completed');
   });

@@ -59,10 +59,16 @@ afterAll(async () => {
 
 describe('a full run over HTTP', () => {
   it('starts, asks, is answered, is approved and completes; the trace records who and when', async () => {
-    const flows = (await (await t.call('GET', '/v1/flows', { token: TOKENS.viewer })).json()) as { flowId: string; version: string }[];
+    const flows = (await (await t.call('GET', '/v1/flows', { token: TOKENS.viewer })).json()) as {
+      flowId: string;
+      version: string;
+    }[];
     expect(flows.map((f) => [f.flowId, f.version])).toEqual([['site-builder', '3']]);
 
-    const started = await t.call('POST', '/v1/runs', { token: TOKENS.operator, json: { flowId: 'site-builder', input: '帮我建一个站点' } });
+    const started = await t.call('POST', '/v1/runs', {
+      token: TOKENS.operator,
+      json: { flowId: 'site-builder', input: '帮我建一个站点' },
+    });
     expect(started.status).toBe(201);
     const { runId, status } = (await started.json()) as { runId: string; status: string };
     expect(status).toBe('running');
@@ -71,24 +77,42 @@ describe('a full run over HTTP', () => {
     const stream = await openEvents(t.url, runId, { token: TOKENS.viewer });
     expect(stream.status).toBe(200);
     const untilQuestion = await stream.events((e) => e.type === 'run.suspended');
-    expect(untilQuestion.at(-1)).toMatchObject({ kind: 'FOLLOW_UP', pending: { question: '新站点叫什么名字？' } });
+    expect(untilQuestion.at(-1)).toMatchObject({
+      kind: 'FOLLOW_UP',
+      pending: { question: '新站点叫什么名字？' },
+    });
 
-    const asked = (await (await t.call('GET', `/v1/runs/${runId}`, { token: TOKENS.viewer })).json()) as { status: string; suspension: { kind: string } };
+    const asked = (await (await t.call('GET', `/v1/runs/${runId}`, { token: TOKENS.viewer })).json()) as {
+      status: string;
+      suspension: { kind: string };
+    };
     expect(asked).toMatchObject({ status: 'suspended', suspension: { kind: 'FOLLOW_UP' } });
 
-    const answered = await t.call('POST', `/v1/runs/${runId}/answer`, { token: TOKENS.operator, json: { text: '官网' } });
+    const answered = await t.call('POST', `/v1/runs/${runId}/answer`, {
+      token: TOKENS.operator,
+      json: { text: '官网' },
+    });
     expect(answered.status).toBe(200);
     expect(((await answered.json()) as { status: string }).status).toBe('running');
 
     const untilApproval = await stream.events((e) => e.type === 'run.suspended');
-    expect(untilApproval.at(-1)).toMatchObject({ kind: 'APPROVAL', pending: { tool: 'web_site_create', args: { spaceId: 's1', name: '官网' } } });
+    expect(untilApproval.at(-1)).toMatchObject({
+      kind: 'APPROVAL',
+      pending: { tool: 'web_site_create', args: { spaceId: 's1', name: '官网' } },
+    });
     expect(readWriteLog(dataDir)).toEqual([]);
 
-    const approved = await t.call('POST', `/v1/runs/${runId}/approval`, { token: TOKENS.operator, json: { decision: 'approve', comment: 'ok' } });
+    const approved = await t.call('POST', `/v1/runs/${runId}/approval`, {
+      token: TOKENS.operator,
+      json: { decision: 'approve', comment: 'ok' },
+    });
     expect(approved.status).toBe(200);
 
     const rest = await stream.events();
-    expect(rest.at(-1)).toMatchObject({ type: 'run.completed', outputs: { query: {}, create: { siteId: 'site_1' } } });
+    expect(rest.at(-1)).toMatchObject({
+      type: 'run.completed',
+      outputs: { query: {}, create: { siteId: 'site_1' } },
+    });
     const all = [...untilQuestion, ...untilApproval, ...rest];
     expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
     const resumed = all.filter((e) => e.type === 'run.resumed');
@@ -99,9 +123,18 @@ describe('a full run over HTTP', () => {
     expect(typeof resumed[1]?.ts).toBe('string');
     expect(readWriteLog(dataDir).map((w) => w.tool)).toEqual(['web_site_create']);
 
-    const summary = (await (await t.call('GET', `/v1/runs/${runId}`, { token: TOKENS.viewer })).json()) as Record<string, unknown>;
-    expect(summary).toMatchObject({ runId, status: 'completed', flowId: 'site-builder', outputs: { create: { siteId: 'site_1' } } });
-    const list = (await (await t.call('GET', '/v1/runs?status=completed', { token: TOKENS.viewer })).json()) as { runId: string }[];
+    const summary = (await (
+      await t.call('GET', `/v1/runs/${runId}`, { token: TOKENS.viewer })
+    ).json()) as Record<string, unknown>;
+    expect(summary).toMatchObject({
+      runId,
+      status: 'completed',
+      flowId: 'site-builder',
+      outputs: { create: { siteId: 'site_1' } },
+    });
+    const list = (await (
+      await t.call('GET', '/v1/runs?status=completed', { token: TOKENS.viewer })
+    ).json()) as { runId: string }[];
     expect(list.map((r) => r.runId)).toContain(runId);
   });
 });

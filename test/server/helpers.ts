@@ -48,10 +48,18 @@ export interface CallOptions {
 
 /** Starts a server with TOKEN_LIST (unless `tokens: null`) and the flows of `flowsDir`. */
 export async function startServer(
-  options: { flowsDir?: string; runtime?: CreateRuntimeOptions; server?: Partial<ServerOptions>; tokens?: null } = {},
+  options: {
+    flowsDir?: string;
+    runtime?: CreateRuntimeOptions;
+    server?: Partial<ServerOptions>;
+    tokens?: null;
+  } = {},
 ): Promise<TestServer> {
   const runtime = createRuntime({ store: 'memory', logger: false, ...options.runtime });
-  const flows = new FlowRegistry({ dir: options.flowsDir ?? null, knownTools: (options.runtime?.tools ?? []).map((t) => t.descriptor.name) });
+  const flows = new FlowRegistry({
+    dir: options.flowsDir ?? null,
+    knownTools: (options.runtime?.tools ?? []).map((t) => t.descriptor.name),
+  });
   await flows.loadDir();
   const server = createServer({
     runtime,
@@ -122,18 +130,27 @@ export interface SseReader {
   /** The next message (comments included), or null when the server closed the stream. */
   next(): Promise<SseMessage | null>;
   /** Trace events until the stream closes (or `until` returns true for one), skipping comments. */
-  events(until?: (event: { seq: number; type: string }) => boolean): Promise<{ seq: number; type: string; [k: string]: unknown }[]>;
+  events(
+    until?: (event: { seq: number; type: string }) => boolean,
+  ): Promise<{ seq: number; type: string; [k: string]: unknown }[]>;
   close(): void;
 }
 
 /** Opens `GET /v1/runs/{id}/events`. */
-export async function openEvents(url: string, runId: string, options: { token?: string; lastEventId?: string; after?: number } = {}): Promise<SseReader> {
+export async function openEvents(
+  url: string,
+  runId: string,
+  options: { token?: string; lastEventId?: string; after?: number } = {},
+): Promise<SseReader> {
   const controller = new AbortController();
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.lastEventId !== undefined) headers['last-event-id'] = options.lastEventId;
   const query = options.after !== undefined ? `?after=${options.after}` : '';
-  const response = await fetch(`${url}/v1/runs/${runId}/events${query}`, { headers, signal: controller.signal });
+  const response = await fetch(`${url}/v1/runs/${runId}/events${query}`, {
+    headers,
+    signal: controller.signal,
+  });
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -160,7 +177,8 @@ export async function openEvents(url: string, runId: string, options: { token?: 
         if (message === null) return out;
         if (message.data === undefined) continue;
         const event = JSON.parse(message.data) as { seq: number; type: string };
-        if (String(event.seq) !== message.id) throw new Error(`SSE id ${message.id} is not the event's seq ${event.seq}`);
+        if (String(event.seq) !== message.id)
+          throw new Error(`SSE id ${message.id} is not the event's seq ${event.seq}`);
         out.push(event);
         if (until?.(event)) return out;
       }
@@ -174,7 +192,8 @@ function parseFrame(frame: string): SseMessage {
   for (const line of frame.split('\n')) {
     if (line.startsWith(':')) message.comment = line.slice(1).trim();
     else if (line.startsWith('id: ')) message.id = line.slice(4);
-    else if (line.startsWith('data: ')) message.data = (message.data === undefined ? '' : `${message.data}\n`) + line.slice(6);
+    else if (line.startsWith('data: '))
+      message.data = (message.data === undefined ? '' : `${message.data}\n`) + line.slice(6);
   }
   return message;
 }
@@ -194,6 +213,7 @@ export async function reached(runtime: Runtime, runId: string, type: string): Pr
 export async function startRun(t: TestServer, token: string, body: unknown): Promise<string> {
   const response = await t.call('POST', '/v1/runs', { token, json: body });
   const json = (await response.json()) as { runId?: string };
-  if (response.status !== 201 || !json.runId) throw new Error(`start answered ${response.status}: ${JSON.stringify(json)}`);
+  if (response.status !== 201 || !json.runId)
+    throw new Error(`start answered ${response.status}: ${JSON.stringify(json)}`);
   return json.runId;
 }

@@ -21,7 +21,12 @@ describe('Idempotency-Key over HTTP', () => {
   it('answers a retried approval with the first response instead of a conflict', async () => {
     const runId = await startRun(t, op, { flowId: 'tickets', input: 'printer' });
     await reached(t.runtime, runId, 'run.suspended');
-    const send = () => t.call('POST', `/v1/runs/${runId}/approval`, { token: op, json: { decision: 'approve' }, headers: { 'idempotency-key': 'approve-1' } });
+    const send = () =>
+      t.call('POST', `/v1/runs/${runId}/approval`, {
+        token: op,
+        json: { decision: 'approve' },
+        headers: { 'idempotency-key': 'approve-1' },
+      });
     const first = await send();
     expect(first.status).toBe(200);
     const firstBody = await first.json();
@@ -30,11 +35,20 @@ describe('Idempotency-Key over HTTP', () => {
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(await retry.json()).toEqual(firstBody);
-    const withoutKey = await t.call('POST', `/v1/runs/${runId}/approval`, { token: op, json: { decision: 'approve' } });
+    const withoutKey = await t.call('POST', `/v1/runs/${runId}/approval`, {
+      token: op,
+      json: { decision: 'approve' },
+    });
     expect(withoutKey.status).toBe(409);
-    const otherBody = await t.call('POST', `/v1/runs/${runId}/approval`, { token: op, json: { decision: 'reject' }, headers: { 'idempotency-key': 'approve-1' } });
+    const otherBody = await t.call('POST', `/v1/runs/${runId}/approval`, {
+      token: op,
+      json: { decision: 'reject' },
+      headers: { 'idempotency-key': 'approve-1' },
+    });
     expect(otherBody.status).toBe(400);
-    expect(((await otherBody.json()) as { error: { code: string } }).error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(((await otherBody.json()) as { error: { code: string } }).error.code).toBe(
+      'IDEMPOTENCY_KEY_REUSED',
+    );
     const run = await t.runtime.status(runId);
     expect(run.status).toBe('completed');
     expect(tools.created).toEqual(['printer']);
@@ -43,20 +57,27 @@ describe('Idempotency-Key over HTTP', () => {
   it('starts one run for a retried start, and keys are per caller', async () => {
     const body = { flowId: 'quick', input: 'x' };
     const headers = { 'idempotency-key': 'start-42' };
-    const [a, b] = await Promise.all([t.call('POST', '/v1/runs', { token: op, json: body, headers }), t.call('POST', '/v1/runs', { token: op, json: body, headers })]);
+    const [a, b] = await Promise.all([
+      t.call('POST', '/v1/runs', { token: op, json: body, headers }),
+      t.call('POST', '/v1/runs', { token: op, json: body, headers }),
+    ]);
     expect([a.status, b.status]).toEqual([201, 201]);
     const [ja, jb] = (await Promise.all([a.json(), b.json()])) as { runId: string }[];
     expect(ja?.runId).toBe(jb?.runId);
     const other = await t.call('POST', '/v1/runs', { token: TOKENS.admin, json: body, headers });
     expect(((await other.json()) as { runId: string }).runId).not.toBe(ja?.runId);
-    expect((await t.call('POST', '/v1/runs', { token: op, json: body, headers: { 'idempotency-key': 'bad key' } })).status).toBe(400);
+    expect(
+      (await t.call('POST', '/v1/runs', { token: op, json: body, headers: { 'idempotency-key': 'bad key' } }))
+        .status,
+    ).toBe(400);
   });
 
   it('lets only one of two racing identical approvals continue the run; the other is a 409', async () => {
     const runId = await startRun(t, op, { flowId: 'tickets', input: 'printer' });
     await reached(t.runtime, runId, 'run.suspended');
     const before = tools.created.length;
-    const send = () => t.call('POST', `/v1/runs/${runId}/approval`, { token: op, json: { decision: 'approve' } });
+    const send = () =>
+      t.call('POST', `/v1/runs/${runId}/approval`, { token: op, json: { decision: 'approve' } });
     const statuses = (await Promise.all([send(), send(), send()])).map((r) => r.status).sort();
     expect(statuses).toEqual([200, 409, 409]);
     await settled(t.runtime, runId);

@@ -15,11 +15,18 @@ describe('without tokens', () => {
     await expect(server.listen({ host: '0.0.0.0', port: 0 })).rejects.toBeInstanceOf(UnsafeListenError);
     await runtime.close();
 
-    const t = await startServer({ tokens: null, flowsDir: await tempDir(FLOW_FILES), runtime: { tools: ticketTools().tools } });
+    const t = await startServer({
+      tokens: null,
+      flowsDir: await tempDir(FLOW_FILES),
+      runtime: { tools: ticketTools().tools },
+    });
     try {
       const runId = await startRun(t, '', { flowId: 'quick', input: 'x' });
       expect((await t.call('GET', `/v1/runs/${runId}`)).status).toBe(200);
-      const upload = await t.call('POST', '/v1/flows', { body: '{"id":"up","nodes":[{"id":"a"}]}', headers: { 'content-type': 'application/json' } });
+      const upload = await t.call('POST', '/v1/flows', {
+        body: '{"id":"up","nodes":[{"id":"a"}]}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(upload.status).toBe(201);
       expect(await upload.json()).toEqual({ flowId: 'up', version: '1' });
     } finally {
@@ -60,7 +67,11 @@ describe('graceful shutdown', () => {
 
   it('reports how many runs are still being driven after the grace period, and leaves them running', async () => {
     const tools = ticketTools();
-    const t = await startServer({ flowsDir: await tempDir(FLOW_FILES), runtime: { tools: tools.tools }, server: { shutdownGraceMs: 50 } });
+    const t = await startServer({
+      flowsDir: await tempDir(FLOW_FILES),
+      runtime: { tools: tools.tools },
+      server: { shutdownGraceMs: 50 },
+    });
     const busy = await startRun(t, TOKENS.operator, { flowId: 'slow', input: 'x' });
     await tools.gate.reached();
     expect(await t.server.close()).toBe(1);
@@ -76,15 +87,30 @@ describe('GET /v1/openapi.json', () => {
     try {
       const doc = (await (await t.call('GET', '/v1/openapi.json', { token: TOKENS.viewer })).json()) as {
         openapi: string;
-        paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; responses: Record<string, unknown> }>>;
-        components: { securitySchemes: Record<string, unknown>; schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+        paths: Record<
+          string,
+          Record<
+            string,
+            {
+              requestBody?: { content: Record<string, { schema: unknown }> };
+              responses: Record<string, unknown>;
+            }
+          >
+        >;
+        components: {
+          securitySchemes: Record<string, unknown>;
+          schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
+        };
         security: unknown[];
       };
       expect(doc.openapi).toBe('3.1.0');
-      const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+      const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+        Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+      );
       expect(routes.sort()).toEqual(
         [
           'GET /v1/flows',
+          'GET /v1/me',
           'GET /v1/runs',
           'GET /v1/runs/{id}',
           'GET /v1/runs/{id}/events',
@@ -99,9 +125,21 @@ describe('GET /v1/openapi.json', () => {
       expect(doc.security).toEqual([{ bearer: [] }]);
       expect(doc.components.schemas.Approval?.properties).toHaveProperty('decision');
       expect(doc.components.schemas.Approval?.required).toEqual(['decision']);
-      expect(Object.keys(doc.paths['/v1/runs/{id}/approval']?.post?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403', '404', '409']);
-      expect(Object.keys(doc.paths['/v1/flows']?.post?.requestBody?.content ?? {})).toEqual(['application/json', 'application/yaml']);
-      expect(doc.paths['/v1/runs/{id}/events']?.get?.responses).toHaveProperty('200.content.text/event-stream');
+      expect(Object.keys(doc.paths['/v1/runs/{id}/approval']?.post?.responses ?? {}).sort()).toEqual([
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        '409',
+      ]);
+      expect(Object.keys(doc.paths['/v1/flows']?.post?.requestBody?.content ?? {})).toEqual([
+        'application/json',
+        'application/yaml',
+      ]);
+      expect(doc.paths['/v1/runs/{id}/events']?.get?.responses).toHaveProperty(
+        '200.content.text/event-stream',
+      );
     } finally {
       await t.stop();
     }

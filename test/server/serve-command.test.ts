@@ -16,18 +16,36 @@ function io() {
   const printed = new Promise<string>((resolve) => {
     url = resolve;
   });
-  return { stop, printed, io: { out: (text: string) => url(text.trim()), stopped: () => stopped, logger: quietLogger } };
+  return {
+    stop,
+    printed,
+    io: { out: (text: string) => url(text.trim()), stopped: () => stopped, logger: quietLogger },
+  };
 }
 
 describe('agent-runtime serve', () => {
   it('serves the flows of --flows with the tokens of --tokens and the store of --db, until told to stop', async () => {
     const dir = await tempDir({ ...FLOW_FILES, 'tokens.json': JSON.stringify(TOKEN_LIST) });
     const h = io();
-    const done = runServe(['--port', '0', '--flows', dir, '--tokens', join(dir, 'tokens.json'), '--db', `sqlite:${join(dir, 'serve.db')}`], h.io);
+    const done = runServe(
+      [
+        '--port',
+        '0',
+        '--flows',
+        dir,
+        '--tokens',
+        join(dir, 'tokens.json'),
+        '--db',
+        `sqlite:${join(dir, 'serve.db')}`,
+      ],
+      h.io,
+    );
     const url = await h.printed;
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${url}/v1/flows`)).status).toBe(401);
-    const flows = (await (await fetch(`${url}/v1/flows`, { headers: { authorization: `Bearer ${TOKENS.viewer}` } })).json()) as { flowId: string }[];
+    const flows = (await (
+      await fetch(`${url}/v1/flows`, { headers: { authorization: `Bearer ${TOKENS.viewer}` } })
+    ).json()) as { flowId: string }[];
     expect(flows.map((f) => f.flowId)).toEqual(['ask', 'quick', 'slow', 'tickets']);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     h.stop();

@@ -1,7 +1,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { World, approval, ask, builtinFlow, create, ensureBuilt, fail, finish, siteFlow, turnsYaml, type Summary } from './helpers/cli.js';
+import {
+  World,
+  approval,
+  ask,
+  builtinFlow,
+  create,
+  ensureBuilt,
+  fail,
+  finish,
+  siteFlow,
+  turnsYaml,
+  type Summary,
+} from './helpers/cli.js';
 
 /** The commands that continue or inspect a run, as subprocesses sharing one SQLite file (SPEC §10). */
 describe('cli: continuing and inspecting runs', () => {
@@ -19,13 +31,33 @@ describe('cli: continuing and inspecting runs', () => {
     return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
   }
 
-  async function suspendedOnApproval(after: unknown[] = [create('官网'), finish]): Promise<{ flow: string; runId: string }> {
+  async function suspendedOnApproval(
+    after: unknown[] = [create('官网'), finish],
+  ): Promise<{ flow: string; runId: string }> {
     const flow = w.write('flow.yaml', siteFlow(w.dataDir));
     w.write('turns.yaml', turnsYaml([create('官网'), approval, ...after]));
-    const r = await w.cli(['run', flow, '--input', '创建 官网', '--model', 'scripted:turns.yaml', '--json', '--trace', w.traceFile]);
+    const r = await w.cli([
+      'run',
+      flow,
+      '--input',
+      '创建 官网',
+      '--model',
+      'scripted:turns.yaml',
+      '--json',
+      '--trace',
+      w.traceFile,
+    ]);
     expect(r.code).toBe(3);
     const s = r.json as Summary;
-    expect(s.suspension).toEqual({ kind: 'APPROVAL', pending: { tool: 'web_site_create', args: { spaceId: 's1', name: '官网' }, summary: 'create it', provenance: {} } });
+    expect(s.suspension).toEqual({
+      kind: 'APPROVAL',
+      pending: {
+        tool: 'web_site_create',
+        args: { spaceId: 's1', name: '官网' },
+        summary: 'create it',
+        provenance: {},
+      },
+    });
     return { flow, runId: s.runId };
   }
 
@@ -33,14 +65,28 @@ describe('cli: continuing and inspecting runs', () => {
     const { runId } = await suspendedOnApproval();
     const afterRun = w.traceEvents();
     expect(afterRun.at(-1)).toMatchObject({ type: 'run.suspended', kind: 'APPROVAL' });
-    const approved = await w.cli(['approve', runId, '--comment', 'go ahead', '--json', '--trace', w.traceFile]);
+    const approved = await w.cli([
+      'approve',
+      runId,
+      '--comment',
+      'go ahead',
+      '--json',
+      '--trace',
+      w.traceFile,
+    ]);
     expect(approved.code).toBe(0);
     expect(approved.json).toMatchObject({ runId, status: 'completed', outputs: { create: {} } });
     expect(writes()).toHaveLength(1);
     const all = w.traceEvents();
     expect(all.slice(0, afterRun.length)).toEqual(afterRun);
     expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
-    expect(all[afterRun.length]).toMatchObject({ type: 'run.resumed', kind: 'APPROVAL', decision: 'approved', comment: 'go ahead', who: 'tester' });
+    expect(all[afterRun.length]).toMatchObject({
+      type: 'run.resumed',
+      kind: 'APPROVAL',
+      decision: 'approved',
+      comment: 'go ahead',
+      who: 'tester',
+    });
     expect(all.at(-1)).toMatchObject({ type: 'run.completed', outputs: { create: {} } });
 
     const before = await w.snapshot(runId);
@@ -57,10 +103,19 @@ describe('cli: continuing and inspecting runs', () => {
     const { runId } = await suspendedOnApproval([fail('the user declined')]);
     const r = await w.cli(['reject', runId, '--comment', 'not now', '--json']);
     expect(r.code).toBe(1);
-    expect(r.json).toMatchObject({ status: 'failed', reason: 'FAILED_BY_MODEL', message: 'the user declined' });
+    expect(r.json).toMatchObject({
+      status: 'failed',
+      reason: 'FAILED_BY_MODEL',
+      message: 'the user declined',
+    });
     const events = await (await w.db()).events(runId);
-    expect(events.find((e) => e.type === 'run.resumed')).toMatchObject({ decision: 'rejected', comment: 'not now' });
-    expect(events.find((e) => e.type === 'tool.invoked' && e.tool === 'builtin_node_approval')).toMatchObject({ errorCode: 'APPROVAL_DENIED' });
+    expect(events.find((e) => e.type === 'run.resumed')).toMatchObject({
+      decision: 'rejected',
+      comment: 'not now',
+    });
+    expect(events.find((e) => e.type === 'tool.invoked' && e.tool === 'builtin_node_approval')).toMatchObject(
+      { errorCode: 'APPROVAL_DENIED' },
+    );
     expect(writes()).toHaveLength(0);
   });
 
@@ -70,7 +125,11 @@ describe('cli: continuing and inspecting runs', () => {
     const run = await w.cli(['run', flow, '--input', 'x', '--model', 'scripted:turns.yaml', '--json']);
     const runId = (run.json as Summary).runId;
     const before = await w.snapshot(runId);
-    for (const args of [['approve', runId], ['reject', runId], ['resume', runId]]) {
+    for (const args of [
+      ['approve', runId],
+      ['reject', runId],
+      ['resume', runId],
+    ]) {
       const r = await w.cli([...args, '--json']);
       expect(r.code, args.join(' ')).toBe(4);
       expect(await w.snapshot(runId)).toEqual(before);
@@ -78,7 +137,9 @@ describe('cli: continuing and inspecting runs', () => {
     const answered = await w.cli(['answer', runId, 'blue', '--json']);
     expect(answered.code).toBe(0);
     expect(answered.json).toMatchObject({ status: 'completed' });
-    await expect((await w.db()).events(runId)).resolves.toContainEqual(expect.objectContaining({ type: 'run.resumed', kind: 'FOLLOW_UP', answer: 'blue' }));
+    await expect((await w.db()).events(runId)).resolves.toContainEqual(
+      expect.objectContaining({ type: 'run.resumed', kind: 'FOLLOW_UP', answer: 'blue' }),
+    );
     const done = await w.snapshot(runId);
     expect((await w.cli(['answer', runId, 'red'])).code).toBe(4);
     expect(await w.snapshot(runId)).toEqual(done);
@@ -112,15 +173,22 @@ describe('cli: continuing and inspecting runs', () => {
       const r = await w.cli(['run', flow, '--input', name, '--model', `scripted:${name}.yaml`, '--json']);
       ids[name] = (r.json as Summary).runId;
     }
-    const codes = await Promise.all(['ok', 'bad', 'wait'].map(async (n) => (await w.cli(['status', ids[n] as string, '--json'])).code));
+    const codes = await Promise.all(
+      ['ok', 'bad', 'wait'].map(async (n) => (await w.cli(['status', ids[n] as string, '--json'])).code),
+    );
     expect(codes).toEqual([0, 1, 3]);
     const status = await w.cli(['status', ids.wait as string, '--json']);
-    expect(status.json).toMatchObject({ runId: ids.wait, status: 'suspended', suspension: { kind: 'FOLLOW_UP', pending: { question: 'Q?' } } });
+    expect(status.json).toMatchObject({
+      runId: ids.wait,
+      status: 'suspended',
+      suspension: { kind: 'FOLLOW_UP', pending: { question: 'Q?' } },
+    });
 
     const runs = await w.cli(['runs', '--json']);
     expect(runs.code).toBe(0);
     expect((runs.json as Summary[]).map((s) => s.runId)).toEqual([ids.wait, ids.bad, ids.ok]);
-    for (const s of runs.json as Summary[]) expect(Object.keys(s)).toEqual(expect.arrayContaining(['runId', 'status', 'outputs', 'usage']));
+    for (const s of runs.json as Summary[])
+      expect(Object.keys(s)).toEqual(expect.arrayContaining(['runId', 'status', 'outputs', 'usage']));
     const failed = await w.cli(['runs', '--status', 'failed', '--json']);
     expect((failed.json as Summary[]).map((s) => s.runId)).toEqual([ids.bad]);
     const plain = await w.cli(['runs']);
@@ -129,15 +197,33 @@ describe('cli: continuing and inspecting runs', () => {
 
     const trace = await w.cli(['trace', ids.ok as string, '--json']);
     expect(trace.code).toBe(0);
-    const lines = trace.stdout.trim().split('\n').map((l) => JSON.parse(l) as { seq: number; type: string; runId: string });
-    expect(lines.map((e) => e.type)).toEqual(['run.started', 'node.started', 'react.round', 'model.response', 'tool.invoked', 'node.completed', 'run.completed']);
+    const lines = trace.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: number; type: string; runId: string });
+    expect(lines.map((e) => e.type)).toEqual([
+      'run.started',
+      'node.started',
+      'react.round',
+      'model.response',
+      'tool.invoked',
+      'node.completed',
+      'run.completed',
+    ]);
     expect(lines.every((e) => e.runId === ids.ok)).toBe(true);
     expect(lines).toEqual(await (await w.db()).events(ids.ok as string));
     const readable = await w.cli(['trace', ids.ok as string]);
     expect(readable.code).toBe(0);
     expect(readable.stderr).toContain('run completed');
 
-    for (const args of [['status', 'run_nope'], ['trace', 'run_nope'], ['approve', 'run_nope'], ['answer', 'run_nope', 'x'], ['resume', 'run_nope'], ['cancel', 'run_nope']]) {
+    for (const args of [
+      ['status', 'run_nope'],
+      ['trace', 'run_nope'],
+      ['approve', 'run_nope'],
+      ['answer', 'run_nope', 'x'],
+      ['resume', 'run_nope'],
+      ['cancel', 'run_nope'],
+    ]) {
       const r = await w.cli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain('unknown run id run_nope');

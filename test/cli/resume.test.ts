@@ -26,10 +26,25 @@ describe('cli: resume after a killed driver; store location', () => {
   it('resume exits 4 while the dead driver lease is live (nothing changes), then continues once it has expired', async () => {
     const flow = w.write('flow.yaml', siteFlow(w.dataDir));
     w.write('turns.yaml', turnsYaml([{ calls: [{ tool: 'slow_query', args: { ms: 1500 } }] }, finish]));
-    const child = spawnCli(['run', flow, '--input', 'x', '--model', 'scripted:turns.yaml', '--db', w.dbUrl, '--trace', w.traceFile, '--json'], {
-      cwd: w.dir,
-      env: { AGENT_RUNTIME_LEASE_MS: '60000' },
-    });
+    const child = spawnCli(
+      [
+        'run',
+        flow,
+        '--input',
+        'x',
+        '--model',
+        'scripted:turns.yaml',
+        '--db',
+        w.dbUrl,
+        '--trace',
+        w.traceFile,
+        '--json',
+      ],
+      {
+        cwd: w.dir,
+        env: { AGENT_RUNTIME_LEASE_MS: '60000' },
+      },
+    );
     const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
     await until(() => w.traceEvents().some((e) => e.type === 'model.response'), 'the slow_query wave');
     child.kill('SIGKILL');
@@ -48,7 +63,9 @@ describe('cli: resume after a killed driver; store location', () => {
     expect(await w.snapshot(runId)).toEqual(before);
 
     // Time passes: the dead driver's lease runs out.
-    await (await w.db()).commit({ runId, expectedVersion: row.version, patch: { leaseExpiresAt: Date.now() - 1 } });
+    await (
+      await w.db()
+    ).commit({ runId, expectedVersion: row.version, patch: { leaseExpiresAt: Date.now() - 1 } });
     const resumed = await w.cli(['resume', runId, '--json', '--trace', w.traceFile]);
     expect(resumed.code).toBe(0);
     expect(resumed.json).toMatchObject({ runId, status: 'completed', outputs: { create: {} } });
@@ -72,12 +89,18 @@ describe('cli: resume after a killed driver; store location', () => {
     const byDefault = await w.cli(args, { db: false });
     expect(byDefault.code).toBe(0);
     expect(existsSync(join(w.dir, '.agent-runtime/runtime.db'))).toBe(true);
-    const listed = await w.cli(['runs', '--json'], { db: false, env: { AGENT_RUNTIME_DB: 'sqlite:from-env.db' } });
-    expect((listed.json as Summary[]).map((s) => s.runId)).toEqual([(viaEnv.json as Summary).runId]);
-    const flagWins = await w.cli(['status', (byDefault.json as Summary).runId, '--db', 'sqlite:.agent-runtime/runtime.db'], {
+    const listed = await w.cli(['runs', '--json'], {
       db: false,
       env: { AGENT_RUNTIME_DB: 'sqlite:from-env.db' },
     });
+    expect((listed.json as Summary[]).map((s) => s.runId)).toEqual([(viaEnv.json as Summary).runId]);
+    const flagWins = await w.cli(
+      ['status', (byDefault.json as Summary).runId, '--db', 'sqlite:.agent-runtime/runtime.db'],
+      {
+        db: false,
+        env: { AGENT_RUNTIME_DB: 'sqlite:from-env.db' },
+      },
+    );
     expect(flagWins.code).toBe(0);
     const badUrl = await w.cli(['runs', '--db', 'mysql://x'], { db: false });
     expect(badUrl.code).toBe(2);

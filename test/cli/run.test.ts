@@ -1,5 +1,14 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { World, ask, builtinFlow, ensureBuilt, fail, finish, turnsYaml, type Summary } from './helpers/cli.js';
+import {
+  World,
+  ask,
+  builtinFlow,
+  ensureBuilt,
+  fail,
+  finish,
+  turnsYaml,
+  type Summary,
+} from './helpers/cli.js';
 
 /** `agent-runtime run` as a subprocess (SPEC §10): exit codes, the --json summary, input handling, usage errors. */
 describe('cli: run', () => {
@@ -19,7 +28,11 @@ describe('cli: run', () => {
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     const s = r.json as Summary;
-    expect(s).toMatchObject({ status: 'completed', outputs: { a: {} }, usage: { inputTokens: 12, outputTokens: 5, totalTokens: 17 } });
+    expect(s).toMatchObject({
+      status: 'completed',
+      outputs: { a: {} },
+      usage: { inputTokens: 12, outputTokens: 5, totalTokens: 17 },
+    });
     expect(s.runId).toMatch(/^run_/);
     expect(s).not.toHaveProperty('suspension');
     expect(s).not.toHaveProperty('reason');
@@ -31,7 +44,13 @@ describe('cli: run', () => {
     w.write('turns.yaml', turnsYaml([fail('cannot')]));
     const r = await w.cli(['run', flow, '--input', 'x', '--model', 'scripted:turns.yaml', '--json']);
     expect(r.code).toBe(1);
-    expect(r.json).toMatchObject({ status: 'failed', reason: 'FAILED_BY_MODEL', failedNode: 'a', message: 'cannot', outputs: {} });
+    expect(r.json).toMatchObject({
+      status: 'failed',
+      reason: 'FAILED_BY_MODEL',
+      failedNode: 'a',
+      message: 'cannot',
+      outputs: {},
+    });
   });
 
   it('suspended → exit 3; the summary has suspension {kind, pending}; stderr names the run id and what it waits for', async () => {
@@ -40,7 +59,10 @@ describe('cli: run', () => {
     const r = await w.cli(['run', flow, '--input', 'x', '--model', 'scripted:turns.yaml', '--json']);
     expect(r.code).toBe(3);
     const s = r.json as Summary;
-    expect(s).toMatchObject({ status: 'suspended', suspension: { kind: 'FOLLOW_UP', pending: { question: 'Which colour?', options: null } } });
+    expect(s).toMatchObject({
+      status: 'suspended',
+      suspension: { kind: 'FOLLOW_UP', pending: { question: 'Which colour?', options: null } },
+    });
     expect(r.stderr).toContain(s.runId);
     expect(r.stderr).toContain('waiting for an answer: Which colour?');
     expect(r.stderr).toContain(`agent-runtime answer ${s.runId}`);
@@ -57,7 +79,10 @@ describe('cli: run', () => {
 
   it("the flow's own relative scripted: model resolves against the flow's folder, stored absolute", async () => {
     w.write('turns.yaml', turnsYaml([finish]));
-    const flow = w.write('flow.yaml', builtinFlow().replace('locale: en', 'locale: en\nmodel: scripted:./turns.yaml'));
+    const flow = w.write(
+      'flow.yaml',
+      builtinFlow().replace('locale: en', 'locale: en\nmodel: scripted:./turns.yaml'),
+    );
     const elsewhere = new World();
     try {
       const r = await elsewhere.cli(['run', flow, '--input', 'x', '--json']);
@@ -97,16 +122,53 @@ describe('cli: run', () => {
       const flow = w.write('flow.yaml', typed);
       w.write('turns.yaml', turnsYaml([finish]));
       w.write('input.json', JSON.stringify({ orderId: 7, note: '加急' }));
-      const ok = await w.cli(['run', flow, '--input-json', '@input.json', '--model', 'scripted:turns.yaml', '--json']);
+      const ok = await w.cli([
+        'run',
+        flow,
+        '--input-json',
+        '@input.json',
+        '--model',
+        'scripted:turns.yaml',
+        '--json',
+      ]);
       expect(ok.code).toBe(0);
       const events = await (await w.db()).events((ok.json as Summary).runId);
-      expect(events[0]).toMatchObject({ type: 'run.started', flowId: 'plain', flowVersion: '1', input: { orderId: 7, note: '加急' } });
-      const inline = await w.cli(['run', flow, '--input-json', '{"orderId": 8}', '--model', 'scripted:turns.yaml', '--json']);
+      expect(events[0]).toMatchObject({
+        type: 'run.started',
+        flowId: 'plain',
+        flowVersion: '1',
+        input: { orderId: 7, note: '加急' },
+      });
+      const inline = await w.cli([
+        'run',
+        flow,
+        '--input-json',
+        '{"orderId": 8}',
+        '--model',
+        'scripted:turns.yaml',
+        '--json',
+      ]);
       expect(inline.code).toBe(0);
-      const bad = await w.cli(['run', flow, '--input-json', '{"orderId": "eight"}', '--model', 'scripted:turns.yaml', '--json']);
+      const bad = await w.cli([
+        'run',
+        flow,
+        '--input-json',
+        '{"orderId": "eight"}',
+        '--model',
+        'scripted:turns.yaml',
+        '--json',
+      ]);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('orderId');
-      const missing = await w.cli(['run', flow, '--input-json', '@nope.json', '--model', 'scripted:turns.yaml', '--json']);
+      const missing = await w.cli([
+        'run',
+        flow,
+        '--input-json',
+        '@nope.json',
+        '--model',
+        'scripted:turns.yaml',
+        '--json',
+      ]);
       expect(missing.code).toBe(2);
       expect((await (await w.db()).listRuns()).length).toBe(2);
     });

@@ -11,7 +11,11 @@ function inTerminal(w: World, args: string[], keys: string): Promise<{ code: num
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = [NODE, CLI, ...args, '--db', w.dbUrl].map(quote).join(' ');
   return new Promise((resolve, reject) => {
-    const child = spawn(SCRIPT, ['-qec', command, '/dev/null'], { cwd: w.dir, env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(SCRIPT, ['-qec', command, '/dev/null'], {
+      cwd: w.dir,
+      env: cliEnv(),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -36,12 +40,20 @@ describe.skipIf(!existsSync(SCRIPT))('cli: interactive use in a terminal', () =>
     await w.dispose();
   });
 
-  const question = { calls: [{ tool: 'builtin_node_follow_up', args: { question: 'Which colour?', options: ['red', 'blue'] } }] };
+  const question = {
+    calls: [
+      { tool: 'builtin_node_follow_up', args: { question: 'Which colour?', options: ['red', 'blue'] } },
+    ],
+  };
 
   it('asks the follow-up inline (an option by number) and drives the run to its end', async () => {
     w.write('flow.yaml', ['id: plain', 'locale: en', 'nodes:', '  - id: a'].join('\n'));
     w.write('turns.yaml', turnsYaml([question, finish]));
-    const r = await inTerminal(w, ['run', 'flow.yaml', '--input', 'x', '--model', 'scripted:turns.yaml'], '2\n');
+    const r = await inTerminal(
+      w,
+      ['run', 'flow.yaml', '--input', 'x', '--model', 'scripted:turns.yaml'],
+      '2\n',
+    );
     expect(r.code).toBe(0);
     expect(r.output).toContain('Question: Which colour?');
     expect(r.output).toContain('2. blue');
@@ -54,7 +66,11 @@ describe.skipIf(!existsSync(SCRIPT))('cli: interactive use in a terminal', () =>
   it('with --json it never asks: exit 3 and the summary on stdout', async () => {
     w.write('flow.yaml', ['id: plain', 'locale: en', 'nodes:', '  - id: a'].join('\n'));
     w.write('turns.yaml', turnsYaml([question, finish]));
-    const r = await inTerminal(w, ['run', 'flow.yaml', '--input', 'x', '--model', 'scripted:turns.yaml', '--json'], '2\n');
+    const r = await inTerminal(
+      w,
+      ['run', 'flow.yaml', '--input', 'x', '--model', 'scripted:turns.yaml', '--json'],
+      '2\n',
+    );
     expect(r.code).toBe(3);
     expect(r.output).not.toContain('Answer:');
     const [run] = await (await w.db()).listRuns();

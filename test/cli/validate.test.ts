@@ -27,11 +27,23 @@ describe('cli: validate', () => {
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');
     expect(lines.at(-1)).toMatch(/^bad\.yaml: \d+ problems?$/);
-    expect(lines.slice(0, -1)).toEqual([expect.stringMatching(/bad\.yaml:6:5 nodes\[0\]\.colour: unknown key "colour"/)]);
+    expect(lines.slice(0, -1)).toEqual([
+      expect.stringMatching(/bad\.yaml:6:5 nodes\[0\]\.colour: unknown key "colour"/),
+    ]);
   });
 
   it('semantic problems are all listed', async () => {
-    w.write('graph.yaml', [builtinFlow(), '  - id: b', '  - id: c', 'edges:', '  - { from: a, to: nowhere }', "  - { from: a, to: b, when: 'status = = 1' }"].join('\n'));
+    w.write(
+      'graph.yaml',
+      [
+        builtinFlow(),
+        '  - id: b',
+        '  - id: c',
+        'edges:',
+        '  - { from: a, to: nowhere }',
+        "  - { from: a, to: b, when: 'status = = 1' }",
+      ].join('\n'),
+    );
     const r = await w.cli(['validate', 'graph.yaml'], { db: false });
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');

@@ -1,7 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FlowInput } from '../../src/domain/flow.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { call, eventsOf, flow, makeRuntime, ofType, recordingModel, script, toolKit, turn } from '../runtime/helpers.js';
+import {
+  call,
+  eventsOf,
+  flow,
+  makeRuntime,
+  ofType,
+  recordingModel,
+  script,
+  toolKit,
+  turn,
+} from '../runtime/helpers.js';
 
 type Edges = NonNullable<FlowInput['edges']>;
 
@@ -20,7 +30,10 @@ describe('graph execution', () => {
   /** A flow: `start` (optional output `kind` from the model), then the leaf nodes the edges name. */
   function branching(edges: Edges) {
     const leaves = [...new Set(edges.map((e) => e.to))];
-    return flow({ nodes: [{ id: 'start', outputs: { kind: { sources: ['model'] } } }, ...leaves.map((id) => ({ id }))], edges });
+    return flow({
+      nodes: [{ id: 'start', outputs: { kind: { sources: ['model'] } } }, ...leaves.map((id) => ({ id }))],
+      edges,
+    });
   }
 
   /** Turns: start writes kind (unless null) and finishes, then each visited leaf finishes. */
@@ -40,7 +53,7 @@ describe('graph execution', () => {
     const edges: Edges = [
       { from: 'start', to: 'a', when: "outputs.kind = 'a'" },
       { from: 'start', to: 'b', when: "status = 'completed' and outputs.kind = 'b'" },
-      { from: 'start', to: 'c', when: "$exists(outputs.kind)" },
+      { from: 'start', to: 'c', when: '$exists(outputs.kind)' },
       { from: 'start', to: 'a' },
     ];
     const loaded = await branching(edges);
@@ -57,7 +70,11 @@ describe('graph execution', () => {
 
   it('`when` sees the run input', async () => {
     const loaded = await flow({
-      input: { type: 'object', properties: { text: { type: 'string' }, mode: { type: 'string' } }, required: ['text'] },
+      input: {
+        type: 'object',
+        properties: { text: { type: 'string' }, mode: { type: 'string' } },
+        required: ['text'],
+      },
       nodes: [{ id: 'start' }, { id: 'a' }, { id: 'b' }],
       edges: [
         { from: 'start', to: 'a', when: "input.mode = 'fast'" },
@@ -65,9 +82,15 @@ describe('graph execution', () => {
       ],
     });
     const runtime = rt();
-    const fast = await runtime.start(loaded, { input: { text: 'go', mode: 'fast' }, model: script(turn([call.finish()]), turn([call.finish()], 'a')) });
+    const fast = await runtime.start(loaded, {
+      input: { text: 'go', mode: 'fast' },
+      model: script(turn([call.finish()]), turn([call.finish()], 'a')),
+    });
     expect(Object.keys(fast.outputs)).toEqual(['start', 'a']);
-    const slow = await runtime.start(loaded, { input: { text: 'go' }, model: script(turn([call.finish()]), turn([call.finish()], 'b')) });
+    const slow = await runtime.start(loaded, {
+      input: { text: 'go' },
+      model: script(turn([call.finish()]), turn([call.finish()], 'b')),
+    });
     expect(Object.keys(slow.outputs)).toEqual(['start', 'b']);
   });
 
@@ -82,10 +105,23 @@ describe('graph execution', () => {
   it('a failed node ends the run as failed: an edge without `when` is not taken', async () => {
     const loaded = await branching([{ from: 'start', to: 'a' }]);
     const runtime = rt();
-    const run = await runtime.start(loaded, { input: { text: 'go' }, model: script(turn([call.fail('no way')])) });
-    expect(run).toMatchObject({ status: 'failed', reason: 'FAILED_BY_MODEL', failedNode: 'start', message: 'no way', outputs: {} });
+    const run = await runtime.start(loaded, {
+      input: { text: 'go' },
+      model: script(turn([call.fail('no way')])),
+    });
+    expect(run).toMatchObject({
+      status: 'failed',
+      reason: 'FAILED_BY_MODEL',
+      failedNode: 'start',
+      message: 'no way',
+      outputs: {},
+    });
     expect(await nodesVisited(runtime, run.runId)).toEqual(['start']);
-    expect(ofType(await eventsOf(runtime, run.runId), 'run.failed')[0]).toMatchObject({ reason: 'FAILED_BY_MODEL', failedNode: 'start', message: 'no way' });
+    expect(ofType(await eventsOf(runtime, run.runId), 'run.failed')[0]).toMatchObject({
+      reason: 'FAILED_BY_MODEL',
+      failedNode: 'start',
+      message: 'no way',
+    });
   });
 
   it("a failed node continues along an edge matching `status = 'failed'` (and its outputs are {})", async () => {
@@ -97,19 +133,32 @@ describe('graph execution', () => {
     const runtime = rt();
     const run = await runtime.start(loaded, {
       input: { text: 'go' },
-      model: script(turn([call.output('kind', 'x', 'model')], 'start'), turn([call.fail('broken')], 'start'), turn([call.finish()], 'b')),
+      model: script(
+        turn([call.output('kind', 'x', 'model')], 'start'),
+        turn([call.fail('broken')], 'start'),
+        turn([call.finish()], 'b'),
+      ),
     });
     expect(run.status).toBe('completed');
     expect(run.outputs).toEqual({ b: {} });
     expect(await nodesVisited(runtime, run.runId)).toEqual(['start', 'b']);
     const events = await eventsOf(runtime, run.runId);
-    expect(ofType(events, 'node.failed')).toEqual([expect.objectContaining({ nodeId: 'start', reason: 'FAILED_BY_MODEL', message: 'broken' })]);
+    expect(ofType(events, 'node.failed')).toEqual([
+      expect.objectContaining({ nodeId: 'start', reason: 'FAILED_BY_MODEL', message: 'broken' }),
+    ]);
   });
 
   it('a run ending in a failed node after a completed one keeps the completed outputs', async () => {
     const loaded = await branching([{ from: 'start', to: 'a' }]);
     const runtime = rt();
-    const run = await runtime.start(loaded, { input: { text: 'go' }, model: script(turn([call.finish()], 'start'), { node: 'a', text: 'no' }, turn([call.fail('stuck')], 'a')) });
+    const run = await runtime.start(loaded, {
+      input: { text: 'go' },
+      model: script(
+        turn([call.finish()], 'start'),
+        { node: 'a', text: 'no' },
+        turn([call.fail('stuck')], 'a'),
+      ),
+    });
     expect(run).toMatchObject({ status: 'failed', failedNode: 'a', outputs: { start: {} } });
   });
 
@@ -120,10 +169,16 @@ describe('graph execution', () => {
           id: 'query',
           instructions: 'Look up items for: {{input.text}}',
           tools: ['lookup'],
-          outputs: { sites: { required: true, sources: ['evidence'], from: ['lookup'] }, note: { sources: ['model'] } },
+          outputs: {
+            sites: { required: true, sources: ['evidence'], from: ['lookup'] },
+            note: { sources: ['model'] },
+          },
         },
         { id: 'check', instructions: 'Nothing to write here.' },
-        { id: 'create', instructions: 'Create from {{nodes.query.outputs.sites}} ({{nodes.query.outputs.note}}).' },
+        {
+          id: 'create',
+          instructions: 'Create from {{nodes.query.outputs.sites}} ({{nodes.query.outputs.note}}).',
+        },
       ],
       edges: [
         { from: 'query', to: 'check' },
@@ -132,7 +187,13 @@ describe('graph execution', () => {
     });
     const model = recordingModel(
       turn([call.tool('lookup', { id: 7 })], 'query'),
-      turn([call.output('sites', { id: 7, name: 'item-7' }, 'evidence', 'ev_1'), call.output('note', 'two sites', 'model')], 'query'),
+      turn(
+        [
+          call.output('sites', { id: 7, name: 'item-7' }, 'evidence', 'ev_1'),
+          call.output('note', 'two sites', 'model'),
+        ],
+        'query',
+      ),
       turn([call.finish()], 'query'),
       turn([call.finish()], 'check'),
       turn([call.finish()], 'create'),
@@ -140,7 +201,11 @@ describe('graph execution', () => {
     const runtime = rt();
     const run = await runtime.start(loaded, { input: { text: 'my shop' }, model });
     expect(run.status).toBe('completed');
-    const expected = { query: { sites: { id: 7, name: 'item-7' }, note: 'two sites' }, check: {}, create: {} };
+    const expected = {
+      query: { sites: { id: 7, name: 'item-7' }, note: 'two sites' },
+      check: {},
+      create: {},
+    };
     expect(run.outputs).toEqual(expected);
     expect(model.requests[0]?.system).toContain('Look up items for: my shop');
     const createPrompt = model.requests[4]?.system ?? '';

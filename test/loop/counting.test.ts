@@ -1,7 +1,18 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { hint } from '../../src/domain/hints.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { call, eventsOf, flow, makeRuntime, ofType, recordingModel, script, story, toolKit, turn } from '../runtime/helpers.js';
+import {
+  call,
+  eventsOf,
+  flow,
+  makeRuntime,
+  ofType,
+  recordingModel,
+  script,
+  story,
+  toolKit,
+  turn,
+} from '../runtime/helpers.js';
 
 /** SPEC §6: the loop counts by outcome only. Every case runs a real runtime with local tools. */
 describe('node loop counting', () => {
@@ -50,7 +61,11 @@ describe('node loop counting', () => {
     expect(skipped[0]).toMatchObject({ nodeId: 'work', round: 1, tool: 'lookup' });
     // The second model call sees one tool message per call id of the first wave.
     const toolMessages = (model.requests[1]?.messages ?? []).filter((m) => m.role === 'tool');
-    expect(toolMessages.map((m) => (m.role === 'tool' ? m.callId : ''))).toEqual(['call_1_1', 'call_1_2', 'call_1_3']);
+    expect(toolMessages.map((m) => (m.role === 'tool' ? m.callId : ''))).toEqual([
+      'call_1_1',
+      'call_1_2',
+      'call_1_3',
+    ]);
     expect(toolMessages[0]).toMatchObject({ tool: 'broken' });
     expect(toolMessages[0]?.role === 'tool' && toolMessages[0].content).toContain('[FAILED TOOL_ERROR]');
     for (const m of toolMessages.slice(1)) {
@@ -86,7 +101,11 @@ describe('node loop counting', () => {
       'node.failed NO_PROGRESS',
       'run.failed',
     ]);
-    expect(ofType(events, 'tool.invoked')[1]).toMatchObject({ errorCode: 'APPROVAL_REQUIRED', executed: false, level: 'info' });
+    expect(ofType(events, 'tool.invoked')[1]).toMatchObject({
+      errorCode: 'APPROVAL_REQUIRED',
+      executed: false,
+      level: 'info',
+    });
   });
 
   it('SUCCESS resets the stall count', async () => {
@@ -179,23 +198,47 @@ describe('node loop counting', () => {
     const kit = toolKit();
     const runtime = makeRuntime(kit);
     runtimes.push(runtime);
-    const loaded = await flow({ limits: { maxStalls: 5 }, nodes: [{ id: 'work', tools: ['broken'], limits: { maxStalls: 1 } }] });
-    const run = await runtime.start(loaded, { input: { text: 'go' }, model: script(turn([call.tool('broken')])) });
+    const loaded = await flow({
+      limits: { maxStalls: 5 },
+      nodes: [{ id: 'work', tools: ['broken'], limits: { maxStalls: 1 } }],
+    });
+    const run = await runtime.start(loaded, {
+      input: { text: 'go' },
+      model: script(turn([call.tool('broken')])),
+    });
     expect(run).toMatchObject({ status: 'failed', reason: 'NO_PROGRESS' });
-    expect(ofType(await eventsOf(runtime, run.runId), 'react.stall')[0]).toMatchObject({ stalls: 1, maxStalls: 1 });
+    expect(ofType(await eventsOf(runtime, run.runId), 'react.stall')[0]).toMatchObject({
+      stalls: 1,
+      maxStalls: 1,
+    });
   });
 
   it('several successes in one wave all run, in order; builtin_node_fail ends the node FAILED_BY_MODEL', async () => {
     const { kit, runtime, loaded } = await setup();
     const run = await runtime.start(loaded, {
       input: { text: 'go' },
-      model: script(turn([call.tool('lookup', { id: 1 }), call.tool('lookup', { id: 2 }), call.fail('the shop is closed'), call.tool('noop')])),
+      model: script(
+        turn([
+          call.tool('lookup', { id: 1 }),
+          call.tool('lookup', { id: 2 }),
+          call.fail('the shop is closed'),
+          call.tool('noop'),
+        ]),
+      ),
     });
-    expect(run).toMatchObject({ status: 'failed', reason: 'FAILED_BY_MODEL', failedNode: 'work', message: 'the shop is closed' });
+    expect(run).toMatchObject({
+      status: 'failed',
+      reason: 'FAILED_BY_MODEL',
+      failedNode: 'work',
+      message: 'the shop is closed',
+    });
     expect(kit.calls.lookup).toEqual([{ id: 1 }, { id: 2 }]);
     expect(kit.count('noop')).toBe(0);
     const events = await eventsOf(runtime, run.runId);
-    expect(ofType(events, 'node.failed')[0]).toMatchObject({ reason: 'FAILED_BY_MODEL', message: 'the shop is closed' });
+    expect(ofType(events, 'node.failed')[0]).toMatchObject({
+      reason: 'FAILED_BY_MODEL',
+      message: 'the shop is closed',
+    });
     expect(ofType(events, 'tool.invoked').map((e) => e.evidenceId)).toEqual(['ev_1', 'ev_2', null]);
   });
 });

@@ -1,6 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { call, eventsOf, flow, makeRuntime, ofType, recordingModel, script, sqliteUrl, story, toolKit, turn, typesOf } from '../runtime/helpers.js';
+import {
+  call,
+  eventsOf,
+  flow,
+  makeRuntime,
+  ofType,
+  recordingModel,
+  script,
+  sqliteUrl,
+  story,
+  toolKit,
+  turn,
+  typesOf,
+} from '../runtime/helpers.js';
 
 /** SPEC §6: suspension inside a wave, trace order, counts carried over, phase hints. */
 describe('node loop: suspension and phase hints', () => {
@@ -19,15 +32,30 @@ describe('node loop: suspension and phase hints', () => {
     const kit = toolKit();
     const runtime = runtimeWith(kit);
     const loaded = await flow({ nodes: [{ id: 'work', tools: ['lookup'] }] });
-    const model = recordingModel(turn([call.ask('Which item?', ['1', '2']), call.tool('lookup', { id: 1 })]), turn([call.finish()]));
+    const model = recordingModel(
+      turn([call.ask('Which item?', ['1', '2']), call.tool('lookup', { id: 1 })]),
+      turn([call.finish()]),
+    );
     const first = await runtime.start(loaded, { input: { text: 'go' }, model });
     expect(first.status).toBe('suspended');
-    expect(first.suspension).toEqual({ kind: 'FOLLOW_UP', pending: { question: 'Which item?', options: ['1', '2'] } });
+    expect(first.suspension).toEqual({
+      kind: 'FOLLOW_UP',
+      pending: { question: 'Which item?', options: ['1', '2'] },
+    });
     expect(kit.count('lookup')).toBe(0);
     let events = await eventsOf(runtime, first.runId);
-    expect(typesOf(events).slice(-4)).toEqual(['model.response', 'tool.skipped', 'node.suspended', 'run.suspended']);
+    expect(typesOf(events).slice(-4)).toEqual([
+      'model.response',
+      'tool.skipped',
+      'node.suspended',
+      'run.suspended',
+    ]);
     expect(ofType(events, 'tool.invoked')).toHaveLength(0);
-    expect(ofType(events, 'run.suspended')[0]).toMatchObject({ kind: 'FOLLOW_UP', nodeId: 'work', pending: { question: 'Which item?', options: ['1', '2'] } });
+    expect(ofType(events, 'run.suspended')[0]).toMatchObject({
+      kind: 'FOLLOW_UP',
+      nodeId: 'work',
+      pending: { question: 'Which item?', options: ['1', '2'] },
+    });
 
     const done = await runtime.answer(first.runId, '2', { who: 'ana' });
     expect(done.status).toBe('completed');
@@ -35,7 +63,13 @@ describe('node loop: suspension and phase hints', () => {
     const after = events.slice(events.findIndex((e) => e.type === 'run.suspended') + 1);
     expect(typesOf(after).slice(0, 3)).toEqual(['run.resumed', 'tool.invoked', 'react.round']);
     expect(after[0]).toMatchObject({ kind: 'FOLLOW_UP', answer: '2', who: 'ana', nodeId: 'work' });
-    expect(after[1]).toMatchObject({ tool: 'builtin_node_follow_up', callId: 'call_1_1', outcome: 'SUCCESS', round: 1, executed: false });
+    expect(after[1]).toMatchObject({
+      tool: 'builtin_node_follow_up',
+      callId: 'call_1_1',
+      outcome: 'SUCCESS',
+      round: 1,
+      executed: false,
+    });
     expect(after[2]).toMatchObject({ round: 2 });
     // The conversation of round 2: the answer as the follow-up's tool message, the skipped call's message after it.
     const tools = (model.requests[1]?.messages ?? []).filter((m) => m.role === 'tool');
@@ -54,7 +88,10 @@ describe('node loop: suspension and phase hints', () => {
       turn([call.finish()]),
     );
     const first = await runtime.start(loaded, { input: { text: 'go' }, model });
-    expect(first.suspension).toEqual({ kind: 'APPROVAL', pending: { tool: 'save', args: { name: 'a' }, summary: 'please approve', provenance: {} } });
+    expect(first.suspension).toEqual({
+      kind: 'APPROVAL',
+      pending: { tool: 'save', args: { name: 'a' }, summary: 'please approve', provenance: {} },
+    });
     const done = await runtime.approve(first.runId, { comment: 'ok', who: 'bo' });
     expect(done.status).toBe('completed');
     expect(kit.calls.save).toEqual([{ name: 'a' }]);
@@ -70,14 +107,26 @@ describe('node loop: suspension and phase hints', () => {
       'round 3',
       'invoked save SUCCESS',
     ]);
-    expect(ofType(events, 'run.resumed')[0]).toMatchObject({ kind: 'APPROVAL', decision: 'approved', comment: 'ok', who: 'bo' });
-    expect(ofType(events, 'tool.invoked').at(-2)).toMatchObject({ tool: 'save', executed: true, evidenceId: 'ev_1' });
+    expect(ofType(events, 'run.resumed')[0]).toMatchObject({
+      kind: 'APPROVAL',
+      decision: 'approved',
+      comment: 'ok',
+      who: 'bo',
+    });
+    expect(ofType(events, 'tool.invoked').at(-2)).toMatchObject({
+      tool: 'save',
+      executed: true,
+      evidenceId: 'ev_1',
+    });
   });
 
   it('stall count carries over a suspension: a declined approval is a stall added to the earlier ones', async () => {
     const kit = toolKit();
     const runtime = runtimeWith(kit);
-    const loaded = await flow({ limits: { maxStalls: 3 }, nodes: [{ id: 'work', tools: ['save', 'broken'] }] });
+    const loaded = await flow({
+      limits: { maxStalls: 3 },
+      nodes: [{ id: 'work', tools: ['save', 'broken'] }],
+    });
     const model = script(
       turn([call.tool('broken')]),
       turn([call.tool('save', { name: 'a' })]),
@@ -111,7 +160,10 @@ describe('node loop: suspension and phase hints', () => {
       turn([call.tool('save', { name: 'a' })]),
       turn([call.finish()]),
     ];
-    const first = await runtimeWith(kit, db).start(loaded, { input: { text: 'go' }, model: script(...turns) });
+    const first = await runtimeWith(kit, db).start(loaded, {
+      input: { text: 'go' },
+      model: script(...turns),
+    });
     expect(first.status).toBe('suspended');
     const second = runtimeWith(kit, db);
     const end = await second.approve(first.runId, { model: script(...turns) });
@@ -126,7 +178,11 @@ describe('node loop: suspension and phase hints', () => {
     const loaded = await flow({
       nodes: [
         { id: 'plain', tools: ['lookup'] },
-        { id: 'shaped', tools: ['lookup'], outputs: { answer: { required: true, sources: ['model'] }, extra: { sources: ['model'] } } },
+        {
+          id: 'shaped',
+          tools: ['lookup'],
+          outputs: { answer: { required: true, sources: ['model'] }, extra: { sources: ['model'] } },
+        },
       ],
       edges: [{ from: 'plain', to: 'shaped' }],
     });
@@ -147,15 +203,28 @@ describe('node loop: suspension and phase hints', () => {
     ]);
     expect(model.requests[0]?.system).not.toContain('Required outputs');
     expect(model.requests[3]?.system).toContain('All required outputs are written');
-    for (const e of hints) expect(String(e.text).toLowerCase()).not.toMatch(/write outputs|query|you may finish/);
+    for (const e of hints)
+      expect(String(e.text).toLowerCase()).not.toMatch(/write outputs|query|you may finish/);
   });
 
   it('zh-CN phase hints never contain "写 outputs" or progress advice', async () => {
     const runtime = runtimeWith();
-    const loaded = await flow({ locale: 'zh-CN', nodes: [{ id: 'n', outputs: { a: { required: true, sources: ['model'] }, b: { required: true, sources: ['model'] } } }] });
+    const loaded = await flow({
+      locale: 'zh-CN',
+      nodes: [
+        {
+          id: 'n',
+          outputs: { a: { required: true, sources: ['model'] }, b: { required: true, sources: ['model'] } },
+        },
+      ],
+    });
     const run = await runtime.start(loaded, {
       input: { text: 'go' },
-      model: script(turn([call.output('a', 'x', 'model')]), turn([call.output('b', 'y', 'model')]), turn([call.finish()])),
+      model: script(
+        turn([call.output('a', 'x', 'model')]),
+        turn([call.output('b', 'y', 'model')]),
+        turn([call.finish()]),
+      ),
     });
     expect(run.status).toBe('completed');
     const texts = ofType(await eventsOf(runtime, run.runId), 'phase.hint').map((e) => String(e.text));

@@ -5,7 +5,18 @@ import { loadFlow } from '../../src/flow/load.js';
 import { loadScriptedModel, scriptedModel } from '../../src/model/scripted.js';
 import type { ModelRequest } from '../../src/model/model.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { call, eventsOf, flow, makeRuntime, ofType, script, sqliteUrl, tempDir, toolKit, turn } from '../runtime/helpers.js';
+import {
+  call,
+  eventsOf,
+  flow,
+  makeRuntime,
+  ofType,
+  script,
+  sqliteUrl,
+  tempDir,
+  toolKit,
+  turn,
+} from '../runtime/helpers.js';
 
 const request: ModelRequest = { system: '', messages: [], tools: [] };
 const ctx = (callIndex: number, nodeId = 'n') => ({ runId: 'r', nodeId, callIndex });
@@ -14,7 +25,15 @@ describe('scriptedModel', () => {
   it('answers call i with turn i: call ids, raw and JSON arguments, text and usage', async () => {
     const model = scriptedModel({
       turns: [
-        { text: 'hello', usage: { inputTokens: 10, outputTokens: 3 }, calls: [{ tool: 'a', args: { x: 1 } }, { tool: 'b', rawArgs: '{not json' }, { tool: 'c', id: 'mine' }] },
+        {
+          text: 'hello',
+          usage: { inputTokens: 10, outputTokens: 3 },
+          calls: [
+            { tool: 'a', args: { x: 1 } },
+            { tool: 'b', rawArgs: '{not json' },
+            { tool: 'c', id: 'mine' },
+          ],
+        },
         { node: 'n' },
       ],
     });
@@ -28,7 +47,12 @@ describe('scriptedModel', () => {
         { callId: 'mine', tool: 'c', rawArgs: '{}' },
       ],
     });
-    expect(await model.call(request, ctx(1))).toEqual({ ok: true, text: '', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } });
+    expect(await model.call(request, ctx(1))).toEqual({
+      ok: true,
+      text: '',
+      toolCalls: [],
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    });
   });
 
   it('past the last turn, and for a turn of another node, it answers a clear failure', async () => {
@@ -37,7 +61,10 @@ describe('scriptedModel', () => {
       ok: false,
       message: 'scripted model turn 1 is for node create, but the run is in node query',
     });
-    expect(await model.call(request, ctx(1, 'create'))).toEqual({ ok: false, message: 'scripted model has no turn 2' });
+    expect(await model.call(request, ctx(1, 'create'))).toEqual({
+      ok: false,
+      message: 'scripted model has no turn 2',
+    });
   });
 
   it('rejects an invalid script (unknown keys are errors)', () => {
@@ -46,7 +73,9 @@ describe('scriptedModel', () => {
 
   it('loadScriptedModel names the file in every error', () => {
     const dir = tempDir();
-    expect(() => loadScriptedModel(join(dir, 'missing.yaml'))).toThrow(/cannot read scripted model file .*missing\.yaml/);
+    expect(() => loadScriptedModel(join(dir, 'missing.yaml'))).toThrow(
+      /cannot read scripted model file .*missing\.yaml/,
+    );
     writeFileSync(join(dir, 'bad.yaml'), 'turns: [\n');
     expect(() => loadScriptedModel(join(dir, 'bad.yaml'))).toThrow(/bad\.yaml is not valid YAML/);
     writeFileSync(join(dir, 'wrong.yaml'), 'turns:\n  - calls: [{ tool: a, argz: {} }]\n');
@@ -70,18 +99,44 @@ describe('scripted model in a run (SPEC §8)', () => {
   it('past its last turn the run fails: node.failed MODEL_FAILED "scripted model has no turn N"', async () => {
     const runtime = rt();
     const loaded = await flow({ nodes: [{ id: 'work', tools: ['lookup'] }] });
-    const run = await runtime.start(loaded, { input: { text: 'go' }, model: script(turn([call.tool('lookup', { id: 1 })])) });
-    expect(run).toMatchObject({ status: 'failed', reason: 'MODEL_FAILED', failedNode: 'work', message: 'scripted model has no turn 2' });
+    const run = await runtime.start(loaded, {
+      input: { text: 'go' },
+      model: script(turn([call.tool('lookup', { id: 1 })])),
+    });
+    expect(run).toMatchObject({
+      status: 'failed',
+      reason: 'MODEL_FAILED',
+      failedNode: 'work',
+      message: 'scripted model has no turn 2',
+    });
     const events = await eventsOf(runtime, run.runId);
-    expect(ofType(events, 'node.failed')).toEqual([expect.objectContaining({ nodeId: 'work', reason: 'MODEL_FAILED', message: 'scripted model has no turn 2' })]);
-    expect(ofType(events, 'run.failed')).toEqual([expect.objectContaining({ reason: 'MODEL_FAILED', failedNode: 'work', message: 'scripted model has no turn 2' })]);
+    expect(ofType(events, 'node.failed')).toEqual([
+      expect.objectContaining({
+        nodeId: 'work',
+        reason: 'MODEL_FAILED',
+        message: 'scripted model has no turn 2',
+      }),
+    ]);
+    expect(ofType(events, 'run.failed')).toEqual([
+      expect.objectContaining({
+        reason: 'MODEL_FAILED',
+        failedNode: 'work',
+        message: 'scripted model has no turn 2',
+      }),
+    ]);
     expect(ofType(events, 'model.response')).toHaveLength(1);
   });
 
   it('a turn written for another node fails the run clearly', async () => {
     const runtime = rt();
-    const loaded = await flow({ nodes: [{ id: 'query' }, { id: 'create' }], edges: [{ from: 'query', to: 'create' }] });
-    const run = await runtime.start(loaded, { input: { text: 'go' }, model: script(turn([call.finish()], 'create')) });
+    const loaded = await flow({
+      nodes: [{ id: 'query' }, { id: 'create' }],
+      edges: [{ from: 'query', to: 'create' }],
+    });
+    const run = await runtime.start(loaded, {
+      input: { text: 'go' },
+      model: script(turn([call.finish()], 'create')),
+    });
     expect(run).toMatchObject({
       status: 'failed',
       reason: 'MODEL_FAILED',
@@ -105,13 +160,20 @@ describe('scripted model in a run (SPEC §8)', () => {
     const db = sqliteUrl();
     const loaded = await flow({ nodes: [{ id: 'a' }, { id: 'b' }], edges: [{ from: 'a', to: 'b' }] });
     const first = await rt(db).start(loaded, { input: { text: 'go' }, model: `scripted:${file}` });
-    expect(first).toMatchObject({ status: 'suspended', usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 } });
+    expect(first).toMatchObject({
+      status: 'suspended',
+      usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 },
+    });
     const other = rt(db);
     const row = await (await other.db()).getRun(first.runId);
     expect(row?.model).toBe(`scripted:${file}`);
     expect((row?.state as { modelCalls: number }).modelCalls).toBe(2);
     const end = await other.answer(first.runId, 'that one');
-    expect(end).toMatchObject({ status: 'completed', outputs: { a: {}, b: {} }, usage: { inputTokens: 23, outputTokens: 6, totalTokens: 29 } });
+    expect(end).toMatchObject({
+      status: 'completed',
+      outputs: { a: {}, b: {} },
+      usage: { inputTokens: 23, outputTokens: 6, totalTokens: 29 },
+    });
     const responses = ofType(await eventsOf(other, first.runId), 'model.response');
     expect(responses.map((e) => e.usage)).toEqual([
       { inputTokens: 5, outputTokens: 1, totalTokens: 6 },
@@ -120,13 +182,16 @@ describe('scripted model in a run (SPEC §8)', () => {
     ]);
   });
 
-  // Known bug (reported): Runtime.start uses `flow.model` as written, so a relative `scripted:` path
-  // resolves against the process's cwd instead of the flow's folder (src/runtime/runtime.ts, start()).
-  // The CLI absolutizes it itself (src/cli/commands.ts flowModel). Remove `.fails` once fixed.
-  it.fails("a flow's relative scripted: model resolves against the flow's folder (library API)", async () => {
+  it("a flow's relative scripted: model resolves against the flow's folder (library API)", async () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'flow.yaml'), 'id: rel\nlocale: en\nmodel: scripted:./turns.yaml\nnodes:\n  - id: a\n');
-    writeFileSync(join(dir, 'turns.yaml'), 'turns:\n  - calls: [{ tool: builtin_node_finish, args: { summary: ok } }]\n');
+    writeFileSync(
+      join(dir, 'flow.yaml'),
+      'id: rel\nlocale: en\nmodel: scripted:./turns.yaml\nnodes:\n  - id: a\n',
+    );
+    writeFileSync(
+      join(dir, 'turns.yaml'),
+      'turns:\n  - calls: [{ tool: builtin_node_finish, args: { summary: ok } }]\n',
+    );
     const runtime = rt();
     const run = await runtime.start(await loadFlow(join(dir, 'flow.yaml')), { input: { text: 'go' } });
     expect(run.status).toBe('completed');

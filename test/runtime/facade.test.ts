@@ -4,7 +4,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../../src/runtime/errors.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { StoredEvent } from '../../src/store/store.js';
-import { call, eventsOf, flow, gatedModel, makeRuntime, ofType, script, sqliteUrl, tempDir, toolKit, turn, typesOf, type ToolKit } from './helpers.js';
+import {
+  call,
+  eventsOf,
+  flow,
+  gatedModel,
+  makeRuntime,
+  ofType,
+  script,
+  sqliteUrl,
+  tempDir,
+  toolKit,
+  turn,
+  typesOf,
+  type ToolKit,
+} from './helpers.js';
 
 /** SPEC §14 and §9: the embedded runtime's public methods. */
 describe('Runtime facade', () => {
@@ -12,7 +26,11 @@ describe('Runtime facade', () => {
   afterEach(async () => {
     await Promise.all(runtimes.splice(0).map((r) => r.close()));
   });
-  function rt(kit: ToolKit = toolKit(), store?: string, extra: Parameters<typeof makeRuntime>[1] = {}): Runtime {
+  function rt(
+    kit: ToolKit = toolKit(),
+    store?: string,
+    extra: Parameters<typeof makeRuntime>[1] = {},
+  ): Runtime {
     const runtime = makeRuntime(kit, { ...(store ? { store } : {}), ...extra });
     runtimes.push(runtime);
     return runtime;
@@ -29,8 +47,14 @@ describe('Runtime facade', () => {
   it('start → suspended summary; approve → completed; usage is summed from the turns', async () => {
     const kit = toolKit();
     const runtime = rt(kit);
-    const turns = approvalTurns().map((t, i) => ({ ...t, usage: { inputTokens: 100 * (i + 1), outputTokens: i + 1 } }));
-    const first = await runtime.start(await saveFlow(), { input: { text: 'save a' }, model: script(...turns) });
+    const turns = approvalTurns().map((t, i) => ({
+      ...t,
+      usage: { inputTokens: 100 * (i + 1), outputTokens: i + 1 },
+    }));
+    const first = await runtime.start(await saveFlow(), {
+      input: { text: 'save a' },
+      model: script(...turns),
+    });
     expect(first).toMatchObject({
       status: 'suspended',
       suspension: { kind: 'APPROVAL', pending: { tool: 'save', args: { name: 'a' }, summary: 'save a' } },
@@ -41,7 +65,11 @@ describe('Runtime facade', () => {
     expect(first.runId).toMatch(/^run_/);
     expect(first.reason).toBeUndefined();
     const done = await runtime.approve(first.runId, { comment: 'fine' });
-    expect(done).toMatchObject({ status: 'completed', outputs: { work: {} }, usage: { inputTokens: 1000, outputTokens: 10, totalTokens: 1010 } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      outputs: { work: {} },
+      usage: { inputTokens: 1000, outputTokens: 10, totalTokens: 1010 },
+    });
     expect(done.suspension).toBeUndefined();
     expect(kit.count('save')).toBe(1);
     expect(await runtime.status(first.runId)).toEqual(done);
@@ -55,13 +83,21 @@ describe('Runtime facade', () => {
     const c = await runtime.start(loaded, { input: { text: 'c' }, model: script(turn([call.fail('no')])) });
     expect((await runtime.list()).map((s) => s.runId)).toEqual([c.runId, b.runId, a.runId]);
     expect((await runtime.list({ status: 'suspended' })).map((s) => s.runId)).toEqual([b.runId]);
-    expect((await runtime.list({ status: 'failed' }))[0]).toMatchObject({ runId: c.runId, reason: 'FAILED_BY_MODEL', failedNode: 'work', message: 'no' });
+    expect((await runtime.list({ status: 'failed' }))[0]).toMatchObject({
+      runId: c.runId,
+      reason: 'FAILED_BY_MODEL',
+      failedNode: 'work',
+      message: 'no',
+    });
   });
 
   it('cancel: a suspended run is cancelled once; later responses and cancels conflict', async () => {
     const events: StoredEvent[] = [];
     const runtime = rt(toolKit(), undefined, { onEvent: (e) => events.push(e) });
-    const first = await runtime.start(await saveFlow(), { input: { text: 'x' }, model: script(...approvalTurns()) });
+    const first = await runtime.start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(...approvalTurns()),
+    });
     const cancelled = await runtime.cancel(first.runId);
     expect(cancelled).toMatchObject({ runId: first.runId, status: 'cancelled', reason: 'CANCELLED' });
     expect(cancelled.suspension).toBeUndefined();
@@ -70,7 +106,10 @@ describe('Runtime facade', () => {
     expect(events.at(-1)).toEqual(stored.at(-1));
     await expect(runtime.cancel(first.runId)).rejects.toBeInstanceOf(RunConflictError);
     await expect(runtime.approve(first.runId)).rejects.toBeInstanceOf(RunConflictError);
-    const completed = await runtime.start(await saveFlow(), { input: { text: 'x' }, model: script(turn([call.finish()])) });
+    const completed = await runtime.start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(turn([call.finish()])),
+    });
     await expect(runtime.cancel(completed.runId)).rejects.toThrow(/already ended \(completed\)/);
   });
 
@@ -87,26 +126,38 @@ describe('Runtime facade', () => {
     const runtime = rt();
     const loaded = await saveFlow();
     await expect(runtime.start(loaded, { input: { text: 'x' } })).rejects.toBeInstanceOf(RuntimeInputError);
-    await expect(runtime.start(loaded, { input: { text: 'x' }, model: 'no-colon' })).rejects.toBeInstanceOf(RuntimeInputError);
-    await expect(runtime.start(loaded, { input: { text: 'x' }, model: 'scripted:/nonexistent/turns.yaml' })).rejects.toThrow(/cannot read scripted model file/);
+    await expect(runtime.start(loaded, { input: { text: 'x' }, model: 'no-colon' })).rejects.toBeInstanceOf(
+      RuntimeInputError,
+    );
+    await expect(
+      runtime.start(loaded, { input: { text: 'x' }, model: 'scripted:/nonexistent/turns.yaml' }),
+    ).rejects.toThrow(/cannot read scripted model file/);
     expect(await runtime.list()).toEqual([]);
   });
 
   it('answer to a run waiting for approval: RunConflictError and the store is unchanged', async () => {
     const db = sqliteUrl();
     const runtime = rt(toolKit(), db);
-    const first = await runtime.start(await saveFlow(), { input: { text: 'x' }, model: script(...approvalTurns()) });
+    const first = await runtime.start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(...approvalTurns()),
+    });
     const store = await runtime.db();
     const before = { row: await store.getRun(first.runId), events: await store.events(first.runId) };
     await expect(runtime.answer(first.runId, 'yes')).rejects.toThrow(RunConflictError);
-    await expect(runtime.answer(first.runId, 'yes')).rejects.toThrow(/waits for an approval, not for an answer/);
+    await expect(runtime.answer(first.runId, 'yes')).rejects.toThrow(
+      /waits for an approval, not for an answer/,
+    );
     await expect(runtime.resume(first.runId)).rejects.toThrow(/is suspended, not running/);
     expect({ row: await store.getRun(first.runId), events: await store.events(first.runId) }).toEqual(before);
   });
 
   it('approve to a run waiting for an answer conflicts and changes nothing', async () => {
     const runtime = rt();
-    const first = await runtime.start(await saveFlow(), { input: { text: 'x' }, model: script(turn([call.ask('Which?')])) });
+    const first = await runtime.start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(turn([call.ask('Which?')])),
+    });
     const store = await runtime.db();
     const before = { row: await store.getRun(first.runId), events: await store.events(first.runId) };
     await expect(runtime.approve(first.runId)).rejects.toThrow(/waits for an answer, not for an approval/);
@@ -117,12 +168,21 @@ describe('Runtime facade', () => {
   it('reject: the approval call is REJECTED APPROVAL_DENIED with the comment; the write never runs', async () => {
     const kit = toolKit();
     const runtime = rt(kit);
-    const turns = [turn([call.tool('save', { name: 'a' })]), turn([call.approval('save')]), turn([call.fail('declined')])];
+    const turns = [
+      turn([call.tool('save', { name: 'a' })]),
+      turn([call.approval('save')]),
+      turn([call.fail('declined')]),
+    ];
     const first = await runtime.start(await saveFlow(), { input: { text: 'x' }, model: script(...turns) });
     const end = await runtime.reject(first.runId, { comment: 'not today', who: 'cy' });
     expect(end).toMatchObject({ status: 'failed', reason: 'FAILED_BY_MODEL' });
     const events = await eventsOf(runtime, first.runId);
-    expect(ofType(events, 'run.resumed')[0]).toMatchObject({ kind: 'APPROVAL', decision: 'rejected', comment: 'not today', who: 'cy' });
+    expect(ofType(events, 'run.resumed')[0]).toMatchObject({
+      kind: 'APPROVAL',
+      decision: 'rejected',
+      comment: 'not today',
+      who: 'cy',
+    });
     const approval = ofType(events, 'tool.invoked').find((e) => e.tool === 'builtin_node_approval');
     expect(approval).toMatchObject({ outcome: 'REJECTED', errorCode: 'APPROVAL_DENIED' });
     expect(String(approval?.message)).toContain('not today');
@@ -131,7 +191,10 @@ describe('Runtime facade', () => {
 
   it('a run started with a model object cannot be continued elsewhere without a model', async () => {
     const db = sqliteUrl();
-    const first = await rt(toolKit(), db).start(await saveFlow(), { input: { text: 'x' }, model: script(...approvalTurns()) });
+    const first = await rt(toolKit(), db).start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(...approvalTurns()),
+    });
     await expect(rt(toolKit(), db).approve(first.runId)).rejects.toThrow(/pass the model to continue it/);
   });
 
@@ -150,7 +213,10 @@ describe('Runtime facade', () => {
     );
     const db = sqliteUrl();
     const kit = toolKit();
-    const first = await rt(kit, db).start(await saveFlow(), { input: { text: 'x' }, model: script(turn([call.tool('save', { name: 'a' })]), turn([call.approval('save')])) });
+    const first = await rt(kit, db).start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(turn([call.tool('save', { name: 'a' })]), turn([call.approval('save')])),
+    });
     const second = rt(kit, db);
     const asked = await second.approve(first.runId, { model: `scripted:${file}` });
     expect(asked.status).toBe('suspended');
@@ -163,7 +229,11 @@ describe('Runtime facade', () => {
     const runtime = rt();
     const model = gatedModel(1, turn([call.tool('lookup', { id: 1 })]), turn([call.finish()]));
     let runId = '';
-    const started = runtime.start(await saveFlow(), { input: { text: 'x' }, model, onAccepted: (s) => (runId = s.runId) });
+    const started = runtime.start(await saveFlow(), {
+      input: { text: 'x' },
+      model,
+      onAccepted: (s) => (runId = s.runId),
+    });
     await model.reached;
     const seen: StoredEvent[] = [];
     for await (const event of runtime.events(runId)) {
@@ -185,7 +255,11 @@ describe('Runtime facade', () => {
     const watcher = rt(toolKit(), db);
     const model = gatedModel(1, turn([call.tool('lookup', { id: 1 })]), turn([call.finish()]));
     let runId = '';
-    const started = driver.start(await saveFlow(), { input: { text: 'x' }, model, onAccepted: (s) => (runId = s.runId) });
+    const started = driver.start(await saveFlow(), {
+      input: { text: 'x' },
+      model,
+      onAccepted: (s) => (runId = s.runId),
+    });
     await model.reached;
     const seen: StoredEvent[] = [];
     for await (const event of watcher.events(runId)) {

@@ -90,7 +90,10 @@ export function makeRuntime(kit: ToolKit, options: Partial<CreateRuntimeOptions>
 
 /** A one-node (or more) flow given as an object, through loadFlow. */
 export function flow(partial: Partial<FlowInput> & Pick<FlowInput, 'nodes'>): Promise<LoadedFlow> {
-  return loadFlow({ id: 'test-flow', locale: 'en', ...partial }, { knownTools: ['lookup', 'noop', 'broken', 'save'] });
+  return loadFlow(
+    { id: 'test-flow', locale: 'en', ...partial },
+    { knownTools: ['lookup', 'noop', 'broken', 'save'] },
+  );
 }
 
 /** A scripted model from turns. */
@@ -99,7 +102,9 @@ export function script(...turns: ScriptedTurn[]): ModelClient {
 }
 
 /** A model that records every request (system prompt, messages, tools) it gets, answering from a script. */
-export function recordingModel(...turns: ScriptedTurn[]): ModelClient & { requests: ModelRequest[]; contexts: ModelCallContext[] } {
+export function recordingModel(
+  ...turns: ScriptedTurn[]
+): ModelClient & { requests: ModelRequest[]; contexts: ModelCallContext[] } {
   const inner = scriptedModel({ turns });
   const requests: ModelRequest[] = [];
   const contexts: ModelCallContext[] = [];
@@ -120,8 +125,14 @@ export const call = {
   tool: (tool: string, args: Record<string, unknown> = {}) => ({ tool, args }),
   finish: (summary = 'done') => ({ tool: 'builtin_node_finish', args: { summary } }),
   fail: (reason: string) => ({ tool: 'builtin_node_fail', args: { reason } }),
-  ask: (question: string, options?: string[]) => ({ tool: 'builtin_node_follow_up', args: { question, ...(options ? { options } : {}) } }),
-  approval: (tool: string, summary = 'please approve') => ({ tool: 'builtin_node_approval', args: { tool, summary } }),
+  ask: (question: string, options?: string[]) => ({
+    tool: 'builtin_node_follow_up',
+    args: { question, ...(options ? { options } : {}) },
+  }),
+  approval: (tool: string, summary = 'please approve') => ({
+    tool: 'builtin_node_approval',
+    args: { tool, summary },
+  }),
   output: (key: string, value: unknown, sourceType: string, sourceRef?: string) => ({
     tool: 'builtin_output_set',
     args: { key, value, sourceType, ...(sourceRef ? { sourceRef } : {}) },
@@ -152,7 +163,21 @@ export function ofType(events: readonly StoredEvent[], type: string): StoredEven
 
 /** A compact view of the loop-relevant events: `type` plus tool/outcome/stalls where they apply. */
 export function story(events: readonly StoredEvent[]): string[] {
-  const keep = new Set(['react.round', 'tool.invoked', 'tool.skipped', 'react.stall', 'react.no_tool_calls', 'node.suspended', 'run.suspended', 'run.resumed', 'node.completed', 'node.failed', 'node.started', 'run.completed', 'run.failed']);
+  const keep = new Set([
+    'react.round',
+    'tool.invoked',
+    'tool.skipped',
+    'react.stall',
+    'react.no_tool_calls',
+    'node.suspended',
+    'run.suspended',
+    'run.resumed',
+    'node.completed',
+    'node.failed',
+    'node.started',
+    'run.completed',
+    'run.failed',
+  ]);
   return events
     .filter((e) => keep.has(e.type))
     .map((e) => {
@@ -179,7 +204,10 @@ export function story(events: readonly StoredEvent[]): string[] {
 }
 
 /** A scripted model that stops at call `at` (0-based) until released; `reached` resolves when it gets there. */
-export function gatedModel(at: number, ...turns: ScriptedTurn[]): ModelClient & { reached: Promise<void>; release(): void } {
+export function gatedModel(
+  at: number,
+  ...turns: ScriptedTurn[]
+): ModelClient & { reached: Promise<void>; release(): void } {
   const inner = scriptedModel({ turns });
   let arrive: () => void = () => undefined;
   let open: () => void = () => undefined;

@@ -4,7 +4,19 @@ import type { Runtime } from '../../src/runtime/runtime.js';
 import type { RunSummary } from '../../src/runtime/summary.js';
 import type { Store } from '../../src/store/store.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
-import { call, eventsOf, flow, gatedModel, makeRuntime, ofType, script, sqliteUrl, toolKit, turn, type ToolKit } from './helpers.js';
+import {
+  call,
+  eventsOf,
+  flow,
+  gatedModel,
+  makeRuntime,
+  ofType,
+  script,
+  sqliteUrl,
+  toolKit,
+  turn,
+  type ToolKit,
+} from './helpers.js';
 
 /** SPEC §9: one driver per run (leases), responses accepted once, takeover of a dead driver's run. */
 describe('Runtime: races, leases and takeover', () => {
@@ -39,10 +51,16 @@ describe('Runtime: races, leases and takeover', () => {
   it('two approvals racing from two runtimes on one SQLite file: one continues, the other conflicts, the write runs once', async () => {
     const kit = toolKit();
     const db = sqliteUrl();
-    const first = await rt(kit, db).start(await saveFlow(), { input: { text: 'x' }, model: script(...turns()) });
+    const first = await rt(kit, db).start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(...turns()),
+    });
     const a = rt(kit, db);
     const b = rt(kit, db);
-    const results = await Promise.allSettled([a.approve(first.runId, { model: script(...turns()) }), b.approve(first.runId, { model: script(...turns()) })]);
+    const results = await Promise.allSettled([
+      a.approve(first.runId, { model: script(...turns()) }),
+      b.approve(first.runId, { model: script(...turns()) }),
+    ]);
     expect(oneWins(results).status).toBe('completed');
     expect(kit.count('save')).toBe(1);
     const events = await eventsOf(a, first.runId);
@@ -54,15 +72,21 @@ describe('Runtime: races, leases and takeover', () => {
   // owner), so the loser fails its first checkpoint with a raw VersionConflictError instead of
   // RunConflictError (src/runtime/runtime.ts respond(): the checkpoint before driveSession). The HTTP
   // server shares one Runtime, so two racing POST /approval would answer 500, not 409. Remove `.fails` once fixed.
-  it.fails('two approvals racing in one runtime: one continues, the other conflicts, the write runs once', async () => {
-    const kit = toolKit();
-    const runtime = rt(kit, sqliteUrl());
-    const first = await runtime.start(await saveFlow(), { input: { text: 'x' }, model: script(...turns()) });
-    const results = await Promise.allSettled([runtime.approve(first.runId), runtime.approve(first.runId)]);
-    expect(oneWins(results).status).toBe('completed');
-    expect(kit.count('save')).toBe(1);
-    expect(ofType(await eventsOf(runtime, first.runId), 'run.resumed')).toHaveLength(1);
-  });
+  it.fails(
+    'two approvals racing in one runtime: one continues, the other conflicts, the write runs once',
+    async () => {
+      const kit = toolKit();
+      const runtime = rt(kit, sqliteUrl());
+      const first = await runtime.start(await saveFlow(), {
+        input: { text: 'x' },
+        model: script(...turns()),
+      });
+      const results = await Promise.allSettled([runtime.approve(first.runId), runtime.approve(first.runId)]);
+      expect(oneWins(results).status).toBe('completed');
+      expect(kit.count('save')).toBe(1);
+      expect(ofType(await eventsOf(runtime, first.runId), 'run.resumed')).toHaveLength(1);
+    },
+  );
 
   it('resume: refused while the driver lease is live (nothing changes); after it expires another runtime takes over', async () => {
     const kit = toolKit();
@@ -71,13 +95,19 @@ describe('Runtime: races, leases and takeover', () => {
     const model = gatedModel(1, ...script2);
     const driver = rt(kit, db, 60_000);
     let runId = '';
-    const started = driver.start(await saveFlow(), { input: { text: 'x' }, model, onAccepted: (s) => (runId = s.runId) });
+    const started = driver.start(await saveFlow(), {
+      input: { text: 'x' },
+      model,
+      onAccepted: (s) => (runId = s.runId),
+    });
     await model.reached; // the driver now waits on its 2nd model call, holding a live lease
     const rescuer = rt(kit, db);
     const store = await rescuer.db();
     const before = { row: await store.getRun(runId), events: await store.events(runId) };
     expect(before.row).toMatchObject({ status: 'running' });
-    await expect(rescuer.resume(runId, { model: script(...script2) })).rejects.toThrow(/driven by another process/);
+    await expect(rescuer.resume(runId, { model: script(...script2) })).rejects.toThrow(
+      /driven by another process/,
+    );
     expect({ row: await store.getRun(runId), events: await store.events(runId) }).toEqual(before);
 
     // The driver "dies": its lease runs out.
@@ -122,10 +152,17 @@ describe('Runtime: races, leases and takeover', () => {
     });
     const withSlow: ToolKit = { ...kit, tools: [...kit.tools, slow] };
     const db = sqliteUrl();
-    const turns2 = [turn([call.tool('lookup', { id: 1 }), call.tool('slow'), call.tool('lookup', { id: 2 })]), turn([call.finish()])];
+    const turns2 = [
+      turn([call.tool('lookup', { id: 1 }), call.tool('slow'), call.tool('lookup', { id: 2 })]),
+      turn([call.finish()]),
+    ];
     const driver = rt(withSlow, db, 60_000);
     let runId = '';
-    const started = driver.start(await saveFlow(), { input: { text: 'x' }, model: script(...turns2), onAccepted: (s) => (runId = s.runId) });
+    const started = driver.start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(...turns2),
+      onAccepted: (s) => (runId = s.runId),
+    });
     await inSlow;
     const rescuer = rt(withSlow, db);
     const store = await rescuer.db();

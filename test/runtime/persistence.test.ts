@@ -7,7 +7,13 @@ describe('Runtime: continuing a run in other Runtime instances on one SQLite fil
     const kit = toolKit();
     const db = sqliteUrl();
     const loaded = await flow({
-      nodes: [{ id: 'work', tools: ['lookup', 'save'], outputs: { saved: { required: true, sources: ['evidence'], from: ['save'] } } }],
+      nodes: [
+        {
+          id: 'work',
+          tools: ['lookup', 'save'],
+          outputs: { saved: { required: true, sources: ['evidence'], from: ['save'] } },
+        },
+      ],
     });
     const turns = [
       turn([call.tool('lookup', { id: 1 }), call.tool('save', { name: 'item-1' })]),
@@ -19,13 +25,19 @@ describe('Runtime: continuing a run in other Runtime instances on one SQLite fil
     ];
 
     const one = makeRuntime(kit, { store: db });
-    const first = await one.start(loaded, { input: { text: 'save item-1' }, model: recordingModel(...turns) });
+    const first = await one.start(loaded, {
+      input: { text: 'save item-1' },
+      model: recordingModel(...turns),
+    });
     expect(first.suspension?.kind).toBe('APPROVAL');
     await one.close();
 
     const two = makeRuntime(kit, { store: db });
     const asked = await two.approve(first.runId, { model: recordingModel(...turns) });
-    expect(asked.suspension).toEqual({ kind: 'FOLLOW_UP', pending: { question: 'Anything else?', options: null } });
+    expect(asked.suspension).toEqual({
+      kind: 'FOLLOW_UP',
+      pending: { question: 'Anything else?', options: null },
+    });
     expect(kit.calls.save).toEqual([{ name: 'item-1' }]);
     await two.close();
 

@@ -22,7 +22,12 @@ export interface CliResult {
 
 /** The CLI's environment: ours minus the runtime's own variables, pinned Node first on PATH, no colours. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: [dirname(NODE), process.env.PATH ?? ''].join(delimiter), NO_COLOR: '1', USER: 'tester' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: [dirname(NODE), process.env.PATH ?? ''].join(delimiter),
+    NO_COLOR: '1',
+    USER: 'tester',
+  };
   for (const key of Object.keys(env)) if (key.startsWith('AGENT_RUNTIME_')) delete env[key];
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];
@@ -32,12 +37,22 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
 }
 
 /** Starts `agent-runtime <args>` (the built CLI) without waiting; stdin is closed, so it is never a TTY. */
-export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): ChildProcess {
-  return spawn(NODE, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined> },
+): ChildProcess {
+  return spawn(NODE, [CLI, ...args], {
+    cwd: options.cwd,
+    env: cliEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Runs `agent-runtime <args>` to its end. Never throws for a non-zero exit. */
-export function runCli(args: string[], options: { cwd: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined> },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnCli(args, options);
     let stdout = '';
@@ -48,7 +63,8 @@ export function runCli(args: string[], options: { cwd: string; env?: Record<stri
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (code === null) return reject(new Error(`agent-runtime ${args.join(' ')} was killed (${String(signal)})\n${stderr}`));
+      if (code === null)
+        return reject(new Error(`agent-runtime ${args.join(' ')} was killed (${String(signal)})\n${stderr}`));
       let json: unknown;
       try {
         json = stdout.trim() === '' ? undefined : JSON.parse(stdout);
@@ -79,8 +95,14 @@ export class World {
   }
 
   /** Runs the CLI in this world with `--db` added (unless `db: false`). */
-  cli(args: string[], options: { db?: boolean; env?: Record<string, string | undefined> } = {}): Promise<CliResult> {
-    return runCli(options.db === false ? args : [...args, '--db', this.dbUrl], { cwd: this.dir, env: options.env ?? {} });
+  cli(
+    args: string[],
+    options: { db?: boolean; env?: Record<string, string | undefined> } = {},
+  ): Promise<CliResult> {
+    return runCli(options.db === false ? args : [...args, '--db', this.dbUrl], {
+      cwd: this.dir,
+      env: options.env ?? {},
+    });
   }
 
   /** The store, opened in this process (SQLite allows the CLI processes alongside). */
@@ -92,7 +114,11 @@ export class World {
   /** A run's row and events, to prove a refused command changed nothing. */
   async snapshot(runId: string): Promise<{ row: RunRecord | null; events: StoredEvent[]; runs: number }> {
     const store = await this.db();
-    return { row: await store.getRun(runId), events: await store.events(runId), runs: (await store.listRuns()).length };
+    return {
+      row: await store.getRun(runId),
+      events: await store.events(runId),
+      runs: (await store.listRuns()).length,
+    };
   }
 
   /** The trace file's events. */
@@ -124,7 +150,9 @@ export interface Summary {
 
 /** A flow file using only builtin tools. */
 export function builtinFlow(extra = ''): string {
-  return ['id: plain', 'locale: en', 'nodes:', '  - id: a', '    instructions: Do the task.', extra].join('\n');
+  return ['id: plain', 'locale: en', 'nodes:', '  - id: a', '    instructions: Do the task.', extra].join(
+    '\n',
+  );
 }
 
 /** A flow file over the demo-cloud server (stdio), with its data folder. */
@@ -137,7 +165,7 @@ export function siteFlow(dataDir: string): string {
     'tools:',
     '  web_site_create:',
     '    write: true',
-    "    response: { okPath: code, okValues: [0], codePath: code, messagePath: message }",
+    '    response: { okPath: code, okValues: [0], codePath: code, messagePath: message }',
     'nodes:',
     '  - id: create',
     '    tools: [space_list, web_site_create, slow_query]',
@@ -151,6 +179,12 @@ export function turnsYaml(turns: unknown[]): string {
 
 export const finish = { calls: [{ tool: 'builtin_node_finish', args: { summary: 'done' } }] };
 export const fail = (reason: string) => ({ calls: [{ tool: 'builtin_node_fail', args: { reason } }] });
-export const ask = (question: string) => ({ calls: [{ tool: 'builtin_node_follow_up', args: { question } }] });
-export const create = (name: string) => ({ calls: [{ tool: 'web_site_create', args: { spaceId: 's1', name } }] });
-export const approval = { calls: [{ tool: 'builtin_node_approval', args: { tool: 'web_site_create', summary: 'create it' } }] };
+export const ask = (question: string) => ({
+  calls: [{ tool: 'builtin_node_follow_up', args: { question } }],
+});
+export const create = (name: string) => ({
+  calls: [{ tool: 'web_site_create', args: { spaceId: 's1', name } }],
+});
+export const approval = {
+  calls: [{ tool: 'builtin_node_approval', args: { tool: 'web_site_create', summary: 'create it' } }],
+};

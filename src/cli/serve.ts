@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { createStderrLogger, type Logger } from '../log/logger.js';
-import { createRuntime } from '../runtime/create.js';
-import { createServer } from '../server/app.js';
+import { createRuntime, type Runtime } from '../runtime/create.js';
+import { createServer, type ApiServer } from '../server/app.js';
 import { FlowRegistry } from '../server/flows.js';
 import { isLoopback, type Listening } from '../server/listen.js';
 import { loadTokenFile, TokenConfigError, tokensFromEnv, type TokenEntry } from '../server/tokens.js';
@@ -67,16 +67,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     logger,
   });
   const server = createServer({ runtime, flows, tokens, logger });
-  let listening: Listening;
-  try {
-    listening = await server.listen({ host, port });
-  } catch (error) {
-    await runtime.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES')
-      throw new UsageError(`serve: cannot listen on ${host}:${port}: ${code}`, { cause: error });
-    throw error;
-  }
+  const listening = await listenOrExplain(server, runtime, host, port);
   io.out(`${listening.url}\n`);
   logger.info('SERVER listening', {
     url: listening.url,
@@ -93,6 +84,24 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   if (left === 0) await runtime.close();
   logger.info('SERVER stopped', { runsLeftRunning: left });
   return 0;
+}
+
+/** Listens, or closes the runtime and explains why not (a usage error for a busy or unusable address). */
+async function listenOrExplain(
+  server: ApiServer,
+  runtime: Runtime,
+  host: string,
+  port: number,
+): Promise<Listening> {
+  try {
+    return await server.listen({ host, port });
+  } catch (error) {
+    await runtime.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES')
+      throw new UsageError(`serve: cannot listen on ${host}:${port}: ${code}`, { cause: error });
+    throw error;
+  }
 }
 
 function portOf(raw: string | undefined): number {

@@ -129,6 +129,11 @@ export function registerRunRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): v
     return c.json(await deps.runtime.status(id), 200);
   });
 
+  registerResponseRoutes(app, deps);
+}
+
+/** The routes by which a person acts on a run: approval, answer, cancel. */
+function registerResponseRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
   app.openapi(approval, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');

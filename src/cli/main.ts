@@ -7,6 +7,7 @@ import { USAGE, UsageError } from './args.js';
 import { answer, cancel, decide, resume, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
 import { serve } from './serve.js';
+import { worker } from './worker.js';
 
 const COMMANDS: Record<string, Command> = {
   run,
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
   trace,
   validate,
   serve,
+  worker,
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (SPEC §10). */

@@ -25,6 +25,8 @@ export interface CreateRuntimeOptions {
   onEvent?: EventSink;
   /** Resolves provider model names other than `scripted:`. */
   providers?: (provider: string, modelId: string) => ModelClient;
+  /** Queue mode (SPEC §13): hand runnable runs to a queue (e.g. `RunQueue.enqueue` of `./postgres`) instead of driving them. */
+  enqueue?: (runId: string) => Promise<void>;
 }
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
@@ -38,5 +40,6 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.enqueue ? { enqueue: options.enqueue } : {}),
   });
 }

@@ -113,6 +113,37 @@ describe('Runtime facade', () => {
     await expect(runtime.cancel(completed.runId)).rejects.toThrow(/already ended \(completed\)/);
   });
 
+  it('cancel while the run is being driven: the driver stops at its next step and nothing follows run.cancelled', async () => {
+    const kit = toolKit();
+    const runtime = rt(kit);
+    const model = gatedModel(
+      1,
+      turn([call.tool('lookup', { id: 1 })]),
+      turn([call.tool('lookup', { id: 2 })]),
+      turn([call.finish()]),
+    );
+    let runId = '';
+    const started = runtime.start(await saveFlow(), {
+      input: { text: 'x' },
+      model,
+      onAccepted: (s) => (runId = s.runId),
+    });
+    await model.reached;
+    const follower = (async () => {
+      const seen: StoredEvent[] = [];
+      for await (const event of runtime.events(runId)) seen.push(event);
+      return seen;
+    })();
+    expect(await runtime.cancel(runId)).toMatchObject({ status: 'cancelled' });
+    model.release();
+    expect(await started).toMatchObject({ status: 'cancelled' });
+    expect(kit.calls.lookup).toEqual([{ id: 1 }]);
+    const events = await eventsOf(runtime, runId);
+    expect(events.at(-1)).toMatchObject({ type: 'run.cancelled' });
+    expect((await follower).at(-1)).toMatchObject({ type: 'run.cancelled' });
+    expect(await runtime.status(runId)).toMatchObject({ status: 'cancelled', reason: 'CANCELLED' });
+  });
+
   it('unknown run ids throw RunNotFoundError', async () => {
     const runtime = rt();
     await expect(runtime.status('run_nope')).rejects.toBeInstanceOf(RunNotFoundError);

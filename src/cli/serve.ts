@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { createStderrLogger, type Logger } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
+import { startRecoverer } from '../runtime/recoverer.js';
 import { createServer, type ApiServer } from '../server/app.js';
 import { FlowRegistry } from '../server/flows.js';
 import { isLoopback, type Listening } from '../server/listen.js';
@@ -69,6 +70,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   const server = createServer({ runtime, flows, tokens, logger });
   const listening = await listenOrExplain(server, runtime, host, port);
   io.out(`${listening.url}\n`);
+  const recoverer = startRecoverer(runtime, { intervalMs: runtime.leaseLength, logger });
   logger.info('SERVER listening', {
     url: listening.url,
     auth: tokens ? `${tokens.length} tokens` : 'none',
@@ -78,10 +80,11 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
       .join(','),
   });
   await io.stopped(logger);
+  recoverer.stop();
   const left = await server.close();
-  // Closing the runtime aborts its drivers, which may record a run as failed; a run still being
-  // driven after the grace period is left as it is (running, its steps persisted) for a later resume.
-  if (left === 0) await runtime.close();
+  // Closing the runtime stops its drivers without recording anything: a run still being driven
+  // after the grace period stays `running` with its steps persisted, for a later takeover.
+  await runtime.close();
   logger.info('SERVER stopped', { runsLeftRunning: left });
   return 0;
 }

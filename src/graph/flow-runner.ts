@@ -22,7 +22,7 @@ export interface GraphHost {
 }
 
 /** How a drive of the graph stopped. */
-export type GraphExit = 'suspended' | 'completed' | 'failed';
+export type GraphExit = 'suspended' | 'completed' | 'failed' | 'stopped';
 
 /**
  * Runs nodes one at a time along edges (SPEC §7) from where the run stands, until the run ends or
@@ -37,6 +37,7 @@ export async function runGraph(host: GraphHost): Promise<GraphExit> {
     if (!node) throw new Error(`flow ${host.flow.id} has no node ${nodeId}`);
     const exit = await host.runNode(node);
     if (exit.kind === 'suspended') return 'suspended';
+    if (exit.kind === 'stopped') return 'stopped';
     const outputs = exit.kind === 'completed' ? outputValues(host) : {};
     if (exit.kind === 'completed') {
       host.run.nodeOutputs[nodeId] = outputs;
@@ -68,7 +69,7 @@ export function startNode(host: Pick<GraphHost, 'doc' | 'emit' | 'resetConversat
   host.emit({ type: 'node.started', nodeId });
 }
 
-function endRun(host: GraphHost, exit: Exclude<NodeExit, { kind: 'suspended' }>, nodeId: string): void {
+function endRun(host: GraphHost, exit: Exclude<NodeExit, { kind: 'suspended' | 'stopped' }>, nodeId: string): void {
   host.doc.nodeId = null;
   host.doc.node = null;
   if (exit.kind === 'completed') {

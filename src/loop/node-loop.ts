@@ -13,7 +13,9 @@ import { renderObservation, renderSkipped } from './render.js';
 export type NodeExit =
   | { kind: 'completed' }
   | { kind: 'failed'; reason: string; message: string }
-  | { kind: 'suspended' };
+  | { kind: 'suspended' }
+  /** The driver was told to stop (cancel or shutdown): nothing more is recorded; the run stays as persisted. */
+  | { kind: 'stopped' };
 
 /** The result of one call through the pipeline, with what a control builtin asked for. */
 export interface CallResult {
@@ -65,7 +67,7 @@ export interface LoopHost {
  */
 export async function runNode(host: LoopHost): Promise<NodeExit> {
   for (;;) {
-    if (host.signal.aborted) return { kind: 'failed', reason: 'CANCELLED', message: 'cancelled' };
+    if (host.signal.aborted) return { kind: 'stopped' };
     if (host.loop.resolved) {
       const exit = await countResolved(host);
       if (exit) return exit;

@@ -3,6 +3,7 @@ import type { EventHub } from './event-hub.js';
 
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 const POLL_MS = 250;
+const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
 /**
  * A run's events in seq order: what the store has after `after`, then new ones as they are
@@ -26,7 +27,11 @@ export async function* followEvents(
         if (TERMINAL.has(event.type)) return;
       }
       if (options.follow === false || options.signal?.aborted) return;
-      if (batch.length === 0 && !(await store.getRun(runId))) return;
+      if (batch.length === 0) {
+        const run = await store.getRun(runId);
+        // Nothing more will come for an unknown or ended run (its last event may precede `after`).
+        if (!run || ENDED.has(run.status)) return;
+      }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_MS);
         wake = () => {

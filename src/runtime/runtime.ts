@@ -71,6 +71,7 @@ export class Runtime {
   private readonly hub = new EventHub();
   private readonly models = new Map<string, ModelClient>();
   private readonly active = new Map<string, AbortController>();
+  private readonly responding = new Set<string>();
 
   constructor(private readonly options: RuntimeOptions) {
     this.storeReady = Promise.resolve(options.store);
@@ -164,6 +165,7 @@ export class Runtime {
   async resume(runId: string, options: { model?: ModelSpec } = {}): Promise<RunSummary> {
     const before = await this.require(runId);
     if (before.status !== 'running') throw new RunConflictError(runId, `run ${runId} is ${before.status}, not running`);
+    if (this.active.has(runId)) throw new RunConflictError(runId, `run ${runId} is being driven by this process`);
     const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
     if (!record || record.status !== 'running') {
       throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
@@ -247,12 +249,31 @@ export class Runtime {
     await store?.close();
   }
 
+  /** The lease length this runtime writes (ms). */
+  get leaseLength(): number {
+    return this.leaseMs;
+  }
+
   /** The store, once open. */
   db(): Promise<Store> {
     return this.storeReady;
   }
 
   private async respond(runId: string, response: PersonResponse, options: RespondOptions): Promise<RunSummary> {
+    // Two responses racing in one process share this runtime's lease owner, so the lease alone
+    // cannot tell them apart: the first one in holds the run until it is accepted.
+    if (this.responding.has(runId)) {
+      throw new RunConflictError(runId, `run ${runId} is already being continued by another request`);
+    }
+    this.responding.add(runId);
+    try {
+      return await this.respondOnce(runId, response, options);
+    } finally {
+      this.responding.delete(runId);
+    }
+  }
+
+  private async respondOnce(runId: string, response: PersonResponse, options: RespondOptions): Promise<RunSummary> {
     const before = await this.require(runId);
     const waiting = (before.suspension as { kind?: string } | null)?.kind;
     if (before.status !== 'suspended' || waiting !== response.kind) {

@@ -1,0 +1,154 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { createRuntime } from '../../src/runtime/create.js';
+import type { Runtime } from '../../src/runtime/runtime.js';
+import { createServer, type ApiServer } from '../../src/server/app.js';
+import { mountConsole } from '../../src/server/console.js';
+import { FlowRegistry } from '../../src/server/flows.js';
+import { parseTokens } from '../../src/server/tokens.js';
+import { demoDataDir, REPO_ROOT } from '../helpers/demo-server.js';
+import { SITE_TURNS, siteFlow } from './fixtures.js';
+
+/** Tokens of the console tests. */
+export const TOKENS = {
+  operator: 'console-operator-token-0123',
+  viewer: 'console-viewer-token-012345',
+} as const;
+
+const WEB = join(REPO_ROOT, 'web');
+const WEB_DIST = join(WEB, 'dist');
+
+/** The flags of the machine notes for Debian's Chromium run headless as root (the profile folder is given separately). */
+export const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Where Debian's chromium package installs the browser. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+/**
+ * Builds web/dist when it is missing or older than a source file of web/ (CI builds it through
+ * `npm ci` → prepare → build; a developer who edited the console gets a fresh build here).
+ */
+export function ensureConsoleBuilt(): void {
+  const index = join(WEB_DIST, 'index.html');
+  if (existsSync(index) && statSync(index).mtimeMs >= newest(WEB)) return;
+  const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(WEB, 'vite.config.ts'), '--logLevel', 'warn'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`vite build failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+}
+
+/** An API server with the console mounted, on a loopback port. */
+export interface ConsoleServer {
+  url: string;
+  server: ApiServer;
+  runtime: Runtime;
+  /** Starts a run of the scenario's flow as the operator and waits until it waits for approval. */
+  startSuspendedRun(input: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Starts the API (SPEC §12) with the console, an operator and a viewer token, and the site-console flow. */
+export async function startConsoleServer(): Promise<ConsoleServer> {
+  const flowsDir = mkdtempSync(join(tmpdir(), 'console-e2e-'));
+  await mkdir(join(flowsDir, 'site'), { recursive: true });
+  await writeFile(join(flowsDir, 'site', 'flow.yaml'), siteFlow(demoDataDir()));
+  await writeFile(join(flowsDir, 'site', 'turns.yaml'), SITE_TURNS);
+  const runtime = createRuntime({ store: 'memory', logger: false });
+  const flows = new FlowRegistry({ dir: flowsDir });
+  await flows.loadDir();
+  const tokens = parseTokens(
+    [
+      { token: TOKENS.operator, role: 'operator', name: 'olivia' },
+      { token: TOKENS.viewer, role: 'viewer', name: 'victor' },
+    ],
+    'console e2e',
+  );
+  const server = createServer({ runtime, flows, tokens, logger: silent });
+  addWhoAmI(server);
+  mountConsole(server.app);
+  const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    server,
+    runtime,
+    startSuspendedRun: (input) => startSuspendedRun(url, input),
+    async stop() {
+      await server.close();
+      await runtime.close();
+      rmSync(flowsDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * `GET /v1/me` → `{name, role, tenant}` as proposed to the HTTP API (the console learns the role from
+ * it). Added here only while the server lacks it; once app.ts registers the route this does nothing.
+ */
+function addWhoAmI(server: ApiServer): void {
+  if (server.app.routes.some((r) => r.path === '/v1/me')) return;
+  server.app.get('/v1/me', (c) => {
+    const { name, role, tenant } = c.get('principal');
+    return c.json({ name, role, tenant });
+  });
+}
+
+async function startSuspendedRun(url: string, input: string): Promise<string> {
+  const headers = { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'application/json' };
+  const started = await fetch(`${url}/v1/runs`, { method: 'POST', headers, body: JSON.stringify({ flowId: 'site-console', input }) });
+  if (started.status !== 201) throw new Error(`POST /v1/runs: ${started.status} ${await started.text()}`);
+  const { runId } = (await started.json()) as { runId: string };
+  // Follow the run's own event stream until it suspends (no polling, no sleeps).
+  const events = await fetch(`${url}/v1/runs/${runId}/events`, { headers });
+  const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  while (!text.includes('"type":"run.suspended"')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`run ${runId} ended without suspending:\n${text}`);
+    text += value;
+  }
+  await reader.cancel();
+  return runId;
+}
+
+const silent = { debug(): void {}, info(): void {}, warn(): void {}, error(): void {} };
+
+/** Debian's Chromium with a fresh, empty profile folder (removed by `close`). */
+export async function launchChromium(locale: string): Promise<BrowserContext> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  const profile = mkdtempSync(join(tmpdir(), 'console-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    locale,
+    viewport: { width: 1280, height: 900 },
+  });
+  context.on('close', () => rmSync(profile, { recursive: true, force: true }));
+  return context;
+}

@@ -1,0 +1,179 @@
+/**
+ * The console's client of the public HTTP API (SPEC §12, docs/api.md). Every request carries the
+ * bearer token in the Authorization header; errors become ApiError with the server's `{error: {code, message}}`.
+ */
+
+/** Run statuses (SPEC §9). */
+export const RUN_STATUSES = ['running', 'suspended', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Roles, weakest first. */
+export type Role = 'viewer' | 'operator' | 'admin';
+
+/** A gated write waiting for approval (SPEC §5): `provenance` maps an argument to the evidence id it came from. */
+export interface ApprovalPending {
+  tool: string;
+  args: Record<string, unknown>;
+  summary: string;
+  provenance?: Record<string, string>;
+}
+
+/** A question waiting for an answer. */
+export interface FollowUpPending {
+  question: string;
+  options: string[] | null;
+}
+
+export type Pending = ApprovalPending | FollowUpPending;
+export type SuspensionKind = 'APPROVAL' | 'FOLLOW_UP';
+
+/** The run summary of SPEC §14 as `GET /v1/runs/{id}` answers it. */
+export interface RunSummary {
+  runId: string;
+  status: RunStatus;
+  suspension?: { kind: SuspensionKind; pending: Pending };
+  outputs: Record<string, Record<string, unknown>>;
+  reason?: string;
+  failedNode?: string;
+  message?: string;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  flowId: string;
+  parentRunId?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A trace event (SPEC §11); the fields beyond the common ones depend on `type`. */
+export interface TraceEvent {
+  seq: number;
+  ts: string;
+  runId: string;
+  type: string;
+  nodeId?: string;
+  round?: number;
+  [field: string]: unknown;
+}
+
+/** An entry of `GET /v1/flows`. */
+export interface FlowInfo {
+  flowId: string;
+  version: string;
+  description?: string;
+}
+
+/** Who the token belongs to (`GET /v1/me`). */
+export interface Me {
+  name: string;
+  role: Role;
+  tenant: string | null;
+}
+
+/** A non-2xx answer of the API. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** True for an approval pending item. */
+export function isApproval(pending: Pending): pending is ApprovalPending {
+  return 'tool' in pending;
+}
+
+/** True when `role` includes the rights of `needed`. */
+export function hasRole(role: Role, needed: Role): boolean {
+  const order: Role[] = ['viewer', 'operator', 'admin'];
+  return order.indexOf(role) >= order.indexOf(needed);
+}
+
+/** The Authorization header for a token (none for a server without tokens). */
+export function authHeaders(token: string | null): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
+/** Reads an error body into an ApiError (whatever the body is). */
+export async function toApiError(response: Response): Promise<ApiError> {
+  let code = `HTTP_${response.status}`;
+  let message = response.statusText || code;
+  try {
+    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+    if (typeof body.error?.code === 'string') code = body.error.code;
+    if (typeof body.error?.message === 'string') message = body.error.message;
+  } catch (error) {
+    // Not JSON (a proxy's page, say): keep the status line, but say why.
+    message = `${message} (${error instanceof Error ? error.message : String(error)})`;
+  }
+  return new ApiError(response.status, code, message);
+}
+
+/** A new Idempotency-Key, so that a retried click returns the first answer instead of a conflict. */
+function idempotencyKey(): string {
+  return crypto.randomUUID();
+}
+
+/** The API client for one token. */
+export class Api {
+  constructor(
+    readonly token: string | null,
+    private readonly base = '',
+  ) {}
+
+  private async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    const init: RequestInit = { method, headers: { ...authHeaders(this.token), accept: 'application/json', ...headers } };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    }
+    const response = await fetch(`${this.base}${path}`, init);
+    if (!response.ok) throw await toApiError(response);
+    return (await response.json()) as T;
+  }
+
+  /** `GET /v1/me`: the token's name, role and tenant. */
+  me(): Promise<Me> {
+    return this.request('GET', '/v1/me');
+  }
+
+  /** `GET /v1/runs?status=`: newest first. */
+  runs(status?: RunStatus, limit = 100): Promise<RunSummary[]> {
+    const query = new URLSearchParams({ limit: String(limit) });
+    if (status) query.set('status', status);
+    return this.request('GET', `/v1/runs?${query.toString()}`);
+  }
+
+  /** `GET /v1/runs/{id}`. */
+  run(runId: string): Promise<RunSummary> {
+    return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`);
+  }
+
+  /** `GET /v1/flows`. */
+  flows(): Promise<FlowInfo[]> {
+    return this.request('GET', '/v1/flows');
+  }
+
+  /** `POST /v1/runs` for a registered flow. */
+  start(flowId: string, text: string): Promise<RunSummary> {
+    return this.request('POST', '/v1/runs', { flowId, input: text }, { 'idempotency-key': idempotencyKey() });
+  }
+
+  /** `POST /v1/runs/{id}/approval`. */
+  decide(runId: string, decision: 'approve' | 'reject', comment: string): Promise<RunSummary> {
+    const body = comment.trim() ? { decision, comment: comment.trim() } : { decision };
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/approval`, body, { 'idempotency-key': idempotencyKey() });
+  }
+
+  /** `POST /v1/runs/{id}/answer`. */
+  answer(runId: string, text: string): Promise<RunSummary> {
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/answer`, { text }, { 'idempotency-key': idempotencyKey() });
+  }
+
+  /** `POST /v1/runs/{id}/cancel`. */
+  cancel(runId: string): Promise<RunSummary> {
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, undefined, { 'idempotency-key': idempotencyKey() });
+  }
+}

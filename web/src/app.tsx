@@ -1,0 +1,77 @@
+/**
+ * The console shell: language, sign-in, header and the two pages (runs, run).
+ */
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { ApiError } from './api.js';
+import { Header } from './components/header.js';
+import { Login } from './components/login.js';
+import { RunPage } from './components/run-page.js';
+import { RunsPage } from './components/runs-page.js';
+import { applyLocale, I18nContext, initialLocale, translator, type I18n, type Locale } from './i18n.js';
+import { useRoute } from './router.js';
+import { savedToken, saveToken, SessionContext, sessionOf, whoAmI, type Session } from './session.js';
+
+type AuthState = { state: 'checking' } | { state: 'out'; error: string | null } | { state: 'in'; session: Session };
+
+/** The whole console. */
+export function App() {
+  const [locale, setLocale] = useState<Locale>(initialLocale);
+  const i18n = useMemo<I18n>(() => ({ locale, t: translator(locale), setLocale }), [locale]);
+  useEffect(() => applyLocale(locale), [locale]);
+  const { auth, signIn } = useAuth();
+  return (
+    <I18nContext.Provider value={i18n}>
+      <a className="skip-link" href="#main">
+        {i18n.t('skipToContent')}
+      </a>
+      <Header session={auth.state === 'in' ? auth.session : null} />
+      <main id="main" tabIndex={-1}>
+        {auth.state === 'checking' && <p role="status">{i18n.t('loading')}</p>}
+        {auth.state === 'out' && <Login onSignIn={signIn} initialError={auth.error} />}
+        {auth.state === 'in' && (
+          <SessionContext.Provider value={auth.session}>
+            <Pages />
+          </SessionContext.Provider>
+        )}
+      </main>
+    </I18nContext.Provider>
+  );
+}
+
+function Pages() {
+  const route = useRoute();
+  if (route.page === 'run') return <RunPage key={route.runId} runId={route.runId} />;
+  return <RunsPage status={route.status} />;
+}
+
+/** Checks the saved token (or a server without tokens) once, and signs in with a typed token. */
+function useAuth(): { auth: AuthState; signIn: (token: string) => Promise<void> } {
+  const [auth, setAuth] = useState<AuthState>({ state: 'checking' });
+  const signOut = useCallback(() => {
+    saveToken(null);
+    setAuth({ state: 'out', error: null });
+  }, []);
+  const signIn = useCallback(
+    async (token: string) => {
+      const { me, roleKnown } = await whoAmI(token);
+      saveToken(token);
+      setAuth({ state: 'in', session: sessionOf(token, me, roleKnown, signOut) });
+    },
+    [signOut],
+  );
+  useEffect(() => {
+    const token = savedToken();
+    whoAmI(token).then(
+      ({ me, roleKnown }) => setAuth({ state: 'in', session: sessionOf(token, me, roleKnown, signOut) }),
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) {
+          saveToken(null);
+          setAuth({ state: 'out', error: null });
+        } else {
+          setAuth({ state: 'out', error: error instanceof Error ? error.message : String(error) });
+        }
+      },
+    );
+  }, [signOut]);
+  return { auth, signIn };
+}

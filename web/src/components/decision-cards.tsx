@@ -1,0 +1,211 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError, isApproval, type ApprovalPending, type FollowUpPending, type Pending, type RunSummary, type SuspensionKind } from '../api.js';
+import { formatTime, useI18n, type Translate } from '../i18n.js';
+import { useSession } from '../session.js';
+import type { CallView, Resolution, SuspensionView } from '../trace-model.js';
+import { JsonBlock } from './badges.js';
+
+type Evidence = Map<string, CallView>;
+
+/** The card of the decision the run waits for: an approval or a question. */
+export function ActiveCard(props: { runId: string; kind: SuspensionKind; pending: Pending; evidence: Evidence; onAnswered: (s: RunSummary) => void }) {
+  const { pending } = props;
+  if (props.kind === 'APPROVAL' && isApproval(pending)) return <ApprovalCard {...props} pending={pending} />;
+  if (!isApproval(pending)) return <FollowUpCard {...props} pending={pending} />;
+  return null;
+}
+
+/** Sends a decision or answer and reports what went wrong in the person's words. */
+function useSend(onAnswered: (s: RunSummary) => void): { busy: boolean; error: string | null; send: (call: () => Promise<RunSummary>) => void } {
+  const { t } = useI18n();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const send = (call: () => Promise<RunSummary>): void => {
+    setBusy(true);
+    setError(null);
+    call().then(
+      (summary) => {
+        setBusy(false);
+        onAnswered(summary);
+      },
+      (failure: unknown) => {
+        setBusy(false);
+        if (failure instanceof ApiError && failure.status === 409) setError(t('conflict'));
+        else setError(t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) }));
+      },
+    );
+  };
+  return { busy, error, send };
+}
+
+function ApprovalCard({ runId, pending, evidence, onAnswered }: { runId: string; pending: ApprovalPending; evidence: Evidence; onAnswered: (s: RunSummary) => void }) {
+  const { t } = useI18n();
+  const { api, canAct, me, roleKnown } = useSession();
+  const [comment, setComment] = useState('');
+  const { busy, error, send } = useSend(onAnswered);
+  return (
+    <section className="card decision approval" aria-labelledby="approval-title" data-testid="approval-card">
+      <h2 id="approval-title">{t('approvalTitle', { tool: pending.tool })}</h2>
+      <p>{t('approvalIntro')}</p>
+      <PendingApproval pending={pending} evidence={evidence} />
+      {canAct ? (
+        <form className="decide" onSubmit={(e) => e.preventDefault()}>
+          <label htmlFor="approval-comment">{t('commentLabel')}</label>
+          <textarea id="approval-comment" rows={2} value={comment} onChange={(e) => setComment(e.target.value)} />
+          <div className="buttons">
+            <button type="button" className="approve" disabled={busy} onClick={() => send(() => api.decide(runId, 'approve', comment))}>
+              {busy ? t('sending') : t('approve')}
+            </button>
+            <button type="button" className="danger" disabled={busy} onClick={() => send(() => api.decide(runId, 'reject', comment))}>
+              {t('reject')}
+            </button>
+          </div>
+        </form>
+      ) : (
+        <p className="note">{roleKnown ? t('viewerCannotDecide', { role: me.role }) : t('roleUnknown')}</p>
+      )}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The exact call waiting for approval: the model's summary, each argument with the evidence it came from, the JSON. */
+export function PendingApproval({ pending, evidence }: { pending: ApprovalPending; evidence: Evidence }) {
+  const { t } = useI18n();
+  const provenance = pending.provenance ?? {};
+  return (
+    <>
+      <h3>{t('modelSummary')}</h3>
+      <p className="summary-text">{pending.summary}</p>
+      <table className="args" data-testid="approval-args">
+        <caption>
+          {t('toolLabel')}: <code>{pending.tool}</code>
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('argName')}</th>
+            <th scope="col">{t('argValue')}</th>
+            <th scope="col">{t('argSource')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(pending.args).map(([name, value]) => (
+            <tr key={name}>
+              <th scope="row">
+                <code>{name}</code>
+              </th>
+              <td>
+                <code>{JSON.stringify(value)}</code>
+              </td>
+              <td>{provenance[name] ? <EvidenceRef id={provenance[name]} evidence={evidence} /> : <span className="muted">{t('noEvidence')}</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <details open>
+        <summary>{t('allArgs')}</summary>
+        <JsonBlock value={pending.args} label={t('allArgs')} />
+      </details>
+    </>
+  );
+}
+
+/** An evidence id linking to the tool call that produced it (when the timeline shows it). */
+export function EvidenceRef({ id, evidence }: { id: string; evidence: Evidence }) {
+  const { t } = useI18n();
+  const call = evidence.get(id);
+  const text = call ? t('evidenceTool', { id, tool: call.tool }) : id;
+  return call ? (
+    <a href={`#ev-${id}`} className="evidence">
+      {text}
+    </a>
+  ) : (
+    <code className="evidence">{text}</code>
+  );
+}
+
+function FollowUpCard({ runId, pending, onAnswered }: { runId: string; pending: FollowUpPending; onAnswered: (s: RunSummary) => void }) {
+  const { t } = useI18n();
+  const { api, canAct, me, roleKnown } = useSession();
+  const [text, setText] = useState('');
+  const { busy, error, send } = useSend(onAnswered);
+  const submit = (event: FormEvent): void => {
+    event.preventDefault();
+    if (text.trim()) send(() => api.answer(runId, text.trim()));
+  };
+  return (
+    <section className="card decision follow-up" aria-labelledby="follow-up-title" data-testid="follow-up-card">
+      <h2 id="follow-up-title">{t('followUpTitle')}</h2>
+      <p className="question">{pending.question}</p>
+      {canAct ? (
+        <>
+          {pending.options && pending.options.length > 0 && (
+            <div role="group" aria-label={t('optionsLabel')} className="buttons options">
+              {pending.options.map((option) => (
+                <button key={option} type="button" disabled={busy} onClick={() => send(() => api.answer(runId, option))}>
+                  {option}
+                </button>
+              ))}
+            </div>
+          )}
+          <form onSubmit={submit} className="answer-form">
+            <label htmlFor="follow-up-answer">{t('answerLabel')}</label>
+            <input id="follow-up-answer" type="text" value={text} onChange={(e) => setText(e.target.value)} />
+            <button type="submit" disabled={busy || !text.trim()}>
+              {busy ? t('sending') : t('sendAnswer')}
+            </button>
+          </form>
+        </>
+      ) : (
+        <>
+          {pending.options && <p>{pending.options.join(' / ')}</p>}
+          <p className="note">{roleKnown ? t('viewerCannotDecide', { role: me.role }) : t('roleUnknown')}</p>
+        </>
+      )}
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The last decision made: what was asked, and who answered what, when (from `run.resumed`). */
+export function DecidedCard({ item, evidence }: { item: SuspensionView; evidence: Evidence }) {
+  const { t } = useI18n();
+  const resolution = item.resolution as Resolution;
+  const approval = isApproval(item.pending) ? item.pending : null;
+  return (
+    <section className="card decision decided" aria-labelledby="decided-title" data-testid="decided-card">
+      <h2 id="decided-title">{approval ? t('approvalTitle', { tool: approval.tool }) : t('followUpTitle')}</h2>
+      <ResolutionLine resolution={resolution} />
+      {approval ? <PendingApproval pending={approval} evidence={evidence} /> : <p className="question">{(item.pending as FollowUpPending).question}</p>}
+    </section>
+  );
+}
+
+/** "Approved by olivia at …" with the comment or the answer. */
+export function ResolutionLine({ resolution }: { resolution: Resolution }) {
+  const { t, locale } = useI18n();
+  const params = { who: resolution.who ?? t('someone'), when: formatTime(locale, resolution.ts) };
+  return (
+    <div className={`resolution resolution-${resolution.decision ?? 'answer'}`} data-testid="resolution">
+      <p className="resolution-who">
+        <strong>{resolutionText(t, resolution, params)}</strong>
+      </p>
+      {resolution.comment && <p>{t('commentWas', { comment: resolution.comment })}</p>}
+      {resolution.answer !== null && <p>{t('answerWas', { answer: resolution.answer })}</p>}
+    </div>
+  );
+}
+
+function resolutionText(t: Translate, resolution: Resolution, params: { who: string; when: string }): string {
+  if (resolution.decision === 'approved') return t('decidedApproved', params);
+  if (resolution.decision === 'rejected') return t('decidedRejected', params);
+  return t('answeredBy', params);
+}

@@ -1,0 +1,149 @@
+import { useState } from 'react';
+import type { RunSummary } from '../api.js';
+import { useLiveRun, type LiveRun } from '../hooks.js';
+import { formatTime, useI18n } from '../i18n.js';
+import { hrefOf } from '../router.js';
+import { useSession } from '../session.js';
+import { evidenceIndex, latestSuspension, type RunView } from '../trace-model.js';
+import { JsonBlock, StatusBadge } from './badges.js';
+import { ActiveCard, DecidedCard } from './decision-cards.js';
+import { Link } from './link.js';
+import { NodeGraph } from './node-graph.js';
+import { LoadState } from './runs-page.js';
+import { Timeline } from './timeline.js';
+
+const ENDED = new Set(['completed', 'failed', 'cancelled']);
+
+/** One run: status, the decision waiting (or the last one made), nodes, outputs and the live timeline. */
+export function RunPage({ runId }: { runId: string }) {
+  const { t } = useI18n();
+  const live = useLiveRun(runId);
+  const { summary, view } = live;
+  const evidence = evidenceIndex(view);
+  return (
+    <>
+      <p>
+        <Link href={hrefOf({ page: 'runs', status: null })}>{t('backToRuns')}</Link>
+      </p>
+      <RunHeader runId={runId} live={live} />
+      <LoadState error={live.summaryError} loading={summary === null && live.summaryError === null} onRetry={() => window.location.reload()} />
+      {summary && <Decision summary={summary} view={view} evidence={evidence} onAnswered={live.setSummary} />}
+      <NodeGraph view={view} />
+      {summary && <Outputs outputs={summary.outputs} />}
+      <Timeline view={view} />
+    </>
+  );
+}
+
+function RunHeader({ runId, live }: { runId: string; live: LiveRun }) {
+  const { t, locale } = useI18n();
+  const { summary, view, stream } = live;
+  return (
+    <section className="card run-head" aria-labelledby="run-title">
+      <div className="run-title-row">
+        <h1 id="run-title">{t('runTitle', { id: runId })}</h1>
+        {summary && <StatusBadge status={summary.status} />}
+        <p role="status" className={`live live-${stream.state}`} data-testid="live">
+          {stream.state === 'error' ? t('live_error', { message: stream.error?.message ?? '' }) : t(`live_${stream.state}`)}
+        </p>
+      </div>
+      <dl className="meta">
+        <dt>{t('flowLabel')}</dt>
+        <dd>
+          {summary?.flowId ?? view.flowId ?? '—'}
+          {view.flowVersion ? ` v${view.flowVersion}` : ''}
+        </dd>
+        {summary && (
+          <>
+            <dt>{t('createdLabel')}</dt>
+            <dd>{formatTime(locale, summary.createdAt)}</dd>
+            <dt>{t('updatedLabel')}</dt>
+            <dd>{formatTime(locale, summary.updatedAt)}</dd>
+            <dt>{t('usageLabel')}</dt>
+            <dd>
+              {summary.usage.totalTokens} ({summary.usage.inputTokens} + {summary.usage.outputTokens})
+            </dd>
+          </>
+        )}
+        {summary?.parentRunId && (
+          <>
+            <dt>{t('parentLabel')}</dt>
+            <dd>
+              <Link href={hrefOf({ page: 'run', runId: summary.parentRunId })}>{summary.parentRunId}</Link>
+            </dd>
+          </>
+        )}
+        {view.input !== null && (
+          <>
+            <dt>{t('inputLabel')}</dt>
+            <dd>{inputText(view.input)}</dd>
+          </>
+        )}
+      </dl>
+      {summary && <CancelButton summary={summary} onCancelled={live.setSummary} />}
+    </section>
+  );
+}
+
+function inputText(input: unknown): string {
+  const text = (input as { text?: unknown } | null)?.text;
+  if (typeof text === 'string' && Object.keys(input as object).length === 1) return text;
+  return JSON.stringify(input);
+}
+
+function CancelButton({ summary, onCancelled }: { summary: RunSummary; onCancelled: (s: RunSummary) => void }) {
+  const { t } = useI18n();
+  const { api, canAct } = useSession();
+  const [error, setError] = useState<string | null>(null);
+  if (!canAct || ENDED.has(summary.status)) return null;
+  const cancel = (): void => {
+    if (!window.confirm(t('confirmCancel'))) return;
+    api.cancel(summary.runId).then(onCancelled, (failure: unknown) => setError(t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) })));
+  };
+  return (
+    <p>
+      <button type="button" className="danger" onClick={cancel}>
+        {t('cancelRun')}
+      </button>
+      {error && (
+        <span role="alert" className="error">
+          {' '}
+          {error}
+        </span>
+      )}
+    </p>
+  );
+}
+
+/** The card of the decision the run waits for, or the record of the last one made. */
+function Decision({ summary, view, evidence, onAnswered }: { summary: RunSummary; view: RunView; evidence: ReturnType<typeof evidenceIndex>; onAnswered: (s: RunSummary) => void }) {
+  const latest = latestSuspension(view);
+  // A summary older than the last response in the trace is stale (fetched before the decision).
+  const fresh = !latest?.resolution || summary.updatedAt > latest.resolution.ts;
+  if (summary.status === 'suspended' && summary.suspension && fresh) {
+    return <ActiveCard runId={summary.runId} kind={summary.suspension.kind} pending={summary.suspension.pending} evidence={evidence} onAnswered={onAnswered} />;
+  }
+  if (latest?.resolution) return <DecidedCard item={latest} evidence={evidence} />;
+  return null;
+}
+
+function Outputs({ outputs }: { outputs: RunSummary['outputs'] }) {
+  const { t } = useI18n();
+  const entries = Object.entries(outputs);
+  return (
+    <section className="card" aria-labelledby="outputs-title">
+      <h2 id="outputs-title">{t('outputsTitle')}</h2>
+      {entries.length === 0 && <p>{t('noOutputs')}</p>}
+      {entries.length > 0 && (
+        <dl className="outputs" data-testid="outputs">
+          {entries.map(([node, values]) => (
+            <div key={node}>
+              <dt>{node}</dt>
+              <dd>{Object.keys(values).length === 0 ? '{}' : <JsonBlock value={values} label={`${t('outputsTitle')}: ${node}`} />}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </section>
+  );
+}

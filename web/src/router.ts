@@ -1,0 +1,45 @@
+/**
+ * A tiny history router: `/` (inbox and run list, `?status=` filter) and `/runs/{id}`. The server
+ * answers every client route with index.html (src/server/console.ts), so links can be shared.
+ */
+import { useEffect, useState } from 'react';
+
+/** A parsed location. */
+export type Route = { page: 'runs'; status: string | null } | { page: 'run'; runId: string };
+
+/** Parses a path and query into a route (unknown paths show the run list). */
+export function parseRoute(pathname: string, search: string): Route {
+  const match = /^\/runs\/([^/]+)\/?$/.exec(pathname);
+  if (match) return { page: 'run', runId: decodeURIComponent(match[1] as string) };
+  return { page: 'runs', status: new URLSearchParams(search).get('status') };
+}
+
+/** The href of a route. */
+export function hrefOf(route: Route): string {
+  if (route.page === 'run') return `/runs/${encodeURIComponent(route.runId)}`;
+  return route.status ? `/?status=${encodeURIComponent(route.status)}` : '/';
+}
+
+const listeners = new Set<() => void>();
+
+/** Goes to `href` without reloading the page. */
+export function navigate(href: string): void {
+  window.history.pushState(null, '', href);
+  for (const listener of listeners) listener();
+}
+
+/** The current route, updated on navigation and on the browser's back/forward. */
+export function useRoute(): Route {
+  const read = (): Route => parseRoute(window.location.pathname, window.location.search);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const update = (): void => setRoute(read());
+    listeners.add(update);
+    window.addEventListener('popstate', update);
+    return () => {
+      listeners.delete(update);
+      window.removeEventListener('popstate', update);
+    };
+  }, []);
+  return route;
+}

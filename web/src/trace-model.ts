@@ -1,0 +1,314 @@
+/**
+ * Folds a run's trace events (SPEC §11) into what the run page shows: the nodes with their status
+ * and stall counter, and per node a timeline of rounds (model text, tool calls with their
+ * observations) and suspensions with who decided and when. Pure: the same events give the same view.
+ */
+import type { Pending, SuspensionKind, TraceEvent } from './api.js';
+
+export const OUTCOMES = ['SUCCESS', 'FAILED', 'REJECTED', 'DEFERRED'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/** One tool call of a round. `outcome` is null while the call waits (a suspending call before the response). */
+export interface CallView {
+  callId: string;
+  tool: string;
+  args: unknown;
+  outcome: Outcome | null;
+  errorCode: string | null;
+  reason: string;
+  next: string | null;
+  evidenceId: string | null;
+  executed: boolean;
+  lookBack: boolean;
+  skipped: boolean;
+  seq: number;
+}
+
+/** One round: a model call and the wave of tool calls it returned. */
+export interface RoundView {
+  kind: 'round';
+  seq: number;
+  round: number;
+  text: string;
+  hint: string | null;
+  calls: CallView[];
+  noToolCalls: boolean;
+  /** The stall counter after this round, when the round counted a stall. */
+  stall: { stalls: number; maxStalls: number } | null;
+}
+
+/** A person's response to a suspension (`run.resumed`). */
+export interface Resolution {
+  seq: number;
+  ts: string;
+  decision: 'approved' | 'rejected' | null;
+  comment: string | null;
+  answer: string | null;
+  who: string | null;
+}
+
+/** A suspension of the run and, once given, the response. */
+export interface SuspensionView {
+  kind: 'suspension';
+  seq: number;
+  ts: string;
+  nodeId: string;
+  suspension: SuspensionKind;
+  pending: Pending;
+  resolution: Resolution | null;
+}
+
+/** A takeover after a crash (`run.resumed` with kind RECOVERY). */
+export interface RecoveryView {
+  kind: 'recovery';
+  seq: number;
+  ts: string;
+}
+
+export type TimelineItem = RoundView | SuspensionView | RecoveryView;
+
+export type NodeStatus = 'running' | 'suspended' | 'completed' | 'failed';
+
+/** One node run. */
+export interface NodeView {
+  id: string;
+  status: NodeStatus;
+  items: TimelineItem[];
+  /** Consecutive stalls now (a SUCCESS resets them, SPEC §6) and the limit once the trace has shown it. */
+  stalls: number;
+  maxStalls: number | null;
+  outputs: Record<string, unknown> | null;
+  failure: { reason: string; message: string } | null;
+}
+
+/** The whole run as the trace tells it. */
+export interface RunView {
+  flowId: string | null;
+  flowVersion: string | null;
+  input: unknown;
+  parentRunId: string | null;
+  nodes: NodeView[];
+  ending: { type: 'run.completed' | 'run.failed' | 'run.cancelled'; reason: string | null; message: string | null; ts: string } | null;
+  lastSeq: number;
+}
+
+/** An empty view (no events yet). */
+export function emptyRun(): RunView {
+  return { flowId: null, flowVersion: null, input: null, parentRunId: null, nodes: [], ending: null, lastSeq: 0 };
+}
+
+/**
+ * Splits an observation message into reason and next step at "。下一步：" (zh-CN) or ". Next: " (en),
+ * as SPEC §2 joins them. A success summary has no next step.
+ */
+export function splitMessage(message: string): { reason: string; next: string | null } {
+  for (const [marker, end] of [
+    ['。下一步：', '。'],
+    ['. Next: ', '.'],
+  ] as const) {
+    const at = message.indexOf(marker);
+    if (at >= 0) return { reason: message.slice(0, at) + end, next: message.slice(at + marker.length) };
+  }
+  return { reason: message, next: null };
+}
+
+/** The latest suspension of the run (resolved or not), for the page's decision card. */
+export function latestSuspension(view: RunView): SuspensionView | null {
+  let found: SuspensionView | null = null;
+  for (const node of view.nodes) {
+    for (const item of node.items) {
+      if (item.kind === 'suspension' && (found === null || item.seq > found.seq)) found = item;
+    }
+  }
+  return found;
+}
+
+/** Every evidence id the trace has shown, with the call that produced it. */
+export function evidenceIndex(view: RunView): Map<string, CallView> {
+  const index = new Map<string, CallView>();
+  for (const node of view.nodes) {
+    for (const item of node.items) {
+      if (item.kind !== 'round') continue;
+      for (const call of item.calls) if (call.evidenceId && call.executed && !index.has(call.evidenceId)) index.set(call.evidenceId, call);
+    }
+  }
+  return index;
+}
+
+/** Folds events (in seq order; duplicates and old seqs are ignored) into a new view. */
+export function foldEvents(view: RunView, events: readonly TraceEvent[]): RunView {
+  const next = structuredClone(view);
+  for (const event of events) {
+    if (event.seq <= next.lastSeq) continue;
+    apply(next, event);
+    next.lastSeq = event.seq;
+  }
+  return next;
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' ? value : null;
+}
+
+function apply(view: RunView, e: TraceEvent): void {
+  switch (e.type) {
+    case 'run.started':
+      view.flowId = str(e.flowId);
+      view.flowVersion = str(e.flowVersion);
+      view.input = e.input;
+      view.parentRunId = str(e.parentRunId);
+      return;
+    case 'node.started':
+      view.nodes.push({ id: e.nodeId ?? '?', status: 'running', items: [], stalls: 0, maxStalls: null, outputs: null, failure: null });
+      return;
+    case 'run.completed':
+    case 'run.failed':
+    case 'run.cancelled':
+      view.ending = { type: e.type, reason: str(e.reason), message: str(e.message), ts: e.ts };
+      return;
+    case 'run.resumed':
+      resumed(view, e);
+      return;
+    default:
+      applyNodeEvent(view, e);
+  }
+}
+
+function applyNodeEvent(view: RunView, e: TraceEvent): void {
+  const node = nodeOf(view, e);
+  if (!node) return;
+  switch (e.type) {
+    case 'react.round':
+      node.items.push(newRound(e.seq, num(e.round) ?? 0));
+      node.status = 'running';
+      return;
+    case 'phase.hint':
+      roundOf(node, e).hint = str(e.text);
+      return;
+    case 'model.response':
+      modelResponse(roundOf(node, e), e);
+      return;
+    case 'react.no_tool_calls':
+      roundOf(node, e).noToolCalls = true;
+      return;
+    case 'tool.invoked':
+      toolInvoked(node, roundOf(node, e), e);
+      return;
+    case 'tool.skipped':
+      callOf(roundOf(node, e), str(e.callId) ?? '', str(e.tool) ?? '', e.seq).skipped = true;
+      return;
+    case 'react.stall':
+      node.stalls = num(e.stalls) ?? node.stalls + 1;
+      node.maxStalls = num(e.maxStalls) ?? node.maxStalls;
+      roundOf(node, e).stall = { stalls: node.stalls, maxStalls: node.maxStalls ?? 0 };
+      return;
+    case 'run.suspended':
+      suspended(node, e);
+      return;
+    case 'node.completed':
+      node.status = 'completed';
+      node.outputs = (e.outputs as Record<string, unknown> | undefined) ?? {};
+      return;
+    case 'node.failed':
+      node.status = 'failed';
+      node.failure = { reason: str(e.reason) ?? '', message: str(e.message) ?? '' };
+      return;
+    default:
+  }
+}
+
+/** The node an event belongs to: by id, the latest run of that node (a node may run more than once). */
+function nodeOf(view: RunView, e: TraceEvent): NodeView | undefined {
+  const id = e.nodeId;
+  for (let i = view.nodes.length - 1; i >= 0; i--) {
+    const node = view.nodes[i] as NodeView;
+    if (id === undefined || node.id === id) return node;
+  }
+  return undefined;
+}
+
+function newRound(seq: number, round: number): RoundView {
+  return { kind: 'round', seq, round, text: '', hint: null, calls: [], noToolCalls: false, stall: null };
+}
+
+/** The node's round of the event (created when the trace starts in the middle of one). */
+function roundOf(node: NodeView, e: TraceEvent): RoundView {
+  const round = num(e.round);
+  for (let i = node.items.length - 1; i >= 0; i--) {
+    const item = node.items[i] as TimelineItem;
+    if (item.kind === 'round' && (round === null || item.round === round)) return item;
+  }
+  const created = newRound(e.seq, round ?? 0);
+  node.items.push(created);
+  return created;
+}
+
+function callOf(round: RoundView, callId: string, tool: string, seq: number): CallView {
+  let call = round.calls.find((c) => c.callId === callId);
+  if (!call) {
+    call = {
+      callId,
+      tool,
+      args: null,
+      outcome: null,
+      errorCode: null,
+      reason: '',
+      next: null,
+      evidenceId: null,
+      executed: false,
+      lookBack: false,
+      skipped: false,
+      seq,
+    };
+    round.calls.push(call);
+  }
+  return call;
+}
+
+function modelResponse(round: RoundView, e: TraceEvent): void {
+  round.text = str(e.text) ?? '';
+  const calls = Array.isArray(e.toolCalls) ? (e.toolCalls as { callId?: unknown; tool?: unknown }[]) : [];
+  for (const c of calls) callOf(round, str(c.callId) ?? '', str(c.tool) ?? '', e.seq);
+}
+
+function toolInvoked(node: NodeView, round: RoundView, e: TraceEvent): void {
+  const call = callOf(round, str(e.callId) ?? '', str(e.tool) ?? '', e.seq);
+  const outcome = str(e.outcome);
+  const { reason, next } = splitMessage(str(e.message) ?? '');
+  Object.assign(call, {
+    args: e.args,
+    outcome: (OUTCOMES as readonly string[]).includes(outcome ?? '') ? (outcome as Outcome) : null,
+    errorCode: str(e.errorCode),
+    reason,
+    next,
+    evidenceId: str(e.evidenceId),
+    executed: e.executed === true,
+    lookBack: e.lookBack === true,
+  });
+  // SUCCESS advances and resets the consecutive stall count (SPEC §2, §6).
+  if (call.outcome === 'SUCCESS') node.stalls = 0;
+}
+
+function suspended(node: NodeView, e: TraceEvent): void {
+  node.status = 'suspended';
+  const kind = e.kind === 'FOLLOW_UP' ? 'FOLLOW_UP' : 'APPROVAL';
+  node.items.push({ kind: 'suspension', seq: e.seq, ts: e.ts, nodeId: node.id, suspension: kind, pending: e.pending as Pending, resolution: null });
+}
+
+function resumed(view: RunView, e: TraceEvent): void {
+  if (e.kind === 'RECOVERY') {
+    const node = view.nodes.at(-1);
+    if (node) node.items.push({ kind: 'recovery', seq: e.seq, ts: e.ts });
+    return;
+  }
+  const node = nodeOf(view, e);
+  const open = node?.items.findLast((item): item is SuspensionView => item.kind === 'suspension' && item.resolution === null);
+  if (!node || !open) return;
+  node.status = 'running';
+  const decision = e.decision === 'approved' || e.decision === 'rejected' ? e.decision : null;
+  open.resolution = { seq: e.seq, ts: e.ts, decision, comment: str(e.comment), answer: str(e.answer), who: str(e.who) };
+}

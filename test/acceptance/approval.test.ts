@@ -13,13 +13,14 @@ import {
   reason,
   useSandbox,
   zh,
+  SCENARIO_TIMEOUT_MS,
 } from './scenario.js';
-import { after, expectInOrder, expectTraceContract, invoked, ofType, one } from './trace.js';
+import { after, expectInOrder, expectTraceContract, invoked, nextStep, ofType, one } from './trace.js';
 
 const sandbox = useSandbox();
 const CREATE_ARGS = { spaceId: 's1', name: '官网' };
 
-describe.concurrent('acceptance: writes and approvals', () => {
+describe.concurrent('acceptance: writes and approvals', { timeout: SCENARIO_TIMEOUT_MS }, () => {
   it('1: a write called directly is DEFERRED APPROVAL_REQUIRED (no stall, no no_tool_calls); the approval call suspends APPROVAL (exit 3)', async () => {
     const box = sandbox();
     const r = await box.run(flowFile('site'), turnsFile('write-then-approve'), SITE_INPUT);
@@ -277,6 +278,10 @@ describe.concurrent('acceptance: writes and approvals', () => {
     );
     expect(answered.events[1]).toMatchObject({ outcome: 'SUCCESS', errorCode: null });
     expect(answered.events[1]?.message).toContain('换成 官网二号');
+    // The exemption covered only the first follow-up after the failure: a verbal confirmation now is UNGROUNDED.
+    const confirming = one(invoked(answered.events, 'builtin_node_follow_up').slice(1));
+    expect(confirming).toMatchObject({ outcome: 'REJECTED', errorCode: 'FOLLOW_UP_UNGROUNDED' });
+    expect(nextStep(confirming.message)).toBe(`${zh('NEXT_FOLLOW_UP_WRITE')}。`);
     // The approval was single-use: the new write is stopped again.
     expect(one(invoked(answered.events, 'web_site_create'))).toMatchObject({
       outcome: 'DEFERRED',
@@ -285,7 +290,7 @@ describe.concurrent('acceptance: writes and approvals', () => {
     });
     expect(box.writes()).toHaveLength(1);
     expectTraceContract(box.allEvents());
-    expect(box.allEvents().some((e) => e.errorCode === 'FOLLOW_UP_UNGROUNDED')).toBe(false);
+    expect(approved.events.some((e) => e.errorCode === 'FOLLOW_UP_UNGROUNDED')).toBe(false);
   });
 
   it('reject in a new process: the approval call is REJECTED APPROVAL_DENIED with the comment; nothing is written', async () => {

@@ -57,7 +57,7 @@ export interface DemoWrite {
 }
 
 const PATH_WITH_PINNED_NODE = [dirname(NODE), process.env.PATH ?? ''].join(delimiter);
-const CLI_TIMEOUT_MS = 30_000;
+const CLI_TIMEOUT_MS = 90_000;
 
 /**
  * One test's world: a temp working directory with its own SQLite store, trace file and demo-cloud data

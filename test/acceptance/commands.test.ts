@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { flowFile, turnsFile, type CliResult, type Sandbox } from './cli.js';
-import { SITE_INPUT, expectRun, expectSuspended, useSandbox } from './scenario.js';
+import { SITE_INPUT, expectRun, expectSuspended, useSandbox, SCENARIO_TIMEOUT_MS } from './scenario.js';
 import { expectTraceContract, one, ofType } from './trace.js';
 
 const sandbox = useSandbox();
@@ -29,7 +29,7 @@ function expectOneLine(result: CliResult, exit: number, contains: string): void 
   expect(result.stderr).not.toMatch(/^\s+at /m);
 }
 
-describe.concurrent('acceptance: run commands', () => {
+describe.concurrent('acceptance: run commands', { timeout: SCENARIO_TIMEOUT_MS }, () => {
   it('cancel a suspended run exits 0 (cancelled); cancelling again exits 4; a response after it exits 4', async () => {
     const box = sandbox();
     const first = await box.run(flowFile('site'), turnsFile('write-then-approve'), SITE_INPUT);

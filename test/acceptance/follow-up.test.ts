@@ -4,12 +4,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import { flowFile, turnsFile } from './cli.js';
-import { SITE_INPUT, expectResumed, expectSuspended, message, reason, useSandbox, zh } from './scenario.js';
+import {
+  SITE_INPUT,
+  expectResumed,
+  expectSuspended,
+  message,
+  reason,
+  useSandbox,
+  zh,
+  SCENARIO_TIMEOUT_MS,
+} from './scenario.js';
 import { after, expectTraceContract, invoked, ofType } from './trace.js';
 
 const sandbox = useSandbox();
 
-describe.concurrent('acceptance: follow-up questions', () => {
+describe.concurrent('acceptance: follow-up questions', { timeout: SCENARIO_TIMEOUT_MS }, () => {
   it('4: after the answer (new process), the same question is REJECTED FOLLOW_UP_ANSWERED with the answer, and the answer grounds the write', async () => {
     const box = sandbox();
     const first = await box.run(flowFile('site'), turnsFile('follow-up-answered'), '在默认空间建一个新站点');

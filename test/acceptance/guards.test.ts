@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { flowFile, turnsFile } from './cli.js';
-import { SITE_INPUT, expectRun, message, reason, useSandbox, zh } from './scenario.js';
+import { SITE_INPUT, expectRun, message, reason, useSandbox, zh, SCENARIO_TIMEOUT_MS } from './scenario.js';
 import { after, expectTraceContract, invoked, nextStep, ofType, one } from './trace.js';
 
 const sandbox = useSandbox();
 const QUERY_INPUT = '查询我的空间和站点';
 
-describe.concurrent('acceptance: guards, failures and node endings', () => {
+describe.concurrent('acceptance: guards, failures and node endings', { timeout: SCENARIO_TIMEOUT_MS }, () => {
   it('6: parameter provenance violations are REJECTED (query first, mismatch, ask first), each counting a stall', async () => {
     const box = sandbox();
     const r = await box.run(flowFile('site'), turnsFile('provenance'), SITE_INPUT);

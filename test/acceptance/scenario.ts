@@ -5,6 +5,12 @@ import { joinReasonAndNext } from '../../src/domain/observation.js';
 import { ensureBuilt, Sandbox, type CliResult, type Summary } from './cli.js';
 import { one, ofType } from './trace.js';
 
+/**
+ * Time limit of one scenario. On an idle machine each takes a few seconds; the margin is for a loaded
+ * machine, where every CLI process (and the MCP server it starts) is slower.
+ */
+export const SCENARIO_TIMEOUT_MS = 120_000;
+
 /** The site request every site-flow scenario starts from. */
 export const SITE_INPUT = '在默认空间创建一个名为 官网 的站点';
 
@@ -66,7 +72,13 @@ export function expectSuspended(
   expect(nodeSuspended).toMatchObject({ type: 'node.suspended', kind, pending });
   expect(runSuspended).toMatchObject({ type: 'run.suspended', kind, pending });
   expect(ofType(result.events, 'run.suspended')).toHaveLength(1);
+  // Exit 3 prints the run id and what it waits for (SPEC §10).
+  const waitsFor = summary.suspension?.pending ?? {};
   expect(result.stderr).toContain(summary.runId);
+  expect(result.stderr).toContain(String(kind === 'APPROVAL' ? waitsFor.tool : waitsFor.question));
+  expect(result.stderr).toContain(
+    kind === 'APPROVAL' ? `approve ${summary.runId}` : `answer ${summary.runId}`,
+  );
   return summary;
 }
 

@@ -185,6 +185,14 @@ const TEXTS = {
     'zh-CN': '写操作 {tool}（参数 {args}）在执行中被中断，无法确定是否已生效。请问如何继续？',
     en: 'The write {tool} (arguments {args}) was interrupted while executing and its result cannot be determined. How should we go on?',
   },
+  NO_PROGRESS_REACHED: {
+    'zh-CN': '连续 {stalls} 次调用或轮次没有进展',
+    en: '{stalls} consecutive calls or rounds without progress',
+  },
+  ROUND_LIMIT_REACHED: {
+    'zh-CN': '已达到轮次上限 maxRounds = {maxRounds}',
+    en: 'maxRounds {maxRounds} reached',
+  },
   NO_TOOL_CALL: {
     'zh-CN': '上一轮没有调用任何工具。',
     en: 'The previous round called no tool.',

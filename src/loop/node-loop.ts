@@ -115,7 +115,7 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
 async function startRound(host: LoopHost): Promise<NodeExit | null> {
   const { node, limits } = host;
   if (node.rounds >= limits.maxRounds) {
-    return { kind: 'failed', reason: 'ROUND_LIMIT', message: `maxRounds ${limits.maxRounds} reached` };
+    return { kind: 'failed', reason: 'ROUND_LIMIT', message: hint(host.locale, 'ROUND_LIMIT_REACHED', { maxRounds: limits.maxRounds }) };
   }
   node.rounds += 1;
   const round = node.rounds;
@@ -160,7 +160,7 @@ async function countStall(host: LoopHost, round: number): Promise<NodeExit | nul
   host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: node.stalls, maxStalls: limits.maxStalls });
   await host.checkpoint();
   if (node.stalls >= limits.maxStalls) {
-    return { kind: 'failed', reason: 'NO_PROGRESS', message: `${node.stalls} consecutive calls or rounds without progress` };
+    return noProgress(host);
   }
   return null;
 }
@@ -184,14 +184,14 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     }
     traceCall(host, call, round, result);
     if (result.runtimeQuestion) return askAfterRecovery(host, call, round, result.runtimeQuestion);
+    // Not checkpointed here: the graph commits the node's end together with this call (SPEC §9), so a
+    // crash in between re-runs the builtin instead of asking the model for another turn.
     if (effect?.kind === 'finish' && result.observation.ok) {
       host.loop.wave = null;
-      await host.checkpoint();
       return { kind: 'completed' };
     }
     if (effect?.kind === 'fail') {
       host.loop.wave = null;
-      await host.checkpoint();
       return { kind: 'failed', reason: 'FAILED_BY_MODEL', message: effect.reason };
     }
     const outcome = result.observation.outcome;
@@ -225,7 +225,7 @@ async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | n
   host.loop.wave = null;
   await host.checkpoint();
   if (host.node.stalls >= host.limits.maxStalls) {
-    return { kind: 'failed', reason: 'NO_PROGRESS', message: `${host.node.stalls} consecutive calls or rounds without progress` };
+    return noProgress(host);
   }
   return null;
 }
@@ -242,6 +242,10 @@ async function askAfterRecovery(host: LoopHost, call: ModelToolCall, round: numb
   host.suspend(call, round, { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question, options: null } } }, true);
   await host.checkpoint();
   return { kind: 'suspended' };
+}
+
+function noProgress(host: LoopHost): NodeExit {
+  return { kind: 'failed', reason: 'NO_PROGRESS', message: hint(host.locale, 'NO_PROGRESS_REACHED', { stalls: host.node.stalls }) };
 }
 
 /** Appends the call's tool message and its `tool.invoked` event. */

@@ -10,6 +10,7 @@ import { loadFlow } from '../flow/load.js';
 import { validateRunInput } from '../flow/input.js';
 import type { ModelClient } from '../model/model.js';
 import type { RunFilter, RunRecord, Store, StoredEvent } from '../store/store.js';
+import type { EventPayload } from '../trace/events.js';
 import { VersionConflictError } from '../store/store.js';
 import { drive } from './driver.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from './errors.js';
@@ -92,6 +93,8 @@ export class Runtime {
     const input = options.input ?? {};
     const problems = validateRunInput(flow, input);
     if (problems.length > 0) throw new RuntimeInputError(`the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`);
+    const first = flow.nodes[0];
+    if (!first) throw new RuntimeInputError(`flow ${flow.id} has no nodes`);
     const doc: RunStateDoc = {
       schema: 1,
       run: omitEvidence(newRunState(runId, input)),
@@ -101,6 +104,20 @@ export class Runtime {
       loop: newLoopState(),
       modelCalls: 0,
     };
+    // The run is created already started (run.started and its first node) in one commit: a crash right
+    // after creating it must leave a run that `resume` can continue (SPEC §9).
+    const payloads: EventPayload[] = [
+      {
+        type: 'run.started',
+        flowId: flow.id,
+        flowVersion: String(flow.version),
+        input,
+        ...(options.parentRunId ? { parentRunId: options.parentRunId } : {}),
+      },
+    ];
+    startNode({ doc, emit: (e) => void payloads.push(e), resetConversation: () => undefined }, first.id);
+    const ts = new Date().toISOString();
+    const started = payloads.map((p, i) => ({ ...p, seq: i + 1, ts, runId }) as StoredEvent);
     const record = await (await this.db()).createRun(
       {
         runId,
@@ -124,23 +141,17 @@ export class Runtime {
         leaseOwner: this.owner,
         leaseExpiresAt: Date.now() + this.leaseMs,
       },
-      [],
+      started,
     );
     if (isModelClient(modelSpec)) this.models.set(runId, model);
+    if (record.parentRunId === null) for (const event of started) this.options.onEvent?.(event);
+    this.hub.publish(started);
     const session = await this.session(record);
-    session.emit({
-      type: 'run.started',
-      flowId: flow.id,
-      flowVersion: String(flow.version),
-      input,
-      ...(options.parentRunId ? { parentRunId: options.parentRunId } : {}),
-    });
-    const first = flow.nodes[0];
-    if (!first) throw new RuntimeInputError(`flow ${flow.id} has no nodes`);
-    startNode({ doc: session.doc, emit: (e) => session.emit(e), resetConversation: () => session.resetConversation() }, first.id);
     const queued = this.queued(record);
-    if (queued) session.update({ leaseOwner: null, leaseExpiresAt: null });
-    await session.checkpoint();
+    if (queued) {
+      session.update({ leaseOwner: null, leaseExpiresAt: null });
+      await session.checkpoint();
+    }
     options.onAccepted?.(summarize(session.current));
     if (queued) return this.handOff(session);
     return this.driveSession(session, ref, model);

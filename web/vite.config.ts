@@ -4,7 +4,7 @@ import { defineConfig } from 'vite';
 
 /**
  * The web console (issue 9): built into web/dist, which `agent-runtime serve` serves at `/`
- * (src/server/console.ts). `npm run dev:web` proxies /v1 to a local `serve` on port 8787.
+ * (src/server/console.ts). `npm run dev:web` proxies /v1 to a local `serve` on port 8080.
  */
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -20,6 +20,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
   },
   server: {
-    proxy: { '/v1': { target: process.env.AGENT_RUNTIME_URL ?? 'http://127.0.0.1:8787', changeOrigin: true } },
+    proxy: {
+      '/v1': { target: process.env.AGENT_RUNTIME_URL ?? 'http://127.0.0.1:8080', changeOrigin: true },
+    },
   },
 });

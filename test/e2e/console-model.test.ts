@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../web/src/api.js';
 import { followEvents, SseParser, type StreamState } from '../../web/src/sse.js';
-import { emptyRun, evidenceIndex, foldEvents, latestSuspension, splitMessage } from '../../web/src/trace-model.js';
+import {
+  emptyRun,
+  evidenceIndex,
+  foldEvents,
+  latestSuspension,
+  splitMessage,
+} from '../../web/src/trace-model.js';
 import { SITE_INPUT } from './fixtures.js';
 import { startConsoleServer, TOKENS, type ConsoleServer } from './harness.js';
 
@@ -30,8 +36,14 @@ describe('SseParser', () => {
 
 describe('splitMessage', () => {
   it('splits at the zh-CN and en markers of SPEC §2', () => {
-    expect(splitMessage('缺少必填参数 [buyer]。下一步：补齐后再调用。')).toEqual({ reason: '缺少必填参数 [buyer]。', next: '补齐后再调用。' });
-    expect(splitMessage('Missing parameter [buyer]. Next: add it.')).toEqual({ reason: 'Missing parameter [buyer].', next: 'add it.' });
+    expect(splitMessage('缺少必填参数 [buyer]。下一步：补齐后再调用。')).toEqual({
+      reason: '缺少必填参数 [buyer]。',
+      next: '补齐后再调用。',
+    });
+    expect(splitMessage('Missing parameter [buyer]. Next: add it.')).toEqual({
+      reason: 'Missing parameter [buyer].',
+      next: 'add it.',
+    });
     expect(splitMessage('调用 space_list 成功')).toEqual({ reason: '调用 space_list 成功', next: null });
   });
 });
@@ -72,10 +84,18 @@ describe('a real run read over SSE', () => {
       onEvent: (e) => {
         events.push(e);
         if (e.type === 'run.suspended' && e.kind === 'APPROVAL') {
-          void fetch(`${t.url}/v1/runs/${runId}/approval`, { method: 'POST', headers, body: JSON.stringify({ decision: 'approve', comment: 'ok' }) });
+          void fetch(`${t.url}/v1/runs/${runId}/approval`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ decision: 'approve', comment: 'ok' }),
+          });
         }
         if (e.type === 'run.suspended' && e.kind === 'FOLLOW_UP') {
-          void fetch(`${t.url}/v1/runs/${runId}/answer`, { method: 'POST', headers, body: JSON.stringify({ text: 'English' }) });
+          void fetch(`${t.url}/v1/runs/${runId}/answer`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ text: 'English' }),
+          });
         }
       },
       onState: (s) => states.push(s),
@@ -93,12 +113,20 @@ describe('a real run read over SSE', () => {
       ['query', 'completed', 0, 5],
       ['create', 'completed', 0, 5],
     ]);
-    const outcomes = view.nodes.flatMap((n) => n.items.flatMap((i) => (i.kind === 'round' ? i.calls.map((c) => c.outcome) : [])));
+    const outcomes = view.nodes.flatMap((n) =>
+      n.items.flatMap((i) => (i.kind === 'round' ? i.calls.map((c) => c.outcome) : [])),
+    );
     expect(new Set(outcomes)).toEqual(new Set(['SUCCESS', 'FAILED', 'REJECTED', 'DEFERRED']));
     const suspension = latestSuspension(view);
-    expect(suspension).toMatchObject({ suspension: 'FOLLOW_UP', resolution: { answer: 'English', who: 'olivia', decision: null } });
+    expect(suspension).toMatchObject({
+      suspension: 'FOLLOW_UP',
+      resolution: { answer: 'English', who: 'olivia', decision: null },
+    });
     const approval = view.nodes[1]!.items.find((i) => i.kind === 'suspension' && i.suspension === 'APPROVAL');
-    expect(approval).toMatchObject({ pending: { tool: 'web_site_create', provenance: { spaceId: 'ev_1' } }, resolution: { decision: 'approved', who: 'olivia', comment: 'ok' } });
+    expect(approval).toMatchObject({
+      pending: { tool: 'web_site_create', provenance: { spaceId: 'ev_1' } },
+      resolution: { decision: 'approved', who: 'olivia', comment: 'ok' },
+    });
     expect(evidenceIndex(view).get('ev_1')?.tool).toBe('space_list');
     expect(view.ending).toMatchObject({ type: 'run.completed' });
     // Folding again in two halves gives the same view (duplicates are ignored).
@@ -108,7 +136,14 @@ describe('a real run read over SSE', () => {
 
   it('stops without retrying when the token is refused', async () => {
     const states: StreamState[] = [];
-    await followEvents({ runId: 'run_x', token: 'wrong-token-wrong-token', base: t.url, signal: new AbortController().signal, onEvent: () => undefined, onState: (s) => states.push(s) });
+    await followEvents({
+      runId: 'run_x',
+      token: 'wrong-token-wrong-token',
+      base: t.url,
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+      onState: (s) => states.push(s),
+    });
     expect(states).toEqual(['connecting', 'error']);
   });
 });

@@ -41,7 +41,10 @@ afterAll(async () => {
   rmSync(outside, { recursive: true, force: true });
 });
 
-async function get(path: string, method = 'GET'): Promise<{ status: number; type: string | null; cache: string | null; csp: string | null; body: string }> {
+async function get(
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; type: string | null; cache: string | null; csp: string | null; body: string }> {
   // Raw paths: fetch would normalise `..` away before sending.
   const { request } = await import('node:http');
   return new Promise((resolve, reject) => {
@@ -75,9 +78,21 @@ describe('the console at /', () => {
   });
 
   it('serves assets with their content type; hashed assets are immutable', async () => {
-    expect(await get('/assets/index-abc.js')).toMatchObject({ status: 200, type: 'text/javascript; charset=utf-8', cache: 'public, max-age=31536000, immutable', body: 'console.log(1)' });
-    expect(await get('/assets/index-abc.css')).toMatchObject({ status: 200, type: 'text/css; charset=utf-8' });
-    expect(await get('/favicon.svg')).toMatchObject({ status: 200, type: 'image/svg+xml', cache: 'no-cache' });
+    expect(await get('/assets/index-abc.js')).toMatchObject({
+      status: 200,
+      type: 'text/javascript; charset=utf-8',
+      cache: 'public, max-age=31536000, immutable',
+      body: 'console.log(1)',
+    });
+    expect(await get('/assets/index-abc.css')).toMatchObject({
+      status: 200,
+      type: 'text/css; charset=utf-8',
+    });
+    expect(await get('/favicon.svg')).toMatchObject({
+      status: 200,
+      type: 'image/svg+xml',
+      cache: 'no-cache',
+    });
     expect(await get('/assets/index-abc.js', 'HEAD')).toMatchObject({ status: 200, body: '' });
   });
 
@@ -87,7 +102,14 @@ describe('the console at /', () => {
 
   it('never leaves the folder', async () => {
     const name = outside.split('/').at(-1) as string;
-    for (const path of [`/../${name}/secret.txt`, `/..%2f${name}%2fsecret.txt`, `/%2e%2e/${name}/secret.txt`, '/assets/..%5c..%5csecret.txt', '/%00index.html', '/%E0%A4%A']) {
+    for (const path of [
+      `/../${name}/secret.txt`,
+      `/..%2f${name}%2fsecret.txt`,
+      `/%2e%2e/${name}/secret.txt`,
+      '/assets/..%5c..%5csecret.txt',
+      '/%00index.html',
+      '/%E0%A4%A',
+    ]) {
       const r = await get(path);
       expect(r.body, path).not.toBe('secret');
       expect(r.status, path).toBe(404);

@@ -5,7 +5,13 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/demo-server.js';
 import { contrastProblems } from './contrast.js';
 import { SITE_INPUT } from './fixtures.js';
-import { ensureConsoleBuilt, launchChromium, startConsoleServer, TOKENS, type ConsoleServer } from './harness.js';
+import {
+  ensureConsoleBuilt,
+  launchChromium,
+  startConsoleServer,
+  TOKENS,
+  type ConsoleServer,
+} from './harness.js';
 import { countIs, focused, hasText, textIs, urlIs, visible } from './waits.js';
 
 /**
@@ -15,7 +21,10 @@ import { countIs, focused, hasText, textIs, urlIs, visible } from './waits.js';
  * `UPDATE_SCREENSHOTS=1` writes the docs' screenshots (docs/img/) instead of a temp folder.
  */
 
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(REPO_ROOT, 'docs', 'img') : join(REPO_ROOT, 'node_modules', '.cache', 'console-e2e');
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? join(REPO_ROOT, 'docs', 'img')
+    : join(REPO_ROOT, 'node_modules', '.cache', 'console-e2e');
 
 let t: ConsoleServer;
 let browser: BrowserContext;
@@ -78,7 +87,10 @@ describe('the web console', () => {
     const approved = page.getByTestId('node-create').getByTestId('resolution').first();
     await hasText(approved, /Approved by olivia at \d{4}/);
     await hasText(approved, 'Comment: looks right');
-    await question.getByRole('group', { name: 'Answer with one of the options' }).getByRole('button', { name: '中文' }).click();
+    await question
+      .getByRole('group', { name: 'Answer with one of the options' })
+      .getByRole('button', { name: '中文' })
+      .click();
 
     const decided = page.getByTestId('decided-card');
     await hasText(decided, /Answered by olivia at \d{4}/);
@@ -98,13 +110,37 @@ describe('the web console', () => {
     const page = await browser.newPage();
     await signIn(page, TOKENS.viewer);
     await hasText(page.getByTestId('who'), /victor.*viewer/);
-    await page.getByTestId('inbox').getByRole('link', { name: /web_site_create/ }).first().click();
+    await page.getByTestId('inbox').locator('li', { hasText: runId }).getByRole('link').click();
     await urlIs(page, `${t.url}/runs/${runId}`);
     const card = page.getByTestId('approval-card');
     await hasText(card, 'web_site_create');
     await hasText(card, /may read this run but not decide|可以查看此运行，但不能做决定/);
     await countIs(page.getByRole('button', { name: /^(Approve|批准|Reject|拒绝)$/ }), 0);
     await countIs(page.getByRole('button', { name: /Cancel run|取消运行/ }), 0);
+    await page.close();
+  }, 60_000);
+});
+
+describe('starting and cancelling from the console', () => {
+  it('an operator starts a run, watches it reach its approval live, and cancels it', async () => {
+    const page = await browser.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signIn(page, TOKENS.operator);
+    await page.getByText(/^(Start a run|启动运行)$/).click();
+    await page.getByLabel(/^(Flow|流程)$/).selectOption('site-console');
+    await page.getByLabel(/^(Input text|输入文本)$/).fill(SITE_INPUT);
+    await page.getByRole('button', { name: /^(Start|启动)$/ }).click();
+    await page.waitForURL(/\/runs\/run_/);
+    const runId = decodeURIComponent(new URL(page.url()).pathname.split('/').at(-1) as string);
+    await visible(page.getByTestId('approval-card'));
+    await hasText(page.getByTestId('node-graph').locator('[data-node=query]'), /completed|已完成/);
+    await page.getByRole('button', { name: /^(Cancel run|取消运行)$/ }).click();
+    await visible(page.getByText(/^(The run was cancelled\.|运行已取消。)$/));
+    await countIs(page.getByTestId('approval-card'), 0);
+    const summary = await fetch(`${t.url}/v1/runs/${runId}`, {
+      headers: { authorization: `Bearer ${TOKENS.viewer}` },
+    });
+    expect(((await summary.json()) as { status: string }).status).toBe('cancelled');
     await page.close();
   }, 60_000);
 });

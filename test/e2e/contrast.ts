@@ -20,7 +20,10 @@ interface PageText {
   parentElement: PageElement | null;
   textContent: string | null;
 }
-declare const document: { body: PageElement; createTreeWalker(root: PageElement, what: number): { nextNode(): PageText | null } };
+declare const document: {
+  body: PageElement;
+  createTreeWalker(root: PageElement, what: number): { nextNode(): PageText | null };
+};
 declare const NodeFilter: { SHOW_TEXT: number };
 declare function getComputedStyle(element: PageElement): PageStyle;
 
@@ -35,7 +38,10 @@ export function contrastProblems(page: Page): Promise<string[]> {
     const parse = (css: string): Rgba => {
       const m = /rgba?\(([^)]+)\)/.exec(css);
       if (!m) return [0, 0, 0, 0];
-      const parts = (m[1] as string).split(/[ ,/]+/).filter(Boolean).map(Number);
+      const parts = (m[1] as string)
+        .split(/[ ,/]+/)
+        .filter(Boolean)
+        .map(Number);
       return [parts[0] ?? 0, parts[1] ?? 0, parts[2] ?? 0, parts[3] ?? 1];
     };
     const luminance = ([r, g, b]: Rgba): number => {
@@ -68,7 +74,10 @@ export function contrastProblems(page: Page): Promise<string[]> {
       const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
       const size = parseFloat(style.fontSize);
       const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-      if (ratio < (large ? 3 : 4.5)) problems.push(`${ratio.toFixed(2)}:1 "${(text.textContent ?? '').trim().slice(0, 40)}" (${style.color} on ${getComputedStyle(el).backgroundColor})`);
+      if (ratio < (large ? 3 : 4.5))
+        problems.push(
+          `${ratio.toFixed(2)}:1 "${(text.textContent ?? '').trim().slice(0, 40)}" (${style.color} on ${getComputedStyle(el).backgroundColor})`,
+        );
     }
     return problems;
   });

@@ -56,11 +56,16 @@ export function ensureConsoleBuilt(): void {
   const index = join(WEB_DIST, 'index.html');
   if (existsSync(index) && statSync(index).mtimeMs >= newest(WEB)) return;
   const vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
-  const result = spawnSync(process.execPath, [vite, 'build', '--config', join(WEB, 'vite.config.ts'), '--logLevel', 'warn'], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`vite build failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
+  const result = spawnSync(
+    process.execPath,
+    [vite, 'build', '--config', join(WEB, 'vite.config.ts'), '--logLevel', 'warn'],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    },
+  );
+  if (result.status !== 0)
+    throw new Error(`vite build failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
 }
 
 /** An API server with the console mounted, on a loopback port. */
@@ -90,7 +95,6 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     'console e2e',
   );
   const server = createServer({ runtime, flows, tokens, logger: silent });
-  addWhoAmI(server);
   mountConsole(server.app);
   const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -106,21 +110,13 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
   };
 }
 
-/**
- * `GET /v1/me` → `{name, role, tenant}` as proposed to the HTTP API (the console learns the role from
- * it). Added here only while the server lacks it; once app.ts registers the route this does nothing.
- */
-function addWhoAmI(server: ApiServer): void {
-  if (server.app.routes.some((r) => r.path === '/v1/me')) return;
-  server.app.get('/v1/me', (c) => {
-    const { name, role, tenant } = c.get('principal');
-    return c.json({ name, role, tenant });
-  });
-}
-
 async function startSuspendedRun(url: string, input: string): Promise<string> {
   const headers = { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'application/json' };
-  const started = await fetch(`${url}/v1/runs`, { method: 'POST', headers, body: JSON.stringify({ flowId: 'site-console', input }) });
+  const started = await fetch(`${url}/v1/runs`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ flowId: 'site-console', input }),
+  });
   if (started.status !== 201) throw new Error(`POST /v1/runs: ${started.status} ${await started.text()}`);
   const { runId } = (await started.json()) as { runId: string };
   // Follow the run's own event stream until it suspends (no polling, no sleeps).

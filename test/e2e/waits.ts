@@ -20,7 +20,10 @@ export async function hasText(locator: Locator, expected: string | RegExp): Prom
 
 /** The element's whole text (trimmed) is exactly `expected`. */
 export async function textIs(locator: Locator, expected: string): Promise<void> {
-  await vi.waitFor(async () => expect(((await locator.first().textContent({ timeout: 1000 })) ?? '').trim()).toBe(expected), retry);
+  await vi.waitFor(
+    async () => expect(((await locator.first().textContent({ timeout: 1000 })) ?? '').trim()).toBe(expected),
+    retry,
+  );
 }
 
 /** The locator matches exactly `n` elements. */
@@ -35,7 +38,10 @@ export async function visible(locator: Locator): Promise<void> {
 
 /** The element has the keyboard focus. */
 export async function focused(locator: Locator): Promise<void> {
-  await vi.waitFor(async () => expect(await locator.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true), retry);
+  await vi.waitFor(
+    async () => expect(await locator.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true),
+    retry,
+  );
 }
 
 /** The page's URL is `url`. */

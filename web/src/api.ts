@@ -123,8 +123,16 @@ export class Api {
     private readonly base = '',
   ) {}
 
-  private async request<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
-    const init: RequestInit = { method, headers: { ...authHeaders(this.token), accept: 'application/json', ...headers } };
+  private async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<T> {
+    const init: RequestInit = {
+      method,
+      headers: { ...authHeaders(this.token), accept: 'application/json', ...headers },
+    };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] = 'application/json';
@@ -164,16 +172,25 @@ export class Api {
   /** `POST /v1/runs/{id}/approval`. */
   decide(runId: string, decision: 'approve' | 'reject', comment: string): Promise<RunSummary> {
     const body = comment.trim() ? { decision, comment: comment.trim() } : { decision };
-    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/approval`, body, { 'idempotency-key': idempotencyKey() });
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/approval`, body, {
+      'idempotency-key': idempotencyKey(),
+    });
   }
 
   /** `POST /v1/runs/{id}/answer`. */
   answer(runId: string, text: string): Promise<RunSummary> {
-    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/answer`, { text }, { 'idempotency-key': idempotencyKey() });
+    return this.request(
+      'POST',
+      `/v1/runs/${encodeURIComponent(runId)}/answer`,
+      { text },
+      { 'idempotency-key': idempotencyKey() },
+    );
   }
 
   /** `POST /v1/runs/{id}/cancel`. */
   cancel(runId: string): Promise<RunSummary> {
-    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, undefined, { 'idempotency-key': idempotencyKey() });
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, undefined, {
+      'idempotency-key': idempotencyKey(),
+    });
   }
 }

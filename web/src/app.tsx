@@ -1,7 +1,7 @@
 /**
  * The console shell: language, sign-in, header and the two pages (runs, run).
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError } from './api.js';
 import { Header } from './components/header.js';
 import { Login } from './components/login.js';
@@ -11,7 +11,8 @@ import { applyLocale, I18nContext, initialLocale, translator, type I18n, type Lo
 import { useRoute } from './router.js';
 import { savedToken, saveToken, SessionContext, sessionOf, whoAmI, type Session } from './session.js';
 
-type AuthState = { state: 'checking' } | { state: 'out'; error: string | null } | { state: 'in'; session: Session };
+type AuthState =
+  { state: 'checking' } | { state: 'out'; error: string | null } | { state: 'in'; session: Session };
 
 /** The whole console. */
 export function App() {
@@ -40,6 +41,17 @@ export function App() {
 
 function Pages() {
   const route = useRoute();
+  const { t } = useContext(I18nContext);
+  const first = useRef(true);
+  const where = route.page === 'run' ? route.runId : 'runs';
+  useEffect(() => {
+    document.title = route.page === 'run' ? `${route.runId} · ${t('appTitle')}` : t('appTitle');
+  });
+  useEffect(() => {
+    // After an in-app navigation, start reading at the new page (as a page load would).
+    if (!first.current) document.getElementById('main')?.focus();
+    first.current = false;
+  }, [where]);
   if (route.page === 'run') return <RunPage key={route.runId} runId={route.runId} />;
   return <RunsPage status={route.status} />;
 }

@@ -49,7 +49,15 @@ export function usePolling<T>(load: () => Promise<T>, everyMs: number, deps: rea
 }
 
 /** Event types after which the summary (status, pending item, outputs) is fetched again. */
-const SUMMARY_CHANGES = new Set(['run.suspended', 'run.resumed', 'node.completed', 'node.failed', 'run.completed', 'run.failed', 'run.cancelled']);
+const SUMMARY_CHANGES = new Set([
+  'run.suspended',
+  'run.resumed',
+  'node.completed',
+  'node.failed',
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+]);
 
 /** A run as the run page shows it. */
 export interface LiveRun {

@@ -15,12 +15,14 @@ const en = {
   tenant: 'tenant {tenant}',
   signOut: 'Sign out',
   loginTitle: 'Sign in',
-  loginHelp: 'Paste an API token of this server (ask its administrator). It is kept in this browser tab only.',
+  loginHelp:
+    'Paste an API token of this server (ask its administrator). It is kept in this browser tab only.',
   tokenLabel: 'API token',
   signIn: 'Sign in',
   signingIn: 'Signing in…',
   badToken: 'This token was not accepted: {message}',
-  roleUnknown: 'This server does not say which role your token has (GET /v1/me is missing), so actions are hidden.',
+  roleUnknown:
+    'This server does not say which role your token has (GET /v1/me is missing), so actions are hidden.',
   navRuns: 'Runs',
   inboxTitle: 'Waiting for you',
   inboxTitleViewer: 'Waiting for a person',
@@ -124,7 +126,8 @@ const en = {
   someone: 'someone',
   commentWas: 'Comment: {comment}',
   answerWas: 'Answer: {answer}',
-  conflict: 'The run is no longer waiting for this (someone else may have answered). The page shows what happened.',
+  conflict:
+    'The run is no longer waiting for this (someone else may have answered). The page shows what happened.',
   actionFailed: 'Not sent: {message}',
   newRun: 'Start a run',
   flowSelect: 'Flow',
@@ -269,7 +272,10 @@ export type Translate = (key: MessageKey, params?: Record<string, string | numbe
 /** Builds the translate function of a locale. */
 export function translator(locale: Locale): Translate {
   const table = TABLES[locale];
-  return (key, params = {}) => table[key].replace(/\{(\w+)\}/g, (whole, name: string) => (name in params ? String(params[name]) : whole));
+  return (key, params = {}) =>
+    table[key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+      name in params ? String(params[name]) : whole,
+    );
 }
 
 /** The locale to start with: the saved choice, else the browser's language. */
@@ -300,7 +306,11 @@ export interface I18n {
   setLocale: (locale: Locale) => void;
 }
 
-export const I18nContext = createContext<I18n>({ locale: 'en', t: translator('en'), setLocale: () => undefined });
+export const I18nContext = createContext<I18n>({
+  locale: 'en',
+  t: translator('en'),
+  setLocale: () => undefined,
+});
 
 /** The current language. */
 export function useI18n(): I18n {

@@ -122,7 +122,11 @@ function isFatal(error: unknown): boolean {
 }
 
 /** One connection: resolves 'ended' after a run-ending event, 'closed' when the stream closed earlier. */
-async function readOnce(options: FollowOptions, last: number, seen: (event: TraceEvent) => void): Promise<'ended' | 'closed'> {
+async function readOnce(
+  options: FollowOptions,
+  last: number,
+  seen: (event: TraceEvent) => void,
+): Promise<'ended' | 'closed'> {
   const headers: Record<string, string> = { ...authHeaders(options.token), accept: 'text/event-stream' };
   if (last > 0) headers['last-event-id'] = String(last);
   const url = `${options.base ?? ''}/v1/runs/${encodeURIComponent(options.runId)}/events`;

@@ -88,13 +88,26 @@ export interface RunView {
   input: unknown;
   parentRunId: string | null;
   nodes: NodeView[];
-  ending: { type: 'run.completed' | 'run.failed' | 'run.cancelled'; reason: string | null; message: string | null; ts: string } | null;
+  ending: {
+    type: 'run.completed' | 'run.failed' | 'run.cancelled';
+    reason: string | null;
+    message: string | null;
+    ts: string;
+  } | null;
   lastSeq: number;
 }
 
 /** An empty view (no events yet). */
 export function emptyRun(): RunView {
-  return { flowId: null, flowVersion: null, input: null, parentRunId: null, nodes: [], ending: null, lastSeq: 0 };
+  return {
+    flowId: null,
+    flowVersion: null,
+    input: null,
+    parentRunId: null,
+    nodes: [],
+    ending: null,
+    lastSeq: 0,
+  };
 }
 
 /**
@@ -129,7 +142,8 @@ export function evidenceIndex(view: RunView): Map<string, CallView> {
   for (const node of view.nodes) {
     for (const item of node.items) {
       if (item.kind !== 'round') continue;
-      for (const call of item.calls) if (call.evidenceId && call.executed && !index.has(call.evidenceId)) index.set(call.evidenceId, call);
+      for (const call of item.calls)
+        if (call.evidenceId && call.executed && !index.has(call.evidenceId)) index.set(call.evidenceId, call);
     }
   }
   return index;
@@ -163,7 +177,15 @@ function apply(view: RunView, e: TraceEvent): void {
       view.parentRunId = str(e.parentRunId);
       return;
     case 'node.started':
-      view.nodes.push({ id: e.nodeId ?? '?', status: 'running', items: [], stalls: 0, maxStalls: null, outputs: null, failure: null });
+      view.nodes.push({
+        id: e.nodeId ?? '?',
+        status: 'running',
+        items: [],
+        stalls: 0,
+        maxStalls: null,
+        outputs: null,
+        failure: null,
+      });
       return;
     case 'run.completed':
     case 'run.failed':
@@ -296,7 +318,15 @@ function toolInvoked(node: NodeView, round: RoundView, e: TraceEvent): void {
 function suspended(node: NodeView, e: TraceEvent): void {
   node.status = 'suspended';
   const kind = e.kind === 'FOLLOW_UP' ? 'FOLLOW_UP' : 'APPROVAL';
-  node.items.push({ kind: 'suspension', seq: e.seq, ts: e.ts, nodeId: node.id, suspension: kind, pending: e.pending as Pending, resolution: null });
+  node.items.push({
+    kind: 'suspension',
+    seq: e.seq,
+    ts: e.ts,
+    nodeId: node.id,
+    suspension: kind,
+    pending: e.pending as Pending,
+    resolution: null,
+  });
 }
 
 function resumed(view: RunView, e: TraceEvent): void {
@@ -306,9 +336,18 @@ function resumed(view: RunView, e: TraceEvent): void {
     return;
   }
   const node = nodeOf(view, e);
-  const open = node?.items.findLast((item): item is SuspensionView => item.kind === 'suspension' && item.resolution === null);
+  const open = node?.items.findLast(
+    (item): item is SuspensionView => item.kind === 'suspension' && item.resolution === null,
+  );
   if (!node || !open) return;
   node.status = 'running';
   const decision = e.decision === 'approved' || e.decision === 'rejected' ? e.decision : null;
-  open.resolution = { seq: e.seq, ts: e.ts, decision, comment: str(e.comment), answer: str(e.answer), who: str(e.who) };
+  open.resolution = {
+    seq: e.seq,
+    ts: e.ts,
+    decision,
+    comment: str(e.comment),
+    answer: str(e.answer),
+    who: str(e.who),
+  };
 }

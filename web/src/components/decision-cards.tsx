@@ -1,5 +1,13 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, isApproval, type ApprovalPending, type FollowUpPending, type Pending, type RunSummary, type SuspensionKind } from '../api.js';
+import {
+  ApiError,
+  isApproval,
+  type ApprovalPending,
+  type FollowUpPending,
+  type Pending,
+  type RunSummary,
+  type SuspensionKind,
+} from '../api.js';
 import { formatTime, useI18n, type Translate } from '../i18n.js';
 import { useSession } from '../session.js';
 import type { CallView, Resolution, SuspensionView } from '../trace-model.js';
@@ -8,7 +16,13 @@ import { JsonBlock } from './badges.js';
 type Evidence = Map<string, CallView>;
 
 /** The card of the decision the run waits for: an approval or a question. */
-export function ActiveCard(props: { runId: string; kind: SuspensionKind; pending: Pending; evidence: Evidence; onAnswered: (s: RunSummary) => void }) {
+export function ActiveCard(props: {
+  runId: string;
+  kind: SuspensionKind;
+  pending: Pending;
+  evidence: Evidence;
+  onAnswered: (s: RunSummary) => void;
+}) {
   const { pending } = props;
   if (props.kind === 'APPROVAL' && isApproval(pending)) return <ApprovalCard {...props} pending={pending} />;
   if (!isApproval(pending)) return <FollowUpCard {...props} pending={pending} />;
@@ -16,7 +30,11 @@ export function ActiveCard(props: { runId: string; kind: SuspensionKind; pending
 }
 
 /** Sends a decision or answer and reports what went wrong in the person's words. */
-function useSend(onAnswered: (s: RunSummary) => void): { busy: boolean; error: string | null; send: (call: () => Promise<RunSummary>) => void } {
+function useSend(onAnswered: (s: RunSummary) => void): {
+  busy: boolean;
+  error: string | null;
+  send: (call: () => Promise<RunSummary>) => void;
+} {
   const { t } = useI18n();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -31,14 +49,27 @@ function useSend(onAnswered: (s: RunSummary) => void): { busy: boolean; error: s
       (failure: unknown) => {
         setBusy(false);
         if (failure instanceof ApiError && failure.status === 409) setError(t('conflict'));
-        else setError(t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) }));
+        else
+          setError(
+            t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) }),
+          );
       },
     );
   };
   return { busy, error, send };
 }
 
-function ApprovalCard({ runId, pending, evidence, onAnswered }: { runId: string; pending: ApprovalPending; evidence: Evidence; onAnswered: (s: RunSummary) => void }) {
+function ApprovalCard({
+  runId,
+  pending,
+  evidence,
+  onAnswered,
+}: {
+  runId: string;
+  pending: ApprovalPending;
+  evidence: Evidence;
+  onAnswered: (s: RunSummary) => void;
+}) {
   const { t } = useI18n();
   const { api, canAct, me, roleKnown } = useSession();
   const [comment, setComment] = useState('');
@@ -51,12 +82,27 @@ function ApprovalCard({ runId, pending, evidence, onAnswered }: { runId: string;
       {canAct ? (
         <form className="decide" onSubmit={(e) => e.preventDefault()}>
           <label htmlFor="approval-comment">{t('commentLabel')}</label>
-          <textarea id="approval-comment" rows={2} value={comment} onChange={(e) => setComment(e.target.value)} />
+          <textarea
+            id="approval-comment"
+            rows={2}
+            value={comment}
+            onChange={(e) => setComment(e.target.value)}
+          />
           <div className="buttons">
-            <button type="button" className="approve" disabled={busy} onClick={() => send(() => api.decide(runId, 'approve', comment))}>
+            <button
+              type="button"
+              className="approve"
+              disabled={busy}
+              onClick={() => send(() => api.decide(runId, 'approve', comment))}
+            >
               {busy ? t('sending') : t('approve')}
             </button>
-            <button type="button" className="danger" disabled={busy} onClick={() => send(() => api.decide(runId, 'reject', comment))}>
+            <button
+              type="button"
+              className="danger"
+              disabled={busy}
+              onClick={() => send(() => api.decide(runId, 'reject', comment))}
+            >
               {t('reject')}
             </button>
           </div>
@@ -101,7 +147,13 @@ export function PendingApproval({ pending, evidence }: { pending: ApprovalPendin
               <td>
                 <code>{JSON.stringify(value)}</code>
               </td>
-              <td>{provenance[name] ? <EvidenceRef id={provenance[name]} evidence={evidence} /> : <span className="muted">{t('noEvidence')}</span>}</td>
+              <td>
+                {provenance[name] ? (
+                  <EvidenceRef id={provenance[name]} evidence={evidence} />
+                ) : (
+                  <span className="muted">{t('noEvidence')}</span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -128,7 +180,15 @@ export function EvidenceRef({ id, evidence }: { id: string; evidence: Evidence }
   );
 }
 
-function FollowUpCard({ runId, pending, onAnswered }: { runId: string; pending: FollowUpPending; onAnswered: (s: RunSummary) => void }) {
+function FollowUpCard({
+  runId,
+  pending,
+  onAnswered,
+}: {
+  runId: string;
+  pending: FollowUpPending;
+  onAnswered: (s: RunSummary) => void;
+}) {
   const { t } = useI18n();
   const { api, canAct, me, roleKnown } = useSession();
   const [text, setText] = useState('');
@@ -138,7 +198,11 @@ function FollowUpCard({ runId, pending, onAnswered }: { runId: string; pending: 
     if (text.trim()) send(() => api.answer(runId, text.trim()));
   };
   return (
-    <section className="card decision follow-up" aria-labelledby="follow-up-title" data-testid="follow-up-card">
+    <section
+      className="card decision follow-up"
+      aria-labelledby="follow-up-title"
+      data-testid="follow-up-card"
+    >
       <h2 id="follow-up-title">{t('followUpTitle')}</h2>
       <p className="question">{pending.question}</p>
       {canAct ? (
@@ -146,7 +210,12 @@ function FollowUpCard({ runId, pending, onAnswered }: { runId: string; pending: 
           {pending.options && pending.options.length > 0 && (
             <div role="group" aria-label={t('optionsLabel')} className="buttons options">
               {pending.options.map((option) => (
-                <button key={option} type="button" disabled={busy} onClick={() => send(() => api.answer(runId, option))}>
+                <button
+                  key={option}
+                  type="button"
+                  disabled={busy}
+                  onClick={() => send(() => api.answer(runId, option))}
+                >
                   {option}
                 </button>
               ))}
@@ -182,9 +251,15 @@ export function DecidedCard({ item, evidence }: { item: SuspensionView; evidence
   const approval = isApproval(item.pending) ? item.pending : null;
   return (
     <section className="card decision decided" aria-labelledby="decided-title" data-testid="decided-card">
-      <h2 id="decided-title">{approval ? t('approvalTitle', { tool: approval.tool }) : t('followUpTitle')}</h2>
+      <h2 id="decided-title">
+        {approval ? t('approvalTitle', { tool: approval.tool }) : t('followUpTitle')}
+      </h2>
       <ResolutionLine resolution={resolution} />
-      {approval ? <PendingApproval pending={approval} evidence={evidence} /> : <p className="question">{(item.pending as FollowUpPending).question}</p>}
+      {approval ? (
+        <PendingApproval pending={approval} evidence={evidence} />
+      ) : (
+        <p className="question">{(item.pending as FollowUpPending).question}</p>
+      )}
     </section>
   );
 }

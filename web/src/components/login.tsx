@@ -2,7 +2,13 @@ import { useState, type FormEvent } from 'react';
 import { useI18n } from '../i18n.js';
 
 /** The sign-in form: one token field. */
-export function Login({ onSignIn, initialError }: { onSignIn: (token: string) => Promise<void>; initialError: string | null }) {
+export function Login({
+  onSignIn,
+  initialError,
+}: {
+  onSignIn: (token: string) => Promise<void>;
+  initialError: string | null;
+}) {
   const { t } = useI18n();
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);

@@ -28,19 +28,31 @@ export function NodeGraph({ view }: { view: RunView }) {
 }
 
 function rounds(node: NodeView): number {
-  return new Set(node.items.filter((i) => i.kind === 'round').map((i) => (i.kind === 'round' ? i.round : 0))).size;
+  return new Set(node.items.filter((i) => i.kind === 'round').map((i) => (i.kind === 'round' ? i.round : 0)))
+    .size;
 }
 
 /** The node's consecutive stall count against its `maxStalls` (shown as a meter once known). */
 export function Stalls({ node }: { node: NodeView }) {
   const { t } = useI18n();
   const label = t('stallsLabel');
-  const text = node.maxStalls === null ? t('stallsNoLimit', { stalls: node.stalls }) : t('stallsOf', { stalls: node.stalls, max: node.maxStalls });
+  const text =
+    node.maxStalls === null
+      ? t('stallsNoLimit', { stalls: node.stalls })
+      : t('stallsOf', { stalls: node.stalls, max: node.maxStalls });
   return (
     <span className="stalls" data-testid={`stalls-${node.id}`}>
       {label}: {text}
       {node.maxStalls !== null && (
-        <meter min={0} max={node.maxStalls} low={Math.max(1, node.maxStalls - 2)} high={node.maxStalls - 1} optimum={0} value={node.stalls} aria-label={`${label} ${text}`} />
+        <meter
+          min={0}
+          max={node.maxStalls}
+          low={Math.max(1, node.maxStalls - 2)}
+          high={node.maxStalls - 1}
+          optimum={0}
+          value={node.stalls}
+          aria-label={`${label} ${text}`}
+        />
       )}
     </span>
   );

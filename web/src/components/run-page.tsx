@@ -26,7 +26,11 @@ export function RunPage({ runId }: { runId: string }) {
         <Link href={hrefOf({ page: 'runs', status: null })}>{t('backToRuns')}</Link>
       </p>
       <RunHeader runId={runId} live={live} />
-      <LoadState error={live.summaryError} loading={summary === null && live.summaryError === null} onRetry={() => window.location.reload()} />
+      <LoadState
+        error={live.summaryError}
+        loading={summary === null && live.summaryError === null}
+        onRetry={() => window.location.reload()}
+      />
       {summary && <Decision summary={summary} view={view} evidence={evidence} onAnswered={live.setSummary} />}
       <NodeGraph view={view} />
       {summary && <Outputs outputs={summary.outputs} />}
@@ -44,7 +48,9 @@ function RunHeader({ runId, live }: { runId: string; live: LiveRun }) {
         <h1 id="run-title">{t('runTitle', { id: runId })}</h1>
         {summary && <StatusBadge status={summary.status} />}
         <p role="status" className={`live live-${stream.state}`} data-testid="live">
-          {stream.state === 'error' ? t('live_error', { message: stream.error?.message ?? '' }) : t(`live_${stream.state}`)}
+          {stream.state === 'error'
+            ? t('live_error', { message: stream.error?.message ?? '' })
+            : t(`live_${stream.state}`)}
         </p>
       </div>
       <dl className="meta">
@@ -91,14 +97,26 @@ function inputText(input: unknown): string {
   return JSON.stringify(input);
 }
 
-function CancelButton({ summary, onCancelled }: { summary: RunSummary; onCancelled: (s: RunSummary) => void }) {
+function CancelButton({
+  summary,
+  onCancelled,
+}: {
+  summary: RunSummary;
+  onCancelled: (s: RunSummary) => void;
+}) {
   const { t } = useI18n();
   const { api, canAct } = useSession();
   const [error, setError] = useState<string | null>(null);
   if (!canAct || ENDED.has(summary.status)) return null;
   const cancel = (): void => {
     if (!window.confirm(t('confirmCancel'))) return;
-    api.cancel(summary.runId).then(onCancelled, (failure: unknown) => setError(t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) })));
+    api
+      .cancel(summary.runId)
+      .then(onCancelled, (failure: unknown) =>
+        setError(
+          t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) }),
+        ),
+      );
   };
   return (
     <p>
@@ -116,12 +134,30 @@ function CancelButton({ summary, onCancelled }: { summary: RunSummary; onCancell
 }
 
 /** The card of the decision the run waits for, or the record of the last one made. */
-function Decision({ summary, view, evidence, onAnswered }: { summary: RunSummary; view: RunView; evidence: ReturnType<typeof evidenceIndex>; onAnswered: (s: RunSummary) => void }) {
+function Decision({
+  summary,
+  view,
+  evidence,
+  onAnswered,
+}: {
+  summary: RunSummary;
+  view: RunView;
+  evidence: ReturnType<typeof evidenceIndex>;
+  onAnswered: (s: RunSummary) => void;
+}) {
   const latest = latestSuspension(view);
   // A summary older than the last response in the trace is stale (fetched before the decision).
   const fresh = !latest?.resolution || summary.updatedAt > latest.resolution.ts;
   if (summary.status === 'suspended' && summary.suspension && fresh) {
-    return <ActiveCard runId={summary.runId} kind={summary.suspension.kind} pending={summary.suspension.pending} evidence={evidence} onAnswered={onAnswered} />;
+    return (
+      <ActiveCard
+        runId={summary.runId}
+        kind={summary.suspension.kind}
+        pending={summary.suspension.pending}
+        evidence={evidence}
+        onAnswered={onAnswered}
+      />
+    );
   }
   if (latest?.resolution) return <DecidedCard item={latest} evidence={evidence} />;
   return null;
@@ -139,7 +175,13 @@ function Outputs({ outputs }: { outputs: RunSummary['outputs'] }) {
           {entries.map(([node, values]) => (
             <div key={node}>
               <dt>{node}</dt>
-              <dd>{Object.keys(values).length === 0 ? '{}' : <JsonBlock value={values} label={`${t('outputsTitle')}: ${node}`} />}</dd>
+              <dd>
+                {Object.keys(values).length === 0 ? (
+                  '{}'
+                ) : (
+                  <JsonBlock value={values} label={`${t('outputsTitle')}: ${node}`} />
+                )}
+              </dd>
             </div>
           ))}
         </dl>

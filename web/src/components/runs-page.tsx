@@ -58,19 +58,30 @@ function Inbox() {
 function waitingText(run: RunSummary, t: ReturnType<typeof useI18n>['t']): string {
   const pending = run.suspension?.pending;
   if (!pending) return run.runId;
-  return isApproval(pending) ? `${t('inboxApproval', { tool: pending.tool })} — ${pending.summary}` : t('inboxFollowUp', { question: pending.question });
+  return isApproval(pending)
+    ? `${t('inboxApproval', { tool: pending.tool })} — ${pending.summary}`
+    : t('inboxFollowUp', { question: pending.question });
 }
 
 function RunList({ status }: { status: string | null }) {
   const { t } = useI18n();
   const { api } = useSession();
-  const list = usePolling(() => api.runs((status ?? undefined) as RunSummary['status'] | undefined), POLL_MS, [api, status]);
+  const list = usePolling(
+    () => api.runs((status ?? undefined) as RunSummary['status'] | undefined),
+    POLL_MS,
+    [api, status],
+  );
   return (
     <section aria-labelledby="runs-title" className="card">
       <h2 id="runs-title">{t('runsTitle')}</h2>
       <div role="group" aria-label={t('filterLabel')} className="filters">
         {[null, ...RUN_STATUSES].map((s) => (
-          <Link key={s ?? 'all'} href={hrefOf({ page: 'runs', status: s })} className="filter" aria-current={s === status ? 'page' : undefined}>
+          <Link
+            key={s ?? 'all'}
+            href={hrefOf({ page: 'runs', status: s })}
+            className="filter"
+            aria-current={s === status ? 'page' : undefined}
+          >
             {s === null ? t('filterAll') : t(`status_${s}`)}
           </Link>
         ))}
@@ -138,7 +149,9 @@ function StartRun() {
       (run) => navigate(hrefOf({ page: 'run', runId: run.runId })),
       (failure: unknown) => {
         setBusy(false);
-        setError(t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) }));
+        setError(
+          t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) }),
+        );
       },
     );
   };
@@ -174,7 +187,15 @@ function StartRun() {
 }
 
 /** A loading line, or an error with a retry button. */
-export function LoadState({ error, loading, onRetry }: { error: Error | null; loading: boolean; onRetry: () => void }) {
+export function LoadState({
+  error,
+  loading,
+  onRetry,
+}: {
+  error: Error | null;
+  loading: boolean;
+  onRetry: () => void;
+}) {
   const { t } = useI18n();
   if (error) {
     return (

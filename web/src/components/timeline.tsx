@@ -34,7 +34,14 @@ function NodeSection({ node, anchor }: { node: NodeView; anchor: string }) {
         ))}
       </ol>
       {node.status === 'completed' && <p className="node-end">{t('nodeCompleted', { node: node.id })}</p>}
-      {node.failure && <p className="node-end error">{t('nodeFailed', { node: node.id, reason: `${node.failure.reason} ${node.failure.message}`.trim() })}</p>}
+      {node.failure && (
+        <p className="node-end error">
+          {t('nodeFailed', {
+            node: node.id,
+            reason: `${node.failure.reason} ${node.failure.message}`.trim(),
+          })}
+        </p>
+      )}
     </section>
   );
 }
@@ -73,7 +80,11 @@ function Round({ round }: { round: RoundView }) {
           </li>
         ))}
       </ul>
-      {round.stall && <p className="stall-line">{t('stallAfter', { stalls: round.stall.stalls, max: round.stall.maxStalls })}</p>}
+      {round.stall && (
+        <p className="stall-line">
+          {t('stallAfter', { stalls: round.stall.stalls, max: round.stall.maxStalls })}
+        </p>
+      )}
     </>
   );
 }
@@ -83,7 +94,12 @@ function ToolCall({ call }: { call: CallView }) {
   const { t } = useI18n();
   const anchor = call.evidenceId && call.executed ? `ev-${call.evidenceId}` : undefined;
   return (
-    <article className={`call call-${(call.outcome ?? (call.skipped ? 'skipped' : 'waiting')).toLowerCase()}`} id={anchor} data-testid="tool-call" data-tool={call.tool}>
+    <article
+      className={`call call-${(call.outcome ?? (call.skipped ? 'skipped' : 'waiting')).toLowerCase()}`}
+      id={anchor}
+      data-testid="tool-call"
+      data-tool={call.tool}
+    >
       <header className="call-head">
         <code className="tool-name">{call.tool}</code>
         {call.outcome && <OutcomeBadge outcome={call.outcome} />}
@@ -132,7 +148,11 @@ function Suspension({ item }: { item: SuspensionView }) {
     <div className="suspension">
       <h4>{isApproval(pending) ? t('approvalTitle', { tool: pending.tool }) : t('followUpTitle')}</h4>
       <p>{isApproval(pending) ? pending.summary : pending.question}</p>
-      {item.resolution ? <ResolutionLine resolution={item.resolution} /> : <p className="note">{t('waitingCall')}</p>}
+      {item.resolution ? (
+        <ResolutionLine resolution={item.resolution} />
+      ) : (
+        <p className="note">{t('waitingCall')}</p>
+      )}
     </div>
   );
 }

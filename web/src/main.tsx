@@ -1,7 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.js';
-import './styles.css';
+import './base.css';
+import './run.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');

@@ -68,25 +68,18 @@ describe('Runtime: races, leases and takeover', () => {
     expect(ofType(events, 'run.completed')).toHaveLength(1);
   });
 
-  // Known bug (reported): in ONE Runtime both calls pass the status check and both take the lease (same
-  // owner), so the loser fails its first checkpoint with a raw VersionConflictError instead of
-  // RunConflictError (src/runtime/runtime.ts respond(): the checkpoint before driveSession). The HTTP
-  // server shares one Runtime, so two racing POST /approval would answer 500, not 409. Remove `.fails` once fixed.
-  it.fails(
-    'two approvals racing in one runtime: one continues, the other conflicts, the write runs once',
-    async () => {
-      const kit = toolKit();
-      const runtime = rt(kit, sqliteUrl());
-      const first = await runtime.start(await saveFlow(), {
-        input: { text: 'x' },
-        model: script(...turns()),
-      });
-      const results = await Promise.allSettled([runtime.approve(first.runId), runtime.approve(first.runId)]);
-      expect(oneWins(results).status).toBe('completed');
-      expect(kit.count('save')).toBe(1);
-      expect(ofType(await eventsOf(runtime, first.runId), 'run.resumed')).toHaveLength(1);
-    },
-  );
+  it('two approvals racing in one runtime: one continues, the other conflicts, the write runs once', async () => {
+    const kit = toolKit();
+    const runtime = rt(kit, sqliteUrl());
+    const first = await runtime.start(await saveFlow(), {
+      input: { text: 'x' },
+      model: script(...turns()),
+    });
+    const results = await Promise.allSettled([runtime.approve(first.runId), runtime.approve(first.runId)]);
+    expect(oneWins(results).status).toBe('completed');
+    expect(kit.count('save')).toBe(1);
+    expect(ofType(await eventsOf(runtime, first.runId), 'run.resumed')).toHaveLength(1);
+  });
 
   it('resume: refused while the driver lease is live (nothing changes); after it expires another runtime takes over', async () => {
     const kit = toolKit();

@@ -162,11 +162,11 @@ describe('node loop counting', () => {
 
   it('a no-tool round: react.no_tool_calls with the stall count, then react.stall, in the same round', async () => {
     const { runtime, loaded } = await setup();
-    const run = await runtime.start(loaded, {
-      input: { text: 'go' },
-      model: script({ text: 'hmm' }, { text: 'still thinking' }, turn([call.finish()])),
-    });
+    const model = recordingModel({ text: 'hmm' }, { text: 'still thinking' }, turn([call.finish()]));
+    const run = await runtime.start(loaded, { input: { text: 'go' }, model });
     expect(run.status).toBe('completed');
+    // The model is told only the fact: its previous round called no tool (no advice on what to do).
+    expect(model.requests[1]?.messages.at(-1)).toEqual({ role: 'user', content: hint('en', 'NO_TOOL_CALL') });
     const events = await eventsOf(runtime, run.runId);
     const noTool = ofType(events, 'react.no_tool_calls');
     expect(noTool.map((e) => [e.round, e.stalls])).toEqual([

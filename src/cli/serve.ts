@@ -3,6 +3,7 @@ import { createStderrLogger, type Logger } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import { startRecoverer } from '../runtime/recoverer.js';
 import { createServer, type ApiServer } from '../server/app.js';
+import { mountConsole } from '../server/console.js';
 import { FlowRegistry } from '../server/flows.js';
 import { isLoopback, type Listening } from '../server/listen.js';
 import { loadTokenFile, TokenConfigError, tokensFromEnv, type TokenEntry } from '../server/tokens.js';
@@ -68,6 +69,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     logger,
   });
   const server = createServer({ runtime, flows, tokens, logger });
+  mountConsole(server.app);
   const listening = await listenOrExplain(server, runtime, host, port);
   io.out(`${listening.url}\n`);
   const recoverer = startRecoverer(runtime, { intervalMs: runtime.leaseLength, logger });

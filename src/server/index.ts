@@ -18,3 +18,4 @@ export {
 export { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 export { isLoopback, UnsafeListenError, type Listening, type ListenOptions } from './listen.js';
 export { ApiError, type ApiErrorBody, type ApiErrorCode } from './errors.js';
+export { mountConsole, consoleMiddleware, type ConsoleOptions } from './console.js';

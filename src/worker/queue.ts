@@ -107,9 +107,21 @@ export class RunQueue {
         notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
       },
       async (jobs: Job<RunJob>[]) => {
-        for (const job of jobs) await handler(job.data.runId);
+        try {
+          for (const job of jobs) await handler(job.data.runId);
+        } finally {
+          this.wake();
+        }
       },
     );
+  }
+
+  /**
+   * pg-boss waits its poll interval after every job unless woken; a finished job wakes this queue's
+   * takers so a backlog is worked off at once (an idle taker just finds nothing and sleeps again).
+   */
+  private wake(): void {
+    for (const taker of this.boss.getWipData()) if (taker.name === RUN_QUEUE) this.boss.notifyWorker(taker.id);
   }
 
   /** Stops taking new jobs (handlers already running go on). */
@@ -117,10 +129,9 @@ export class RunQueue {
     await this.boss.offWork(RUN_QUEUE, { wait: false });
   }
 
-  /** Jobs waiting and being handled (for diagnostics and tests). */
-  async counts(): Promise<{ queued: number; active: number }> {
-    const queue = await this.boss.getQueue(RUN_QUEUE);
-    return { queued: queue?.queuedCount ?? 0, active: queue?.activeCount ?? 0 };
+  /** How many jobs for this run wait in the queue, not yet taken (0 or 1; for diagnostics and tests). */
+  async waiting(runId: string): Promise<number> {
+    return (await this.boss.findJobs(RUN_QUEUE, { key: runId, queued: true })).length;
   }
 
   /** Disconnects. Handlers still running are not waited for (stop work first). */

@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline/promises';
+import { createInterface, type Interface } from 'node:readline';
 import type { Runtime } from '../runtime/runtime.js';
 import type { RunSummary } from '../runtime/summary.js';
 
@@ -8,6 +8,7 @@ import type { RunSummary } from '../runtime/summary.js';
  */
 export async function askInline(runtime: Runtime, first: RunSummary, err: (text: string) => void): Promise<RunSummary> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
+  const ask = lineReader(rl, err);
   let summary = first;
   try {
     while (summary.status === 'suspended' && summary.suspension) {
@@ -18,8 +19,8 @@ export async function askInline(runtime: Runtime, first: RunSummary, err: (text:
         if (typeof pending.summary === 'string' && pending.summary) err(`  summary: ${pending.summary}\n`);
         const provenance = pending.provenance as Record<string, string> | undefined;
         if (provenance && Object.keys(provenance).length) err(`  provenance: ${JSON.stringify(provenance)}\n`);
-        const yes = /^y(es)?$/i.test((await rl.question('Approve? [y/N] ')).trim());
-        const comment = (await rl.question('Comment (optional): ')).trim() || null;
+        const yes = /^y(es)?$/i.test((await ask('Approve? [y/N] ')).trim());
+        const comment = (await ask('Comment (optional): ')).trim() || null;
         summary = yes
           ? await runtime.approve(summary.runId, { comment, who: process.env.USER ?? null })
           : await runtime.reject(summary.runId, { comment, who: process.env.USER ?? null });
@@ -27,7 +28,7 @@ export async function askInline(runtime: Runtime, first: RunSummary, err: (text:
         err(`\nQuestion: ${String(pending.question)}\n`);
         const options = Array.isArray(pending.options) ? (pending.options as string[]) : [];
         options.forEach((o, i) => err(`  ${i + 1}. ${o}\n`));
-        const raw = (await rl.question('Answer: ')).trim();
+        const raw = (await ask('Answer: ')).trim();
         const picked = /^\d+$/.test(raw) ? options[Number(raw) - 1] : undefined;
         summary = await runtime.answer(summary.runId, picked ?? raw, { who: process.env.USER ?? null });
       }
@@ -36,4 +37,30 @@ export async function askInline(runtime: Runtime, first: RunSummary, err: (text:
     rl.close();
   }
   return summary;
+}
+
+/**
+ * Prompts that read whole lines, keeping lines typed ahead of their prompt (a person may type the
+ * approval and the comment at once). A closed input answers empty lines.
+ */
+function lineReader(rl: Interface, err: (text: string) => void): (prompt: string) => Promise<string> {
+  const typedAhead: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let closed = false;
+  rl.on('line', (line) => {
+    const next = waiting.shift();
+    if (next) next(line);
+    else typedAhead.push(line);
+  });
+  rl.on('close', () => {
+    closed = true;
+    for (const next of waiting.splice(0)) next('');
+  });
+  return (prompt) => {
+    err(prompt);
+    const line = typedAhead.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (closed) return Promise.resolve('');
+    return new Promise((resolve) => waiting.push(resolve));
+  };
 }

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { validateFlow } from '../flow/validate.js';
 import { formatProblem } from '../flow/problems.js';
-import { parse } from './args.js';
+import { COMMON, parse } from './args.js';
 import type { Command } from './commands.js';
 
 /** `validate FLOW.yaml`: prints every problem on stderr, one per line; exit 0 when valid, else 2. */
 export const validate: Command = async (argv) => {
-  const parsed = parse('validate', argv, { help: { type: 'boolean', short: 'h' }, offline: { type: 'boolean' } }, { min: 1, max: 1, names: 'FLOW.yaml' });
+  const parsed = parse('validate', argv, { ...COMMON, offline: { type: 'boolean' } }, { min: 1, max: 1, names: 'FLOW.yaml' });
   const file = parsed.positionals[0] as string;
   const result = await validateFlow(resolve(file), { servers: parsed.values.offline !== true });
   for (const problem of result.problems) process.stderr.write(`${formatProblem(problem)}\n`);

@@ -177,6 +177,7 @@ export class Runtime {
     const before = await this.require(runId);
     if (before.status !== 'running') throw new RunConflictError(runId, `run ${runId} is ${before.status}, not running`);
     if (this.active.has(runId)) throw new RunConflictError(runId, `run ${runId} is being driven by this process`);
+    const model = this.modelFor(before, options.model); // a bad model fails here, before anything changes
     const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
     if (!record || record.status !== 'running') {
       throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
@@ -185,7 +186,7 @@ export class Runtime {
     if (typeof options.model === 'string') session.update({ model: options.model });
     session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
     await session.checkpoint();
-    return this.driveSession(session, this.flowRef(record), this.modelFor(record, options.model));
+    return this.driveSession(session, this.flowRef(record), model);
   }
 
   /**
@@ -290,6 +291,7 @@ export class Runtime {
     if (before.status !== 'suspended' || waiting !== response.kind) {
       throw new RunConflictError(runId, conflictMessage(runId, before.status, waiting, response.kind));
     }
+    const model = this.modelFor(before, options.model); // a bad model fails here, before anything changes
     const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
     const now = record?.suspension as { kind?: string } | null | undefined;
     if (!record || record.status !== 'suspended' || now?.kind !== response.kind) {
@@ -297,7 +299,6 @@ export class Runtime {
       throw new RunConflictError(runId, `run ${runId} is no longer waiting for ${response.kind === 'APPROVAL' ? 'an approval' : 'an answer'}`);
     }
     const ref = this.flowRef(record);
-    const model = this.modelFor(record, options.model);
     const session = await this.session(record);
     if (typeof options.model === 'string') session.update({ model: options.model });
     const childRunId = session.doc.loop.suspended?.childRunId;

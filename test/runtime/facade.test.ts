@@ -256,11 +256,7 @@ describe('Runtime facade', () => {
     expect(done.status).toBe('completed');
   });
 
-  // Known bug (reported): respond() resolves the model only after acquireLease, and resume() only after
-  // committing run.resumed; a bad model then throws RuntimeInputError leaving the lease held (and, for
-  // resume, a run.resumed event), so the next correct `answer` is refused as a conflict until the lease
-  // expires (src/runtime/runtime.ts respond()/resume()). Remove `.fails` once fixed.
-  it.fails(
+  it(
     'a bad model on a continuing call is refused before anything changes; another process then continues',
     async () => {
       const db = sqliteUrl();

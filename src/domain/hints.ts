@@ -118,10 +118,6 @@ const TEXTS = {
     'zh-CN': '直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）',
     en: 'call the write tool directly; approval does the confirming (call builtin_node_approval once it is stopped)',
   },
-  NEXT_FOLLOW_UP_ECHO: {
-    'zh-CN': '用户已经说过这些内容，按用户的原话继续',
-    en: 'the user already said this; go on from their words',
-  },
   NEXT_OUTPUT_KEYS: {
     'zh-CN': '只写节点声明的产出键：{keys}',
     en: 'write only the output keys the node declares: {keys}',

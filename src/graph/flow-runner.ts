@@ -47,7 +47,16 @@ export async function runGraph(host: GraphHost): Promise<GraphExit> {
       host.emit({ type: 'node.failed', nodeId, reason: exit.reason, message: exit.message });
     }
     const status = exit.kind === 'completed' ? 'completed' : 'failed';
-    const next = await nextNode(host.flow.edges, nodeId, { status, outputs, input: host.input });
+    let next: string | null;
+    try {
+      next = await nextNode(host.flow.edges, nodeId, { status, outputs, input: host.input });
+    } catch (error) {
+      // A `when` that fails at run time ends the run as failed instead of leaving it stuck.
+      const message = error instanceof Error ? error.message : String(error);
+      endRun(host, { kind: 'failed', reason: 'EDGE_ERROR', message }, nodeId);
+      await host.checkpoint();
+      return 'failed';
+    }
     if (next) {
       startNode(host, next);
       await host.checkpoint();

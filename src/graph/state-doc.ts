@@ -16,6 +16,8 @@ export interface RunStateDoc {
   loop: LoopState;
   /** The run's model calls so far, across nodes and processes. */
   modelCalls: number;
+  /** For a delegated child run: the parent's delegate call that started it. */
+  parentCallId?: string;
 }
 
 /** The key of the current node run's conversation. */

@@ -21,6 +21,8 @@ export interface SuspendedCall {
   runtimeQuestion?: boolean;
   /** Set when a delegated child run suspended: the person's response goes to that run. */
   childRunId?: string;
+  /** The fingerprint the suspending call added to the node run's count (its tool message comes later). */
+  counted?: string;
 }
 
 /** A suspending call the person has responded to, waiting to be counted by the loop. */

@@ -51,7 +51,12 @@ export interface LoopHost {
   /** Runs one call through the guard pipeline. */
   callTool(call: ModelToolCall, round: number): Promise<CallResult>;
   /** Records the suspension a builtin (or crash recovery, `runtimeQuestion`) asked for: pending item, events, status. */
-  suspend(call: ModelToolCall, round: number, effect: Extract<ControlEffect, { kind: 'suspend' }>, runtimeQuestion?: boolean): void;
+  suspend(
+    call: ModelToolCall,
+    round: number,
+    effect: Extract<ControlEffect, { kind: 'suspend' }>,
+    extra?: { runtimeQuestion?: boolean; counted?: string },
+  ): void;
   emit(event: EventPayload): void;
   addMessage(message: ConversationMessage): void;
   recordModelCall(usage: TokenUsage): void;
@@ -101,7 +106,7 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
     return null;
   }
   const toolCall = { callId: call.callId, tool: call.tool, rawArgs: JSON.stringify(call.args) };
-  traceCall(host, toolCall, call.round, { observation, args: call.args, executed: false });
+  traceCall(host, toolCall, call.round, { observation, args: call.args, executed: false, ...(call.counted ? { counted: call.counted } : {}) });
   if (observation.outcome.stalls()) {
     host.node.stalls += 1;
     return stallAndSkip(host, call.round);
@@ -178,7 +183,7 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     if (effect?.kind === 'suspend') {
       skipRest(host, wave.next);
       host.loop.wave = null;
-      host.suspend(call, round, effect);
+      host.suspend(call, round, effect, result.counted ? { counted: result.counted } : {});
       await host.checkpoint();
       return { kind: 'suspended' };
     }
@@ -239,7 +244,7 @@ async function askAfterRecovery(host: LoopHost, call: ModelToolCall, round: numb
   host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: host.node.stalls, maxStalls: host.limits.maxStalls });
   skipRest(host, host.loop.wave?.next ?? 0);
   host.loop.wave = null;
-  host.suspend(call, round, { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question, options: null } } }, true);
+  host.suspend(call, round, { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question, options: null } } }, { runtimeQuestion: true });
   await host.checkpoint();
   return { kind: 'suspended' };
 }

@@ -25,9 +25,9 @@ const RULES: Localized<string> = {
   ].join('\n'),
 };
 
-const HEADINGS: Localized<{ task: string; input: string; outputs: string; earlier: string; required: string; optional: string }> = {
-  'zh-CN': { task: '## 节点任务', input: '## 用户输入', outputs: '## 产出契约', earlier: '## 前序节点产出', required: '必填', optional: '选填' },
-  en: { task: '## Node task', input: '## User input', outputs: '## Output contract', earlier: '## Outputs of earlier nodes', required: 'required', optional: 'optional' },
+const HEADINGS: Localized<{ task: string; input: string; outputs: string; earlier: string; required: string; optional: string; from: string }> = {
+  'zh-CN': { task: '## 节点任务', input: '## 用户输入', outputs: '## 产出契约', earlier: '## 前序节点产出', required: '必填', optional: '选填', from: '来自' },
+  en: { task: '## Node task', input: '## User input', outputs: '## Output contract', earlier: '## Outputs of earlier nodes', required: 'required', optional: 'optional', from: 'from' },
 };
 
 /** What a node's system prompt is made of. */
@@ -51,7 +51,7 @@ export function buildSystemPrompt(parts: PromptParts): string {
   const keys = Object.entries(parts.outputs);
   if (keys.length > 0) {
     const lines = keys.map(([key, c]) => {
-      const from = c.from?.length ? ` from ${c.from.join(', ')}` : '';
+      const from = c.from?.length ? ` ${h.from} ${c.from.join(', ')}` : '';
       const desc = c.description ? ` — ${c.description}` : '';
       return `- ${key} (${c.required ? h.required : h.optional}; sourceType: ${c.sources.join(' | ')}${from})${desc}`;
     });

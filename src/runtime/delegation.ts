@@ -8,7 +8,16 @@ import type { RunSummary } from './summary.js';
 import type { FlowRef } from './toolbox.js';
 
 /** Starts and drives a child run (the Runtime's `start` with a parent). */
-export type StartChild = (ref: FlowRef, options: { input: unknown; model: ModelSpec; parentRunId: string; tenant: string | null }) => Promise<RunSummary>;
+export type StartChild = (
+  ref: FlowRef,
+  options: { input: unknown; model: ModelSpec; parentRunId: string; parentCallId: string; tenant: string | null },
+) => Promise<RunSummary>;
+
+/**
+ * The child run an earlier attempt of this delegate call started (the parent's driver died while
+ * it ran), brought to where it stands now: ended, suspended, or continued after its lease expired.
+ */
+export type ExistingChild = (parentRunId: string, parentCallId: string) => Promise<RunSummary | null>;
 
 /**
  * builtin_node_delegate's service (SPEC §5): the flows a node may delegate to are its `delegates`
@@ -21,6 +30,7 @@ export function delegateService(parent: {
   tenant: string | null;
   model: ModelSpec;
   startChild: StartChild;
+  existingChild: ExistingChild;
 }): DelegateService {
   const cache = new Map<string, Promise<LoadedFlow[]>>();
   const delegatesOf = (node: FlowNode): Promise<LoadedFlow[]> => {
@@ -44,10 +54,14 @@ export function delegateService(parent: {
     async run(flowId, task, ctx) {
       const child = (await delegatesOf(nodeOf(ctx))).find((l) => l.flow.id === flowId);
       if (!child) throw new Error(`flow ${flowId} is not a delegate of node ${ctx.nodeId}`);
+      // After a crash the wave repeats this call: continue the child it started, never a second one.
+      const existing = await parent.existingChild(parent.runId, ctx.call.callId);
+      if (existing) return delegateResult(existing);
       const summary = await parent.startChild(child, {
         input: { text: task },
         model: flowModel(child) ?? parent.model,
         parentRunId: parent.runId,
+        parentCallId: ctx.call.callId,
         tenant: parent.tenant,
       });
       return delegateResult(summary);

@@ -66,7 +66,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     tools: () => tools,
     conversation: () => session.conversation(),
     callTool: (call, round) => callTool(session, node, deps, call, round),
-    suspend: (call, round, effect, runtimeQuestion) => suspend(session, node.id, call, round, effect, runtimeQuestion),
+    suspend: (call, round, effect, extra) => suspend(session, node.id, call, round, effect, extra ?? {}),
     emit: (event) => session.emit(event),
     addMessage: (message) => session.addMessage(message),
     recordModelCall: (usage) => {
@@ -125,8 +125,9 @@ function suspend(
   call: ModelToolCall,
   round: number,
   effect: Extract<ControlEffect, { kind: 'suspend' }>,
-  runtimeQuestion = false,
+  extra: { runtimeQuestion?: boolean; counted?: string },
 ): void {
+  const runtimeQuestion = extra.runtimeQuestion === true;
   const s = effect.suspension;
   const parsed = traceArgs(call.rawArgs);
   const args = runtimeQuestion && s.kind === 'FOLLOW_UP' ? { question: s.pending.question } : parsed;
@@ -138,6 +139,7 @@ function suspend(
     kind: s.kind,
     ...(s.kind === 'APPROVAL' ? { fingerprint: s.fingerprint } : {}),
     ...(runtimeQuestion ? { runtimeQuestion: true } : {}),
+    ...(extra.counted ? { counted: extra.counted } : {}),
     ...(effect.childRunId ? { childRunId: effect.childRunId } : {}),
   };
   const pending: PendingItem = s.pending;

@@ -39,12 +39,12 @@ export async function recoverWrite(
     );
     const observation = await lookBack(ctx, notFound, mark.key, policy.recover);
     const looked = ctx.lookBack;
-    const lookBackOk = looked !== undefined && ctx.run.evidence.find((e) => e.id === looked.evidenceId)?.outcome === 'SUCCESS';
     if (looked?.found) {
       consumeApproval(ctx, mark);
       return { observation, args: mark.args, executed: true };
     }
-    if (lookBackOk) return { observation, args: mark.args, executed: true };
+    // Not found: the call did not take effect and was not executed now; its approval still holds.
+    if (looked?.decided) return { observation, args: mark.args, executed: false };
   }
   consumeApproval(ctx, mark);
   const observation = Observation.failed(

@@ -49,6 +49,8 @@ export interface StartOptions {
   model?: ModelSpec;
   tenant?: string | null;
   parentRunId?: string;
+  /** For a child run: the parent's delegate call (so a repeated call after a crash finds it). */
+  parentCallId?: string;
   /** Called once the new run is persisted, before driving starts (lets a server answer at once). */
   onAccepted?: (summary: RunSummary) => void;
 }
@@ -103,6 +105,7 @@ export class Runtime {
       node: null,
       loop: newLoopState(),
       modelCalls: 0,
+      ...(options.parentCallId ? { parentCallId: options.parentCallId } : {}),
     };
     // The run is created already started (run.started and its first node) in one commit: a crash right
     // after creating it must leave a run that `resume` can continue (SPEC §9).
@@ -110,7 +113,7 @@ export class Runtime {
       {
         type: 'run.started',
         flowId: flow.id,
-        flowVersion: String(flow.version),
+        flowVersion: flow.version,
         input,
         ...(options.parentRunId ? { parentRunId: options.parentRunId } : {}),
       },
@@ -339,8 +342,21 @@ export class Runtime {
       throw error;
     }
     const suspended = session.doc.loop.suspended;
-    if (!suspended) throw new Error(`run ${session.runId} lost its suspended delegate call`);
+    const nodeId = session.doc.nodeId;
+    if (!suspended || !nodeId) throw new Error(`run ${session.runId} lost its suspended delegate call`);
+    session.emit({
+      type: 'run.resumed',
+      nodeId,
+      kind: response.kind,
+      ...(response.kind === 'APPROVAL'
+        ? { decision: response.decision, comment: response.comment, who: response.who }
+        : { answer: response.answer, who: response.who }),
+    });
     if (child.status === 'suspended' && child.suspension) {
+      // The child waits again: so does the parent, with the child's new pending item.
+      const { kind, pending } = child.suspension;
+      session.emit({ type: 'node.suspended', nodeId, kind, pending });
+      session.emit({ type: 'run.suspended', nodeId, kind, pending });
       session.update({ suspension: child.suspension, leaseOwner: null, leaseExpiresAt: null });
       await session.checkpoint();
       return summarize(session.current);
@@ -349,14 +365,6 @@ export class Runtime {
     if (result.status === 'suspended') throw new Error(`child run ${childRunId} is suspended without a pending item`);
     const flowId = typeof suspended.args.flow === 'string' ? suspended.args.flow : '';
     const observation = delegateObservation(result, flowId, ref.flow.locale);
-    session.emit({
-      type: 'run.resumed',
-      ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}),
-      kind: response.kind,
-      ...(response.kind === 'APPROVAL'
-        ? { decision: response.decision, comment: response.comment, who: response.who }
-        : { answer: response.answer, who: response.who }),
-    });
     session.doc.loop.suspended = null;
     session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
     return null;
@@ -371,6 +379,27 @@ export class Runtime {
   private async handOff(session: RunSession): Promise<RunSummary> {
     await this.options.enqueue?.(session.runId);
     return summarize(session.current);
+  }
+
+  /** See `ExistingChild`: the child of this delegate call, continued if its driver died. */
+  private async existingChild(parentRunId: string, parentCallId: string): Promise<RunSummary | null> {
+    const store = await this.db();
+    const child = (await store.listRuns({ parentRunId })).find(
+      (r) => (r.state as RunStateDoc | null)?.parentCallId === parentCallId,
+    );
+    if (!child) return null;
+    if (child.status !== 'running') return summarize(child);
+    for (;;) {
+      try {
+        return await this.resume(child.runId);
+      } catch (error) {
+        if (!(error instanceof RunConflictError)) throw error;
+        // Its lease (held by the same dead driver) has not expired yet.
+        await new Promise((resolve) => setTimeout(resolve, Math.max(50, Math.floor(this.leaseMs / 4))));
+        const now = await this.require(child.runId);
+        if (now.status !== 'running') return summarize(now);
+      }
+    }
   }
 
   private async driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
@@ -393,6 +422,7 @@ export class Runtime {
             // by the parent resolves in the child too.
             startChild: (childRef, options) =>
               this.start({ ...childRef, flow: { ...childRef.flow, providers: { ...ref.flow.providers, ...childRef.flow.providers } } }, options),
+            existingChild: (parentRunId, parentCallId) => this.existingChild(parentRunId, parentCallId),
           }),
         },
       });

@@ -42,7 +42,11 @@ export class RunSession {
     const evidence = await store.evidence(record.runId);
     const stored = doc.nodeId ? await store.messages(record.runId, nodeRunKey(doc)) : [];
     const messages = stored.map((m) => m.message as ConversationMessage);
-    if (doc.node) doc.node.fingerprintCounts = countFingerprints(messages);
+    if (doc.node) {
+      // A suspending call's tool message comes only when the person responds: count it meanwhile.
+      const pending = [doc.loop.suspended?.counted, doc.loop.resolved?.call.counted];
+      doc.node.fingerprintCounts = countFingerprints(messages, pending);
+    }
     return new RunSession(record, doc, evidence, messages, store, hub, sinks);
   }
 
@@ -153,8 +157,10 @@ function persistedDoc(doc: RunStateDoc): RunStateDoc {
 }
 
 /** The fingerprint counts of a node run, from its tool messages. */
-function countFingerprints(messages: readonly ConversationMessage[]): Record<string, number> {
+function countFingerprints(messages: readonly ConversationMessage[], pending: readonly (string | undefined)[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const m of messages) if (m.role === 'tool' && m.counted) counts[m.counted] = (counts[m.counted] ?? 0) + 1;
+  const add = (fp: string) => (counts[fp] = (counts[fp] ?? 0) + 1);
+  for (const m of messages) if (m.role === 'tool' && m.counted) add(m.counted);
+  for (const fp of pending) if (fp) add(fp);
   return counts;
 }

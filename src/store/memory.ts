@@ -11,7 +11,7 @@ import {
   runNotFound,
   storeClosed,
 } from './checks.js';
-import { jsonClone } from './json.js';
+import { fromJson, jsonClone, toJson } from './json.js';
 import {
   VersionConflictError,
   type Commit,
@@ -223,19 +223,29 @@ function normalizeNewRun(run: NewRun): NewRun {
     message: run.message ?? null,
     usage: jsonClone(run.usage),
     outputs: jsonClone(run.outputs),
-    state: jsonClone(run.state),
+    state: new StateText(toJson(run.state)),
     leaseOwner: run.leaseOwner ?? null,
     leaseExpiresAt: run.leaseExpiresAt ?? null,
   };
 }
 
-/** Copies of the fields a patch sets, and only those. */
+/** Copies of the fields a patch sets, and only those (the state as JSON text, parsed only when read). */
 function copyPatch(patch: RunPatch): Partial<RunRecord> {
   const copy: Record<string, unknown> = {};
   for (const field of PATCH_FIELDS) {
-    if (patches(patch, field)) copy[field] = jsonClone(patch[field]);
+    if (!patches(patch, field)) continue;
+    copy[field] = field === 'state' ? new StateText(toJson(patch.state)) : jsonClone(patch[field]);
   }
   return copy;
+}
+
+/** A stored run's state as JSON text: serialised once per commit, parsed only when a caller reads it. */
+class StateText {
+  constructor(private readonly json: string | null) {}
+
+  value(): unknown {
+    return fromJson(this.json);
+  }
 }
 
 function messagesOf(entry: RunEntry, nodeRun: string): Map<number, string> {
@@ -269,7 +279,7 @@ function copyRecord(record: RunRecord, ownState?: unknown): RunRecord {
     suspension: jsonClone(record.suspension),
     usage: { ...record.usage },
     outputs: jsonClone(record.outputs),
-    state: ownState !== undefined ? ownState : jsonClone(record.state),
+    state: ownState !== undefined ? ownState : (record.state as StateText).value(),
   };
 }
 

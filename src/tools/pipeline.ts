@@ -155,7 +155,8 @@ export interface CallContext {
   /** True when this call passed the gate on an approval (an approved write). */
   approved: boolean;
   /** Set when the invoke step looked back an interrupted write. */
-  lookBack?: { evidenceId: string; found: boolean };
+  /** `decided`: the look-back ran and its `found` could be judged (false: it failed and decides nothing). */
+  lookBack?: { evidenceId: string; found: boolean; decided: boolean };
   /** Set by builtins that end the node or suspend the run. */
   effect?: ControlEffect;
   /** Argument name → evidence id, filled by the param contract for `source: evidence` params. */

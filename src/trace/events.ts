@@ -17,7 +17,7 @@ export type PendingItem =
 
 /** The payload of each trace event type, without the base fields (SPEC §11). */
 export type EventPayload =
-  | { type: 'run.started'; flowId: string; flowVersion: string; input: unknown; parentRunId?: string }
+  | { type: 'run.started'; flowId: string; flowVersion: string | number; input: unknown; parentRunId?: string }
   | { type: 'node.started'; nodeId: string }
   | { type: 'react.round'; nodeId: string; round: number }
   | {

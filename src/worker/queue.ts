@@ -117,11 +117,14 @@ export class RunQueue {
   }
 
   /**
-   * pg-boss waits its poll interval after every job unless woken; a finished job wakes this queue's
-   * takers so a backlog is worked off at once (an idle taker just finds nothing and sleeps again).
+   * pg-boss waits its poll interval after every job unless woken. A finished job marks this queue's
+   * busy takers (the one finishing among them) to fetch again at once, so a backlog is worked off
+   * without pauses; idle takers are left asleep (new jobs wake them through NOTIFY).
    */
   private wake(): void {
-    for (const taker of this.boss.getWipData()) if (taker.name === RUN_QUEUE) this.boss.notifyWorker(taker.id);
+    for (const taker of this.boss.getWipData()) {
+      if (taker.name === RUN_QUEUE && taker.count > 0) this.boss.notifyWorker(taker.id);
+    }
   }
 
   /** Stops taking new jobs (handlers already running go on). */

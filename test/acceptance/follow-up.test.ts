@@ -78,7 +78,7 @@ describe.concurrent('acceptance: follow-up questions', { timeout: SCENARIO_TIMEO
       errorCode: 'FOLLOW_UP_UNGROUNDED',
       message: message(
         reason('FOLLOW_UP_UNGROUNDED', { what: zh('UNGROUNDED_ECHO') }),
-        zh('NEXT_FOLLOW_UP_ECHO'),
+        zh('NEXT_FOLLOW_UP_WRITE'),
       ),
     });
     // With a gated call waiting, a yes/no confirmation is about that write.

@@ -152,14 +152,18 @@ describe('full chain against the demo-cloud MCP server', () => {
     grant(h, 'slow_query', args);
     const { obs, ctx } = await h.call('slow_query', args);
     expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', message: '写操作 slow_query 被中断，回查确认已生效，未重复执行' });
-    expect(obs.evidenceId).toBe('ev_1');
-    expect(ctx.lookBack).toEqual({ evidenceId: 'ev_1', found: true });
-    expect(h.run.evidence).toMatchObject([{ id: 'ev_1', tool: 'space_list', lookBack: true, confirmsFingerprint: fingerprint('slow_query', args) }]);
+    // The timed-out write executed first (ev_1, FAILED), then its look-back (ev_2), which it cites.
+    expect(obs.evidenceId).toBe('ev_2');
+    expect(ctx.lookBack).toEqual({ evidenceId: 'ev_2', found: true, decided: true });
+    expect(h.run.evidence).toMatchObject([
+      { id: 'ev_1', tool: 'slow_query', outcome: 'FAILED', errorCode: 'TOOL_TIMEOUT' },
+      { id: 'ev_2', tool: 'space_list', lookBack: true, confirmsFingerprint: fingerprint('slow_query', args) },
+    ]);
     expect(h.lookBacks).toMatchObject([{ tool: 'space_list', writeTool: 'slow_query', found: true }]);
     expect(h.run.inFlight).toEqual([]);
     const lines = h.logger.lines();
-    expect(lines).toContain('INFO TOOL invoked tool=space_list outcome=SUCCESS code=- evidence=ev_1 lookBack=true');
-    expect(lines).toContain('INFO TOOL invoked tool=slow_query outcome=SUCCESS code=- evidence=ev_1');
+    expect(lines).toContain('INFO TOOL invoked tool=space_list outcome=SUCCESS code=- evidence=ev_2 lookBack=true');
+    expect(lines).toContain('INFO TOOL invoked tool=slow_query outcome=SUCCESS code=- evidence=ev_2');
     expect((await h.call('slow_query', args)).ctx.reused).toBe(true);
   });
 
@@ -168,7 +172,7 @@ describe('full chain against the demo-cloud MCP server', () => {
     grant(h, 'crash_server', {});
     const { obs } = await h.call('crash_server', {});
     expect(obs.outcome.name).toBe('SUCCESS');
-    expect(obs.evidenceId).toBe('ev_1');
+    expect(obs.evidenceId).toBe('ev_2');
     expect(h.lookBacks).toMatchObject([{ tool: 'space_list', found: true }]);
     expect(h.run.approvals[0]!.consumed).toBe(true);
   });

@@ -19,14 +19,15 @@ export const CONTROL_TOOLS_PRODUCES: readonly ProducedCase[] = [
   { producer: 'builtin_node_follow_up', case: 'the run suspends FOLLOW_UP; on answer: the answer', code: null },
   { producer: 'builtin_node_follow_up', case: 'the same question (normalised) was already answered; the reason carries the answer', code: 'FOLLOW_UP_ANSWERED', next: 'NEXT_FOLLOW_UP_ANSWERED' },
   { producer: 'builtin_node_follow_up', case: 'it asks for confirmation (word lists below, or yes/no options) and names a write tool of the node or a gated call waits — except the first follow-up after an approved write failed', code: 'FOLLOW_UP_UNGROUNDED', next: 'NEXT_FOLLOW_UP_WRITE' },
-  { producer: 'builtin_node_follow_up', case: 'the question (normalised, without punctuation) is contained in the run input or a follow-up answer', code: 'FOLLOW_UP_UNGROUNDED', next: 'NEXT_FOLLOW_UP_ECHO' },
+  { producer: 'builtin_node_follow_up', case: 'the question (normalised, without punctuation) is contained in the run input or a follow-up answer', code: 'FOLLOW_UP_UNGROUNDED', next: 'NEXT_FOLLOW_UP_WRITE' },
 ];
 
 /** The gated call of the node that still waits for a decision: recorded, not approved, declined or cleared. */
 export function waitingGatedCall(ctx: CallContext): GatedCall | null {
   const gated = ctx.node.gatedCall;
   if (!gated || gated.declined === true) return null;
-  if (ctx.run.approvals.some((a) => a.fingerprint === gated.fingerprint)) return null;
+  // Only a still-open approval settles it: a consumed one belonged to an earlier attempt of the same call.
+  if (ctx.run.approvals.some((a) => a.fingerprint === gated.fingerprint && !a.consumed)) return null;
   return gated;
 }
 
@@ -92,8 +93,8 @@ export function followUpTool(rules: FollowUpRules): BuiltinTool {
     execute(args, ctx) {
       const question = str(args, 'question');
       const options = Array.isArray(args.options) ? args.options.map(String) : null;
-      const key = normalise(question, { punctuation: true });
-      const earlier = ctx.run.followUps.find((f) => normalise(f.question, { punctuation: true }) === key);
+      const key = normalise(question);
+      const earlier = ctx.run.followUps.find((f) => normalise(f.question) === key);
       if (earlier) {
         throw new ToolRejectedException(
           code('FOLLOW_UP_ANSWERED'),
@@ -119,6 +120,6 @@ function checkGrounded(ctx: CallContext, rules: FollowUpRules, question: string,
     }
   }
   if (echoes(question, userTexts(ctx.run))) {
-    throw unGrounded(hint(ctx.locale, 'UNGROUNDED_ECHO'), hint(ctx.locale, 'NEXT_FOLLOW_UP_ECHO'));
+    throw unGrounded(hint(ctx.locale, 'UNGROUNDED_ECHO'), hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'));
   }
 }

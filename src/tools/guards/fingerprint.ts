@@ -20,13 +20,13 @@ export function isPendingVerifyCall(ctx: CallContext): boolean {
 /**
  * Step 5 (FingerprintInterceptor): counts each fingerprint per node run; the call that makes the count
  * exceed `fingerprintRepeats` (and every later one) is REJECTED FINGERPRINT_TRIP, not executed.
- * Approved writes and verify calls of a pending write are not counted. Builtin tools are not counted
- * either: their repetition is judged by their own rules (e.g. FOLLOW_UP_ANSWERED).
+ * Approved writes and verify calls of a pending write are not counted (SPEC §4 step 5); builtin
+ * tools are counted like any other call (the seed's incident: five identical rejected output_set calls).
  */
 export function fingerprintGuard(): Guard {
   return async function fingerprintStep(ctx, next) {
     const fp = ctx.fingerprint;
-    if (!fp || ctx.approved || ctx.descriptor?.kind === 'builtin' || isPendingVerifyCall(ctx)) return next();
+    if (!fp || ctx.approved || isPendingVerifyCall(ctx)) return next();
     const count = (ctx.node.fingerprintCounts[fp] ?? 0) + 1;
     ctx.node.fingerprintCounts[fp] = count;
     ctx.counted = true;

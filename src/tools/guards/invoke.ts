@@ -9,6 +9,7 @@ import { findRejection } from '../rejected.js';
 import type { ToolDescriptor } from '../tool.js';
 import { idempotencyKey } from './keys.js';
 import { lookBack, needsLookBack } from './look-back.js';
+import { recordEvidence } from './evidence.js';
 import { send } from './send.js';
 
 /** What the invoke step itself produces (for docs/observations.md); the invoker's own codes are listed apart. */
@@ -69,7 +70,11 @@ async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<O
     await ctx.services.checkpoint();
     ctx.executed = true;
     const obs = await send(ctx, descriptor, ctx.args ?? {}, { meta: { idempotencyKey: key } });
-    if (needsLookBack(obs) && ctx.policy?.recover) return await lookBack(ctx, obs, key, ctx.policy.recover);
+    if (needsLookBack(obs) && ctx.policy?.recover) {
+      // The write executed (and failed) before its look-back did: its evidence comes first (SPEC §4 step 9).
+      const own = recordEvidence(ctx, { tool: ctx.call.tool, args: ctx.args ?? {}, observation: obs });
+      return await lookBack(ctx, obs.withEvidence(own.id), key, ctx.policy.recover);
+    }
     return obs;
   } finally {
     ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);

@@ -41,7 +41,9 @@ export async function lookBack(ctx: CallContext, failure: Observation, key: stri
   }
   const raw = await send(ctx, descriptor, lookArgs, {});
   const judged = await applyResponseContract(ctx.flow.tools[recover.tool]?.response, raw, ctx.locale, logger);
-  const found = judged.ok && (await isFound(ctx, recover.found, { args, key, verify: judged.data }));
+  // null: `found` could not be evaluated — the look-back then decides nothing (SPEC §9: it failed).
+  const verdict = judged.ok ? await isFound(ctx, recover.found, { args, key, verify: judged.data }) : null;
+  const found = verdict === true;
   const record = recordEvidence(ctx, {
     tool: recover.tool,
     args: lookArgs,
@@ -51,18 +53,18 @@ export async function lookBack(ctx: CallContext, failure: Observation, key: stri
   });
   const cited = judged.withEvidence(record.id);
   logToolCall(logger, recover.tool, cited, { lookBack: true });
-  ctx.lookBack = { evidenceId: record.id, found };
+  ctx.lookBack = { evidenceId: record.id, found, decided: verdict !== null };
   await ctx.services.onLookBack?.({ callId: ctx.call.callId, writeTool: ctx.call.tool, tool: recover.tool, args: lookArgs, observation: cited, found });
   if (!found) return failure;
   return Observation.success(hint(ctx.locale, 'LOOKED_BACK', { tool: ctx.call.tool }), judged.data).withEvidence(record.id);
 }
 
-async function isFound(ctx: CallContext, expression: string, scope: unknown): Promise<boolean> {
+async function isFound(ctx: CallContext, expression: string, scope: unknown): Promise<boolean | null> {
   try {
     return await evaluateCondition(expression, scope);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
     ctx.services.logger.warn('TOOL look-back found failed', { tool: ctx.call.tool, error: error.message });
-    return false;
+    return null;
   }
 }

@@ -81,10 +81,15 @@ async function checkEvidence(ctx: CallContext, field: string, contract: ParamCon
   }
   const latest = sources[0] as EvidenceRecord;
   const samples = sample(await select(ctx, contract.path, latest), contract.path ? null : field);
+  // With no value to offer, the next step must still be actionable: ask the user.
+  const next =
+    samples.length > 0
+      ? hint(locale, 'NEXT_PROVENANCE_MISMATCH', { tools, values: list(locale, samples) })
+      : hint(locale, 'NEXT_ASK_FIRST', { field });
   return Observation.rejected(
     code('PARAM_PROVENANCE_MISMATCH'),
     code('PARAM_PROVENANCE_MISMATCH').reason(locale, { field, value: showValue(value), tools }),
-    hint(locale, 'NEXT_PROVENANCE_MISMATCH', { tools, values: samples.length > 0 ? list(locale, samples) : hint(locale, 'NONE') }),
+    next,
   );
 }
 

@@ -146,8 +146,8 @@ describe('builtin_node_follow_up', () => {
       outcome: 'REJECTED',
       code: 'FOLLOW_UP_UNGROUNDED',
       reason: '追问复述了用户已经说过的内容',
-      next: '用户已经说过这些内容，按用户的原话继续',
-      message: '追问复述了用户已经说过的内容。下一步：用户已经说过这些内容，按用户的原话继续。',
+      next: '直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）',
+      message: '追问复述了用户已经说过的内容。下一步：直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）。',
     });
   });
 

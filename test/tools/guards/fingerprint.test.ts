@@ -39,17 +39,21 @@ describe('Fingerprint alone', () => {
     expect((await h.through(guards(), 'space_list', {}, executes)).obs.errorCode).toBe('FINGERPRINT_TRIP');
   });
 
-  it('never counts approved writes, verify calls of a pending write, or builtins', async () => {
+  it('counts builtin calls like any other (the seed incident: identical rejected output_set calls)', async () => {
+    const h = harness({ localTools: cloudTools().tools });
+    const run = () => h.through(guards(), 'builtin_node_fail', { reason: 'x' }, () => Promise.resolve(Observation.success('ok')));
+    expect((await run()).obs.ok).toBe(true);
+    expect((await run()).obs.ok).toBe(true);
+    expect((await run()).obs.errorCode).toBe('FINGERPRINT_TRIP');
+  });
+
+  it('never counts approved writes or verify calls of a pending write', async () => {
     const h = harness({ localTools: cloudTools().tools });
     h.node.pendingWrites.push({
       tool: 'web_site_create', fingerprint: 'x', verifyTool: 'web_site_get', verifyArgs: { siteId: 'site_1' }, done: 'false',
       scope: { args: {}, result: null, key: 'k' },
     });
     for (let i = 0; i < 4; i++) expect((await h.through(guards(), 'web_site_get', { siteId: 'site_1' }, executes)).obs.ok).toBe(true);
-    for (let i = 0; i < 4; i++) {
-      const { obs } = await h.through(guards(), 'builtin_node_fail', { reason: 'x' }, () => Promise.resolve(Observation.success('ok')));
-      expect(obs.ok).toBe(true);
-    }
     const approved = h.ctx('web_site_create', {});
     Object.assign(approved, { approved: true, fingerprint: 'web_site_create#x', args: {} });
     const step = fingerprintGuard();

@@ -120,24 +120,25 @@ describe('invoke step: look-back of a write that timed out', () => {
     return { h, cloud, ...(await pending) };
   }
 
-  it('found → SUCCESS citing the look-back’s evidence and payload; the write gets no evidence of its own', async () => {
+  it('found → SUCCESS citing the look-back’s evidence and payload; the write’s own FAILED evidence comes first', async () => {
     const { h, obs, ctx, cloud } = await timedOutWrite('after-create');
     expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', code: null, message: '写操作 web_site_create 被中断，回查确认已生效，未重复执行' });
-    expect(obs.evidenceId).toBe('ev_2');
+    expect(obs.evidenceId).toBe('ev_3');
     expect(obs.data).toMatchObject({ code: 0, data: [{ name: '官网', status: 'CREATING' }] });
-    expect(ctx.lookBack).toEqual({ evidenceId: 'ev_2', found: true });
+    expect(ctx.lookBack).toEqual({ evidenceId: 'ev_3', found: true, decided: true });
     expect(h.run.evidence.map((e) => [e.id, e.tool, e.outcome, e.lookBack ?? false])).toEqual([
       ['ev_1', 'space_list', 'SUCCESS', false],
-      ['ev_2', 'web_site_list', 'SUCCESS', true],
+      ['ev_2', 'web_site_create', 'FAILED', false],
+      ['ev_3', 'web_site_list', 'SUCCESS', true],
     ]);
-    expect(h.run.evidence[1]!.confirmsFingerprint).toBe(fingerprint('web_site_create', ARGS));
+    expect(h.run.evidence[2]!.confirmsFingerprint).toBe(fingerprint('web_site_create', ARGS));
     expect(h.lookBacks).toMatchObject([{ tool: 'web_site_list', args: { spaceId: 'sp_1' }, writeTool: 'web_site_create', found: true }]);
-    expect(h.lookBacks[0]!.observation.evidenceId).toBe('ev_2');
+    expect(h.lookBacks[0]!.observation.evidenceId).toBe('ev_3');
     expect(h.run.inFlight).toEqual([]);
     expect(h.run.approvals[0]!.consumed).toBe(true);
-    expect(h.logger.lines()).toContain('INFO TOOL invoked tool=web_site_list outcome=SUCCESS code=- evidence=ev_2 lookBack=true');
+    expect(h.logger.lines()).toContain('INFO TOOL invoked tool=web_site_list outcome=SUCCESS code=- evidence=ev_3 lookBack=true');
     const again = await h.call('web_site_create', ARGS);
-    expect(again.obs.evidenceId).toBe('ev_2');
+    expect(again.obs.evidenceId).toBe('ev_3');
     expect(again.ctx.reused).toBe(true);
     expect(cloud.seen.filter((c) => c.tool === 'web_site_create')).toHaveLength(1);
   });
@@ -152,16 +153,17 @@ describe('invoke step: look-back of a write that timed out', () => {
       message:
         '工具 web_site_create 调用超时（30000 ms）。下一步：用 builtin_node_follow_up 向用户说明失败原因并询问如何处理；用户不再继续时调用 builtin_node_fail；不要自行改用其它写操作补救。',
     });
-    expect(obs.evidenceId).toBe('ev_3');
+    // Numbered in execution order: the write (ev_2) before its look-back (ev_3).
+    expect(obs.evidenceId).toBe('ev_2');
     expect(h.run.evidence.map((e) => [e.id, e.tool, e.outcome, e.confirmsFingerprint ?? null])).toEqual([
       ['ev_1', 'space_list', 'SUCCESS', null],
-      ['ev_2', 'web_site_list', 'SUCCESS', null],
-      ['ev_3', 'web_site_create', 'FAILED', null],
+      ['ev_2', 'web_site_create', 'FAILED', null],
+      ['ev_3', 'web_site_list', 'SUCCESS', null],
     ]);
     expect(h.lookBacks).toMatchObject([{ found: false }]);
     expect(h.run.approvals[0]!.consumed).toBe(true);
     expect(h.node.approvedWriteFailed).toBe(true);
-    expect(h.logger.lines()).toContain('WARN TOOL invoked tool=web_site_create outcome=FAILED code=TOOL_TIMEOUT evidence=ev_3');
+    expect(h.logger.lines()).toContain('WARN TOOL invoked tool=web_site_create outcome=FAILED code=TOOL_TIMEOUT evidence=ev_2');
   });
 
   it('without `recover` a timed-out write is FAILED as usual, with no look-back', async () => {

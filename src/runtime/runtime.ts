@@ -120,7 +120,7 @@ export class Runtime {
     ];
     startNode({ doc, emit: (e) => void payloads.push(e), resetConversation: () => undefined }, first.id);
     const ts = new Date().toISOString();
-    const started = payloads.map((p, i) => ({ ...p, seq: i + 1, ts, runId }) as StoredEvent);
+    const started = payloads.map((p, i) => ({ ...p, seq: i + 1, ts, runId }) satisfies StoredEvent);
     const record = await (await this.db()).createRun(
       {
         runId,

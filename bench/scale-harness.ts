@@ -54,7 +54,11 @@ function watch(child: ChildProcess, label: string): Child {
       const seen = lines.find((l) => pattern.test(l));
       if (seen) return Promise.resolve(seen);
       return new Promise((resolveLine, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${label}: no line ${pattern} within ${timeoutMs} ms:\n${lines.join('\n')}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(new Error(`${label}: no line ${pattern} within ${timeoutMs} ms:\n${lines.join('\n')}`)),
+          timeoutMs,
+        );
         waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolveLine(line)) });
         void exited.then((code) => {
           clearTimeout(timer);
@@ -77,15 +81,25 @@ export async function startDemoServer(dataDir: string): Promise<{ child: Child; 
 }
 
 /** Starts `agent-runtime worker --db URL` from the built CLI. */
-export function spawnWorker(options: { db: string; concurrency: number; leaseMs: number; label: string; logLevel?: string }): Child {
-  const child = spawn(process.execPath, [CLI, 'worker', '--db', options.db, '--concurrency', String(options.concurrency)], {
-    env: {
-      ...process.env,
-      AGENT_RUNTIME_LEASE_MS: String(options.leaseMs),
-      AGENT_RUNTIME_LOG_LEVEL: options.logLevel ?? 'info',
+export function spawnWorker(options: {
+  db: string;
+  concurrency: number;
+  leaseMs: number;
+  label: string;
+  logLevel?: string;
+}): Child {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'worker', '--db', options.db, '--concurrency', String(options.concurrency)],
+    {
+      env: {
+        ...process.env,
+        AGENT_RUNTIME_LEASE_MS: String(options.leaseMs),
+        AGENT_RUNTIME_LOG_LEVEL: options.logLevel ?? 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   return watch(child, options.label);
 }
 
@@ -141,9 +155,20 @@ export function writeScript(dir: string, n: number, slowMs = 0): string {
     { calls: [{ tool: 'space_list', args: {} }] },
     ...(slowMs > 0 ? [{ calls: [{ tool: 'slow_query', args: { ms: slowMs } }] }] : []),
     { calls: [create] },
-    { calls: [{ tool: 'builtin_node_approval', args: { tool: 'web_site_create', summary: `create ${name}` } }] },
+    {
+      calls: [
+        { tool: 'builtin_node_approval', args: { tool: 'web_site_create', summary: `create ${name}` } },
+      ],
+    },
     { calls: [create] },
-    { calls: [{ tool: 'builtin_output_set', args: { key: 'name', value: name, sourceType: 'evidence', sourceRef: createEvidence } }] },
+    {
+      calls: [
+        {
+          tool: 'builtin_output_set',
+          args: { key: 'name', value: name, sourceType: 'evidence', sourceRef: createEvidence },
+        },
+      ],
+    },
     { calls: [{ tool: 'builtin_node_finish', args: { summary: `created ${name}` } }] },
   ];
   const file = join(dir, `run-${n}.json`);
@@ -198,7 +223,10 @@ export async function startRuns(
     await Promise.all(
       ns.slice(i, i + parallel).map(async (n) => {
         const model = `scripted:${writeScript(scripts, n, range.slowMs ?? 0)}`;
-        const run = await approver.runtime.start(flow, { input: { text: `Create a site named ${siteName(n)}` }, model });
+        const run = await approver.runtime.start(flow, {
+          input: { text: `Create a site named ${siteName(n)}` },
+          model,
+        });
         ids.set(n, run.runId);
       }),
     );
@@ -208,14 +236,21 @@ export async function startRuns(
 
 /**
  * Approves every run of `runIds` that waits for an approval, until all have ended or `timeoutMs`
- * passed. Returns the final statuses by run id.
+ * passed. Polls the suspended runs often and the ended ones twice a second (listing runs reads whole
+ * rows: the approver must not be what the bench measures). Returns the final statuses by run id.
  */
-export async function approveUntilDone(approver: Approver, runIds: readonly string[], timeoutMs: number): Promise<Map<string, string>> {
+export async function approveUntilDone(
+  approver: Approver,
+  runIds: readonly string[],
+  timeoutMs: number,
+): Promise<Map<string, string>> {
   const wanted = new Set(runIds);
   const deadline = Date.now() + timeoutMs;
+  let checked = 0;
   for (;;) {
-    const runs = (await approver.runtime.list()).filter((r) => wanted.has(r.runId));
-    const waiting = runs.filter((r) => r.status === 'suspended' && r.suspension?.kind === 'APPROVAL');
+    const waiting = (await approver.runtime.list({ status: 'suspended' })).filter(
+      (r) => wanted.has(r.runId) && r.suspension?.kind === 'APPROVAL',
+    );
     await Promise.all(
       waiting.map((r) =>
         approver.runtime.approve(r.runId, { comment: 'ok', who: 'bench' }).catch((error: unknown) => {
@@ -223,13 +258,22 @@ export async function approveUntilDone(approver: Approver, runIds: readonly stri
         }),
       ),
     );
-    const ended = runs.filter((r) => ['completed', 'failed', 'cancelled'].includes(r.status));
-    if (ended.length === wanted.size) return new Map(runs.map((r) => [r.runId, r.status]));
-    if (Date.now() > deadline) {
-      const left = runs.filter((r) => !ended.includes(r)).map((r) => `${r.runId}:${r.status}`);
-      throw new Error(`${left.length} runs did not end within ${timeoutMs} ms: ${left.slice(0, 10).join(', ')}`);
+    if (Date.now() - checked >= 500 || waiting.length === 0) {
+      checked = Date.now();
+      const ended = new Map<string, string>();
+      for (const status of ['completed', 'failed', 'cancelled'] as const) {
+        for (const r of await approver.runtime.list({ status }))
+          if (wanted.has(r.runId)) ended.set(r.runId, r.status);
+      }
+      if (ended.size === wanted.size) return ended;
+      if (Date.now() > deadline) {
+        const left = [...wanted].filter((id) => !ended.has(id));
+        throw new Error(
+          `${left.length} runs did not end within ${timeoutMs} ms: ${left.slice(0, 10).join(', ')}`,
+        );
+      }
     }
-    await new Promise((r) => setTimeout(r, waiting.length > 0 ? 20 : 100));
+    await new Promise((r) => setTimeout(r, waiting.length > 0 ? 10 : 50));
   }
 }
 
@@ -247,13 +291,16 @@ export function driveLines(worker: Child, label: string): DriveLine[] {
   const drives: DriveLine[] = [];
   for (const line of worker.lines) {
     const m = /WORKER run\.driven runId=(\S+) status=(\S+) seqs=(\d+)-(\d+)/.exec(line);
-    if (m) drives.push({ runId: m[1]!, status: m[2]!, first: Number(m[3]), last: Number(m[4]), worker: label });
+    if (m)
+      drives.push({ runId: m[1]!, status: m[2]!, first: Number(m[3]), last: Number(m[4]), worker: label });
   }
   return drives;
 }
 
 /** The writes the demo server executed (its writes.jsonl). */
-export function demoWrites(dataDir: string): { tool: string; idempotencyKey: string | null; args: { name?: string } }[] {
+export function demoWrites(
+  dataDir: string,
+): { tool: string; idempotencyKey: string | null; args: { name?: string } }[] {
   const file = join(dataDir, 'writes.jsonl');
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')

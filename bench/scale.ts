@@ -31,7 +31,9 @@ import {
 } from './scale-harness.js';
 
 const PG_URL =
-  process.env.AGENT_RUNTIME_BENCH_PG_URL ?? process.env.AGENT_RUNTIME_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  process.env.AGENT_RUNTIME_BENCH_PG_URL ??
+  process.env.AGENT_RUNTIME_TEST_PG_URL ??
+  'postgres://postgres@127.0.0.1:5432/test';
 
 interface Result {
   workers: number;
@@ -108,7 +110,9 @@ async function main(): Promise<void> {
   const runs = Number(values.runs);
   const concurrency = Number(values.concurrency);
   const counts = values.workers.split(',').map(Number);
-  process.stderr.write(`bench:scale: ${runs} runs per configuration, ${concurrency} runs at once per worker, database ${new URL(PG_URL).host}\n`);
+  process.stderr.write(
+    `bench:scale: ${runs} runs per configuration, ${concurrency} runs at once per worker, database ${new URL(PG_URL).host}\n`,
+  );
   const results: Result[] = [];
   for (const workers of counts) {
     const result = await measure(workers, runs, concurrency);

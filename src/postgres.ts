@@ -25,6 +25,12 @@ export {
   type QueryRunner,
   type QueryResult,
 } from './store/postgres/index.js';
-export { RunQueue, RUN_QUEUE, type RunJob, type RunQueueOptions, type RunQueueWorkOptions } from './worker/queue.js';
+export {
+  RunQueue,
+  RUN_QUEUE,
+  type RunJob,
+  type RunQueueOptions,
+  type RunQueueWorkOptions,
+} from './worker/queue.js';
 export { RunWorker, type RunWorkerOptions } from './worker/worker.js';
 export { startWorker, type StartWorkerOptions, type WorkerHandle } from './worker/start.js';

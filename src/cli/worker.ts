@@ -48,7 +48,10 @@ export async function runWorkerCommand(argv: string[], io: WorkerIo): Promise<nu
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < 1) throw new UsageError(`worker: --${name} must be a whole number of at least 1, not ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw) || value < 1)
+    throw new UsageError(
+      `worker: --${name} must be a whole number of at least 1, not ${JSON.stringify(raw)}`,
+    );
   return value;
 }
 
@@ -58,7 +61,9 @@ function shutdownSignal(logger: Logger): Promise<void> {
     const first = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', first);
       process.off('SIGTERM', first);
-      logger.info('WORKER shutting down: no new runs; waiting for runs being driven to suspend or end', { signal });
+      logger.info('WORKER shutting down: no new runs; waiting for runs being driven to suspend or end', {
+        signal,
+      });
       process.once('SIGINT', () => process.exit(130));
       process.once('SIGTERM', () => process.exit(143));
       resolve();

@@ -81,7 +81,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
     concurrency,
     logger,
     ...(options.sweepMs !== undefined ? { sweepMs: options.sweepMs } : {}),
-    ...(options.pollingIntervalSeconds !== undefined ? { pollingIntervalSeconds: options.pollingIntervalSeconds } : {}),
+    ...(options.pollingIntervalSeconds !== undefined
+      ? { pollingIntervalSeconds: options.pollingIntervalSeconds }
+      : {}),
   });
   const running = worker;
   await running.start();

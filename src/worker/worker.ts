@@ -79,7 +79,8 @@ export class RunWorker {
       },
       (runId) => this.#take(runId),
     );
-    const sweepMs = this.#options.sweepMs ?? Math.min(5000, Math.max(250, Math.floor(this.#options.leaseMs / 2)));
+    const sweepMs =
+      this.#options.sweepMs ?? Math.min(5000, Math.max(250, Math.floor(this.#options.leaseMs / 2)));
     this.#timer = setInterval(() => {
       this.sweep().catch((error: unknown) => this.#logger.error('WORKER sweep failed', { error }));
     }, sweepMs);
@@ -117,7 +118,9 @@ export class RunWorker {
 
   async #sweepOnce(): Promise<number> {
     if (this.#stopping) return 0;
-    const ids = (await this.#options.store.unleasedRuns(Date.now(), 200)).filter((id) => !this.#driving.has(id));
+    const ids = (await this.#options.store.unleasedRuns(Date.now(), 200)).filter(
+      (id) => !this.#driving.has(id),
+    );
     await this.#options.queue.enqueueMany(ids);
     if (ids.length > 0) this.#logger.debug('WORKER sweep', { queued: ids.length });
     return ids.length;
@@ -144,7 +147,12 @@ export class RunWorker {
     this.#committed.set(runId, committed);
     try {
       const summary = await this.#options.runtime.drive(runId);
-      const fields = { runId, status: summary.status, seqs: `${committed.first ?? '-'}-${committed.last ?? '-'}`, ms: Date.now() - started };
+      const fields = {
+        runId,
+        status: summary.status,
+        seqs: `${committed.first ?? '-'}-${committed.last ?? '-'}`,
+        ms: Date.now() - started,
+      };
       if (summary.status === 'running') this.#logger.warn('WORKER run.lost', fields);
       else this.#logger.info('WORKER run.driven', fields);
     } catch (error) {
@@ -152,7 +160,11 @@ export class RunWorker {
         this.#logger.debug('WORKER run.skipped', { runId, reason: error.message });
         return;
       }
-      this.#logger.error('WORKER run.error', { runId, error, seqs: `${committed.first ?? '-'}-${committed.last ?? '-'}` });
+      this.#logger.error('WORKER run.error', {
+        runId,
+        error,
+        seqs: `${committed.first ?? '-'}-${committed.last ?? '-'}`,
+      });
       throw error;
     } finally {
       this.#committed.delete(runId);

@@ -28,7 +28,9 @@ afterAll(async () => {
 });
 
 // One in-process PGlite per file; each case gets a fresh schema in it.
-storeContract('PostgresStore (PGlite)', (now) => createPostgresStore({ pglite: db }, { schema: nextSchema(), now }));
+storeContract('PostgresStore (PGlite)', (now) =>
+  createPostgresStore({ pglite: db }, { schema: nextSchema(), now }),
+);
 
 describe('PostgresStore schema', () => {
   const fixture = readFileSync(new URL('./fixtures/postgres-v1.sql', import.meta.url), 'utf8');
@@ -56,9 +58,17 @@ describe('PostgresStore schema', () => {
       lastSeq: 5,
       createdAt: '2025-03-01T10:00:00.000Z',
     });
-    expect((await store.events('run_v1', 2)).map((e) => e.type)).toEqual(['tool.invoked', 'node.completed', 'run.suspended']);
+    expect((await store.events('run_v1', 2)).map((e) => e.type)).toEqual([
+      'tool.invoked',
+      'node.completed',
+      'run.suspended',
+    ]);
     expect((await store.messages('run_v1', 'query#1')).map((m) => m.index)).toEqual([0, 1]);
-    expect((await store.evidence('run_v1'))[0]).toMatchObject({ id: 'ev_1', tool: 'site_query', payload: { rows: [] } });
+    expect((await store.evidence('run_v1'))[0]).toMatchObject({
+      id: 'ev_1',
+      tool: 'site_query',
+      payload: { rows: [] },
+    });
     expect((await store.listRuns({ parentRunId: 'run_v1' })).map((r) => r.runId)).toEqual(['run_v1_child']);
     expect(await store.acquireLease('run_v1_child', 'worker-b', 1740823300000, 1740823200001)).toMatchObject({
       leaseOwner: 'worker-b',
@@ -78,11 +88,21 @@ describe('PostgresStore schema', () => {
   it('applies pending migrations in order, once', async () => {
     const schema = await v1Schema();
     const q = pgliteQueryable(db);
-    const v2: PgMigration = { version: 2, description: 'test: runs.note', sql: (s) => `ALTER TABLE ${s}.runs ADD COLUMN note text` };
-    const v3: PgMigration = { version: 3, description: 'test: fill note', sql: (s) => `UPDATE ${s}.runs SET note = 'v3'` };
+    const v2: PgMigration = {
+      version: 2,
+      description: 'test: runs.note',
+      sql: (s) => `ALTER TABLE ${s}.runs ADD COLUMN note text`,
+    };
+    const v3: PgMigration = {
+      version: 3,
+      description: 'test: fill note',
+      sql: (s) => `UPDATE ${s}.runs SET note = 'v3'`,
+    };
     expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({ from: 1, to: 3 });
     expect(await pgSchemaVersion(q, schema)).toBe(3);
-    expect((await db.query(`SELECT note FROM "${schema}".runs WHERE run_id = 'run_v1'`)).rows).toEqual([{ note: 'v3' }]);
+    expect((await db.query(`SELECT note FROM "${schema}".runs WHERE run_id = 'run_v1'`)).rows).toEqual([
+      { note: 'v3' },
+    ]);
     expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({ from: 3, to: 3 });
   });
 
@@ -107,14 +127,18 @@ describe('PostgresStore schema', () => {
     const error: unknown = await createPostgresStore({ pglite: db }, { schema }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW' });
-    expect((error as Error).message).toMatch(/schema version 2, newer than this g2rain-agent-runtime supports \(1\)/);
+    expect((error as Error).message).toMatch(
+      /schema version 2, newer than this g2rain-agent-runtime supports \(1\)/,
+    );
     expect(await pgSchemaVersion(pgliteQueryable(db), schema)).toBe(PG_SCHEMA_VERSION + 1);
   });
 
   it('rejects a migration list with a gap, and a schema name that is not a plain identifier', async () => {
     const gap = [PG_MIGRATIONS[0]!, { version: 3, description: 'gap', sql: () => 'SELECT 1' }];
     await expect(pgMigrate(pgliteQueryable(db), nextSchema(), gap)).rejects.toThrow(/expected 2/);
-    const error: unknown = await createPostgresStore({ pglite: db }, { schema: 'x"; DROP' }).catch((e: unknown) => e);
+    const error: unknown = await createPostgresStore({ pglite: db }, { schema: 'x"; DROP' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'BAD_URL' });
   });
 });

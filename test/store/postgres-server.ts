@@ -17,7 +17,9 @@ export async function pgAvailable(url: string = PG_URL): Promise<boolean> {
     await client.query('SELECT 1');
     return true;
   } catch (error) {
-    process.stderr.write(`PostgreSQL at ${new URL(url).host} not available, skipping: ${(error as Error).message}\n`);
+    process.stderr.write(
+      `PostgreSQL at ${new URL(url).host} not available, skipping: ${(error as Error).message}\n`,
+    );
     return false;
   } finally {
     await client.end();

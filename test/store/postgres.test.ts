@@ -4,7 +4,11 @@
  * migration raced by several processes' worth of stores.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPostgresStore, PG_SCHEMA_VERSION, type PostgresStore } from '../../src/store/postgres/index.js';
+import {
+  createPostgresStore,
+  PG_SCHEMA_VERSION,
+  type PostgresStore,
+} from '../../src/store/postgres/index.js';
 import { openStore } from '../../src/store/open.js';
 import { VersionConflictError } from '../../src/store/store.js';
 import { PG_URL, SchemaPool, pgAvailable } from './postgres-server.js';
@@ -17,7 +21,9 @@ afterAll(async () => {
 });
 
 if (available) {
-  storeContract('PostgresStore (server)', (now) => createPostgresStore(PG_URL, { schema: schemas.next('c'), now, poolSize: 2 }));
+  storeContract('PostgresStore (server)', (now) =>
+    createPostgresStore(PG_URL, { schema: schemas.next('c'), now, poolSize: 2 }),
+  );
 }
 
 describe.runIf(available)('PostgresStore on a server with many connections', () => {
@@ -48,7 +54,8 @@ describe.runIf(available)('PostgresStore on a server with many connections', () 
       );
       const won = results.filter((r) => r.status === 'fulfilled');
       expect(won).toHaveLength(1);
-      for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(VersionConflictError);
+      for (const r of results)
+        if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(VersionConflictError);
       const after = (await all[0]!.getRun('r1'))!;
       expect(after).toMatchObject({ version: run.version + 1, lastSeq: run.lastSeq + 1 });
       const [stepEvent] = await all[0]!.events('r1', run.lastSeq);
@@ -70,7 +77,9 @@ describe.runIf(available)('PostgresStore on a server with many connections', () 
 
   it('migrates a new schema once when several stores open it at the same moment', async () => {
     const schema = schemas.next('mig');
-    const opened = await Promise.all(Array.from({ length: 4 }, () => createPostgresStore(PG_URL, { schema, poolSize: 1 })));
+    const opened = await Promise.all(
+      Array.from({ length: 4 }, () => createPostgresStore(PG_URL, { schema, poolSize: 1 })),
+    );
     for (const store of opened) expect(await store.schemaVersion()).toBe(PG_SCHEMA_VERSION);
     await Promise.all(opened.map((s) => s.close()));
   });

@@ -15,7 +15,8 @@ export async function expectPartitioned(
   approverSeqs: ReadonlyMap<string, readonly number[]>,
 ): Promise<void> {
   const byRun = new Map<string, { from: number; to: number; who: string }[]>();
-  for (const d of drives) byRun.set(d.runId, [...(byRun.get(d.runId) ?? []), { from: d.first, to: d.last, who: d.worker }]);
+  for (const d of drives)
+    byRun.set(d.runId, [...(byRun.get(d.runId) ?? []), { from: d.first, to: d.last, who: d.worker }]);
   for (const runId of runIds) {
     const blocks = [...(byRun.get(runId) ?? [])];
     for (const seq of approverSeqs.get(runId) ?? []) blocks.push({ from: seq, to: seq, who: 'approver' });
@@ -23,7 +24,11 @@ export async function expectPartitioned(
     const lastSeq = (await store.getRun(runId))!.lastSeq;
     let next = 1;
     for (const block of blocks) {
-      expect({ runId, block, expectedFrom: next }).toEqual({ runId, block: { ...block, from: next }, expectedFrom: next });
+      expect({ runId, block, expectedFrom: next }).toEqual({
+        runId,
+        block: { ...block, from: next },
+        expectedFrom: next,
+      });
       next = block.to + 1;
     }
     expect({ runId, end: next - 1 }).toEqual({ runId, end: lastSeq });

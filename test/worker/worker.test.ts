@@ -111,7 +111,10 @@ describe.runIf(available)('queue mode and RunWorker', () => {
     });
 
   it('hands a started run to the queue unleased; a worker drives it; an approval queues the rest', async () => {
-    const started = await client.start(flow, { input: { text: 'book a table' }, model: script('table', true) });
+    const started = await client.start(flow, {
+      input: { text: 'book a table' },
+      model: script('table', true),
+    });
     expect(started.status).toBe('running');
     const store = await client.db();
     expect(await store.getRun(started.runId)).toMatchObject({ leaseOwner: null, leaseExpiresAt: null });
@@ -119,7 +122,14 @@ describe.runIf(available)('queue mode and RunWorker', () => {
     await queue.enqueue(started.runId);
     expect(await queue.waiting(started.runId)).toBe(1);
 
-    handle = await startWorker({ db, tools, leaseMs: 800, sweepMs: 200, pollingIntervalSeconds: 0.5, logger: log.logger });
+    handle = await startWorker({
+      db,
+      tools,
+      leaseMs: 800,
+      sweepMs: 200,
+      pollingIntervalSeconds: 0.5,
+      logger: log.logger,
+    });
     const suspended = await status(started.runId, 'suspended');
     expect(suspended.suspension?.kind).toBe('APPROVAL');
 
@@ -128,8 +138,11 @@ describe.runIf(available)('queue mode and RunWorker', () => {
     expect(await store.getRun(started.runId)).toMatchObject({ leaseOwner: null });
     await status(started.runId, 'completed');
     expect(booked.filter((b) => b.startsWith('table:'))).toHaveLength(1);
-    expect((await store.events(started.runId)).filter((e) => e.type === 'run.resumed').map((e) => e.kind)).toEqual(['APPROVAL']);
-    const drives = () => log.lines.filter((l) => l.includes(started.runId) && l.includes('WORKER run.driven'));
+    expect(
+      (await store.events(started.runId)).filter((e) => e.type === 'run.resumed').map((e) => e.kind),
+    ).toEqual(['APPROVAL']);
+    const drives = () =>
+      log.lines.filter((l) => l.includes(started.runId) && l.includes('WORKER run.driven'));
     await until(() => Promise.resolve(drives().length === 2 ? true : null));
     expect(drives().map((l) => /status=(\w+)/.exec(l)?.[1])).toEqual(['suspended', 'completed']);
   });
@@ -142,8 +155,15 @@ describe.runIf(available)('queue mode and RunWorker', () => {
     const expiresAt = Date.now() + 1500;
     expect(await store.acquireLease(started.runId, 'rt_elsewhere', expiresAt, Date.now())).not.toBeNull();
     await queue.enqueue(started.runId);
-    await until(() => Promise.resolve(log.lines.some((l) => l.includes(started.runId) && l.includes('WORKER run.skipped')) ? true : null));
-    expect(await store.getRun(started.runId)).toMatchObject({ status: 'running', leaseOwner: 'rt_elsewhere' });
+    await until(() =>
+      Promise.resolve(
+        log.lines.some((l) => l.includes(started.runId) && l.includes('WORKER run.skipped')) ? true : null,
+      ),
+    );
+    expect(await store.getRun(started.runId)).toMatchObject({
+      status: 'running',
+      leaseOwner: 'rt_elsewhere',
+    });
 
     await status(started.runId, 'completed');
     const events = await store.events(started.runId);

@@ -18,9 +18,13 @@ export function parsePgUrl(url: string): PgLocation {
   try {
     parsed = new URL(url.trim());
   } catch (error) {
-    throw new StoreError('BAD_URL', 'the PostgreSQL URL cannot be parsed (expected postgres://user@host:port/db)', {
-      cause: error,
-    });
+    throw new StoreError(
+      'BAD_URL',
+      'the PostgreSQL URL cannot be parsed (expected postgres://user@host:port/db)',
+      {
+        cause: error,
+      },
+    );
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     throw new StoreError('BAD_URL', `not a PostgreSQL URL (scheme ${parsed.protocol})`);
@@ -58,17 +62,35 @@ export async function createPostgresStore(
     const pool = new pg.Pool({ connectionString: location.connectionString, max: options.poolSize ?? 10 });
     pool.on('error', (error) => process.emitWarning(`PostgreSQL pool: ${error.message}`));
     try {
-      return await PostgresStore.open({ db: poolQueryable(pool), schema: options.schema ?? location.schema, ...now });
+      return await PostgresStore.open({
+        db: poolQueryable(pool),
+        schema: options.schema ?? location.schema,
+        ...now,
+      });
     } catch (error) {
       throw unreachable(error, location.connectionString);
     }
   }
   const db = 'pglite' in target ? pgliteQueryable(target.pglite) : target.db;
-  return PostgresStore.open({ db, schema: options.schema ?? DEFAULT_PG_SCHEMA, ownsDb: !('pglite' in target), ...now });
+  return PostgresStore.open({
+    db,
+    schema: options.schema ?? DEFAULT_PG_SCHEMA,
+    ownsDb: !('pglite' in target),
+    ...now,
+  });
 }
 
 /** Error codes of a server that cannot be reached or refuses us (network, auth, missing database). */
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '28P01', '28000', '3D000']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  '28P01',
+  '28000',
+  '3D000',
+]);
 
 /** A connection failure as StoreError `NOT_AVAILABLE`, naming host and database but never the password. */
 function unreachable(error: unknown, connectionString: string): unknown {
@@ -76,7 +98,11 @@ function unreachable(error: unknown, connectionString: string): unknown {
   if (typeof code !== 'string' || !CONNECT_CODES.has(code)) return error;
   const url = new URL(connectionString);
   const where = `${url.hostname}:${url.port || '5432'}${url.pathname}`;
-  return new StoreError('NOT_AVAILABLE', `cannot open the PostgreSQL store at ${where}: ${code} ${(error as Error).message}`, {
-    cause: error,
-  });
+  return new StoreError(
+    'NOT_AVAILABLE',
+    `cannot open the PostgreSQL store at ${where}: ${code} ${(error as Error).message}`,
+    {
+      cause: error,
+    },
+  );
 }

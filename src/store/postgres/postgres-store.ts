@@ -116,7 +116,10 @@ export class PostgresStore implements Store {
     if (filter.tenant === null) where.push('tenant IS NULL');
     else if (filter.tenant !== undefined) where.push(`tenant = ${params.add(filter.tenant)}`);
     if (filter.parentRunId !== undefined) where.push(`parent_run_id = ${params.add(filter.parentRunId)}`);
-    const limit = filter.limit === undefined ? '' : ` LIMIT ${params.add(Math.max(0, Math.trunc(filter.limit)), 'bigint')}`;
+    const limit =
+      filter.limit === undefined
+        ? ''
+        : ` LIMIT ${params.add(Math.max(0, Math.trunc(filter.limit)), 'bigint')}`;
     const sql =
       `SELECT ${RUN_SELECT} FROM ${this.#s}.runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
       `ORDER BY created_at DESC, pos DESC${limit}`;
@@ -131,7 +134,10 @@ export class PostgresStore implements Store {
     const params = new Params();
     const runId = params.add(commit.runId);
     const sets = patchAssignments(commit.patch, params);
-    sets.push('version = version + 1', `updated_at = ${params.add(this.#now().toISOString(), 'timestamptz')}`);
+    sets.push(
+      'version = version + 1',
+      `updated_at = ${params.add(this.#now().toISOString(), 'timestamptz')}`,
+    );
     const conditions = [`run_id = ${runId}`, `version = ${params.add(commit.expectedVersion, 'integer')}`];
     const first = events[0];
     const last = events.at(-1);
@@ -139,9 +145,12 @@ export class PostgresStore implements Store {
       sets.push(`last_seq = ${params.add(last.seq, 'bigint')}`);
       conditions.push(`${params.add(first.seq, 'bigint')} > last_seq`);
     }
-    const update =
-      `UPDATE ${this.#s}.runs SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${RUN_SELECT}`;
-    const batches = [eventRows(events), messageRows(commit.messages ?? []), evidenceRows(commit.evidence ?? [])];
+    const update = `UPDATE ${this.#s}.runs SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${RUN_SELECT}`;
+    const batches = [
+      eventRows(events),
+      messageRows(commit.messages ?? []),
+      evidenceRows(commit.evidence ?? []),
+    ];
     let row: PgRunRow | undefined;
     try {
       row = (await db.query<PgRunRow>(this.#withAppends(update, batches, params), params.values)).rows[0];
@@ -173,7 +182,12 @@ export class PostgresStore implements Store {
     );
   }
 
-  async acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null> {
+  async acquireLease(
+    runId: string,
+    owner: string,
+    expiresAt: number,
+    now: number,
+  ): Promise<RunRecord | null> {
     const db = this.#open();
     const result = await db.query<PgRunRow>(
       `UPDATE ${this.#s}.runs SET lease_owner = $2, lease_expires_at = $3::bigint, version = version + 1,
@@ -244,7 +258,11 @@ export class PostgresStore implements Store {
     );
     const current = result.rows[0];
     if (!current || Number(current.version) !== commit.expectedVersion) {
-      throw new VersionConflictError(commit.runId, commit.expectedVersion, current ? Number(current.version) : null);
+      throw new VersionConflictError(
+        commit.runId,
+        commit.expectedVersion,
+        current ? Number(current.version) : null,
+      );
     }
     checkEvents(commit.runId, Number(current.last_seq), commit.events ?? []);
     throw new Error(`commit of run ${commit.runId} refused for no known reason`);
@@ -254,9 +272,13 @@ export class PostgresStore implements Store {
   #duplicate(error: unknown, runId: string): unknown {
     if ((error as { code?: unknown } | null)?.code !== UNIQUE_VIOLATION) return error;
     const detail = (error as { detail?: string }).detail ?? (error as Error).message;
-    return new StoreError('DUPLICATE', `run ${runId}: ${constraintOf(error) ?? 'a row'} already holds ${detail}`, {
-      cause: error,
-    });
+    return new StoreError(
+      'DUPLICATE',
+      `run ${runId}: ${constraintOf(error) ?? 'a row'} already holds ${detail}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

@@ -84,7 +84,11 @@ function clientRunner(client: PoolClient): QueryRunner {
  */
 export interface PGliteLike {
   query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
-  transaction<T>(body: (tx: { query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }> }) => Promise<T>): Promise<T>;
+  transaction<T>(
+    body: (tx: {
+      query<R>(sql: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+    }) => Promise<T>,
+  ): Promise<T>;
   close(): Promise<void>;
   readonly closed?: boolean;
 }
@@ -105,7 +109,9 @@ export function pgliteQueryable(db: PGliteLike, options: { ownsConnection?: bool
   return {
     query: <R>(sql: string, params: readonly unknown[] = []) => run<R>(db, sql, params),
     transaction: <T>(body: (tx: QueryRunner) => Promise<T>) =>
-      db.transaction((tx) => body({ query: <R>(sql: string, params: readonly unknown[] = []) => run<R>(tx, sql, params) })),
+      db.transaction((tx) =>
+        body({ query: <R>(sql: string, params: readonly unknown[] = []) => run<R>(tx, sql, params) }),
+      ),
     async close(): Promise<void> {
       if (options.ownsConnection && !db.closed) await db.close();
     },

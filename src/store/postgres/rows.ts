@@ -154,7 +154,13 @@ export interface AppendRows {
 export function eventRows(events: readonly StoredEvent[]): AppendRows {
   return {
     table: 'events',
-    columns: [col('seq', 'bigint'), col('ts', 'timestamptz'), col('type'), col('node_id'), col('body', 'json')],
+    columns: [
+      col('seq', 'bigint'),
+      col('ts', 'timestamptz'),
+      col('type'),
+      col('node_id'),
+      col('body', 'json'),
+    ],
     rows: events.map((e) => [e.seq, e.ts, e.type, e.nodeId ?? null, JSON.stringify(e)]),
   };
 }
@@ -172,7 +178,14 @@ export function messageRows(messages: readonly StoredMessage[]): AppendRows {
 export function evidenceRows(evidence: readonly EvidenceRecord[]): AppendRows {
   return {
     table: 'evidence',
-    columns: [col('id'), col('tool'), col('node_id'), col('fingerprint'), col('outcome'), col('body', 'json')],
+    columns: [
+      col('id'),
+      col('tool'),
+      col('node_id'),
+      col('fingerprint'),
+      col('outcome'),
+      col('body', 'json'),
+    ],
     rows: evidence.map((e) => [e.id, e.tool, e.nodeId, e.fingerprint, e.outcome, JSON.stringify(e)]),
   };
 }
@@ -182,7 +195,13 @@ export function evidenceRows(evidence: readonly EvidenceRecord[]): AppendRows {
  * whole batch; `guard` lets a commit insert only when its compare-and-set matched. Evidence keeps the
  * order of the batch (its `pos` follows the VALUES order through `ORDER BY`).
  */
-export function insertBatch(schema: string, batch: AppendRows, runIdParam: string, params: Params, guard: string): string {
+export function insertBatch(
+  schema: string,
+  batch: AppendRows,
+  runIdParam: string,
+  params: Params,
+  guard: string,
+): string {
   const names = batch.columns.map((c) => c.name);
   const values = batch.rows.map(
     (row, i) => `(${i}, ${row.map((value, j) => params.add(value, batch.columns[j]?.cast)).join(', ')})`,

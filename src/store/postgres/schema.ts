@@ -95,7 +95,10 @@ export const DEFAULT_PG_SCHEMA = 'agent_runtime';
 /** A schema name quoted for SQL; only plain identifiers are accepted (throws StoreError `BAD_URL`). */
 export function quoteSchema(name: string): string {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
-    throw new StoreError('BAD_URL', `PostgreSQL schema name ${JSON.stringify(name)} must be a plain identifier`);
+    throw new StoreError(
+      'BAD_URL',
+      `PostgreSQL schema name ${JSON.stringify(name)} must be a plain identifier`,
+    );
   }
   return `"${name}"`;
 }

@@ -9,7 +9,10 @@ import pg from 'pg';
 /** The server's URL (without a `schema` parameter). */
 export const PG_URL = process.env.AGENT_RUNTIME_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** True when the server answers within a second. */
+/**
+ * True when the server answers within a second. With env AGENT_RUNTIME_TEST_PG_REQUIRED=1 (CI) a
+ * server that does not answer is an error instead of a reason to skip.
+ */
 export async function pgAvailable(url: string = PG_URL): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
   try {
@@ -17,6 +20,9 @@ export async function pgAvailable(url: string = PG_URL): Promise<boolean> {
     await client.query('SELECT 1');
     return true;
   } catch (error) {
+    if (process.env.AGENT_RUNTIME_TEST_PG_REQUIRED === '1') {
+      throw new Error(`PostgreSQL at ${new URL(url).host} is required (AGENT_RUNTIME_TEST_PG_REQUIRED=1)`, { cause: error });
+    }
     process.stderr.write(
       `PostgreSQL at ${new URL(url).host} not available, skipping: ${(error as Error).message}\n`,
     );

@@ -15,6 +15,7 @@ import type { Queryable } from './queryable.js';
 import {
   Params,
   RUN_SELECT,
+  RUN_SELECT_MUTABLE,
   eventRows,
   evidenceRows,
   insertBatch,
@@ -23,6 +24,7 @@ import {
   patchAssignments,
   runFromPgRow,
   type AppendRows,
+  type FixedParts,
   type PgRunRow,
 } from './rows.js';
 import { DEFAULT_PG_SCHEMA, pgMigrate, pgSchemaVersion, quoteSchema } from './schema.js';
@@ -40,6 +42,8 @@ export interface PostgresStoreOptions {
 }
 
 const UNIQUE_VIOLATION = '23505';
+/** Runs whose frozen `flow` and `input` are kept, so a step does not read and parse them again. */
+const FIXED_CACHE_SIZE = 1000;
 
 /**
  * The Store for several processes and machines sharing one PostgreSQL (SPEC §9, §13). A commit is
@@ -55,6 +59,7 @@ export class PostgresStore implements Store {
   #db: Queryable | null;
   readonly #now: () => Date;
   readonly #ownsDb: boolean;
+  readonly #fixed = new Map<string, FixedParts>();
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
@@ -91,8 +96,8 @@ export class PostgresStore implements Store {
     const insertRun = `INSERT INTO ${this.#s}.runs (${columns}) VALUES (${placeholders}) RETURNING ${RUN_SELECT}`;
     const sql = events.length === 0 ? insertRun : this.#withAppends(insertRun, [eventRows(events)], params);
     try {
-      const result = await db.query<PgRunRow>(sql, params.values);
-      return runFromPgRow(result.rows[0] ?? unreachable(run.runId));
+      const row = (await db.query<PgRunRow>(sql, params.values)).rows[0] ?? unreachable(run.runId);
+      return runFromPgRow(row, this.#remember(run.runId, { flow: row.flow, input: row.input }));
     } catch (error) {
       if (constraintOf(error) === 'runs_pkey') throw duplicateRun(run.runId);
       throw this.#duplicate(error, run.runId);
@@ -123,7 +128,7 @@ export class PostgresStore implements Store {
     const sql =
       `SELECT ${RUN_SELECT} FROM ${this.#s}.runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
       `ORDER BY created_at DESC, pos DESC${limit}`;
-    return (await db.query<PgRunRow>(sql, params.values)).rows.map(runFromPgRow);
+    return (await db.query<PgRunRow>(sql, params.values)).rows.map((row) => runFromPgRow(row));
   }
 
   async commit(commit: Commit): Promise<RunRecord> {
@@ -145,7 +150,7 @@ export class PostgresStore implements Store {
       sets.push(`last_seq = ${params.add(last.seq, 'bigint')}`);
       conditions.push(`${params.add(first.seq, 'bigint')} > last_seq`);
     }
-    const update = `UPDATE ${this.#s}.runs SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${RUN_SELECT}`;
+    const update = `UPDATE ${this.#s}.runs SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${RUN_SELECT_MUTABLE}`;
     const batches = [
       eventRows(events),
       messageRows(commit.messages ?? []),
@@ -158,7 +163,7 @@ export class PostgresStore implements Store {
       throw this.#duplicate(error, commit.runId);
     }
     if (!row) return this.#explainRefusedCommit(commit);
-    return runFromPgRow(row);
+    return runFromPgRow(row, await this.#fixedParts(commit.runId));
   }
 
   async events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
@@ -194,11 +199,11 @@ export class PostgresStore implements Store {
          updated_at = $5::timestamptz
        WHERE run_id = $1
          AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $4::bigint OR lease_owner = $2)
-       RETURNING ${RUN_SELECT}`,
+       RETURNING ${RUN_SELECT_MUTABLE}`,
       [runId, owner, expiresAt, now, this.#now().toISOString()],
     );
     const row = result.rows[0];
-    if (row) return runFromPgRow(row);
+    if (row) return runFromPgRow(row, await this.#fixedParts(runId));
     const exists = await db.query(`SELECT 1 FROM ${this.#s}.runs WHERE run_id = $1`, [runId]);
     if (exists.rows.length === 0) throw runNotFound(runId);
     return null;
@@ -224,6 +229,24 @@ export class PostgresStore implements Store {
     const db = this.#db;
     this.#db = null;
     if (db && this.#ownsDb) await db.close();
+  }
+
+  /** A run's `flow` and `input`, frozen and shared: from the cache, else read once. */
+  async #fixedParts(runId: string): Promise<FixedParts> {
+    const known = this.#fixed.get(runId);
+    if (known) return known;
+    const result = await this.#open().query<FixedParts>(
+      `SELECT flow, input FROM ${this.#s}.runs WHERE run_id = $1`,
+      [runId],
+    );
+    return this.#remember(runId, result.rows[0] ?? unreachable(runId));
+  }
+
+  #remember(runId: string, parts: FixedParts): FixedParts {
+    const fixed = { flow: deepFreeze(parts.flow), input: deepFreeze(parts.input) };
+    this.#fixed.set(runId, fixed);
+    if (this.#fixed.size > FIXED_CACHE_SIZE) this.#fixed.delete(this.#fixed.keys().next().value ?? runId);
+    return fixed;
   }
 
   #open(): Queryable {
@@ -285,6 +308,14 @@ export class PostgresStore implements Store {
 function constraintOf(error: unknown): string | undefined {
   const constraint = (error as { constraint?: unknown } | null)?.constraint;
   return typeof constraint === 'string' ? constraint : undefined;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 function unreachable(runId: string): never {

@@ -34,14 +34,27 @@ export interface PgRunRow {
   updated_at: Date | string;
 }
 
-/** The columns a query returns for a run (never `pos`). */
-export const RUN_SELECT =
-  'run_id, parent_run_id, root_run_id, tenant, flow_id, flow_version, flow, flow_dir, model, input, status, ' +
+/** The columns that change over a run's life (everything but `flow` and `input`, and never `pos`). */
+export const RUN_SELECT_MUTABLE =
+  'run_id, parent_run_id, root_run_id, tenant, flow_id, flow_version, flow_dir, model, status, ' +
   'suspension, reason, failed_node, message, usage, outputs, state, version, last_seq, lease_owner, ' +
   'lease_expires_at, created_at, updated_at';
 
-/** The run a row holds. */
-export function runFromPgRow(row: PgRunRow): RunRecord {
+/** Every column of a run. */
+export const RUN_SELECT = `${RUN_SELECT_MUTABLE}, flow, input`;
+
+/** What never changes after a run's creation (SPEC: a store may hand these out frozen and shared). */
+export interface FixedParts {
+  flow: unknown;
+  input: unknown;
+}
+
+/** The run a row holds; `fixed` supplies `flow` and `input` when the row was read without them. */
+export function runFromPgRow(
+  row: PgRunRow | Omit<PgRunRow, 'flow' | 'input'>,
+  fixed?: FixedParts,
+): RunRecord {
+  const parts = fixed ?? (row as PgRunRow);
   return {
     runId: row.run_id,
     parentRunId: row.parent_run_id,
@@ -49,10 +62,10 @@ export function runFromPgRow(row: PgRunRow): RunRecord {
     tenant: row.tenant,
     flowId: row.flow_id,
     flowVersion: row.flow_version,
-    flow: row.flow,
+    flow: parts.flow,
     flowDir: row.flow_dir,
     model: row.model,
-    input: row.input,
+    input: parts.input,
     status: row.status as RunStatus,
     suspension: row.suspension,
     reason: row.reason,

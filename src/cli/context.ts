@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { createStderrLogger } from '../log/logger.js';
+import { createStderrLogger, isLogLevel, type LogLevel } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { StoredEvent } from '../store/store.js';
 import { resolveDbUrl } from '../store/open.js';
@@ -31,7 +31,14 @@ export function cliContext(parsed: Parsed): CliContext {
   const runtime = createRuntime({
     store: resolveDbUrl({ db: str(parsed, 'db') }),
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
-    logger: createStderrLogger({ level: tty ? 'warn' : 'info', write: (line) => { renderer.stopSpinner(); err(`${line}\n`); } }),
+    // In a terminal the readable trace stands in for the INFO lines (`TOOL invoked …`); the env brings them back.
+    logger: createStderrLogger({
+      level: logLevel(tty),
+      write: (line) => {
+        renderer.stopSpinner();
+        err(`${line}\n`);
+      },
+    }),
     onEvent: (event) => {
       for (const sink of sinks) sink(event);
     },
@@ -50,4 +57,10 @@ export function cliContext(parsed: Parsed): CliContext {
 function traceWriter(file: string): (event: StoredEvent) => void {
   mkdirSync(dirname(file), { recursive: true });
   return (event) => appendFileSync(file, `${JSON.stringify(event)}\n`);
+}
+
+function logLevel(tty: boolean): LogLevel {
+  const wanted = process.env.AGENT_RUNTIME_LOG_LEVEL;
+  if (wanted !== undefined && isLogLevel(wanted)) return wanted;
+  return tty ? 'warn' : 'info';
 }

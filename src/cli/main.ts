@@ -33,8 +33,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    const later = name === 'serve' || name === 'worker' ? ` (not available in this version)` : '';
-    process.stderr.write(`agent-runtime: unknown command ${JSON.stringify(name)}${later}\n${USAGE}\n`);
+    process.stderr.write(`agent-runtime: unknown command ${JSON.stringify(name)}\n${USAGE}\n`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {

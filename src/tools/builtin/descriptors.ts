@@ -100,8 +100,23 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
   },
 };
 
-/** The descriptor of a builtin in a locale: name, description and JSON input schema. */
+const built = new Map<string, ToolDescriptor>();
+
+/**
+ * The descriptor of a builtin in a locale: name, description and JSON input schema. Built once per
+ * (name, locale) and frozen: schema validation caches compiled schemas by object identity.
+ */
 export function builtinDescriptor(name: BuiltinName, locale: Locale): ToolDescriptor {
+  const key = `${name}\u0000${locale}`;
+  let descriptor = built.get(key);
+  if (!descriptor) {
+    descriptor = Object.freeze(makeDescriptor(name, locale));
+    built.set(key, descriptor);
+  }
+  return descriptor;
+}
+
+function makeDescriptor(name: BuiltinName, locale: Locale): ToolDescriptor {
   const text = TEXTS[name];
   const properties: Record<string, JsonSchema> = {};
   for (const [prop, spec] of Object.entries(text.properties)) properties[prop] = propertySchema(spec, locale);

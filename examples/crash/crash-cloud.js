@@ -3,9 +3,10 @@
 /**
  * crash-cloud: the MCP server (stdio) of the crash-injection suite's flow (examples/crash/flow.yaml);
  * its tools are in crash-tools.js. Env DEMO_CLOUD_DATA sets the data folder, as for demo-cloud.
- * Env CRASH_CLOUD_SLOW_CREATE=`reply:MS` makes web_site_create execute at once but answer MS later
- * (a write that times out although it took effect); `execute:MS` waits MS before executing, even when
- * the caller gave up meanwhile (a server that commits after the caller looked back). Like a remote
+ * Env CRASH_CLOUD_SLOW=`reply:MS` makes the writes execute at once but answer MS later (a write that
+ * times out although it took effect; a long in-flight window); `execute:MS` waits MS before executing,
+ * even when the caller gave up meanwhile (a server that commits after the caller looked back).
+ * `reply:MS:web_site_create` slows only the tools listed. Like a remote
  * server, it finishes the calls it has started before it leaves when its client goes away.
  */
 import { Server } from '@modelcontextprotocol/server';
@@ -14,7 +15,7 @@ import { dataDir } from '../demo-cloud/store.js';
 import { CRASH_TOOLS, callCrashTool, parseSlowness } from './crash-tools.js';
 
 const DIR = dataDir();
-const SLOW_CREATE = parseSlowness(process.env.CRASH_CLOUD_SLOW_CREATE);
+const SLOW = parseSlowness(process.env.CRASH_CLOUD_SLOW);
 let running = 0;
 let clientGone = false;
 
@@ -36,7 +37,7 @@ function createServer() {
         dataDir: DIR,
         idempotencyKey: key,
         signal: ctx.mcpReq.signal,
-        slowCreate: SLOW_CREATE,
+        slow: SLOW,
       });
     } finally {
       running -= 1;

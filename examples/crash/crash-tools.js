@@ -21,8 +21,8 @@ import { callTool, TOOLS } from '../demo-cloud/tools.js';
  * @typedef {import('../demo-cloud/store.js').State} State
  * @typedef {import('../demo-cloud/tools.js').ToolResult} ToolResult
  * @typedef {State & { published?: Record<string, string>, notifications?: { channel: string, text: string }[] }} CrashState
- * @typedef {{ phase: 'reply' | 'execute', ms: number }} Slowness
- * @typedef {{ dataDir: string, idempotencyKey: string | null, signal: AbortSignal, slowCreate?: Slowness | null }} CrashCallContext
+ * @typedef {{ phase: 'reply' | 'execute', ms: number, tools: string[] }} Slowness
+ * @typedef {{ dataDir: string, idempotencyKey: string | null, signal: AbortSignal, slow?: Slowness | null }} CrashCallContext
  */
 
 const DEMO_TOOLS = ['space_list', 'web_site_list', 'web_site_create'];
@@ -60,15 +60,19 @@ export const CRASH_TOOLS = [
   },
 ];
 
+const WRITES = ['web_site_create', 'web_site_publish', 'notify_send'];
+
 /**
- * Parses CRASH_CLOUD_SLOW_CREATE: `reply:MS` (execute at once, answer MS later) or `execute:MS`
- * (wait MS, then execute even when the caller gave up meanwhile); anything else is null.
+ * Parses CRASH_CLOUD_SLOW: `reply:MS` (execute at once, answer MS later) or `execute:MS` (wait MS, then
+ * execute even when the caller gave up meanwhile), optionally followed by `:tool,tool` (default: the
+ * three writes); anything else is null.
  * @param {string | undefined} value @returns {Slowness | null}
  */
 export function parseSlowness(value) {
-  const match = /^(reply|execute):(\d+)$/.exec(value ?? '');
+  const match = /^(reply|execute):(\d+)(?::([\w,]+))?$/.exec(value ?? '');
   if (!match) return null;
-  return { phase: match[1] === 'reply' ? 'reply' : 'execute', ms: Number(match[2]) };
+  const tools = match[3] ? match[3].split(',') : WRITES;
+  return { phase: match[1] === 'reply' ? 'reply' : 'execute', ms: Number(match[2]), tools };
 }
 
 /** @param {Reply} body @returns {ToolResult} */
@@ -129,18 +133,19 @@ function notify(args, ctx) {
  * @returns {Promise<ToolResult>}
  */
 export async function callCrashTool(name, args, ctx) {
+  const slow = ctx.slow?.tools.includes(name) ? ctx.slow : null;
+  if (slow?.phase === 'execute') await sleep(slow.ms, null);
+  const result = await execute(name, args, ctx);
+  if (slow?.phase === 'reply') await sleep(slow.ms, ctx.signal);
+  return result;
+}
+
+/** @param {string} name @param {Record<string, unknown>} args @param {CrashCallContext} ctx @returns {Promise<ToolResult>} */
+async function execute(name, args, ctx) {
   if (name === 'web_site_publish') return publish(args, ctx);
   if (name === 'notify_send') return notify(args, ctx);
   if (!DEMO_TOOLS.includes(name))
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-  const slow = name === 'web_site_create' ? (ctx.slowCreate ?? null) : null;
-  if (slow?.phase === 'execute') await sleep(slow.ms, null);
   const options = { dataDir: ctx.dataDir, dedupe: false };
-  const result = await callTool(name, args, {
-    signal: ctx.signal,
-    idempotencyKey: ctx.idempotencyKey,
-    options,
-  });
-  if (slow?.phase === 'reply') await sleep(slow.ms, ctx.signal);
-  return result;
+  return callTool(name, args, { signal: ctx.signal, idempotencyKey: ctx.idempotencyKey, options });
 }

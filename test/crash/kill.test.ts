@@ -7,10 +7,12 @@
  * as each call returns). Each trial (seeded: CRASH_SEED, default below; CRASH_TRIALS, default 50)
  * takes the copy before a random command, runs that command in a fresh process and kill -9s it at a
  * random point of its own progress: 0-40 ms after its n-th line, n random up to its line count (n = 0:
- * during start-up); in 40% of the trials n is a line where the model has just called a write or a
- * write's result has just come back (skewed to 0 ms), since a write's in-flight window lasts only a
- * few ms. So kills land at every step whatever the machine's
- * speed: mid-start, mid-model-turn, mid-write (after the in-flight mark), mid-commit. It waits for the MCP server the command
+ * during start-up). A write's in-flight window lasts only a few ms, so in 60% of the trials of an
+ * `approve` the server takes 250 ms over each write, before or after executing it (CRASH_CLOUD_SLOW),
+ * n is the line where the model has just made the approved call and the kill comes 0-350 ms later, taking the server down too in half
+ * of them (the request dies with the host) or letting it finish the call (as a remote server would).
+ * So kills land at every step whatever the machine's speed: mid-start, mid-model-turn, mid-write
+ * (marked in flight, executed or not), mid-commit. It waits for the MCP server the command
  * had started to leave, then continues the run as people and operators would (`resume` once the
  * 300 ms lease has expired, `approve`, `answer`). In about a third of the trials the first command
  * after the crash is killed too, at a random point (a crash during recovery: mid look-back, mid
@@ -31,11 +33,11 @@ const CONCURRENCY = 3;
 const SECOND_KILL_SHARE = 0.3;
 /** The longest delay after a progress line: a step (model turn, call, commit) takes a few ms. */
 const EXTRA_MS = 40;
-/** The share of kills aimed just after the model called a write (the in-flight window is a few ms). */
-const WRITE_SHARE = 0.4;
+/** The share of kills, in the commands that approve a write, aimed at that write's in-flight window. */
+const WRITE_SHARE = 0.6;
 const WRITE_CALL = /model → .*(web_site_create|web_site_publish|notify_send)/;
-/** Logged when a write's result came back, before the commit that records it and clears its mark. */
-const WRITE_RETURNED = /TOOL invoked tool=(web_site_create|web_site_publish|notify_send) outcome=SUCCESS/;
+/** In write-aimed trials the server takes this long over each write (CRASH_CLOUD_SLOW), before or after executing it. */
+const SLOW_MS = 250;
 /** A command continuing a run prints about this many lines before it reaches the next suspension. */
 const SECOND_KILL_LINES = 12;
 
@@ -66,6 +68,8 @@ interface Stage {
 interface Trial {
   index: number;
   stage: number;
+  /** The server's slowness in this trial, if any. */
+  slow: string | null;
   kill: KillPoint;
   secondKill: KillPoint | null;
   killed: boolean;
@@ -92,9 +96,10 @@ describe('crash: kill -9 at random points, then resume', () => {
         throw new Error(`clean run: ${args[0]} exited ${outcome.code}: ${outcome.stderr}`);
       const lines = outcome.stderr.split('\n');
       const end = lines.findIndex((line) => /^(⏸ waiting|✔ run completed)/.test(line));
-      const writeLines = lines.flatMap((line, i) =>
-        WRITE_CALL.test(line) || WRITE_RETURNED.test(line) ? [i + 1] : [],
-      );
+      // The approved call of a write: the first one the model makes after the approval was granted.
+      const granted = lines.findIndex((line) => line.startsWith('▶ resumed (APPROVAL'));
+      const call = granted < 0 ? -1 : lines.findIndex((line, i) => i > granted && WRITE_CALL.test(line));
+      const writeLines = call < 0 ? [] : [call + 1];
       stages.push({ before, args, lines: end < 0 ? lines.length - 1 : end + 1, writeLines, ms: outcome.ms });
       args = nextCommand(base.row(base.runId()!));
     }
@@ -109,24 +114,27 @@ describe('crash: kill -9 at random points, then resume', () => {
     const rand = random(SEED + index * 7919);
     const stageIndex = Math.floor(rand() * stages.length);
     const stage = stages[stageIndex]!;
-    const point = (lines: number, writeLines: number[], startMs: number): KillPoint => {
-      if (writeLines.length > 0 && rand() < WRITE_SHARE) {
-        return {
-          afterLines: writeLines[Math.floor(rand() * writeLines.length)]!,
-          extraMs: Math.round(rand() * rand() * EXTRA_MS),
-        };
-      }
+    const point = (lines: number, startMs: number): KillPoint => {
       const afterLines = Math.floor(rand() * (lines + 1));
       return {
         afterLines,
         extraMs: afterLines === 0 ? Math.round(rand() * startMs) : Math.round(rand() * EXTRA_MS),
       };
     };
-    const kill = point(stage.lines, stage.writeLines, stage.ms);
-    const secondKill = rand() < SECOND_KILL_SHARE ? point(SECOND_KILL_LINES, [], 1_000) : null;
+    const atWrite = stage.writeLines.length > 0 && rand() < WRITE_SHARE;
+    const kill: KillPoint = atWrite
+      ? {
+          afterLines: stage.writeLines[Math.floor(rand() * stage.writeLines.length)]!,
+          extraMs: Math.round(rand() * (SLOW_MS + 100)),
+          servers: rand() < 0.5,
+        }
+      : point(stage.lines, stage.ms);
+    const phase = rand() < 0.5 ? 'reply' : 'execute';
+    const slow: Record<string, string> = atWrite ? { CRASH_CLOUD_SLOW: `${phase}:${SLOW_MS}` } : {};
+    const secondKill = rand() < SECOND_KILL_SHARE ? point(SECOND_KILL_LINES, 1_000) : null;
     const world = stage.before.copy('crash-kill-');
     worlds.push(world);
-    const { killed } = await runAndKill(world, stage.args, kill);
+    const { killed } = await runAndKill(world, stage.args, kill, slow);
     let runId = world.runId();
     let landed = 'no run';
     if (!runId) {
@@ -152,6 +160,7 @@ describe('crash: kill -9 at random points, then resume', () => {
     return {
       index,
       stage: stageIndex,
+      slow: slow.CRASH_CLOUD_SLOW ?? null,
       kill,
       secondKill,
       killed,
@@ -188,6 +197,7 @@ describe('crash: kill -9 at random points, then resume', () => {
         ...tally(done.flatMap((t) => t.branches)).map(([k, n]) => `  recovery: ${k} × ${n}`),
       ].join('\n'),
     );
+    if (process.env.CRASH_VERBOSE) for (const t of done) console.log(JSON.stringify(t));
     // Kills that land after the command ended inject nothing; most must land while it works.
     expect(done.filter((t) => t.killed).length).toBeGreaterThanOrEqual(Math.ceil(TRIALS * 0.6));
   }, 1_200_000);

@@ -1,6 +1,6 @@
 /**
  * Crash-injection suite: slow writes (issue 6, SPEC §4 step 6 and §9). crash-cloud's web_site_create can
- * be slowed (CRASH_CLOUD_SLOW_CREATE, examples/crash/crash-tools.js): `reply:MS` executes at once and
+ * be slowed (CRASH_CLOUD_SLOW=…:web_site_create, examples/crash/crash-tools.js): `reply:MS` executes at once and
  * answers MS later, `execute:MS` waits MS and then executes even if the caller gave up. The flow's
  * `build` node gives tools 2.5 s. This makes the in-flight window of a write long and deterministic:
  * a write times out during normal running and is looked back; the CLI is killed while a write is in
@@ -11,7 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../acceptance/build.js';
 import { checkRun } from './helpers/checks.js';
 import { driveToEnd, settleServers } from './helpers/drive.js';
-import { childPids, CRASH_FLOW, INPUT, until, World, type TraceEvent } from './helpers/world.js';
+import { childPids, CRASH_FLOW, killProcess, INPUT, until, World, type TraceEvent } from './helpers/world.js';
 
 const created = (world: World) => world.writes().filter((w) => w.tool === 'web_site_create');
 const invoked = (events: TraceEvent[], tool: string) =>
@@ -37,18 +37,18 @@ describe('crash: slow writes, timeouts and look-backs', () => {
     ready: () => boolean,
     what: string,
   ): Promise<void> {
-    const { child, done } = world.spawn(['approve', runId], { CRASH_CLOUD_SLOW_CREATE: slow });
+    const { child, done } = world.spawn(['approve', runId], { CRASH_CLOUD_SLOW: `${slow}:web_site_create` });
     await until(ready, what);
     const servers = childPids(child.pid!);
     child.kill('SIGKILL');
-    for (const pid of servers) process.kill(pid, 'SIGKILL');
+    for (const pid of servers) killProcess(pid);
     await done;
     await settleServers(servers);
   }
 
   it('a write that times out during normal running is looked back with `recover`: found → SUCCESS, not sent again', async () => {
     const runId = await startRun();
-    const approved = await world.cli(['approve', runId], { CRASH_CLOUD_SLOW_CREATE: 'reply:4000' });
+    const approved = await world.cli(['approve', runId], { CRASH_CLOUD_SLOW: 'reply:4000:web_site_create' });
     expect(approved.code).toBe(3);
     const events = world.events(runId);
     const look = invoked(events, 'web_site_list').find((e) => e.lookBack === true)!;
@@ -94,7 +94,9 @@ describe('crash: slow writes, timeouts and look-backs', () => {
 
   it('the limit of a look-back: a server that commits after the look-back looked leaves an effect the run reported as failed', async () => {
     const runId = await startRun();
-    const approved = await world.cli(['approve', runId], { CRASH_CLOUD_SLOW_CREATE: 'execute:4500' });
+    const approved = await world.cli(['approve', runId], {
+      CRASH_CLOUD_SLOW: 'execute:4500:web_site_create',
+    });
     expect(approved.code).toBe(3); // the run goes on and asks its question
     const events = world.events(runId);
     const look = invoked(events, 'web_site_list').find((e) => e.lookBack === true)!;

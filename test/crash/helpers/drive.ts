@@ -1,6 +1,7 @@
 import { waitForExit } from '../../helpers/demo-server.js';
 import {
   childPids,
+  killProcess,
   MODEL_QUESTION,
   RECOVERY_ANSWER,
   sleep,
@@ -36,6 +37,8 @@ export interface DriveLog {
 export interface KillPoint {
   afterLines: number;
   extraMs: number;
+  /** Kill the MCP servers the command started too (the request dies with the host) instead of letting them finish. */
+  servers?: boolean;
 }
 
 /** What a killed (or not) command did. */
@@ -67,6 +70,7 @@ export async function runAndKill(
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
     servers = childPids(child.pid);
     killed = child.kill('SIGKILL');
+    if (point.servers) for (const pid of servers) killProcess(pid);
   };
   const arm = () => (timer ??= setTimeout(kill, point.extraMs));
   let lines = 0;
@@ -87,7 +91,7 @@ export async function runAndKill(
 export async function settleServers(pids: readonly number[], ms = 8_000): Promise<void> {
   for (const pid of pids) {
     if (await waitForExit(pid, ms)) continue;
-    process.kill(pid, 'SIGKILL');
+    killProcess(pid);
     await waitForExit(pid, 2_000);
   }
 }

@@ -249,6 +249,15 @@ export function childPids(pid: number): number[] {
   return pids;
 }
 
+/** SIGKILLs a process; one that has already gone is fine. */
+export function killProcess(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
 /** Resolves after `ms`. Cross-process waits have nothing to await but time. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

@@ -6,8 +6,6 @@ import { StoreError } from '../store/store.js';
 import { USAGE, UsageError } from './args.js';
 import { answer, cancel, decide, resume, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
-import { serve } from './serve.js';
-import { worker } from './worker.js';
 
 const COMMANDS: Record<string, Command> = {
   run,
@@ -20,8 +18,9 @@ const COMMANDS: Record<string, Command> = {
   runs,
   trace,
   validate,
-  serve,
-  worker,
+  // Loaded on demand: the HTTP server and the queue worker bring heavy dependencies.
+  serve: async (argv) => (await import('./serve.js')).serve(argv),
+  worker: async (argv) => (await import('./worker.js')).worker(argv),
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (SPEC §10). */

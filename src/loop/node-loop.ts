@@ -73,6 +73,8 @@ export interface LoopHost {
 export async function runNode(host: LoopHost): Promise<NodeExit> {
   for (;;) {
     if (host.signal.aborted) return { kind: 'stopped' };
+    // A node resumed after its last stall was persisted but before it failed (a crash in between).
+    if (host.node.stalls >= host.limits.maxStalls && !host.loop.resolved && !host.loop.wave) return noProgress(host);
     if (host.loop.resolved) {
       const exit = await countResolved(host);
       if (exit) return exit;

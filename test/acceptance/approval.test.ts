@@ -37,7 +37,7 @@ describe.concurrent('acceptance: writes and approvals', { timeout: SCENARIO_TIME
     expect(r.events[0]).toMatchObject({
       type: 'run.started',
       flowId: 'acceptance-site',
-      flowVersion: '1',
+      flowVersion: 1,
       input: { text: SITE_INPUT },
     });
     expectInOrder(r.events, [

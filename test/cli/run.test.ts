@@ -136,7 +136,7 @@ describe('cli: run', () => {
       expect(events[0]).toMatchObject({
         type: 'run.started',
         flowId: 'plain',
-        flowVersion: '1',
+        flowVersion: 1,
         input: { orderId: 7, note: '加急' },
       });
       const inline = await w.cli([

@@ -3,7 +3,8 @@
  * A node makes K calls of a local tool, one per round, driven by the scripted model, then finishes.
  * Reported per step (one model turn + one tool call) for: a bare loop doing the same calls with no
  * guards and no persistence (the floor), the runtime with the memory store, and with SQLite.
- * Ratios come from one run on this machine. Per-step cost must not grow with K.
+ * After one warm-up run of each variant, each cell is one measured run; the ratios come from the same
+ * invocation on this machine. Per-step cost must not grow with K.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -71,8 +72,11 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-runtime-bench-'));
   const rows: string[] = [];
   try {
-    await runtimeLoop(20, 'memory'); // warm-up (JIT, module loading)
-    await bareLoop(20, scriptedModel(script(20)));
+    // Warm-up: one full run of each variant first, so that the measured runs see compiled code
+    // (module loading and JIT would otherwise dominate the small K).
+    await bareLoop(500, scriptedModel(script(500)));
+    await runtimeLoop(500, 'memory');
+    await runtimeLoop(500, `sqlite:${join(dir, 'warm-up.db')}`);
     for (const k of [50, 500]) {
       const steps = k + 1;
       const bare = (await bareLoop(k, scriptedModel(script(k)))) / steps;

@@ -43,6 +43,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     description: t.description,
     inputSchema: t.inputSchema,
   }));
+  let prompt: { hint: string | null; text: string } | null = null;
   const host: LoopHost = {
     runId: session.runId,
     nodeId: node.id,
@@ -54,15 +55,21 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     signal: deps.signal,
     modelCalls: () => doc.modelCalls,
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
-    systemPrompt: () =>
-      buildSystemPrompt({
+    systemPrompt: () => {
+      // Within a node run only the phase hint can change the prompt: build it again only then.
+      const hintNow = phaseHint(locale, node.outputs, nodeState.outputs);
+      if (prompt && prompt.hint === hintNow) return prompt.text;
+      const text = buildSystemPrompt({
         locale,
         instructions: renderInstructions(node.instructions, { input: session.current.input, nodes: session.run.nodeOutputs }),
         input: session.current.input,
         outputs: node.outputs,
         earlierOutputs: session.run.nodeOutputs,
-        phaseHint: phaseHint(locale, node.outputs, nodeState.outputs),
-      }),
+        phaseHint: hintNow,
+      });
+      prompt = { hint: hintNow, text };
+      return text;
+    },
     tools: () => tools,
     conversation: () => session.conversation(),
     callTool: (call, round) => callTool(session, node, deps, call, round),

@@ -35,8 +35,19 @@ export interface RunRow {
 /** Named parameters for a statement. */
 export type Params = Record<string, SQLInputValue>;
 
-/** The run a row holds; every object in it is freshly parsed, owned by the caller. */
-export function runFromRow(row: RunRow): RunRecord {
+/**
+ * What a commit's answer may take from elsewhere instead of parsing the row again: the run's
+ * definition (flow and input never change: parsed once, frozen, shared) and the state the caller
+ * just wrote (its own object).
+ */
+export interface RowShortcuts {
+  definition?: { flow: unknown; input: unknown };
+  ownState?: { value: unknown };
+}
+
+/** The run a row holds; every object in it is freshly parsed and owned by the caller, except shortcuts. */
+export function runFromRow(row: RunRow, shortcuts: RowShortcuts = {}): RunRecord {
+  const definition = shortcuts.definition;
   return {
     runId: row.run_id,
     parentRunId: row.parent_run_id,
@@ -44,10 +55,10 @@ export function runFromRow(row: RunRow): RunRecord {
     tenant: row.tenant,
     flowId: row.flow_id,
     flowVersion: row.flow_version,
-    flow: fromJson(row.flow),
+    flow: definition ? definition.flow : fromJson(row.flow),
     flowDir: row.flow_dir,
     model: row.model,
-    input: fromJson(row.input),
+    input: definition ? definition.input : fromJson(row.input),
     status: row.status as RunStatus,
     suspension: fromJson(row.suspension),
     reason: row.reason,
@@ -55,7 +66,7 @@ export function runFromRow(row: RunRow): RunRecord {
     message: row.message,
     usage: fromJson<Usage>(row.usage),
     outputs: fromJson<Record<string, Record<string, unknown>>>(row.outputs),
-    state: fromJson(row.state),
+    state: shortcuts.ownState ? shortcuts.ownState.value : fromJson(row.state),
     version: row.version,
     lastSeq: row.last_seq,
     leaseOwner: row.lease_owner,

@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { EvidenceRecord } from '../../domain/run-state.js';
-import { checkBatch, checkEvents, checkNewRun, duplicateRun, runNotFound, storeClosed } from '../checks.js';
+import { checkBatch, checkEvents, checkNewRun, duplicateRun, patches, runNotFound, storeClosed } from '../checks.js';
+import { fromJson } from '../json.js';
 import {
   StoreError,
   VersionConflictError,
@@ -62,6 +63,17 @@ const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
+/** How many runs' parsed definitions (flow, input) a store keeps. */
+const DEFINITION_CACHE = 1000;
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 const COMMIT_SQL = `UPDATE runs SET
   ${PATCH_SET_SQL},
   version = version + 1,
@@ -99,6 +111,7 @@ export class SqliteStore implements Store {
   readonly path: string;
   #db: DatabaseSync | null;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #definitions = new Map<string, { flow: unknown; input: unknown }>();
   readonly #now: () => Date;
 
   constructor(options: SqliteStoreOptions) {
@@ -171,7 +184,7 @@ export class SqliteStore implements Store {
       const sql =
         `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
         'ORDER BY created_at DESC, rowid DESC LIMIT :limit';
-      return (this.#stmt(sql).all(params) as unknown as RunRow[]).map(runFromRow);
+      return (this.#stmt(sql).all(params) as unknown as RunRow[]).map((row) => runFromRow(row));
     });
   }
 
@@ -196,7 +209,11 @@ export class SqliteStore implements Store {
           this.#insert('messages', commit.runId, messageParams(commit.runId, m));
         for (const e of commit.evidence ?? [])
           this.#insert('evidence', commit.runId, evidenceParams(commit.runId, e));
-        return runFromRow(row ?? unreachable(commit.runId));
+        const stored = row ?? unreachable(commit.runId);
+        return runFromRow(stored, {
+          definition: this.#definition(stored),
+          ...(patches(commit.patch, 'state') ? { ownState: { value: commit.patch.state } } : {}),
+        });
       });
     });
   }
@@ -237,7 +254,7 @@ export class SqliteStore implements Store {
         updated_at: this.#now().toISOString(),
       };
       const row = this.#stmt(LEASE_SQL).get(params) as RunRow | undefined;
-      if (row) return runFromRow(row);
+      if (row) return runFromRow(row, { definition: this.#definition(row) });
       if (!this.#stmt('SELECT 1 FROM runs WHERE run_id = ?').get(runId)) throw runNotFound(runId);
       return null;
     });
@@ -299,6 +316,23 @@ export class SqliteStore implements Store {
   }
 
   /** Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it lands, or (on any throw) none. */
+  /**
+   * A run's flow and input, parsed once and frozen: they never change after creation, so a step's
+   * commit need not parse them again (the Store contract lets them be handed out read-only).
+   */
+  #definition(row: RunRow): { flow: unknown; input: unknown } {
+    let found = this.#definitions.get(row.run_id);
+    if (!found) {
+      found = { flow: deepFreeze(fromJson(row.flow)), input: deepFreeze(fromJson(row.input)) };
+      if (this.#definitions.size >= DEFINITION_CACHE) {
+        const oldest = this.#definitions.keys().next().value;
+        if (oldest !== undefined) this.#definitions.delete(oldest);
+      }
+      this.#definitions.set(row.run_id, found);
+    }
+    return found;
+  }
+
   #transaction<T>(body: () => T): T {
     const db = this.#open();
     db.exec('BEGIN IMMEDIATE');

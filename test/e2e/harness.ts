@@ -145,6 +145,14 @@ export async function launchChromium(locale: string): Promise<BrowserContext> {
     locale,
     viewport: { width: 1280, height: 900 },
   });
-  context.on('close', () => rmSync(profile, { recursive: true, force: true }));
+  // Chromium may still be writing to its profile as the context closes: retry, and never let a
+  // leftover temp folder fail a test run from inside an event handler.
+  context.on('close', () => {
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch (error) {
+      process.stderr.write(`e2e: could not remove ${profile}: ${(error as Error).message}\n`);
+    }
+  });
   return context;
 }

@@ -49,7 +49,7 @@ function tryLock(): boolean {
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    if (lockAge() > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+    if (lockAge() > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     return false;
   }
 }
@@ -72,7 +72,7 @@ export function ensureBuilt(): void {
     try {
       if (!fresh()) build();
     } finally {
-      rmSync(LOCK, { recursive: true, force: true });
+      rmSync(LOCK, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     }
   }
 }

@@ -187,7 +187,7 @@ export class Sandbox {
   }
 
   dispose(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 
   private traceLines(): string[] {

@@ -58,7 +58,7 @@ beforeEach(() => {
   writeFileSync(join(dir, 'child-turns.yaml'), CHILD_TURNS);
 });
 
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 
 describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
   it('suspends the parent with the child pending item, routes the approval to the child, and returns its outputs', async () => {

@@ -37,8 +37,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   await runtime.close();
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(outside, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+  rmSync(outside, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 });
 
 async function get(

@@ -105,7 +105,7 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
     async stop() {
       await server.close();
       await runtime.close();
-      rmSync(flowsDir, { recursive: true, force: true });
+      rmSync(flowsDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     },
   };
 }

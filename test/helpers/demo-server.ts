@@ -12,7 +12,7 @@ export const DEMO_SERVER = join(REPO_ROOT, 'examples/demo-cloud/server.js');
 
 const dataDirs: string[] = [];
 process.once('exit', () => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 });
 
 /** A fresh, empty data folder for one demo server (state.json is seeded on first use); removed when the test process exits. */

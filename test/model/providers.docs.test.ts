@@ -24,7 +24,7 @@ function docFlows(): { page: string; yaml: string }[] {
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'docs-models-'));
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => rmSync(tmp, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 
 /** Lists the demo server's tools once (a real MCP connection), whatever path the snippet gives it. */
 let demoTools: ReturnType<ListServerTools> | undefined;

@@ -11,7 +11,7 @@ import type { StoredEvent } from '../../src/store/store.js';
 
 const dirs: string[] = [];
 process.once('exit', () => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 });
 
 /** A fresh temp folder, removed when the test process exits. */

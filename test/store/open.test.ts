@@ -9,7 +9,7 @@ import { StoreError } from '../../src/store/store.js';
 import { newRun } from './store.contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'store-open-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 
 async function storeError(promise: Promise<unknown>): Promise<StoreError> {
   const error: unknown = await promise.then(

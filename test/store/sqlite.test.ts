@@ -16,7 +16,7 @@ import { runStoreChild, spawnStoreChild } from './child/spawn.js';
 import { event, evidence, message, newRun, storeContract } from './store.contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'store-sqlite-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+afterAll(() => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 let files = 0;
 /** A path for a new database, in a folder that does not exist yet. */
 const newFile = (): string => join(root, `db${++files}`, 'runtime.db');

@@ -32,7 +32,7 @@ const children: Child[] = [];
 afterAll(async () => {
   await Promise.all(children.map(stopChild));
   if (available) await schemas.dropAll();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 });
 
 describe.runIf(available)('three workers on one PostgreSQL', () => {

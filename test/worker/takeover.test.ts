@@ -33,7 +33,7 @@ const children: Child[] = [];
 afterAll(async () => {
   await Promise.all(children.map(stopChild));
   if (available) await schemas.dropAll();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 });
 
 /** Runs whose driver has asked for `tool` and not yet recorded its result (it is executing it). */

@@ -24,7 +24,7 @@ const schemas = new SchemaPool(PG_URL);
 const dir = mkdtempSync(join(tmpdir(), 'worker-'));
 afterAll(async () => {
   if (available) await schemas.dropAll();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 });
 
 const booked: string[] = [];

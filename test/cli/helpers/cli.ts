@@ -132,7 +132,7 @@ export class World {
 
   async dispose(): Promise<void> {
     await this.store?.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 }
 

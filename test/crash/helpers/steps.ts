@@ -84,7 +84,7 @@ export function crashStates(clean: CleanRun): CrashState[] {
     });
     return states;
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 }
 

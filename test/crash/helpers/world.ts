@@ -220,7 +220,7 @@ export class World {
   }
 
   dispose(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 
   private query<T>(sql: string, ...params: string[]): T[] {

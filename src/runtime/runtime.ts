@@ -1,16 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Flow, FlowInput } from '../domain/flow.js';
-import { newRunState } from '../domain/run-state.js';
-import { startNode } from '../graph/flow-runner.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
 import { createStderrLogger, type Logger } from '../log/logger.js';
-import { newLoopState } from '../loop/loop-state.js';
 import { absolutizeModel, isModelClient, resolveModel, type ModelSpec } from '../model/resolve.js';
 import { loadFlow } from '../flow/load.js';
 import { validateRunInput } from '../flow/input.js';
 import type { ModelClient } from '../model/model.js';
 import type { RunFilter, RunRecord, Store, StoredEvent } from '../store/store.js';
-import type { EventPayload } from '../trace/events.js';
 import { VersionConflictError } from '../store/store.js';
 import { drive } from './driver.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from './errors.js';
@@ -20,8 +15,8 @@ import { summarize, type RunSummary } from './summary.js';
 import type { FlowRef, Toolbox } from './toolbox.js';
 import { applyResponse, type PersonResponse } from './respond.js';
 import { followEvents } from './follow.js';
-import { delegateResult, delegateService } from './delegation.js';
-import { delegateObservation } from '../tools/builtin/delegate.js';
+import { newRun, newRunId } from './new-run.js';
+import { delegateService, existingChild, respondThroughChild } from './delegation.js';
 
 /** Options of `createRuntime` (SPEC §14). */
 export interface RuntimeOptions {
@@ -91,61 +86,24 @@ export class Runtime {
     const modelSpec = options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);
     if (modelSpec === undefined) throw new RuntimeInputError(`flow ${flow.id} names no model and none was given`);
     const model = this.model(modelSpec, flow);
-    const runId = `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const input = options.input ?? {};
     const problems = validateRunInput(flow, input);
     if (problems.length > 0) throw new RuntimeInputError(`the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`);
-    const first = flow.nodes[0];
-    if (!first) throw new RuntimeInputError(`flow ${flow.id} has no nodes`);
-    const doc: RunStateDoc = {
-      schema: 1,
-      run: omitEvidence(newRunState(runId, input)),
-      nodeId: null,
-      nodeRuns: 0,
-      node: null,
-      loop: newLoopState(),
-      modelCalls: 0,
+    const store = await this.db();
+    const parent = options.parentRunId ? await store.getRun(options.parentRunId) : null;
+    const runId = newRunId();
+    const { run, events: started } = newRun(runId, {
+      flow,
+      flowDir: ref.dir,
+      input,
+      model: typeof modelSpec === 'string' ? modelSpec : null,
+      parentRunId: options.parentRunId ?? null,
+      rootRunId: parent ? parent.rootRunId : (options.parentRunId ?? null),
       ...(options.parentCallId ? { parentCallId: options.parentCallId } : {}),
-    };
-    // The run is created already started (run.started and its first node) in one commit: a crash right
-    // after creating it must leave a run that `resume` can continue (SPEC §9).
-    const payloads: EventPayload[] = [
-      {
-        type: 'run.started',
-        flowId: flow.id,
-        flowVersion: flow.version,
-        input,
-        ...(options.parentRunId ? { parentRunId: options.parentRunId } : {}),
-      },
-    ];
-    startNode({ doc, emit: (e) => void payloads.push(e), resetConversation: () => undefined }, first.id);
-    const ts = new Date().toISOString();
-    const started = payloads.map((p, i) => ({ ...p, seq: i + 1, ts, runId }) satisfies StoredEvent);
-    const record = await (await this.db()).createRun(
-      {
-        runId,
-        parentRunId: options.parentRunId ?? null,
-        rootRunId: options.parentRunId ? ((await (await this.db()).getRun(options.parentRunId))?.rootRunId ?? options.parentRunId) : runId,
-        tenant: options.tenant ?? null,
-        flowId: flow.id,
-        flowVersion: String(flow.version),
-        flow,
-        flowDir: ref.dir,
-        model: typeof modelSpec === 'string' ? modelSpec : null,
-        input,
-        status: 'running',
-        suspension: null,
-        reason: null,
-        failedNode: null,
-        message: null,
-        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-        outputs: {},
-        state: doc,
-        leaseOwner: this.owner,
-        leaseExpiresAt: Date.now() + this.leaseMs,
-      },
-      started,
-    );
+      tenant: options.tenant ?? null,
+      lease: { owner: this.owner, expiresAt: Date.now() + this.leaseMs },
+    });
+    const record = await store.createRun(run, started);
     if (isModelClient(modelSpec)) this.models.set(runId, model);
     if (record.parentRunId === null) for (const event of started) this.options.onEvent?.(event);
     this.hub.publish(started);
@@ -306,7 +264,10 @@ export class Runtime {
     if (typeof options.model === 'string') session.update({ model: options.model });
     const childRunId = session.doc.loop.suspended?.childRunId;
     if (childRunId) {
-      const settled = await this.respondThroughChild(session, ref, childRunId, response, options);
+      const settled = await respondThroughChild(session, ref, childRunId, response, {
+        respond: (id, r) => this.respond(id, r, { comment: options.comment ?? null, who: options.who ?? null }),
+        release: (record) => this.release(record),
+      });
       if (settled) {
         options.onAccepted?.(settled);
         return settled;
@@ -322,54 +283,6 @@ export class Runtime {
     return this.driveSession(session, ref, model);
   }
 
-  /**
-   * A parent suspended by a delegated child: the person's response goes to the child (SPEC §5).
-   * When the child waits again, the parent keeps waiting with the child's new pending item (that
-   * summary is returned); when the child ends, its result becomes the delegate call's observation.
-   */
-  private async respondThroughChild(
-    session: RunSession,
-    ref: FlowRef,
-    childRunId: string,
-    response: PersonResponse,
-    options: RespondOptions,
-  ): Promise<RunSummary | null> {
-    let child: RunSummary;
-    try {
-      child = await this.respond(childRunId, response, { comment: options.comment ?? null, who: options.who ?? null });
-    } catch (error) {
-      await this.release(session.current);
-      throw error;
-    }
-    const suspended = session.doc.loop.suspended;
-    const nodeId = session.doc.nodeId;
-    if (!suspended || !nodeId) throw new Error(`run ${session.runId} lost its suspended delegate call`);
-    session.emit({
-      type: 'run.resumed',
-      nodeId,
-      kind: response.kind,
-      ...(response.kind === 'APPROVAL'
-        ? { decision: response.decision, comment: response.comment, who: response.who }
-        : { answer: response.answer, who: response.who }),
-    });
-    if (child.status === 'suspended' && child.suspension) {
-      // The child waits again: so does the parent, with the child's new pending item.
-      const { kind, pending } = child.suspension;
-      session.emit({ type: 'node.suspended', nodeId, kind, pending });
-      session.emit({ type: 'run.suspended', nodeId, kind, pending });
-      session.update({ suspension: child.suspension, leaseOwner: null, leaseExpiresAt: null });
-      await session.checkpoint();
-      return summarize(session.current);
-    }
-    const result = delegateResult(child);
-    if (result.status === 'suspended') throw new Error(`child run ${childRunId} is suspended without a pending item`);
-    const flowId = typeof suspended.args.flow === 'string' ? suspended.args.flow : '';
-    const observation = delegateObservation(result, flowId, ref.flow.locale);
-    session.doc.loop.suspended = null;
-    session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
-    return null;
-  }
-
   /** Whether a run is handed to the queue instead of being driven here (queue mode, top-level runs). */
   private queued(record: RunRecord): boolean {
     return this.options.enqueue !== undefined && record.parentRunId === null;
@@ -379,27 +292,6 @@ export class Runtime {
   private async handOff(session: RunSession): Promise<RunSummary> {
     await this.options.enqueue?.(session.runId);
     return summarize(session.current);
-  }
-
-  /** See `ExistingChild`: the child of this delegate call, continued if its driver died. */
-  private async existingChild(parentRunId: string, parentCallId: string): Promise<RunSummary | null> {
-    const store = await this.db();
-    const child = (await store.listRuns({ parentRunId })).find(
-      (r) => (r.state as RunStateDoc | null)?.parentCallId === parentCallId,
-    );
-    if (!child) return null;
-    if (child.status !== 'running') return summarize(child);
-    for (;;) {
-      try {
-        return await this.resume(child.runId);
-      } catch (error) {
-        if (!(error instanceof RunConflictError)) throw error;
-        // Its lease (held by the same dead driver) has not expired yet.
-        await new Promise((resolve) => setTimeout(resolve, Math.max(50, Math.floor(this.leaseMs / 4))));
-        const now = await this.require(child.runId);
-        if (now.status !== 'running') return summarize(now);
-      }
-    }
   }
 
   private async driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
@@ -422,7 +314,11 @@ export class Runtime {
             // by the parent resolves in the child too.
             startChild: (childRef, options) =>
               this.start({ ...childRef, flow: { ...childRef.flow, providers: { ...ref.flow.providers, ...childRef.flow.providers } } }, options),
-            existingChild: (parentRunId, parentCallId) => this.existingChild(parentRunId, parentCallId),
+            existingChild: async (parentRunId, parentCallId) =>
+              existingChild(await this.db(), parentRunId, parentCallId, {
+                resume: (id) => this.resume(id),
+                waitMs: Math.max(50, Math.floor(this.leaseMs / 4)),
+              }),
           }),
         },
       });
@@ -480,11 +376,6 @@ export class Runtime {
 function isFlowRef(source: FlowRef | FlowInput): source is FlowRef {
   const flow = (source as { flow?: unknown }).flow;
   return typeof flow === 'object' && flow !== null && Array.isArray((flow as { nodes?: unknown }).nodes);
-}
-
-function omitEvidence(state: ReturnType<typeof newRunState>): RunStateDoc['run'] {
-  const { evidence: _evidence, ...rest } = state;
-  return rest;
 }
 
 function conflictMessage(runId: string, status: string, waiting: string | undefined, wanted: string): string {

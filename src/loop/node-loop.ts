@@ -154,21 +154,10 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
     host.addMessage({ role: 'user', content: hint(host.locale, 'NO_TOOL_CALL') });
     node.stalls += 1;
     host.emit({ type: 'react.no_tool_calls', nodeId: host.nodeId, round, stalls: node.stalls });
-    return countStall(host, round);
+    return stallAndSkip(host, round);
   }
   host.loop.wave = { round, calls: result.toolCalls, next: 0 };
   await host.checkpoint();
-  return null;
-}
-
-/** Emits the stall event, checks the limit and persists. */
-async function countStall(host: LoopHost, round: number): Promise<NodeExit | null> {
-  const { node, limits } = host;
-  host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: node.stalls, maxStalls: limits.maxStalls });
-  await host.checkpoint();
-  if (node.stalls >= limits.maxStalls) {
-    return noProgress(host);
-  }
   return null;
 }
 
@@ -204,9 +193,7 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     const outcome = result.observation.outcome;
     if (outcome.stalls()) {
       host.node.stalls += 1;
-      const exit = await stallAndSkip(host, round);
-      if (exit) return exit;
-      return null;
+      return stallAndSkip(host, round);
     }
     if (!outcome.advances()) {
       skipRest(host, wave.next);
@@ -225,6 +212,7 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
   return null;
 }
 
+/** Emits the stall event, skips what is left of the wave (if any), persists and checks the limit. */
 async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | null> {
   const wave = host.loop.wave;
   host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: host.node.stalls, maxStalls: host.limits.maxStalls });

@@ -1,3 +1,4 @@
+import { latestVersion, refuseNewer } from '../migrations.js';
 import { StoreError } from '../store.js';
 import type { QueryRunner, Queryable } from './queryable.js';
 
@@ -87,7 +88,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
 ];
 
 /** The PostgreSQL schema version this code reads and writes. */
-export const PG_SCHEMA_VERSION: number = latest(PG_MIGRATIONS);
+export const PG_SCHEMA_VERSION: number = latestVersion(PG_MIGRATIONS);
 
 /** The default PostgreSQL schema (namespace) of the store's tables. */
 export const DEFAULT_PG_SCHEMA = 'agent_runtime';
@@ -126,7 +127,7 @@ export async function pgMigrate(
   schema: string,
   migrations: readonly PgMigration[] = PG_MIGRATIONS,
 ): Promise<{ from: number; to: number }> {
-  const target = latest(migrations);
+  const target = latestVersion(migrations);
   const seen = await pgSchemaVersion(db, schema);
   refuseNewer(seen, target);
   if (seen === target) return { from: seen, to: seen };
@@ -160,19 +161,3 @@ function splitStatements(script: string): string[] {
     .filter((s) => s !== '');
 }
 
-function refuseNewer(found: number, supported: number): void {
-  if (found > supported) {
-    throw new StoreError(
-      'SCHEMA_TOO_NEW',
-      `the database has schema version ${found}, newer than this g2rain-agent-runtime supports (${supported}); ` +
-        'upgrade g2rain-agent-runtime to open it',
-    );
-  }
-}
-
-function latest(migrations: readonly PgMigration[]): number {
-  migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`migration ${i} has version ${m.version}, expected ${i + 1}`);
-  });
-  return migrations.length;
-}

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { StoreError } from '../store.js';
+import { latestVersion, refuseNewer } from '../migrations.js';
 import { rollback } from './tx.js';
 
 /**
@@ -86,7 +86,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** The schema version this code reads and writes (`PRAGMA user_version`). */
-export const SCHEMA_VERSION: number = latest(MIGRATIONS);
+export const SCHEMA_VERSION: number = latestVersion(MIGRATIONS);
 
 /** The database's `PRAGMA user_version` (0 for a new file). */
 export function schemaVersion(db: DatabaseSync): number {
@@ -103,7 +103,7 @@ export function migrate(
   db: DatabaseSync,
   migrations: readonly Migration[] = MIGRATIONS,
 ): { from: number; to: number } {
-  const target = latest(migrations);
+  const target = latestVersion(migrations);
   const seen = schemaVersion(db);
   refuseNewer(seen, target);
   if (seen === target) return { from: seen, to: seen };
@@ -123,19 +123,3 @@ export function migrate(
   }
 }
 
-function refuseNewer(found: number, supported: number): void {
-  if (found > supported) {
-    throw new StoreError(
-      'SCHEMA_TOO_NEW',
-      `the database has schema version ${found}, newer than this g2rain-agent-runtime supports (${supported}); ` +
-        'upgrade g2rain-agent-runtime to open it',
-    );
-  }
-}
-
-function latest(migrations: readonly Migration[]): number {
-  migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`migration ${i} has version ${m.version}, expected ${i + 1}`);
-  });
-  return migrations.length;
-}

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** JSON with object keys sorted at every level, so key order and whitespace never matter. */
 export function canonicalJson(value: unknown): string {
@@ -17,6 +17,6 @@ function sortKeys(value: unknown): unknown {
 
 /** The identity of a call: tool name plus canonical arguments, hashed (`web_site_create#3f2a…`). */
 export function fingerprint(tool: string, args: unknown): string {
-  const digest = createHash('sha256').update(canonicalJson(args)).digest('hex').slice(0, 24);
+  const digest = hash('sha256', canonicalJson(args), 'hex').slice(0, 24);
   return `${tool}#${digest}`;
 }

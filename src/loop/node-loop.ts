@@ -156,8 +156,12 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
     host.emit({ type: 'react.no_tool_calls', nodeId: host.nodeId, round, stalls: node.stalls });
     return stallAndSkip(host, round);
   }
+  // Not checkpointed here: the turn is committed with its first call's result, one commit per step
+  // (SPEC §9). Whatever has an effect outside the run commits it first: a write is marked in flight
+  // and checkpointed before it is sent, a delegate checkpoints before it starts a child run, and a
+  // slow read has it committed while it runs (guards/invoke.ts). A crash before that commit loses
+  // only quick reads, and the round is asked again.
   host.loop.wave = { round, calls: result.toolCalls, next: 0 };
-  await host.checkpoint();
   return null;
 }
 
@@ -167,6 +171,8 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
   if (!wave) return null;
   const { round, calls } = wave;
   while (wave.next < calls.length) {
+    // Told to stop (cancel, shutdown): no call starts after that, not even a read.
+    if (host.signal.aborted) return { kind: 'stopped' };
     const call = calls[wave.next] as ModelToolCall;
     const result = await host.callTool(call, round);
     wave.next += 1;

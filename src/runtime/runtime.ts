@@ -69,6 +69,8 @@ export class Runtime {
   private readonly hub = new EventHub();
   private readonly models = new Map<string, ModelClient>();
   private readonly active = new Map<string, AbortController>();
+  /** Set by `close()`: drivers stopped then do not read the store again. */
+  private closing = false;
   private readonly responding = new Set<string>();
 
   constructor(private readonly options: RuntimeOptions) {
@@ -216,6 +218,7 @@ export class Runtime {
 
   /** Stops local drivers and closes MCP connections and the store. */
   async close(): Promise<void> {
+    this.closing = true;
     for (const controller of this.active.values()) controller.abort();
     await this.toolbox.close();
     const store = await this.storeReady.catch(() => null);
@@ -322,6 +325,9 @@ export class Runtime {
           }),
         },
       });
+      // Stopped by a cancel before its next commit: what is stored says how it stands (on shutdown the
+      // store is closing; the run stays as last committed).
+      if (controller.signal.aborted && !this.closing) return this.status(session.runId);
       return summarize(session.current);
     } catch (error) {
       if (error instanceof VersionConflictError) return this.status(session.runId);

@@ -61,7 +61,7 @@ export class RunSession {
   /** Buffers a trace event with the next seq. */
   emit(payload: EventPayload): StoredEvent {
     const seq = this.record.lastSeq + this.pendingEvents.length + 1;
-    const event = { ...payload, seq, ts: new Date().toISOString(), runId: this.record.runId } as StoredEvent;
+    const event = { ...payload, seq, ts: isoNow(), runId: this.record.runId } as StoredEvent;
     this.pendingEvents.push(event);
     return event;
   }
@@ -145,6 +145,19 @@ export class RunSession {
     for (const sink of this.sinks) for (const event of events) sink(event);
     this.hub.publish(events);
   }
+}
+
+let lastMs = -1;
+let lastIso = '';
+
+/** The current time as an ISO string; the events of one millisecond share one (formatting is not free). */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 /**

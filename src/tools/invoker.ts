@@ -95,10 +95,31 @@ export class ToolInvoker {
     const timer = new AbortController();
     const signal = timer.signal;
     const outer = options.signal;
-    const forward = () => timer.abort(outer?.reason);
-    if (outer?.aborted) forward();
-    else outer?.addEventListener('abort', forward, { once: true });
+    if (outer?.aborted) timer.abort(outer.reason);
     const key = options.meta?.idempotencyKey;
+    let pending: unknown;
+    try {
+      pending = local.execute({ ...args }, typeof key === 'string' ? { signal, idempotencyKey: key } : { signal });
+    } catch (error) {
+      return observeError(error, locale, { tool: tool.name, timeoutMs });
+    }
+    // A tool that answered at once has nothing left to time out or cancel.
+    if (!isPromiseLike(pending)) return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), pending ?? null);
+    return this.settleLocal(tool, pending, timer, options);
+  }
+
+  /** Waits for an asynchronous local tool, cancelling it on timeout or when the run is told to stop. */
+  private async settleLocal(
+    tool: ToolDescriptor,
+    pending: PromiseLike<unknown>,
+    timer: AbortController,
+    options: ToolInvokeOptions,
+  ): Promise<Observation> {
+    const { locale, timeoutMs } = options;
+    const signal = timer.signal;
+    const outer = options.signal;
+    const forward = () => timer.abort(outer?.reason);
+    outer?.addEventListener('abort', forward, { once: true });
     const stopped = new Promise<never>((_, reject) => {
       const fail = () =>
         reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
@@ -111,8 +132,7 @@ export class ToolInvoker {
       timeoutMs,
     );
     try {
-      const context = typeof key === 'string' ? { signal, idempotencyKey: key } : { signal };
-      const value = await Promise.race([local.execute({ ...args }, context), stopped]);
+      const value = await Promise.race([pending, stopped]);
       return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), value ?? null);
     } catch (error) {
       if (timer.signal.aborted && !outer?.aborted) return observe('TOOL_TIMEOUT', locale, { tool: tool.name, timeoutMs });
@@ -122,4 +142,8 @@ export class ToolInvoker {
       outer?.removeEventListener('abort', forward);
     }
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }

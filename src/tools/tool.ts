@@ -26,10 +26,14 @@ export interface LocalToolContext {
   readonly idempotencyKey?: string;
 }
 
-/** A tool implemented in the host program (SPEC §14). It goes through the same pipeline as MCP tools. */
+/**
+ * A tool implemented in the host program (SPEC §14). It goes through the same pipeline as MCP tools.
+ * `execute` returns its result, or a promise of it; it may throw or reject for a failure. A promise is
+ * timed out and cancelled through `context.signal`; a value returned at once has nothing to wait for.
+ */
 export interface LocalTool<Args = Record<string, unknown>> {
   readonly descriptor: ToolDescriptor;
-  execute(args: Args, context: LocalToolContext): Promise<unknown>;
+  execute(args: Args, context: LocalToolContext): unknown;
 }
 
 /** Options of `defineTool`. */
@@ -55,6 +59,6 @@ export function defineTool<Args = Record<string, unknown>>(options: DefineToolOp
       kind: 'local',
       readOnlyHint: options.write !== true,
     },
-    execute: (args, context) => Promise.resolve().then(() => options.execute(args, context)),
+    execute: options.execute,
   };
 }

@@ -68,6 +68,100 @@ describe('SqliteStore settings', () => {
   });
 });
 
+describe('SqliteStore journal', () => {
+  /** WAL frames (pages) the next `step` writes: the WAL is emptied first, then counted after. */
+  async function pagesWritten(path: string, step: () => Promise<unknown>): Promise<number> {
+    const raw = new DatabaseSync(path);
+    try {
+      raw.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      await step();
+      const result = raw.prepare('PRAGMA wal_checkpoint(PASSIVE)').get() as { log: number };
+      return result.log;
+    } finally {
+      raw.close();
+    }
+  }
+
+  it('writes a step (run row, events, messages, evidence) as at most four pages, however long the run', async () => {
+    const { path, store } = await seeded();
+    let version = 1;
+    let seq = 2;
+    const step = async (n: number) => {
+      const events = [event('r1', ++seq, 'react.round'), event('r1', ++seq, 'model.response'), event('r1', ++seq, 'tool.invoked')];
+      const messages = [message('work#1', 2 * n), message('work#1', 2 * n + 1)];
+      const next = await store.commit({
+        runId: 'r1',
+        expectedVersion: version,
+        patch: { state: { n }, leaseOwner: 'me', leaseExpiresAt: 1_000 + n },
+        events,
+        messages,
+        evidence: [evidence(n + 1)],
+      });
+      version = next.version;
+    };
+    for (let n = 0; n < 300; n++) await step(n);
+    const pages: number[] = [];
+    for (let n = 300; n < 310; n++) pages.push(await pagesWritten(path, () => step(n)));
+    // The run row, the journal's last page, its index; now and then a new page or the header.
+    expect(Math.max(...pages)).toBeLessThanOrEqual(5);
+    expect(pages.reduce((a, b) => a + b, 0) / pages.length).toBeLessThanOrEqual(4);
+    await store.close();
+  });
+
+  it('refuses a duplicate appended since another store wrote the run', async () => {
+    const { path, store } = await seeded();
+    const other = new SqliteStore({ path });
+    let version = (
+      await store.commit({ runId: 'r1', expectedVersion: 1, patch: {}, messages: [message('q#1', 0)], evidence: [evidence(1)] })
+    ).version;
+    version = (
+      await other.commit({ runId: 'r1', expectedVersion: version, patch: {}, messages: [message('q#1', 1)], evidence: [evidence(2)] })
+    ).version;
+    // `store` last saw version 2: it must read what `other` appended before judging.
+    for (const collide of [{ messages: [message('q#1', 1, 'again')] }, { evidence: [evidence(2, { tool: 'again' })] }]) {
+      await expect(store.commit({ runId: 'r1', expectedVersion: version, patch: { status: 'failed' }, ...collide })).rejects.toMatchObject({
+        code: 'DUPLICATE',
+      });
+    }
+    const next = await store.commit({ runId: 'r1', expectedVersion: version, patch: {}, messages: [message('q#1', 2)], evidence: [evidence(3)] });
+    expect(next.version).toBe(version + 1);
+    expect((await store.messages('r1', 'q#1')).map((m) => m.index)).toEqual([0, 1, 2]);
+    expect((await other.evidence('r1')).map((e) => e.id)).toEqual(['ev_1', 'ev_2', 'ev_3']);
+    await other.close();
+    await store.close();
+  });
+
+  it('reads a node run out of commits that mix node runs, and keeps events, messages and evidence queryable as views', async () => {
+    const { path, store } = await seeded();
+    await store.commit({
+      runId: 'r1',
+      expectedVersion: 1,
+      patch: {},
+      events: [event('r1', 3)],
+      messages: [message('a#1', 1), message('b#1', 0), message('a#1', 0)],
+      evidence: [evidence(1), evidence(2)],
+    });
+    expect(await store.messages('r1', 'a#1')).toEqual([message('a#1', 0), message('a#1', 1)]);
+    expect(await store.messages('r1', 'b#1')).toEqual([message('b#1', 0)]);
+    expect((await store.events('r1', 1)).map((e) => e.seq)).toEqual([2, 3]);
+    const raw = new DatabaseSync(path, { readOnly: true });
+    try {
+      expect(raw.prepare("SELECT seq, type FROM events WHERE run_id = 'r1' ORDER BY seq").all().map((r) => r.seq)).toEqual([1, 2, 3]);
+      expect(raw.prepare("SELECT idx FROM messages WHERE run_id = 'r1' AND node_run = 'a#1' ORDER BY idx").all()).toEqual([
+        { idx: 0 },
+        { idx: 1 },
+      ]);
+      expect(raw.prepare("SELECT id, outcome FROM evidence WHERE run_id = 'r1' ORDER BY pos, item").all()).toEqual([
+        { id: 'ev_1', outcome: 'SUCCESS' },
+        { id: 'ev_2', outcome: 'SUCCESS' },
+      ]);
+    } finally {
+      raw.close();
+    }
+    await store.close();
+  });
+});
+
 describe('SqliteStore across processes', () => {
   it('shows committed data to a second process, and its commits back to this one', async () => {
     const { path, store } = await seeded();
@@ -166,6 +260,9 @@ describe('SqliteStore schema', () => {
       version: 4,
       lastSeq: 5,
     });
+    // Schema 2 moved the definition out of the run row: it arrives intact.
+    expect(run.flow).toEqual({ id: 'site-setup', version: 3, nodes: [{ id: 'query' }, { id: 'create' }] });
+    expect(run.input).toEqual({ text: 'create site Alpha' });
     expect((await store.events('run_v1', 2)).map((e) => e.type)).toEqual([
       'tool.invoked',
       'node.completed',
@@ -196,26 +293,26 @@ describe('SqliteStore schema', () => {
   it('applies pending migrations in order, once', () => {
     const db = openRaw(v1File());
     const v2: Migration = {
-      version: 2,
+      version: SCHEMA_VERSION + 1,
       description: 'test: runs.note',
       up: (d) => d.exec('ALTER TABLE runs ADD COLUMN note TEXT'),
     };
     const v3: Migration = {
-      version: 3,
+      version: SCHEMA_VERSION + 2,
       description: 'test: fill note',
       up: (d) => d.exec("UPDATE runs SET note = 'v3'"),
     };
-    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: 1, to: 3 });
-    expect(schemaVersion(db)).toBe(3);
+    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: 1, to: SCHEMA_VERSION + 2 });
+    expect(schemaVersion(db)).toBe(SCHEMA_VERSION + 2);
     expect(db.prepare("SELECT note FROM runs WHERE run_id = 'run_v1'").get()).toEqual({ note: 'v3' });
-    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: 3, to: 3 });
+    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: SCHEMA_VERSION + 2, to: SCHEMA_VERSION + 2 });
     db.close();
   });
 
   it('rolls a failing migration back whole', () => {
     const db = openRaw(v1File());
     const v2: Migration = {
-      version: 2,
+      version: SCHEMA_VERSION + 1,
       description: 'test: half done',
       up: (d) => d.exec('CREATE TABLE extra (x); SELECT nope FROM missing'),
     };
@@ -240,8 +337,8 @@ describe('SqliteStore schema', () => {
     })();
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW' });
-    expect((error as Error).message).toMatch(
-      /schema version 2, newer than this g2rain-agent-runtime supports \(1\)/,
+    expect((error as Error).message).toContain(
+      `schema version ${SCHEMA_VERSION + 1}, newer than this g2rain-agent-runtime supports (${SCHEMA_VERSION})`,
     );
     const check = openRaw(path);
     expect(schemaVersion(check)).toBe(SCHEMA_VERSION + 1);

@@ -38,6 +38,19 @@ describe('ToolInvoker with local tools', () => {
     expect(seen[0]?.signal.aborted).toBe(false);
   });
 
+  it('a tool that answers at once leaves no timer behind; one that answers later is timed', async () => {
+    const now = defineTool({ name: 'now', description: '', inputSchema: {}, execute: () => ({ at: 1 }) });
+    const later = defineTool({ name: 'later', description: '', inputSchema: {}, execute: async () => ({ at: 2 }) });
+    const invoker = new ToolInvoker({ localTools: [now, later] });
+    const quick = invoker.invoke(now.descriptor, {}, zh);
+    expect(vi.getTimerCount()).toBe(0);
+    expect((await quick).data).toEqual({ at: 1 });
+    const slow = invoker.invoke(later.descriptor, {}, zh);
+    expect(vi.getTimerCount()).toBe(1);
+    expect((await slow).data).toEqual({ at: 2 });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('a tool returning nothing succeeds with null data', async () => {
     const noop = defineTool({ name: 'noop', description: '', inputSchema: {}, execute: () => undefined });
     const obs = await new ToolInvoker({ localTools: [noop] }).invoke(noop.descriptor, {}, zh);

@@ -1,8 +1,7 @@
 import type { SQLInputValue } from 'node:sqlite';
-import type { EvidenceRecord } from '../../domain/run-state.js';
 import { fromJson, toJson } from '../json.js';
 import { patches } from '../checks.js';
-import type { NewRun, RunPatch, RunRecord, RunStatus, StoredEvent, StoredMessage, Usage } from '../store.js';
+import type { NewRun, RunPatch, RunRecord, RunStatus, Usage } from '../store.js';
 
 /** A row of `runs` as node:sqlite returns it. */
 export interface RunRow {
@@ -12,10 +11,12 @@ export interface RunRow {
   tenant: string | null;
   flow_id: string;
   flow_version: string;
-  flow: string;
+  /** From run_definitions (present when the query joined it). */
+  flow?: string;
   flow_dir: string | null;
   model: string | null;
-  input: string | null;
+  /** From run_definitions (present when the query joined it). */
+  input?: string | null;
   status: string;
   suspension: string | null;
   reason: string | null;
@@ -55,10 +56,10 @@ export function runFromRow(row: RunRow, shortcuts: RowShortcuts = {}): RunRecord
     tenant: row.tenant,
     flowId: row.flow_id,
     flowVersion: row.flow_version,
-    flow: definition ? definition.flow : fromJson(row.flow),
+    flow: definition ? definition.flow : fromJson(row.flow ?? null),
     flowDir: row.flow_dir,
     model: row.model,
-    input: definition ? definition.input : fromJson(row.input),
+    input: definition ? definition.input : fromJson(row.input ?? null),
     status: row.status as RunStatus,
     suspension: fromJson(row.suspension),
     reason: row.reason,
@@ -76,7 +77,7 @@ export function runFromRow(row: RunRow, shortcuts: RowShortcuts = {}): RunRecord
   };
 }
 
-/** The columns of `runs`, in table order. */
+/** The columns of `runs`, in table order (the flow and input are in `run_definitions`). */
 export const RUN_COLUMNS = [
   'run_id',
   'parent_run_id',
@@ -84,10 +85,8 @@ export const RUN_COLUMNS = [
   'tenant',
   'flow_id',
   'flow_version',
-  'flow',
   'flow_dir',
   'model',
-  'input',
   'status',
   'suspension',
   'reason',
@@ -117,10 +116,8 @@ export function newRunParams(
     tenant: run.tenant ?? null,
     flow_id: run.flowId,
     flow_version: run.flowVersion,
-    flow: toJson(run.flow) ?? 'null',
     flow_dir: run.flowDir ?? null,
     model: run.model ?? null,
-    input: toJson(run.input),
     status: run.status,
     suspension: toJson(run.suspension),
     reason: run.reason ?? null,
@@ -138,79 +135,43 @@ export function newRunParams(
   };
 }
 
+/** Parameters of `INSERT INTO run_definitions`: what a run was started with, written once. */
+export function definitionParams(run: NewRun): Params {
+  return { run_id: run.runId, flow: toJson(run.flow) ?? 'null', input: toJson(run.input) };
+}
+
+/** The patchable fields and their columns, with how each value is stored. */
+const PATCH_COLUMNS: readonly (readonly [keyof RunPatch, string, (patch: RunPatch) => SQLInputValue])[] = [
+  ['status', 'status', (p) => p.status ?? null],
+  ['suspension', 'suspension', (p) => toJson(p.suspension)],
+  ['reason', 'reason', (p) => p.reason ?? null],
+  ['failedNode', 'failed_node', (p) => p.failedNode ?? null],
+  ['message', 'message', (p) => p.message ?? null],
+  ['usage', 'usage', (p) => toJson(p.usage) ?? 'null'],
+  ['outputs', 'outputs', (p) => toJson(p.outputs) ?? 'null'],
+  ['state', 'state', (p) => toJson(p.state)],
+  ['model', 'model', (p) => p.model ?? null],
+  ['leaseOwner', 'lease_owner', (p) => p.leaseOwner ?? null],
+  ['leaseExpiresAt', 'lease_expires_at', (p) => p.leaseExpiresAt ?? null],
+];
+
 /**
- * Parameters of the compare-and-set update: for each patchable column a `set_x` flag (1 when the patch
- * sets it) and its value. Only the fields the patch sets are serialised.
+ * The compare-and-set update of a commit: it sets exactly the columns the patch sets (an index on a
+ * column that is not set is not touched), bumps the version and moves `last_seq`, only at the expected
+ * version and only when the first new seq is above the stored one. Only the fields the patch sets are
+ * serialised. The SQL depends only on which fields are set, so its prepared statement is reused.
  */
-export function patchParams(patch: RunPatch): Params {
+export function commitUpdate(patch: RunPatch): { sql: string; params: Params } {
+  const assignments: string[] = [];
   const params: Params = {};
-  const put = (field: keyof RunPatch, column: string, value: () => SQLInputValue): void => {
-    const set = patches(patch, field);
-    params[`set_${column}`] = set ? 1 : 0;
-    params[column] = set ? value() : null;
-  };
-  put('status', 'status', () => patch.status ?? null);
-  put('suspension', 'suspension', () => toJson(patch.suspension));
-  put('reason', 'reason', () => patch.reason ?? null);
-  put('failedNode', 'failed_node', () => patch.failedNode ?? null);
-  put('message', 'message', () => patch.message ?? null);
-  put('usage', 'usage', () => toJson(patch.usage) ?? 'null');
-  put('outputs', 'outputs', () => toJson(patch.outputs) ?? 'null');
-  put('state', 'state', () => toJson(patch.state));
-  put('model', 'model', () => patch.model ?? null);
-  put('leaseOwner', 'lease_owner', () => patch.leaseOwner ?? null);
-  put('leaseExpiresAt', 'lease_expires_at', () => patch.leaseExpiresAt ?? null);
-  return params;
-}
-
-/** The SET clause matching `patchParams`: a column keeps its value unless its flag is 1. */
-export const PATCH_SET_SQL = [
-  'status',
-  'suspension',
-  'reason',
-  'failed_node',
-  'message',
-  'usage',
-  'outputs',
-  'state',
-  'model',
-  'lease_owner',
-  'lease_expires_at',
-]
-  .map((c) => `${c} = CASE WHEN :set_${c} THEN :${c} ELSE ${c} END`)
-  .join(',\n  ');
-
-/** Parameters of `INSERT INTO events`. */
-export function eventParams(event: StoredEvent): Params {
-  return {
-    run_id: event.runId,
-    seq: event.seq,
-    ts: event.ts,
-    type: event.type,
-    node_id: event.nodeId ?? null,
-    body: JSON.stringify(event),
-  };
-}
-
-/** Parameters of `INSERT INTO messages`. */
-export function messageParams(runId: string, message: StoredMessage): Params {
-  return { run_id: runId, node_run: message.nodeRun, idx: message.index, body: JSON.stringify(message) };
-}
-
-/** Parameters of `INSERT INTO evidence`. */
-export function evidenceParams(runId: string, evidence: EvidenceRecord): Params {
-  return {
-    run_id: runId,
-    id: evidence.id,
-    tool: evidence.tool,
-    node_id: evidence.nodeId,
-    fingerprint: evidence.fingerprint,
-    outcome: evidence.outcome,
-    body: JSON.stringify(evidence),
-  };
-}
-
-/** The value of a `body` column. */
-export function parseBody<T>(row: { body: string }): T {
-  return JSON.parse(row.body) as T;
+  for (const [field, column, value] of PATCH_COLUMNS) {
+    if (!patches(patch, field)) continue;
+    assignments.push(`${column} = :${column}`);
+    params[column] = value(patch);
+  }
+  assignments.push('version = version + 1', 'last_seq = coalesce(:new_last_seq, last_seq)', 'updated_at = :updated_at');
+  const sql =
+    `UPDATE runs SET ${assignments.join(', ')} WHERE run_id = :run_id AND version = :expected_version ` +
+    'AND (:first_seq IS NULL OR :first_seq > last_seq) RETURNING *';
+  return { sql, params };
 }

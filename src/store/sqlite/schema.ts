@@ -80,9 +80,67 @@ CREATE INDEX evidence_run ON evidence (run_id, pos);
 CREATE INDEX evidence_fingerprint ON evidence (run_id, fingerprint);
 `;
 
+/**
+ * One commit, fewer pages. Each b-tree page a commit touches is one more page written to the WAL, and
+ * that is most of a step's cost: a step used to touch ten (three tables of appended rows, each with
+ * its own key, plus indexes). Now everything a commit appends (its events, messages and evidence) is
+ * one `journal` row appended at the end of the table, found through one small index; the flow and
+ * input, written once, leave the run row that every commit rewrites; the status index no longer holds
+ * the lease expiry every commit renews. `events`, `messages` and `evidence` stay readable as views.
+ * The v1 rows move to the journal one row each, in their order.
+ */
+const V2 = `
+CREATE TABLE run_definitions (
+  run_id TEXT PRIMARY KEY REFERENCES runs (run_id),
+  flow   TEXT NOT NULL,
+  input  TEXT
+);
+INSERT INTO run_definitions (run_id, flow, input) SELECT run_id, flow, input FROM runs;
+ALTER TABLE runs DROP COLUMN flow;
+ALTER TABLE runs DROP COLUMN input;
+DROP INDEX runs_status;
+CREATE INDEX runs_status ON runs (status);
+
+CREATE TABLE journal (
+  pos       INTEGER PRIMARY KEY,
+  run_id    TEXT NOT NULL REFERENCES runs (run_id),
+  first_seq INTEGER,
+  last_seq  INTEGER,
+  node_run  TEXT,
+  events    TEXT,
+  messages  TEXT,
+  evidence  TEXT
+);
+INSERT INTO journal (run_id, first_seq, last_seq, events)
+  SELECT run_id, seq, seq, json_array(json(body)) FROM events ORDER BY run_id, seq;
+INSERT INTO journal (run_id, node_run, messages)
+  SELECT run_id, node_run, json_array(json(body)) FROM messages ORDER BY run_id, node_run, idx;
+INSERT INTO journal (run_id, evidence) SELECT run_id, json_array(json(body)) FROM evidence ORDER BY pos;
+DROP TABLE events;
+DROP TABLE messages;
+DROP TABLE evidence;
+CREATE INDEX journal_run ON journal (run_id, last_seq);
+
+CREATE VIEW events AS
+  SELECT j.run_id AS run_id, json_extract(e.value, '$.seq') AS seq, json_extract(e.value, '$.ts') AS ts,
+         json_extract(e.value, '$.type') AS type, json_extract(e.value, '$.nodeId') AS node_id, e.value AS body
+  FROM journal j, json_each(j.events) e;
+CREATE VIEW messages AS
+  SELECT j.run_id AS run_id, json_extract(m.value, '$.nodeRun') AS node_run,
+         json_extract(m.value, '$.index') AS idx, m.value AS body
+  FROM journal j, json_each(j.messages) m;
+CREATE VIEW evidence AS
+  SELECT j.run_id AS run_id, j.pos AS pos, v.key AS item, json_extract(v.value, '$.id') AS id,
+         json_extract(v.value, '$.tool') AS tool, json_extract(v.value, '$.nodeId') AS node_id,
+         json_extract(v.value, '$.fingerprint') AS fingerprint, json_extract(v.value, '$.outcome') AS outcome,
+         v.value AS body
+  FROM journal j, json_each(j.evidence) v;
+`;
+
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'runs, events, messages, evidence', up: (db) => db.exec(V1) },
+  { version: 2, description: 'one journal row per commit; run definitions apart from the run row', up: (db) => db.exec(V2) },
 ];
 
 /** The schema version this code reads and writes (`PRAGMA user_version`). */

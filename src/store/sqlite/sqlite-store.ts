@@ -5,7 +5,6 @@ import type { EvidenceRecord } from '../../domain/run-state.js';
 import { checkBatch, checkEvents, checkNewRun, duplicateRun, patches, runNotFound, storeClosed } from '../checks.js';
 import { fromJson } from '../json.js';
 import {
-  StoreError,
   VersionConflictError,
   type Commit,
   type NewRun,
@@ -16,18 +15,16 @@ import {
   type StoredMessage,
 } from '../store.js';
 import {
-  PATCH_SET_SQL,
-  RUN_COLUMNS,
-  eventParams,
-  evidenceParams,
-  messageParams,
-  newRunParams,
-  parseBody,
-  patchParams,
-  runFromRow,
-  type Params,
-  type RunRow,
-} from './rows.js';
+  AppendedKeys,
+  JOURNAL_SQL,
+  eventsAfter,
+  evidenceOf,
+  journalParams,
+  keysOf,
+  messagesOf,
+  type RunKeys,
+} from './journal.js';
+import { RUN_COLUMNS, commitUpdate, definitionParams, newRunParams, runFromRow, type Params, type RunRow } from './rows.js';
 import { migrate, schemaVersion } from './schema.js';
 import { rollback } from './tx.js';
 
@@ -74,14 +71,6 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const COMMIT_SQL = `UPDATE runs SET
-  ${PATCH_SET_SQL},
-  version = version + 1,
-  last_seq = coalesce(:new_last_seq, last_seq),
-  updated_at = :updated_at
-WHERE run_id = :run_id AND version = :expected_version AND (:first_seq IS NULL OR :first_seq > last_seq)
-RETURNING *`;
-
 const LEASE_SQL = `UPDATE runs SET
   lease_owner = :owner, lease_expires_at = :expires_at, version = version + 1, updated_at = :updated_at
 WHERE run_id = :run_id
@@ -93,18 +82,19 @@ function insertSql(table: string, columns: readonly string[]): string {
   return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `:${c}`).join(', ')})`;
 }
 
+/** A run row with its definition. */
+const SELECT_RUN = 'SELECT runs.*, d.flow, d.input FROM runs JOIN run_definitions d ON d.run_id = runs.run_id';
+
 const INSERT_SQL = {
   runs: insertSql('runs', RUN_COLUMNS),
-  events: insertSql('events', ['run_id', 'seq', 'ts', 'type', 'node_id', 'body']),
-  messages: insertSql('messages', ['run_id', 'node_run', 'idx', 'body']),
-  evidence: insertSql('evidence', ['run_id', 'id', 'tool', 'node_id', 'fingerprint', 'outcome', 'body']),
+  definitions: insertSql('run_definitions', ['run_id', 'flow', 'input']),
 } as const;
 
 /**
  * The default Store: one SQLite file (node:sqlite) in WAL mode, shared safely by several processes
  * (each write is a `BEGIN IMMEDIATE` transaction; others wait up to the busy timeout). A commit is one
- * transaction: a compare-and-set `UPDATE … WHERE version = ?` of the run row plus plain inserts of the
- * appended rows, so its cost does not grow with the run's history. Opening migrates the schema
+ * transaction: a compare-and-set `UPDATE … WHERE version = ?` of the run row plus one journal row of
+ * what it appends (journal.ts), so its cost does not grow with the run's history. Opening migrates the schema
  * (schema.ts) and refuses a database written by a newer version.
  */
 export class SqliteStore implements Store {
@@ -112,6 +102,7 @@ export class SqliteStore implements Store {
   #db: DatabaseSync | null;
   readonly #statements = new Map<string, StatementSync>();
   readonly #definitions = new Map<string, { flow: unknown; input: unknown }>();
+  readonly #keys = new AppendedKeys();
   readonly #now: () => Date;
 
   constructor(options: SqliteStoreOptions) {
@@ -147,15 +138,19 @@ export class SqliteStore implements Store {
     return this.#sync(() => {
       const lastSeq = checkNewRun(run, events);
       const params = newRunParams(run, lastSeq, this.#now().toISOString());
-      return this.#transaction(() => {
+      const created = this.#transaction(() => {
         try {
           this.#stmt(INSERT_SQL.runs).run(params);
+          this.#stmt(INSERT_SQL.definitions).run(definitionParams(run));
         } catch (error) {
           throw isConstraint(error) ? duplicateRun(run.runId) : error;
         }
-        for (const event of events) this.#insert('events', run.runId, eventParams(event));
+        const journal = journalParams(run.runId, events, [], []);
+        if (journal) this.#stmt(JOURNAL_SQL.insert).run(journal);
         return this.#readRun(run.runId) ?? unreachable(run.runId);
       });
+      this.#keys.created(run.runId, created.version);
+      return created;
     });
   }
 
@@ -168,7 +163,7 @@ export class SqliteStore implements Store {
       const where: string[] = [];
       const params: Params = {};
       if (filter.status !== undefined) {
-        where.push('status = :status');
+        where.push('runs.status = :status');
         params.status = filter.status;
       }
       if (filter.tenant === null) where.push('tenant IS NULL');
@@ -182,8 +177,8 @@ export class SqliteStore implements Store {
       }
       params.limit = filter.limit === undefined ? -1 : Math.max(0, Math.trunc(filter.limit));
       const sql =
-        `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
-        'ORDER BY created_at DESC, rowid DESC LIMIT :limit';
+        `${SELECT_RUN} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
+        'ORDER BY runs.created_at DESC, runs.rowid DESC LIMIT :limit';
       return (this.#stmt(sql).all(params) as unknown as RunRow[]).map((row) => runFromRow(row));
     });
   }
@@ -193,55 +188,43 @@ export class SqliteStore implements Store {
       const events = commit.events ?? [];
       checkEvents(commit.runId, 0, events);
       checkBatch(commit);
-      const params: Params = {
-        ...patchParams(commit.patch),
-        run_id: commit.runId,
-        expected_version: commit.expectedVersion,
-        first_seq: events[0]?.seq ?? null,
-        new_last_seq: events.at(-1)?.seq ?? null,
-        updated_at: this.#now().toISOString(),
-      };
-      return this.#transaction(() => {
-        const row = this.#stmt(COMMIT_SQL).get(params) as RunRow | undefined;
+      const { sql, params } = commitUpdate(commit.patch);
+      params.run_id = commit.runId;
+      params.expected_version = commit.expectedVersion;
+      params.first_seq = events[0]?.seq ?? null;
+      params.new_last_seq = events.at(-1)?.seq ?? null;
+      params.updated_at = this.#now().toISOString();
+      const committed = this.#transaction(() => {
+        const row = this.#stmt(sql).get(params) as RunRow | undefined;
         if (!row) this.#explainRefusedCommit(commit);
-        for (const event of events) this.#insert('events', commit.runId, eventParams(event));
-        for (const m of commit.messages ?? [])
-          this.#insert('messages', commit.runId, messageParams(commit.runId, m));
-        for (const e of commit.evidence ?? [])
-          this.#insert('evidence', commit.runId, evidenceParams(commit.runId, e));
+        this.#keys.check(commit, () => this.#storedKeys(commit.runId, commit.expectedVersion));
+        const journal = journalParams(commit.runId, events, commit.messages ?? [], commit.evidence ?? []);
+        if (journal) this.#stmt(JOURNAL_SQL.insert).run(journal);
         const stored = row ?? unreachable(commit.runId);
         return runFromRow(stored, {
           definition: this.#definition(stored),
           ...(patches(commit.patch, 'state') ? { ownState: { value: commit.patch.state } } : {}),
         });
       });
+      this.#keys.committed(commit, committed.version);
+      return committed;
     });
   }
 
   events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
     return this.#sync(() =>
-      this.#bodies<StoredEvent>(
-        'SELECT body FROM events WHERE run_id = ? AND seq > ? ORDER BY seq',
-        runId,
-        afterSeq,
-      ),
+      eventsAfter(this.#stmt(JOURNAL_SQL.events).all(runId, afterSeq) as unknown as { events: string }[], afterSeq),
     );
   }
 
   messages(runId: string, nodeRun: string): Promise<StoredMessage[]> {
     return this.#sync(() =>
-      this.#bodies<StoredMessage>(
-        'SELECT body FROM messages WHERE run_id = ? AND node_run = ? ORDER BY idx',
-        runId,
-        nodeRun,
-      ),
+      messagesOf(this.#stmt(JOURNAL_SQL.messages).all(runId, nodeRun) as unknown as { messages: string }[], nodeRun),
     );
   }
 
   evidence(runId: string): Promise<EvidenceRecord[]> {
-    return this.#sync(() =>
-      this.#bodies<EvidenceRecord>('SELECT body FROM evidence WHERE run_id = ? ORDER BY pos', runId),
-    );
+    return this.#sync(() => evidenceOf(this.#stmt(JOURNAL_SQL.evidence).all(runId) as unknown as { evidence: string }[]));
   }
 
   acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null> {
@@ -254,7 +237,10 @@ export class SqliteStore implements Store {
         updated_at: this.#now().toISOString(),
       };
       const row = this.#stmt(LEASE_SQL).get(params) as RunRow | undefined;
-      if (row) return runFromRow(row, { definition: this.#definition(row) });
+      if (row) {
+        this.#keys.moved(runId, row.version - 1, row.version);
+        return runFromRow(row, { definition: this.#definition(row) });
+      }
       if (!this.#stmt('SELECT 1 FROM runs WHERE run_id = ?').get(runId)) throw runNotFound(runId);
       return null;
     });
@@ -284,24 +270,14 @@ export class SqliteStore implements Store {
   }
 
   #readRun(runId: string): RunRecord | null {
-    const row = this.#stmt('SELECT * FROM runs WHERE run_id = ?').get(runId) as RunRow | undefined;
+    const row = this.#stmt(`${SELECT_RUN} WHERE runs.run_id = ?`).get(runId) as RunRow | undefined;
     return row ? runFromRow(row) : null;
   }
 
-  #bodies<T>(sql: string, ...params: (string | number)[]): T[] {
-    return (this.#stmt(sql).all(...params) as unknown as { body: string }[]).map((row) => parseBody<T>(row));
-  }
-
-  /** Inserts an appended row; a key that exists becomes StoreError `DUPLICATE`. */
-  #insert(table: 'events' | 'messages' | 'evidence', runId: string, params: Params): void {
-    try {
-      this.#stmt(INSERT_SQL[table]).run(params);
-    } catch (error) {
-      if (!isConstraint(error)) throw error;
-      throw new StoreError('DUPLICATE', `${table} of run ${runId}: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
+  /** The message keys and evidence ids stored for a run (read inside the commit's transaction). */
+  #storedKeys(runId: string, version: number): RunKeys {
+    const rows = this.#stmt(JOURNAL_SQL.keys).all(runId) as unknown as { messages: string | null; evidence: string | null }[];
+    return keysOf(rows, version);
   }
 
   /** Called when the compare-and-set matched no row: throws why (conflict, unknown run, or bad seq). */
@@ -315,7 +291,6 @@ export class SqliteStore implements Store {
     throw new Error(`commit of run ${commit.runId} refused for no known reason`);
   }
 
-  /** Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it lands, or (on any throw) none. */
   /**
    * A run's flow and input, parsed once and frozen: they never change after creation, so a step's
    * commit need not parse them again (the Store contract lets them be handed out read-only).
@@ -323,7 +298,10 @@ export class SqliteStore implements Store {
   #definition(row: RunRow): { flow: unknown; input: unknown } {
     let found = this.#definitions.get(row.run_id);
     if (!found) {
-      found = { flow: deepFreeze(fromJson(row.flow)), input: deepFreeze(fromJson(row.input)) };
+      const stored = this.#stmt('SELECT flow, input FROM run_definitions WHERE run_id = ?').get(row.run_id) as
+        { flow: string; input: string | null } | undefined;
+      if (!stored) throw new Error(`run ${row.run_id} has no definition row`);
+      found = { flow: deepFreeze(fromJson(stored.flow)), input: deepFreeze(fromJson(stored.input)) };
       if (this.#definitions.size >= DEFINITION_CACHE) {
         const oldest = this.#definitions.keys().next().value;
         if (oldest !== undefined) this.#definitions.delete(oldest);
@@ -333,6 +311,7 @@ export class SqliteStore implements Store {
     return found;
   }
 
+  /** Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it lands, or (on any throw) none. */
   #transaction<T>(body: () => T): T {
     const db = this.#open();
     db.exec('BEGIN IMMEDIATE');

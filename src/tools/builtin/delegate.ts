@@ -51,6 +51,9 @@ export const delegateTool: BuiltinTool = {
         hint(ctx.locale, 'NEXT_DELEGATION', { flows: flows.length > 0 ? list(ctx.locale, flows) : hint(ctx.locale, 'NONE') }),
       );
     }
+    // Write-ahead, like a write (SPEC §9): the wave holding this call is committed before the child
+    // run exists, so that after a crash the repeated call finds that child instead of starting another.
+    await ctx.services.checkpoint();
     const result = await service.run(flow, task, ctx);
     if (result.status === 'suspended') {
       ctx.effect = { kind: 'suspend', suspension: result.suspension, childRunId: result.childRunId };

@@ -31,10 +31,35 @@ export function invokeStep(builtins: BuiltinRegistry): (ctx: CallContext) => Pro
     if (descriptor.kind === 'builtin') return runBuiltin(ctx, builtins);
     if (!ctx.isWrite) {
       ctx.executed = true;
-      return send(ctx, descriptor, ctx.args ?? {}, {});
+      return commitIfSlow(ctx, send(ctx, descriptor, ctx.args ?? {}, {}));
     }
     return runWrite(ctx, descriptor);
   };
+}
+
+/** How long a read may run before the step so far is committed while it runs. */
+export const SLOW_READ_MS = 100;
+
+/**
+ * A read is not committed before it is sent: its step (the model's turn and this call) commits once,
+ * after it (SPEC §9), and a crash before that asks the model again, which is safe for a read. A read
+ * still running after SLOW_READ_MS has the step so far committed meanwhile, so that watchers see the
+ * model's turn while it runs, and a crash resumes with this read, repeated. A failed commit (the run
+ * was cancelled or taken over) is thrown once the read is done, like the write-ahead commit's.
+ */
+async function commitIfSlow(ctx: CallContext, reading: Promise<Observation>): Promise<Observation> {
+  const flush: { commit?: Promise<void> } = {};
+  const timer = setTimeout(() => {
+    flush.commit = ctx.services.checkpoint();
+    flush.commit.catch(() => undefined); // awaited below, after the read
+  }, SLOW_READ_MS);
+  try {
+    const observation = await reading;
+    if (flush.commit) await flush.commit;
+    return observation;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function runBuiltin(ctx: CallContext, builtins: BuiltinRegistry): Promise<Observation> {

@@ -1,0 +1,148 @@
+import type { EvidenceRecord } from '../../domain/run-state.js';
+import { duplicateEvidence, duplicateMessage } from '../checks.js';
+import type { Commit, StoredEvent, StoredMessage } from '../store.js';
+import type { Params } from './rows.js';
+
+/**
+ * The `journal` table (schema v2): what one commit appends — its events, messages and evidence — is
+ * one row, appended at the end of the table and found by (run, last seq). One row per commit means a
+ * step writes three b-tree pages (the run row, the journal's last page, the index) however much it
+ * appends, where one table per kind of row wrote ten.
+ */
+export const JOURNAL_SQL = {
+  insert:
+    'INSERT INTO journal (run_id, first_seq, last_seq, node_run, events, messages, evidence) ' +
+    'VALUES (:run_id, :first_seq, :last_seq, :node_run, :events, :messages, :evidence)',
+  events: 'SELECT events FROM journal WHERE run_id = ? AND last_seq > ? ORDER BY last_seq',
+  messages:
+    'SELECT messages FROM journal WHERE run_id = ? AND messages IS NOT NULL AND (node_run = ? OR node_run IS NULL) ORDER BY pos',
+  evidence: 'SELECT evidence FROM journal WHERE run_id = ? AND evidence IS NOT NULL ORDER BY pos',
+  keys: 'SELECT messages, evidence FROM journal WHERE run_id = ? AND (messages IS NOT NULL OR evidence IS NOT NULL)',
+} as const;
+
+/** The journal row of what a commit (or a new run) appends, or null when it appends nothing. */
+export function journalParams(
+  runId: string,
+  events: readonly StoredEvent[],
+  messages: readonly StoredMessage[],
+  evidence: readonly EvidenceRecord[],
+): Params | null {
+  if (events.length === 0 && messages.length === 0 && evidence.length === 0) return null;
+  const nodeRun = messages[0]?.nodeRun;
+  return {
+    run_id: runId,
+    first_seq: events[0]?.seq ?? null,
+    last_seq: events.at(-1)?.seq ?? null,
+    // Set when every message is of one node run, so a node run's conversation is read without the others'.
+    node_run: nodeRun !== undefined && messages.every((m) => m.nodeRun === nodeRun) ? nodeRun : null,
+    events: events.length > 0 ? JSON.stringify(events) : null,
+    messages: messages.length > 0 ? JSON.stringify(messages) : null,
+    evidence: evidence.length > 0 ? JSON.stringify(evidence) : null,
+  };
+}
+
+/** The events of journal rows (in seq order) with seq above `afterSeq`. */
+export function eventsAfter(rows: readonly { events: string }[], afterSeq: number): StoredEvent[] {
+  const out: StoredEvent[] = [];
+  for (const row of rows) {
+    for (const event of JSON.parse(row.events) as StoredEvent[]) if (event.seq > afterSeq) out.push(event);
+  }
+  return out;
+}
+
+/** The messages of one node run in index order, from journal rows that may hold other node runs' too. */
+export function messagesOf(rows: readonly { messages: string }[], nodeRun: string): StoredMessage[] {
+  const out: StoredMessage[] = [];
+  for (const row of rows) {
+    for (const message of JSON.parse(row.messages) as StoredMessage[]) if (message.nodeRun === nodeRun) out.push(message);
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+/** The evidence of journal rows, in the order appended. */
+export function evidenceOf(rows: readonly { evidence: string }[]): EvidenceRecord[] {
+  return rows.flatMap((row) => JSON.parse(row.evidence) as EvidenceRecord[]);
+}
+
+/** The message keys and evidence ids stored for a run. */
+export interface RunKeys {
+  version: number;
+  messages: Set<string>;
+  evidence: Set<string>;
+}
+
+/** The keys stored in journal rows. */
+export function keysOf(rows: readonly { messages: string | null; evidence: string | null }[], version: number): RunKeys {
+  const keys: RunKeys = { version, messages: new Set(), evidence: new Set() };
+  for (const row of rows) {
+    if (row.messages !== null) for (const m of JSON.parse(row.messages) as StoredMessage[]) keys.messages.add(messageKey(m));
+    if (row.evidence !== null) for (const e of JSON.parse(row.evidence) as EvidenceRecord[]) keys.evidence.add(e.id);
+  }
+  return keys;
+}
+
+/**
+ * Which message keys and evidence ids each run holds, so that a commit colliding with a stored one is
+ * refused (StoreError `DUPLICATE`) without an index per kind of row. An entry is valid at the run
+ * version it was taken at: the store that wrote the run's last commit checks against memory; after
+ * another writer moved the run, the keys are read again from its journal rows (once). Bounded: the
+ * least recently used runs are forgotten.
+ */
+export class AppendedKeys {
+  readonly #runs = new Map<string, RunKeys>();
+
+  constructor(private readonly limit = 256) {}
+
+  /** Throws `DUPLICATE` when the commit appends a key the run holds; `load` reads them when not known. */
+  check(commit: Commit, load: () => RunKeys): void {
+    if ((commit.messages ?? []).length === 0 && (commit.evidence ?? []).length === 0) return;
+    let keys = this.#runs.get(commit.runId);
+    if (!keys || keys.version !== commit.expectedVersion) {
+      keys = load();
+      this.#remember(commit.runId, keys);
+    }
+    for (const m of commit.messages ?? []) {
+      if (keys.messages.has(messageKey(m))) throw duplicateMessage(commit.runId, m.nodeRun, m.index);
+    }
+    for (const e of commit.evidence ?? []) {
+      if (keys.evidence.has(e.id)) throw duplicateEvidence(commit.runId, e.id);
+    }
+  }
+
+  /** Records a landed commit: its keys, and the run's version after it. */
+  committed(commit: Commit, version: number): void {
+    const keys = this.#runs.get(commit.runId);
+    if (!keys || keys.version !== commit.expectedVersion) {
+      this.#runs.delete(commit.runId);
+      return;
+    }
+    for (const m of commit.messages ?? []) keys.messages.add(messageKey(m));
+    for (const e of commit.evidence ?? []) keys.evidence.add(e.id);
+    keys.version = version;
+    this.#remember(commit.runId, keys);
+  }
+
+  /** A new run: nothing appended yet. */
+  created(runId: string, version: number): void {
+    this.#remember(runId, { version, messages: new Set(), evidence: new Set() });
+  }
+
+  /** The run's version moved from `from` to `to` without appends (a lease taken here). */
+  moved(runId: string, from: number, to: number): void {
+    const keys = this.#runs.get(runId);
+    if (keys?.version === from) keys.version = to;
+  }
+
+  #remember(runId: string, keys: RunKeys): void {
+    this.#runs.delete(runId);
+    this.#runs.set(runId, keys);
+    if (this.#runs.size > this.limit) {
+      const oldest = this.#runs.keys().next().value;
+      if (oldest !== undefined) this.#runs.delete(oldest);
+    }
+  }
+}
+
+function messageKey(m: StoredMessage): string {
+  return `${m.nodeRun}\u0000${m.index}`;
+}

@@ -83,7 +83,7 @@ describe('Runtime: one commit per step', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     let started: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const slow = defineTool({
+    const slow: LocalTool = defineTool({
       name: 'slow',
       description: 'Takes its time',
       inputSchema: { type: 'object', properties: {} },
@@ -92,7 +92,7 @@ describe('Runtime: one commit per step', () => {
         await gate;
         return { ok: true };
       },
-    }) as LocalTool;
+    });
     const store = new MemoryStore();
     const runtime = createRuntime({ store, tools: [slow], logger: false });
     runtimes.push(runtime);

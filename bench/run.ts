@@ -2,9 +2,10 @@
  * `npm run bench`: the cost of the runtime per tool call (SPEC: "as fast as the bare loop").
  * A node makes K calls of a local tool, one per round, driven by the scripted model, then finishes.
  * Reported per step (one model turn + one tool call) for: a bare loop doing the same calls with no
- * guards and no persistence (the floor), the runtime with the memory store, and with SQLite.
- * After one warm-up run of each variant, each cell is one measured run; the ratios come from the same
- * invocation on this machine. Per-step cost must not grow with K.
+ * guards and no persistence (the floor), the runtime with the memory store, and with SQLite (one file
+ * for every run, as a real store holds many). After warm-up runs of each variant, each cell is the
+ * median of REPEATS runs, the variants taking turns, so that the ratios come from one invocation on
+ * one machine in one state. Per-step cost must not grow with K.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,30 +61,46 @@ async function bareLoop(k: number, model: ModelClient): Promise<number> {
 async function runtimeLoop(k: number, store: string): Promise<number> {
   const runtime = createRuntime({ store, tools: [lookup], logger: false });
   const flow = await loadFlow(flowObject(k), { knownTools: ['lookup'] });
+  const model = scriptedModel(script(k));
   const started = process.hrtime.bigint();
-  const run = await runtime.start(flow, { input: { text: 'go' }, model: scriptedModel(script(k)) });
+  const run = await runtime.start(flow, { input: { text: 'go' }, model });
   const elapsed = Number(process.hrtime.bigint() - started) / 1000;
   await runtime.close();
   if (run.status !== 'completed') throw new Error(`bench run ended ${run.status}: ${run.reason ?? ''} ${run.message ?? ''}`);
   return elapsed;
 }
 
+const REPEATS = 5;
+const WARM_UP = 3;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-runtime-bench-'));
+  const sqlite = `sqlite:${join(dir, 'bench.db')}`;
   const rows: string[] = [];
   try {
-    // Warm-up: one full run of each variant first, so that the measured runs see compiled code
+    // Warm-up: full runs of each variant first, so that the measured runs see compiled code
     // (module loading and JIT would otherwise dominate the small K).
-    await bareLoop(500, scriptedModel(script(500)));
-    await runtimeLoop(500, 'memory');
-    await runtimeLoop(500, `sqlite:${join(dir, 'warm-up.db')}`);
+    for (let i = 0; i < WARM_UP; i++) {
+      await bareLoop(500, scriptedModel(script(500)));
+      await runtimeLoop(500, 'memory');
+      await runtimeLoop(500, sqlite);
+    }
     for (const k of [50, 500]) {
       const steps = k + 1;
-      const bare = (await bareLoop(k, scriptedModel(script(k)))) / steps;
-      const memory = (await runtimeLoop(k, 'memory')) / steps;
-      const sqlite = (await runtimeLoop(k, `sqlite:${join(dir, `bench-${k}.db`)}`)) / steps;
+      const times = { bare: [] as number[], memory: [] as number[], sqlite: [] as number[] };
+      for (let r = 0; r < REPEATS; r++) {
+        times.bare.push((await bareLoop(k, scriptedModel(script(k)))) / steps);
+        times.memory.push((await runtimeLoop(k, 'memory')) / steps);
+        times.sqlite.push((await runtimeLoop(k, sqlite)) / steps);
+      }
+      const [bare, memory, disk] = [median(times.bare), median(times.memory), median(times.sqlite)];
       rows.push(
-        `| ${k} | ${bare.toFixed(1)} | ${memory.toFixed(1)} | ${sqlite.toFixed(1)} | ${(memory / bare).toFixed(1)}× | ${(sqlite / memory).toFixed(1)}× |`,
+        `| ${k} | ${bare.toFixed(1)} | ${memory.toFixed(1)} | ${disk.toFixed(1)} | ${(memory / bare).toFixed(1)}× | ${(disk / memory).toFixed(1)}× |`,
       );
     }
   } finally {
@@ -91,7 +108,7 @@ async function main(): Promise<void> {
   }
   process.stdout.write(
     [
-      'µs per step (one model turn + one tool call), one run:',
+      `µs per step (one model turn + one tool call), median of ${REPEATS} runs:`,
       '',
       '| K calls | bare loop | memory store | SQLite | memory / bare | SQLite / memory |',
       '|---|---|---|---|---|---|',

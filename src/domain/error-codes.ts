@@ -130,6 +130,7 @@ export function code(name: RuntimeErrorCodeName): RuntimeErrorCode {
 
 /** Fills `{name}` placeholders; unknown ones stay as they are. */
 export function fill(template: string, params: ReasonParams): string {
+  if (!template.includes('{')) return template;
   return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
     const value = params[key];
     return value === undefined ? whole : String(value);

@@ -205,10 +205,19 @@ export function flowNodeOf(ctx: Pick<CallContext, 'flow' | 'nodeId'>): FlowNode 
   return node;
 }
 
-/** The node's effective limits: the flow's, overridden by the node's own. */
+/** Each node's effective limits, computed once per flow node (flows are not changed once loaded). */
+const nodeLimits = new WeakMap<object, Limits>();
+
+/** The limits in force for the context's node: the flow's, with the node's own on top. */
 export function limitsOf(ctx: Pick<CallContext, 'flow' | 'nodeId'>): Limits {
   const node = ctx.flow.nodes.find((n) => n.id === ctx.nodeId);
-  return { ...ctx.flow.limits, ...(node?.limits ?? {}) };
+  if (!node) return { ...ctx.flow.limits };
+  let limits = nodeLimits.get(node);
+  if (!limits) {
+    limits = { ...ctx.flow.limits, ...(node.limits ?? {}) };
+    nodeLimits.set(node, limits);
+  }
+  return limits;
 }
 
 /** A guard: returns an observation to end the chain, or calls `next()` and may rewrite its result. */

@@ -1,44 +1,80 @@
 import type { EvidenceRecord } from '../../domain/run-state.js';
 import { duplicateEvidence, duplicateMessage } from '../checks.js';
 import type { Commit, StoredEvent, StoredMessage } from '../store.js';
-import type { Params } from './rows.js';
+import type { SQLInputValue } from 'node:sqlite';
 
 /**
  * The `journal` table (schema v2): what one commit appends — its events, messages and evidence — is
- * one row, appended at the end of the table and found by (run, last seq). One row per commit means a
- * step writes three b-tree pages (the run row, the journal's last page, the index) however much it
- * appends, where one table per kind of row wrote ten.
+ * one row, appended at the end of the table. The run row points at its last journal row
+ * (`journal_head`) and each row at the run's one before it (`prev`), so a step writes two b-tree
+ * pages (the run row and the journal's last page) however much it appends, where one table per kind
+ * of row, each with its keys, wrote ten. Reading walks the chain back from the head: all of it for a
+ * conversation or the evidence (when a run is opened), only the new rows when following events.
  */
 export const JOURNAL_SQL = {
   insert:
-    'INSERT INTO journal (run_id, first_seq, last_seq, node_run, events, messages, evidence) ' +
-    'VALUES (:run_id, :first_seq, :last_seq, :node_run, :events, :messages, :evidence)',
-  events: 'SELECT events FROM journal WHERE run_id = ? AND last_seq > ? ORDER BY last_seq',
-  messages:
-    'SELECT messages FROM journal WHERE run_id = ? AND messages IS NOT NULL AND (node_run = ? OR node_run IS NULL) ORDER BY pos',
-  evidence: 'SELECT evidence FROM journal WHERE run_id = ? AND evidence IS NOT NULL ORDER BY pos',
-  keys: 'SELECT messages, evidence FROM journal WHERE run_id = ? AND (messages IS NOT NULL OR evidence IS NOT NULL)',
+    'INSERT INTO journal (pos, prev, run_id, first_seq, last_seq, node_run, events, messages, evidence) ' +
+    'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  nextPos: 'SELECT coalesce(max(pos), 0) + 1 AS pos FROM journal',
+  events: `WITH RECURSIVE chain (pos, prev, last_seq) AS (
+      SELECT j.pos, j.prev, j.last_seq FROM runs r JOIN journal j ON j.pos = r.journal_head WHERE r.run_id = ?1
+      UNION ALL
+      SELECT j.pos, j.prev, j.last_seq FROM chain c JOIN journal j ON j.pos = c.prev
+      WHERE c.last_seq IS NULL OR c.last_seq > ?2)
+    SELECT j.events FROM chain c JOIN journal j ON j.pos = c.pos
+    WHERE j.events IS NOT NULL AND j.last_seq > ?2 ORDER BY c.pos`,
+  messages: `${wholeChain()}
+    SELECT j.messages FROM chain c JOIN journal j ON j.pos = c.pos
+    WHERE j.messages IS NOT NULL AND (j.node_run = ?2 OR j.node_run IS NULL) ORDER BY c.pos`,
+  evidence: `${wholeChain()}
+    SELECT j.evidence FROM chain c JOIN journal j ON j.pos = c.pos WHERE j.evidence IS NOT NULL ORDER BY c.pos`,
+  /** From row ?1 back (a commit reads them after its update moved the head past its own row). */
+  keys: `${wholeChain('SELECT j.pos, j.prev FROM journal j WHERE j.pos = ?1')}
+    SELECT j.messages, j.evidence FROM chain c JOIN journal j ON j.pos = c.pos
+    WHERE j.messages IS NOT NULL OR j.evidence IS NOT NULL`,
 } as const;
 
-/** The journal row of what a commit (or a new run) appends, or null when it appends nothing. */
-export function journalParams(
+/**
+ * Every journal row of run ?1 from its head back, or from the row `start` selects: only positions,
+ * the bodies are read by the caller.
+ */
+function wholeChain(start = 'SELECT j.pos, j.prev FROM runs r JOIN journal j ON j.pos = r.journal_head WHERE r.run_id = ?1'): string {
+  return `WITH RECURSIVE chain (pos, prev) AS (
+      ${start}
+      UNION ALL
+      SELECT j.pos, j.prev FROM chain c JOIN journal j ON j.pos = c.prev)`;
+}
+
+/**
+ * The values of `JOURNAL_SQL.insert` for what a commit (or a new run) appends at `pos` after `prev`,
+ * or null when it appends nothing: positions, run, first and last seq, node run, then events,
+ * messages and evidence as JSON arrays.
+ */
+export function journalRow(
+  at: { pos: number; prev: number | null },
   runId: string,
   events: readonly StoredEvent[],
   messages: readonly StoredMessage[],
   evidence: readonly EvidenceRecord[],
-): Params | null {
-  if (events.length === 0 && messages.length === 0 && evidence.length === 0) return null;
+): SQLInputValue[] {
   const nodeRun = messages[0]?.nodeRun;
-  return {
-    run_id: runId,
-    first_seq: events[0]?.seq ?? null,
-    last_seq: events.at(-1)?.seq ?? null,
+  return [
+    at.pos,
+    at.prev,
+    runId,
+    events[0]?.seq ?? null,
+    events.at(-1)?.seq ?? null,
     // Set when every message is of one node run, so a node run's conversation is read without the others'.
-    node_run: nodeRun !== undefined && messages.every((m) => m.nodeRun === nodeRun) ? nodeRun : null,
-    events: events.length > 0 ? JSON.stringify(events) : null,
-    messages: messages.length > 0 ? JSON.stringify(messages) : null,
-    evidence: evidence.length > 0 ? JSON.stringify(evidence) : null,
-  };
+    nodeRun !== undefined && messages.every((m) => m.nodeRun === nodeRun) ? nodeRun : null,
+    events.length > 0 ? JSON.stringify(events) : null,
+    messages.length > 0 ? JSON.stringify(messages) : null,
+    evidence.length > 0 ? JSON.stringify(evidence) : null,
+  ];
+}
+
+/** Whether a commit appends anything (and so gets a journal row). */
+export function appendsAny(commit: Pick<Commit, 'events' | 'messages' | 'evidence'>): boolean {
+  return (commit.events ?? []).length > 0 || (commit.messages ?? []).length > 0 || (commit.evidence ?? []).length > 0;
 }
 
 /** The events of journal rows (in seq order) with seq above `afterSeq`. */

@@ -31,6 +31,9 @@ export interface RunRow {
   lease_expires_at: number | null;
   created_at: string;
   updated_at: string;
+  /** The run's last journal row, and the one before it (journal.ts). */
+  journal_head: number | null;
+  journal_prev: number | null;
 }
 
 /** Named parameters for a statement. */
@@ -101,13 +104,19 @@ export const RUN_COLUMNS = [
   'lease_expires_at',
   'created_at',
   'updated_at',
+  'journal_head',
+  'journal_prev',
 ] as const satisfies readonly (keyof RunRow)[];
 
-/** Parameters of `INSERT INTO runs` for a new run (one per column of RUN_COLUMNS). */
+/**
+ * Parameters of `INSERT INTO runs` for a new run (one per column of RUN_COLUMNS); `journalHead` is
+ * the position of its first journal row, if it starts with events.
+ */
 export function newRunParams(
   run: NewRun,
   lastSeq: number,
   ts: string,
+  journalHead: number | null,
 ): Record<(typeof RUN_COLUMNS)[number], SQLInputValue> {
   return {
     run_id: run.runId,
@@ -132,6 +141,8 @@ export function newRunParams(
     lease_expires_at: run.leaseExpiresAt ?? null,
     created_at: ts,
     updated_at: ts,
+    journal_head: journalHead,
+    journal_prev: null,
   };
 }
 
@@ -158,20 +169,46 @@ const PATCH_COLUMNS: readonly (readonly [keyof RunPatch, string, (patch: RunPatc
 /**
  * The compare-and-set update of a commit: it sets exactly the columns the patch sets (an index on a
  * column that is not set is not touched), bumps the version and moves `last_seq`, only at the expected
- * version and only when the first new seq is above the stored one. Only the fields the patch sets are
- * serialised. The SQL depends only on which fields are set, so its prepared statement is reused.
+ * version and only when the first new seq is above the stored one. A commit that appends moves the
+ * run's journal head to the next journal position (its row is inserted there next; journal.ts). Only
+ * the fields the patch sets are serialised. Parameters are positional (binding by name costs more per
+ * statement than the rest of the work); the SQL depends only on which fields are set, so it is built,
+ * and prepared, once each.
  */
-export function commitUpdate(patch: RunPatch): { sql: string; params: Params } {
-  const assignments: string[] = [];
-  const params: Params = {};
-  for (const [field, column, value] of PATCH_COLUMNS) {
-    if (!patches(patch, field)) continue;
-    assignments.push(`${column} = :${column}`);
-    params[column] = value(patch);
+export function commitUpdate(
+  patch: RunPatch,
+  where: {
+    runId: string;
+    expectedVersion: number;
+    firstSeq: number | null;
+    newLastSeq: number | null;
+    updatedAt: string;
+    appends: boolean;
+  },
+): { sql: string; values: SQLInputValue[] } {
+  const values: SQLInputValue[] = [];
+  let mask = where.appends ? 1 << PATCH_COLUMNS.length : 0;
+  PATCH_COLUMNS.forEach(([field, , value], bit) => {
+    if (!patches(patch, field)) return;
+    mask |= 1 << bit;
+    values.push(value(patch));
+  });
+  values.push(where.newLastSeq, where.updatedAt, where.runId, where.expectedVersion, where.firstSeq);
+  return { sql: (COMMIT_SQL[mask] ??= commitSql(mask)), values };
+}
+
+/** The update's SQL per set of patched fields (a bit per PATCH_COLUMNS entry, then one for appends). */
+const COMMIT_SQL: (string | undefined)[] = [];
+
+function commitSql(mask: number): string {
+  const assignments = PATCH_COLUMNS.filter((_, bit) => mask & (1 << bit)).map(([, column], i) => `${column} = ?${i + 1}`);
+  const n = assignments.length;
+  assignments.push('version = version + 1', `last_seq = coalesce(?${n + 1}, last_seq)`, `updated_at = ?${n + 2}`);
+  if (mask & (1 << PATCH_COLUMNS.length)) {
+    assignments.push('journal_prev = journal_head', 'journal_head = (SELECT coalesce(max(pos), 0) + 1 FROM journal)');
   }
-  assignments.push('version = version + 1', 'last_seq = coalesce(:new_last_seq, last_seq)', 'updated_at = :updated_at');
-  const sql =
-    `UPDATE runs SET ${assignments.join(', ')} WHERE run_id = :run_id AND version = :expected_version ` +
-    'AND (:first_seq IS NULL OR :first_seq > last_seq) RETURNING *';
-  return { sql, params };
+  return (
+    `UPDATE runs SET ${assignments.join(', ')} WHERE run_id = ?${n + 3} AND version = ?${n + 4} ` +
+    `AND (?${n + 5} IS NULL OR ?${n + 5} > last_seq) RETURNING *`
+  );
 }

@@ -84,10 +84,12 @@ CREATE INDEX evidence_fingerprint ON evidence (run_id, fingerprint);
  * One commit, fewer pages. Each b-tree page a commit touches is one more page written to the WAL, and
  * that is most of a step's cost: a step used to touch ten (three tables of appended rows, each with
  * its own key, plus indexes). Now everything a commit appends (its events, messages and evidence) is
- * one `journal` row appended at the end of the table, found through one small index; the flow and
- * input, written once, leave the run row that every commit rewrites; the status index no longer holds
- * the lease expiry every commit renews. `events`, `messages` and `evidence` stay readable as views.
- * The v1 rows move to the journal one row each, in their order.
+ * one `journal` row appended at the end of the table, and the run row, which the commit updates
+ * anyway, points at it (`journal_head`); each journal row points at the run's one before it (`prev`),
+ * so a run's rows are found without an index: two pages a step. The flow and input, written once,
+ * leave the run row; the status index no longer holds the lease expiry every commit renews.
+ * `events`, `messages` and `evidence` stay readable as views. The v1 rows move to the journal one
+ * row each, in their order.
  */
 const V2 = `
 CREATE TABLE run_definitions (
@@ -104,6 +106,7 @@ CREATE INDEX runs_status ON runs (status);
 CREATE TABLE journal (
   pos       INTEGER PRIMARY KEY,
   run_id    TEXT NOT NULL REFERENCES runs (run_id),
+  prev      INTEGER,
   first_seq INTEGER,
   last_seq  INTEGER,
   node_run  TEXT,
@@ -119,7 +122,14 @@ INSERT INTO journal (run_id, evidence) SELECT run_id, json_array(json(body)) FRO
 DROP TABLE events;
 DROP TABLE messages;
 DROP TABLE evidence;
-CREATE INDEX journal_run ON journal (run_id, last_seq);
+
+CREATE INDEX journal_migration ON journal (run_id, pos);
+UPDATE journal SET prev = (SELECT max(j.pos) FROM journal j WHERE j.run_id = journal.run_id AND j.pos < journal.pos);
+ALTER TABLE runs ADD COLUMN journal_head INTEGER;
+ALTER TABLE runs ADD COLUMN journal_prev INTEGER;
+UPDATE runs SET journal_head = (SELECT max(j.pos) FROM journal j WHERE j.run_id = runs.run_id);
+UPDATE runs SET journal_prev = (SELECT j.prev FROM journal j WHERE j.pos = runs.journal_head);
+DROP INDEX journal_migration;
 
 CREATE VIEW events AS
   SELECT j.run_id AS run_id, json_extract(e.value, '$.seq') AS seq, json_extract(e.value, '$.ts') AS ts,

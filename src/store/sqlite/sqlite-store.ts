@@ -19,7 +19,8 @@ import {
   JOURNAL_SQL,
   eventsAfter,
   evidenceOf,
-  journalParams,
+  appendsAny,
+  journalRow,
   keysOf,
   messagesOf,
   type RunKeys,
@@ -137,16 +138,16 @@ export class SqliteStore implements Store {
   createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord> {
     return this.#sync(() => {
       const lastSeq = checkNewRun(run, events);
-      const params = newRunParams(run, lastSeq, this.#now().toISOString());
+      const ts = this.#now().toISOString();
       const created = this.#transaction(() => {
+        const head = events.length > 0 ? this.#nextPos() : null;
         try {
-          this.#stmt(INSERT_SQL.runs).run(params);
+          this.#stmt(INSERT_SQL.runs).run(newRunParams(run, lastSeq, ts, head));
           this.#stmt(INSERT_SQL.definitions).run(definitionParams(run));
         } catch (error) {
           throw isConstraint(error) ? duplicateRun(run.runId) : error;
         }
-        const journal = journalParams(run.runId, events, [], []);
-        if (journal) this.#stmt(JOURNAL_SQL.insert).run(journal);
+        if (head !== null) this.#stmt(JOURNAL_SQL.insert).run(...journalRow({ pos: head, prev: null }, run.runId, events, [], []));
         return this.#readRun(run.runId) ?? unreachable(run.runId);
       });
       this.#keys.created(run.runId, created.version);
@@ -188,19 +189,25 @@ export class SqliteStore implements Store {
       const events = commit.events ?? [];
       checkEvents(commit.runId, 0, events);
       checkBatch(commit);
-      const { sql, params } = commitUpdate(commit.patch);
-      params.run_id = commit.runId;
-      params.expected_version = commit.expectedVersion;
-      params.first_seq = events[0]?.seq ?? null;
-      params.new_last_seq = events.at(-1)?.seq ?? null;
-      params.updated_at = this.#now().toISOString();
+      const appends = appendsAny(commit);
+      const { sql, values } = commitUpdate(commit.patch, {
+        runId: commit.runId,
+        expectedVersion: commit.expectedVersion,
+        firstSeq: events[0]?.seq ?? null,
+        newLastSeq: events.at(-1)?.seq ?? null,
+        updatedAt: this.#now().toISOString(),
+        appends,
+      });
       const committed = this.#transaction(() => {
-        const row = this.#stmt(sql).get(params) as RunRow | undefined;
+        const row = this.#stmt(sql).get(...values) as RunRow | undefined;
         if (!row) this.#explainRefusedCommit(commit);
-        this.#keys.check(commit, () => this.#storedKeys(commit.runId, commit.expectedVersion));
-        const journal = journalParams(commit.runId, events, commit.messages ?? [], commit.evidence ?? []);
-        if (journal) this.#stmt(JOURNAL_SQL.insert).run(journal);
         const stored = row ?? unreachable(commit.runId);
+        this.#keys.check(commit, () => this.#storedKeys(stored.journal_prev, commit.expectedVersion));
+        if (appends) {
+          // The update moved the head to the next position: the row goes there, after the old head.
+          const at = { pos: stored.journal_head ?? unreachable(commit.runId), prev: stored.journal_prev };
+          this.#stmt(JOURNAL_SQL.insert).run(...journalRow(at, commit.runId, events, commit.messages ?? [], commit.evidence ?? []));
+        }
         return runFromRow(stored, {
           definition: this.#definition(stored),
           ...(patches(commit.patch, 'state') ? { ownState: { value: commit.patch.state } } : {}),
@@ -274,9 +281,14 @@ export class SqliteStore implements Store {
     return row ? runFromRow(row) : null;
   }
 
-  /** The message keys and evidence ids stored for a run (read inside the commit's transaction). */
-  #storedKeys(runId: string, version: number): RunKeys {
-    const rows = this.#stmt(JOURNAL_SQL.keys).all(runId) as unknown as { messages: string | null; evidence: string | null }[];
+  /** The journal position the next appended row takes (inside a write transaction). */
+  #nextPos(): number {
+    return (this.#stmt(JOURNAL_SQL.nextPos).get() as { pos: number }).pos;
+  }
+
+  /** The message keys and evidence ids in the journal rows from `from` back (the run's, before this commit). */
+  #storedKeys(from: number | null, version: number): RunKeys {
+    const rows = from === null ? [] : (this.#stmt(JOURNAL_SQL.keys).all(from) as unknown as { messages: string | null; evidence: string | null }[]);
     return keysOf(rows, version);
   }
 

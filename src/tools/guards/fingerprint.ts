@@ -12,7 +12,7 @@ export const FINGERPRINT_PRODUCES: readonly ProducedCase[] = [
 
 /** True when the call is the verify call of a write pending verification (exactly its tool and args). */
 export function isPendingVerifyCall(ctx: CallContext): boolean {
-  if (!ctx.args) return false;
+  if (!ctx.args || ctx.node.pendingWrites.length === 0) return false;
   const args = canonicalJson(ctx.args);
   return ctx.node.pendingWrites.some((p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args);
 }

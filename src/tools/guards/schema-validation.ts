@@ -51,8 +51,32 @@ function engineFor(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
   return engines.draft7;
 }
 
+/**
+ * Validators by the schema's JSON text: the same tool schema arrives as a new object with every run's
+ * tool list (MCP `tools/list`), and compiling costs far more than a step. Bounded, oldest out.
+ */
+const byText = new Map<string, ValidateFunction | null>();
+const BY_TEXT_LIMIT = 500;
+
 function compile(schema: Record<string, unknown>, logger: PipelineLogger): ValidateFunction | null {
   if (compiled.has(schema)) return compiled.get(schema) ?? null;
+  const text = JSON.stringify(schema);
+  if (byText.has(text)) {
+    const known = byText.get(text) ?? null;
+    compiled.set(schema, known);
+    return known;
+  }
+  const fn = compileNew(schema, logger);
+  compiled.set(schema, fn);
+  byText.set(text, fn);
+  if (byText.size > BY_TEXT_LIMIT) {
+    const oldest = byText.keys().next().value;
+    if (oldest !== undefined) byText.delete(oldest);
+  }
+  return fn;
+}
+
+function compileNew(schema: Record<string, unknown>, logger: PipelineLogger): ValidateFunction | null {
   let fn: ValidateFunction | null = null;
   const engine = engineFor(schema);
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
@@ -63,7 +87,6 @@ function compile(schema: Record<string, unknown>, logger: PipelineLogger): Valid
   } catch (error) {
     logger.warn('TOOL schema not compiled', { error: error instanceof Error ? error.message : String(error) });
   }
-  compiled.set(schema, fn);
   return fn;
 }
 

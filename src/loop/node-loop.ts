@@ -186,8 +186,9 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     }
     traceCall(host, call, round, result);
     if (result.runtimeQuestion) return askAfterRecovery(host, call, round, result.runtimeQuestion);
-    // Not checkpointed here: the graph commits the node's end together with this call (SPEC §9), so a
-    // crash in between re-runs the builtin instead of asking the model for another turn.
+    // Not checkpointed here: the graph commits the node's end together with this call (SPEC §9). A
+    // crash in between re-runs the builtin if an earlier call of the wave committed its turn, else the
+    // round is asked again.
     if (effect?.kind === 'finish' && result.observation.ok) {
       host.loop.wave = null;
       return { kind: 'completed' };

@@ -19,6 +19,8 @@ export class RunSession {
   private pendingMessages: StoredMessage[] = [];
   private persistedEvidence: number;
   private patch: RunPatch = {};
+  /** What a commit in flight is writing (until it lands or fails): its staged changes and event count. */
+  private committing: { patch: RunPatch; events: number } | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   /** The lease this session holds while it drives the run (renewed by every commit). */
   lease: { owner: string; ms: number } | null = null;
@@ -60,7 +62,7 @@ export class RunSession {
 
   /** Buffers a trace event with the next seq. */
   emit(payload: EventPayload): StoredEvent {
-    const seq = this.record.lastSeq + this.pendingEvents.length + 1;
+    const seq = this.record.lastSeq + (this.committing?.events ?? 0) + this.pendingEvents.length + 1;
     const event = { ...payload, seq, ts: isoNow(), runId: this.record.runId } as StoredEvent;
     this.pendingEvents.push(event);
     return event;
@@ -83,7 +85,7 @@ export class RunSession {
   }
 
   addUsage(usage: TokenUsage): void {
-    const u = this.patch.usage ?? this.record.usage;
+    const u = this.patch.usage ?? this.committing?.patch.usage ?? this.record.usage;
     this.patch.usage = {
       inputTokens: u.inputTokens + usage.inputTokens,
       outputTokens: u.outputTokens + usage.outputTokens,
@@ -119,29 +121,49 @@ export class RunSession {
     return run;
   }
 
+  /**
+   * Commits what is buffered. A commit may start while a call runs (a slow read, guards/invoke.ts):
+   * what is buffered while it is in flight stays buffered for the next one, with the seqs and message
+   * indexes it was given, and a failed commit leaves everything buffered as it was.
+   */
   private async commitBuffered(): Promise<void> {
     const { evidence: _evidence, ...runRest } = this.run;
     this.doc.run = runRest;
+    // What this commit writes is taken out of the buffers, which go on filling meanwhile.
     const events = this.pendingEvents;
-    const patch: RunPatch = { ...this.patch, state: persistedDoc(this.doc) };
+    const messages = this.pendingMessages;
+    const evidenceEnd = this.run.evidence.length;
+    const staged = this.patch;
+    this.pendingEvents = [];
+    this.pendingMessages = [];
+    this.patch = {};
+    this.committing = { patch: staged, events: events.length };
+    const patch: RunPatch = { ...staged, state: persistedDoc(this.doc) };
     const stillRunning = (patch.status ?? this.record.status) === 'running';
     if (this.lease && stillRunning && patch.leaseOwner === undefined) {
       patch.leaseOwner = this.lease.owner;
       patch.leaseExpiresAt = Date.now() + this.lease.ms;
     }
-    const next = await this.store.commit({
-      runId: this.record.runId,
-      expectedVersion: this.record.version,
-      patch,
-      events,
-      messages: this.pendingMessages,
-      evidence: this.run.evidence.slice(this.persistedEvidence),
-    });
+    let next: RunRecord;
+    try {
+      next = await this.store.commit({
+        runId: this.record.runId,
+        expectedVersion: this.record.version,
+        patch,
+        events,
+        messages,
+        evidence: this.run.evidence.slice(this.persistedEvidence, evidenceEnd),
+      });
+    } catch (error) {
+      this.pendingEvents = [...events, ...this.pendingEvents];
+      this.pendingMessages = [...messages, ...this.pendingMessages];
+      this.patch = { ...staged, ...this.patch };
+      throw error;
+    } finally {
+      this.committing = null;
+    }
     this.record = next;
-    this.persistedEvidence = this.run.evidence.length;
-    this.pendingEvents = [];
-    this.pendingMessages = [];
-    this.patch = {};
+    this.persistedEvidence = evidenceEnd;
     for (const sink of this.sinks) for (const event of events) sink(event);
     this.hub.publish(events);
   }

@@ -95,7 +95,8 @@ export class ToolInvoker {
     const timer = new AbortController();
     const signal = timer.signal;
     const outer = options.signal;
-    if (outer?.aborted) timer.abort(outer.reason);
+    // Told to stop before it started: the tool is not called at all.
+    if (outer?.aborted) return observeError(asError(outer.reason), locale, { tool: tool.name, timeoutMs });
     const key = options.meta?.idempotencyKey;
     let pending: unknown;
     try {
@@ -121,8 +122,7 @@ export class ToolInvoker {
     const forward = () => timer.abort(outer?.reason);
     outer?.addEventListener('abort', forward, { once: true });
     const stopped = new Promise<never>((_, reject) => {
-      const fail = () =>
-        reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+      const fail = () => reject(asError(signal.reason));
       if (signal.aborted) fail();
       else signal.addEventListener('abort', fail, { once: true });
     });
@@ -142,6 +142,10 @@ export class ToolInvoker {
       outer?.removeEventListener('abort', forward);
     }
   }
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
 import { scriptedModel } from '../../src/model/scripted.js';
+import type { ModelClient } from '../../src/model/model.js';
 import { createRuntime } from '../../src/runtime/create.js';
+import { MemoryStore } from '../../src/store/memory.js';
+import type { Commit, NewRun, RunRecord, StoredEvent } from '../../src/store/store.js';
 import { defineTool } from '../../src/tools/tool.js';
 
 let dir: string;
@@ -112,6 +115,82 @@ describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
     for await (const e of runtime.events(run.runId, { follow: false })) events.push(e);
     expect(events.find((e) => e.type === 'tool.invoked')).toMatchObject({ outcome: 'REJECTED', errorCode: 'DELEGATION_OUT_OF_BOUNDS' });
     expect(writes).toEqual([]);
+    await runtime.close();
+  });
+
+  it('commits the turn that delegates before the child run exists', async () => {
+    const seenAtChildStart: string[][] = [];
+    class Watching extends MemoryStore {
+      override async createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord> {
+        if (run.parentRunId) seenAtChildStart.push((await this.events(run.parentRunId)).map((e) => e.type));
+        return super.createRun(run, events);
+      }
+    }
+    const runtime = createRuntime({ store: new Watching(), tools: [createOrder()], logger: false });
+    const flow = await loadFlow(parentFlow(), { baseDir: dir });
+    const model = scriptedModel({
+      turns: [{ calls: [{ tool: 'builtin_node_delegate', args: { flow: 'ordering', task: 'order tea' } }] }],
+    });
+    expect((await runtime.start(flow, { input: { text: 'x' }, model })).status).toBe('suspended');
+    expect(seenAtChildStart).toHaveLength(1);
+    expect(seenAtChildStart[0]?.slice(-2)).toEqual(['react.round', 'model.response']);
+    await runtime.close();
+  });
+
+  it('a run cancelled before its delegate commits starts no child, and the delegate is not a tool failure', async () => {
+    const store = new MemoryStore();
+    const canceller = createRuntime({ store, tools: [createOrder()], logger: false });
+    const runtime = createRuntime({ store, tools: [createOrder()], logger: false });
+    const flow = await loadFlow(parentFlow(), { baseDir: dir });
+    const inner = scriptedModel({
+      turns: [{ calls: [{ tool: 'builtin_node_delegate', args: { flow: 'ordering', task: 'order tea' } }] }],
+    });
+    let runId = '';
+    const model: ModelClient = {
+      id: 'cancelling',
+      async call(request, context) {
+        // Another process cancels the run while the model answers.
+        await canceller.cancel(runId);
+        return inner.call(request, context);
+      },
+    };
+    const run = await runtime.start(flow, { input: { text: 'x' }, model, onAccepted: (s) => (runId = s.runId) });
+    expect(run.status).toBe('cancelled');
+    expect(await runtime.list({ parentRunId: runId })).toEqual([]);
+    const events = [];
+    for await (const e of runtime.events(runId, { follow: false })) events.push(e);
+    expect(events.map((e) => e.type)).not.toContain('tool.invoked');
+    expect(events.at(-1)).toMatchObject({ type: 'run.cancelled' });
+    await runtime.close();
+    await canceller.close();
+  });
+
+  it("a store failure at the delegate's commit is that failure, not a failed delegation", async () => {
+    class FailingOnce extends MemoryStore {
+      failed = false;
+      override commit(commit: Commit): Promise<RunRecord> {
+        if (!this.failed && (commit.events ?? []).some((e) => e.type === 'model.response')) {
+          this.failed = true;
+          return Promise.reject(new Error('database is locked'));
+        }
+        return super.commit(commit);
+      }
+    }
+    const store = new FailingOnce();
+    const runtime = createRuntime({ store, tools: [createOrder()], logger: false });
+    const flow = await loadFlow(parentFlow(), { baseDir: dir });
+    const model = scriptedModel({
+      turns: [{ calls: [{ tool: 'builtin_node_delegate', args: { flow: 'ordering', task: 'order tea' } }] }],
+    });
+    let runId = '';
+    await expect(runtime.start(flow, { input: { text: 'x' }, model, onAccepted: (s) => (runId = s.runId) })).rejects.toThrow(
+      'database is locked',
+    );
+    expect(store.failed).toBe(true);
+    expect(await runtime.list({ parentRunId: runId })).toEqual([]);
+    const events = [];
+    for await (const e of runtime.events(runId, { follow: false })) events.push(e);
+    expect(events.map((e) => e.type)).not.toContain('tool.invoked');
     await runtime.close();
   });
 });

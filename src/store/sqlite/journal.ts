@@ -6,9 +6,10 @@ import type { SQLInputValue } from 'node:sqlite';
 /**
  * The `journal` table (schema v2): what one commit appends — its events, messages and evidence — is
  * one row, appended at the end of the table. The run row points at its last journal row
- * (`journal_head`) and each row at the run's one before it (`prev`), so a step writes two b-tree
- * pages (the run row and the journal's last page) however much it appends, where one table per kind
- * of row, each with its keys, wrote ten. Reading walks the chain back from the head: all of it for a
+ * (`journal_head`) and each row at the run's one before it (`prev`), so a step writes about three
+ * b-tree pages (the run row, the journal's last page, and every other step or so a new journal page
+ * with the header) however much it appends, where one table per kind of row, each with its keys,
+ * wrote ten. Reading walks the chain back from the head: all of it for a
  * conversation or the evidence (when a run is opened), only the new rows when following events.
  */
 export const JOURNAL_SQL = {

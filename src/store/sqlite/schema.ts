@@ -86,7 +86,7 @@ CREATE INDEX evidence_fingerprint ON evidence (run_id, fingerprint);
  * its own key, plus indexes). Now everything a commit appends (its events, messages and evidence) is
  * one `journal` row appended at the end of the table, and the run row, which the commit updates
  * anyway, points at it (`journal_head`); each journal row points at the run's one before it (`prev`),
- * so a run's rows are found without an index: two pages a step. The flow and input, written once,
+ * so a run's rows are found without an index: about three pages a step. The flow and input, written once,
  * leave the run row; the status index no longer holds the lease expiry every commit renews.
  * `events`, `messages` and `evidence` stay readable as views. The v1 rows move to the journal one
  * row each, in their order.

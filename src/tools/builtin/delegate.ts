@@ -38,6 +38,9 @@ export function delegateObservation(result: Exclude<DelegateResult, { status: 's
 export const delegateTool: BuiltinTool = {
   name: 'builtin_node_delegate',
   visible: (node) => node.delegates.length > 0,
+  // The wave holding this call is committed before the child run exists, so that after a crash the
+  // repeated call finds that child instead of starting another.
+  writeAhead: true,
   async execute(args, ctx) {
     const flow = typeof args.flow === 'string' ? args.flow : '';
     const task = typeof args.task === 'string' ? args.task : '';
@@ -51,9 +54,6 @@ export const delegateTool: BuiltinTool = {
         hint(ctx.locale, 'NEXT_DELEGATION', { flows: flows.length > 0 ? list(ctx.locale, flows) : hint(ctx.locale, 'NONE') }),
       );
     }
-    // Write-ahead, like a write (SPEC §9): the wave holding this call is committed before the child
-    // run exists, so that after a crash the repeated call finds that child instead of starting another.
-    await ctx.services.checkpoint();
     const result = await service.run(flow, task, ctx);
     if (result.status === 'suspended') {
       ctx.effect = { kind: 'suspend', suspension: result.suspension, childRunId: result.childRunId };

@@ -18,6 +18,12 @@ export interface BuiltinTool {
   readonly name: BuiltinName;
   /** True when the tool is visible in `node`. */
   visible(node: FlowNode): boolean;
+  /**
+   * True for a builtin with an effect outside the run (a delegation starts a child run): the step so
+   * far is committed before it runs, like a write's in-flight mark (SPEC §9). A failed commit is not
+   * the tool's failure: it stops the driver.
+   */
+  readonly writeAhead?: boolean;
   execute(args: Record<string, unknown>, ctx: CallContext): Promise<Observation>;
 }
 

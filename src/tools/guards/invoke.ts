@@ -65,6 +65,7 @@ async function commitIfSlow(ctx: CallContext, reading: Promise<Observation>): Pr
 async function runBuiltin(ctx: CallContext, builtins: BuiltinRegistry): Promise<Observation> {
   const tool = ctx.call.tool;
   const builtin = builtins.get(tool);
+  if (builtin?.writeAhead) await ctx.services.checkpoint();
   try {
     if (!builtin) throw new Error(`no builtin named ${tool}`);
     return await builtin.execute(ctx.args ?? {}, ctx);

@@ -73,7 +73,7 @@ async function runtimeLoop(k: number, store: string): Promise<number> {
   return elapsed;
 }
 
-const REPEATS = 5;
+const REPEATS = 11;
 const WARM_UP = 3;
 
 function median(values: number[]): number {

@@ -207,8 +207,12 @@ function commitSql(mask: number): string {
   if (mask & (1 << PATCH_COLUMNS.length)) {
     assignments.push('journal_prev = journal_head', 'journal_head = (SELECT coalesce(max(pos), 0) + 1 FROM journal)');
   }
+  // A commit that writes the state hands the caller's own object back (RowShortcuts): the stored text,
+  // the biggest column, is not read back.
+  const stateBit = PATCH_COLUMNS.findIndex(([field]) => field === 'state');
+  const returning = mask & (1 << stateBit) ? RUN_COLUMNS.filter((c) => c !== 'state').join(', ') : '*';
   return (
     `UPDATE runs SET ${assignments.join(', ')} WHERE run_id = ?${n + 3} AND version = ?${n + 4} ` +
-    `AND (?${n + 5} IS NULL OR ?${n + 5} > last_seq) RETURNING *`
+    `AND (?${n + 5} IS NULL OR ?${n + 5} > last_seq) RETURNING ${returning}`
   );
 }

@@ -326,10 +326,11 @@ export class SqliteStore implements Store {
   /** Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it lands, or (on any throw) none. */
   #transaction<T>(body: () => T): T {
     const db = this.#open();
-    db.exec('BEGIN IMMEDIATE');
+    // Prepared once like every statement here (an exec parses its SQL each time).
+    this.#stmt('BEGIN IMMEDIATE').run();
     try {
       const result = body();
-      db.exec('COMMIT');
+      this.#stmt('COMMIT').run();
       return result;
     } catch (error) {
       rollback(db, error);

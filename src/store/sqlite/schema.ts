@@ -87,7 +87,8 @@ CREATE INDEX evidence_fingerprint ON evidence (run_id, fingerprint);
  * one `journal` row appended at the end of the table, and the run row, which the commit updates
  * anyway, points at it (`journal_head`); each journal row points at the run's one before it (`prev`),
  * so a run's rows are found without an index: about three pages a step. The flow and input, written once,
- * leave the run row; the status index no longer holds the lease expiry every commit renews.
+ * leave the run row; the status index no longer holds the lease expiry every commit renews, and the
+ * index on the root run, which no query used, is gone (each index is a page more per new run).
  * `events`, `messages` and `evidence` stay readable as views. The v1 rows move to the journal one
  * row each, in their order.
  */
@@ -96,12 +97,13 @@ CREATE TABLE run_definitions (
   run_id TEXT PRIMARY KEY REFERENCES runs (run_id),
   flow   TEXT NOT NULL,
   input  TEXT
-);
+) WITHOUT ROWID;
 INSERT INTO run_definitions (run_id, flow, input) SELECT run_id, flow, input FROM runs;
 ALTER TABLE runs DROP COLUMN flow;
 ALTER TABLE runs DROP COLUMN input;
 DROP INDEX runs_status;
 CREATE INDEX runs_status ON runs (status);
+DROP INDEX runs_root;
 
 CREATE TABLE journal (
   pos       INTEGER PRIMARY KEY,

@@ -160,7 +160,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   // (SPEC §9). Whatever has an effect outside the run commits it first: a write is marked in flight
   // and checkpointed before it is sent, a delegate checkpoints before it starts a child run, and a
   // slow read has it committed while it runs (guards/invoke.ts). A crash before that commit loses
-  // only quick reads, and the round is asked again.
+  // only quick reads and builtins without outside effects, and the round is asked again.
   host.loop.wave = { round, calls: result.toolCalls, next: 0 };
   return null;
 }

@@ -132,6 +132,26 @@ describe('SqliteStore journal', () => {
     await store.close();
   });
 
+  it('lists by status, tenant and parent through their indexes (tenant and parent hold only runs that have one)', async () => {
+    const { path, store } = await seeded();
+    await store.close();
+    const raw = new DatabaseSync(path, { readOnly: true });
+    try {
+      const plan = (where: string, params: Record<string, string>) =>
+        raw
+          .prepare(`EXPLAIN QUERY PLAN SELECT * FROM runs WHERE ${where} ORDER BY created_at DESC LIMIT 10`)
+          .all(params)
+          .map((r) => String(r.detail))
+          .join(' | ');
+      expect(plan('status = :s', { s: 'running' })).toContain('USING INDEX runs_status');
+      expect(plan('tenant = :t', { t: 'acme' })).toContain('USING INDEX runs_tenant');
+      expect(plan('parent_run_id = :p', { p: 'r1' })).toContain('USING INDEX runs_parent');
+      expect(plan('tenant IS NULL', {})).toContain('USING INDEX runs_created');
+    } finally {
+      raw.close();
+    }
+  });
+
   it('follows events across commits without events, and reads them back after reopening', async () => {
     const { path, store } = await seeded();
     let version = 1;

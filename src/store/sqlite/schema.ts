@@ -87,8 +87,9 @@ CREATE INDEX evidence_fingerprint ON evidence (run_id, fingerprint);
  * one `journal` row appended at the end of the table, and the run row, which the commit updates
  * anyway, points at it (`journal_head`); each journal row points at the run's one before it (`prev`),
  * so a run's rows are found without an index: about three pages a step. The flow and input, written once,
- * leave the run row; the status index no longer holds the lease expiry every commit renews, and the
- * index on the root run, which no query used, is gone (each index is a page more per new run).
+ * leave the run row; the status index no longer holds the lease expiry every commit renews. Each index
+ * is a page more per new run: the one on the root run, which no query used, is gone, and those on the
+ * parent and the tenant hold only runs that have one (a top-level run of the CLI is in neither).
  * `events`, `messages` and `evidence` stay readable as views. The v1 rows move to the journal one
  * row each, in their order.
  */
@@ -104,6 +105,10 @@ ALTER TABLE runs DROP COLUMN input;
 DROP INDEX runs_status;
 CREATE INDEX runs_status ON runs (status);
 DROP INDEX runs_root;
+DROP INDEX runs_parent;
+CREATE INDEX runs_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
+DROP INDEX runs_tenant;
+CREATE INDEX runs_tenant ON runs (tenant, created_at) WHERE tenant IS NOT NULL;
 
 CREATE TABLE journal (
   pos       INTEGER PRIMARY KEY,

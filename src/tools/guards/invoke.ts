@@ -38,7 +38,7 @@ export function invokeStep(builtins: BuiltinRegistry): (ctx: CallContext) => Pro
 }
 
 /** How long a read may run before the step so far is committed while it runs. */
-export const SLOW_READ_MS = 100;
+const SLOW_READ_MS = 100;
 
 /**
  * A read is not committed before it is sent: its step (the model's turn and this call) commits once,

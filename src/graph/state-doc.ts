@@ -18,6 +18,8 @@ export interface RunStateDoc {
   modelCalls: number;
   /** For a delegated child run: the parent's delegate call that started it. */
   parentCallId?: string;
+  /** The run's trace context (W3C traceparent) when telemetry is on, so every process joins one trace. */
+  traceparent?: string;
 }
 
 /** The key of the current node run's conversation. */

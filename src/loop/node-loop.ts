@@ -131,7 +131,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   if (phase) host.emit({ type: 'phase.hint', nodeId: host.nodeId, round, text: phase });
   const result = await host.model.call(
     { system: host.systemPrompt(), messages: host.conversation(), tools: host.tools(), signal: host.signal },
-    { runId: host.runId, nodeId: host.nodeId, callIndex: host.modelCalls() },
+    { runId: host.runId, nodeId: host.nodeId, callIndex: host.modelCalls(), round },
   );
   if (!result.ok) {
     await host.checkpoint();

@@ -40,6 +40,14 @@ export interface ModelRequest {
   messages: readonly ConversationMessage[];
   tools: readonly ModelTool[];
   signal?: AbortSignal;
+  /** Told about the answer while a streaming model writes it (live followers; nothing is persisted from it). */
+  onDelta?: (delta: ModelDelta) => void;
+}
+
+/** A streaming model's answer so far: the text written and the tool calls being formed (raw arguments so far). */
+export interface ModelDelta {
+  text: string;
+  toolCalls: { callId: string; tool: string; args: string }[];
 }
 
 /** Where a model call stands in its run; the scripted model answers by `callIndex`. */
@@ -48,6 +56,8 @@ export interface ModelCallContext {
   nodeId: string;
   /** The run's model calls so far, across nodes and processes (0 for the first call). */
   callIndex: number;
+  /** The node run's ReAct round this call starts (for live followers). */
+  round?: number;
 }
 
 /** The model's answer to one call, or why there is none. */

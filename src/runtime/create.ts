@@ -6,6 +6,7 @@ import type { LocalTool } from '../tools/tool.js';
 import { Runtime } from './runtime.js';
 import type { EventSink } from './session.js';
 import { DefaultToolbox } from './default-toolbox.js';
+import { loadTelemetry, type TelemetryOptions } from '../telemetry/load.js';
 
 export { Runtime } from './runtime.js';
 
@@ -27,6 +28,11 @@ export interface CreateRuntimeOptions {
   providers?: (provider: string, modelId: string) => ModelClient;
   /** Queue mode (SPEC §13): hand runnable runs to a queue (e.g. `RunQueue.enqueue` of `./postgres`) instead of driving them. */
   enqueue?: (runId: string) => Promise<void>;
+  /**
+   * OpenTelemetry: the application's tracer/meter providers; default: the standard OTEL_* variables
+   * (nothing is exported, nor any OpenTelemetry module loaded, when none is set); `false`: off.
+   */
+  telemetry?: TelemetryOptions | false;
 }
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
@@ -41,5 +47,6 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.enqueue ? { enqueue: options.enqueue } : {}),
+    telemetry: loadTelemetry(options.telemetry, logger),
   });
 }

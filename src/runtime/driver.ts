@@ -1,7 +1,7 @@
 import type { FlowNode } from '../domain/flow.js';
 import { runGraph, type GraphExit } from '../graph/flow-runner.js';
 import type { Logger } from '../log/logger.js';
-import { runNode } from '../loop/node-loop.js';
+import { runNode, type NodeExit } from '../loop/node-loop.js';
 import type { ModelClient } from '../model/model.js';
 import type { CallServices, LookBackEvent } from '../tools/pipeline.js';
 import type { Locale } from '../domain/locale.js';
@@ -18,6 +18,8 @@ export interface DriveContext {
   signal: AbortSignal;
   /** Extra services offered to calls (delegation, look-back tracing). */
   services: Pick<CallServices, 'delegate' | 'onLookBack'>;
+  /** Runs each node run inside a telemetry span (none: run it as is). */
+  traceNode?: <T extends NodeExit>(nodeId: string, run: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -40,7 +42,8 @@ export async function drive(session: RunSession, ref: FlowRef, model: ModelClien
       update: (patch) => session.update(patch),
       checkpoint: () => session.checkpoint(),
       resetConversation: () => session.resetConversation(),
-      runNode: (node) => runOneNode(session, ref, node, model, ctx),
+      runNode: (node) =>
+        ctx.traceNode ? ctx.traceNode(node.id, () => runOneNode(session, ref, node, model, ctx)) : runOneNode(session, ref, node, model, ctx),
     });
   } finally {
     clearInterval(timer);

@@ -17,6 +17,9 @@ import { applyResponse, type PersonResponse } from './respond.js';
 import { followEvents } from './follow.js';
 import { newRun, newRunId } from './new-run.js';
 import { delegateService, existingChild, respondThroughChild } from './delegation.js';
+import { noopTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import type { ModelDeltaEvent } from './live.js';
+import { RunObservers, type SegmentReason } from './observe.js';
 
 /** Options of `createRuntime` (SPEC §14). */
 export interface RuntimeOptions {
@@ -36,6 +39,8 @@ export interface RuntimeOptions {
    * Child runs are always driven by their parent's driver.
    */
   enqueue?: (runId: string) => Promise<void>;
+  /** OpenTelemetry traces and metrics (default: none, docs/observability.md). */
+  telemetry?: Telemetry | Promise<Telemetry>;
 }
 
 /** Options of `start`. */
@@ -72,6 +77,7 @@ export class Runtime {
   /** Set by `close()`: drivers stopped then do not read the store again. */
   private closing = false;
   private readonly responding = new Set<string>();
+  private readonly observers: RunObservers;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storeReady = Promise.resolve(options.store);
@@ -79,6 +85,7 @@ export class Runtime {
     this.toolbox = options.toolbox;
     this.logger = options.logger ?? createStderrLogger();
     this.leaseMs = options.leaseMs ?? leaseFromEnv();
+    this.observers = new RunObservers(Promise.resolve(options.telemetry ?? noopTelemetry));
   }
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */
@@ -109,7 +116,7 @@ export class Runtime {
     if (isModelClient(modelSpec)) this.models.set(runId, model);
     if (record.parentRunId === null) for (const event of started) this.options.onEvent?.(event);
     this.hub.publish(started);
-    const session = await this.session(record);
+    const session = await this.session(record, 'start');
     const queued = this.queued(record);
     if (queued) {
       session.update({ leaseOwner: null, leaseExpiresAt: null });
@@ -145,7 +152,7 @@ export class Runtime {
     if (!record || record.status !== 'running') {
       throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
     }
-    const session = await this.session(record);
+    const session = await this.session(record, 'recovery');
     if (typeof options.model === 'string') session.update({ model: options.model });
     session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
     await session.checkpoint();
@@ -168,7 +175,7 @@ export class Runtime {
       if (record) await this.release(record);
       throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
     }
-    const session = await this.session(record);
+    const session = await this.session(record, before.leaseOwner !== null ? 'recovery' : 'drive');
     if (before.leaseOwner !== null) {
       session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
       await session.checkpoint();
@@ -194,6 +201,7 @@ export class Runtime {
         this.active.get(runId)?.abort();
         this.options.onEvent?.(event);
         this.hub.publish([event]);
+        await this.observers.aside(await this.db(), next, 'cancel', [event]);
         return summarize(next);
       } catch (error) {
         if (!(error instanceof VersionConflictError)) throw error;
@@ -216,6 +224,14 @@ export class Runtime {
     yield* followEvents(await this.db(), this.hub, runId, options);
   }
 
+  /**
+   * Subscribes to a run's live `model.delta` events (a streaming model's answer while it is written)
+   * while this process drives the run; they are not persisted. Returns the unsubscribe function.
+   */
+  deltas(runId: string, listener: (event: ModelDeltaEvent) => void): () => void {
+    return this.observers.live.subscribe(runId, listener);
+  }
+
   /** Stops local drivers and closes MCP connections and the store. */
   async close(): Promise<void> {
     this.closing = true;
@@ -223,6 +239,7 @@ export class Runtime {
     await this.toolbox.close();
     const store = await this.storeReady.catch(() => null);
     await store?.close();
+    await this.observers.shutdown();
   }
 
   /** The lease length this runtime writes (ms). */
@@ -263,7 +280,7 @@ export class Runtime {
       throw new RunConflictError(runId, `run ${runId} is no longer waiting for ${response.kind === 'APPROVAL' ? 'an approval' : 'an answer'}`);
     }
     const ref = this.flowRef(record);
-    const session = await this.session(record);
+    const session = await this.session(record, response.kind === 'APPROVAL' ? 'approval' : 'answer');
     if (typeof options.model === 'string') session.update({ model: options.model });
     const childRunId = session.doc.loop.suspended?.childRunId;
     if (childRunId) {
@@ -272,6 +289,7 @@ export class Runtime {
         release: (record) => this.release(record),
       });
       if (settled) {
+        this.observers.end(session);
         options.onAccepted?.(settled);
         return settled;
       }
@@ -293,6 +311,7 @@ export class Runtime {
 
   /** Passes a persisted, unleased run to the queue; a worker drives it. */
   private async handOff(session: RunSession): Promise<RunSummary> {
+    this.observers.end(session);
     await this.options.enqueue?.(session.runId);
     return summarize(session.current);
   }
@@ -300,9 +319,11 @@ export class Runtime {
   private async driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
     const controller = new AbortController();
     this.active.set(session.runId, controller);
+    const driving = await this.observers.driving(session, model, this.toolbox);
     try {
-      await drive(session, ref, model, {
-        toolbox: this.toolbox,
+      await drive(session, ref, driving.model, {
+        ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),
+        toolbox: driving.toolbox,
         logger: this.logger,
         owner: this.owner,
         leaseMs: this.leaseMs,
@@ -334,13 +355,17 @@ export class Runtime {
       throw error;
     } finally {
       this.active.delete(session.runId);
+      this.observers.end(session);
     }
   }
 
-  private async session(record: RunRecord): Promise<RunSession> {
+  private async session(record: RunRecord, reason: SegmentReason): Promise<RunSession> {
     // A child run's events are its own trace: they do not reach the parent's `--trace` sink (SPEC §5).
     const sinks = this.options.onEvent && record.parentRunId === null ? [this.options.onEvent] : [];
-    return RunSession.open(await this.db(), this.hub, record, sinks);
+    const { segment, sink } = await this.observers.open(await this.db(), record, reason);
+    const session = await RunSession.open(await this.db(), this.hub, record, sink ? [...sinks, sink] : sinks);
+    this.observers.attach(session, segment);
+    return session;
   }
 
   private async release(record: RunRecord): Promise<void> {

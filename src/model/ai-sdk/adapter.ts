@@ -92,7 +92,7 @@ async function invoke(
   };
   if (options.stream) {
     const { stream } = await model.doStream(callOptions);
-    return fromStream(stream);
+    return fromStream(stream, request.onDelta);
   }
   const result = await model.doGenerate(callOptions);
   return fromContent(result.content, result.usage);

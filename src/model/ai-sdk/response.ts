@@ -1,4 +1,4 @@
-import type { ModelToolCall, TokenUsage } from '../model.js';
+import type { ModelDelta, ModelToolCall, TokenUsage } from '../model.js';
 
 /** What one model call produced, before it is handed to the loop. */
 export interface CollectedResponse {
@@ -35,12 +35,14 @@ export function fromContent(content: readonly unknown[], usage: unknown): Collec
 /**
  * Reads a `doStream` stream to its end: text deltas joined, tool calls as the provider finalised them
  * (raw argument strings, as accumulated from the deltas), usage from the `finish` part. An `error` part
- * throws (the call failed); so does a stream that ends without a `finish` part.
+ * throws (the call failed); so does a stream that ends without a `finish` part. `onDelta`, when given,
+ * is told the text so far and the tool calls being formed after each text or tool-input delta.
  */
-export async function fromStream(stream: ReadableStream<unknown>): Promise<CollectedResponse> {
+export async function fromStream(stream: ReadableStream<unknown>, onDelta?: (delta: ModelDelta) => void): Promise<CollectedResponse> {
   let text = '';
   const toolCalls: ModelToolCall[] = [];
   let usage: TokenUsage | null = null;
+  const forming = onDelta ? new FormingCalls() : null;
   const reader = stream.getReader();
   try {
     for (;;) {
@@ -49,6 +51,7 @@ export async function fromStream(stream: ReadableStream<unknown>): Promise<Colle
       if (!isRecord(value)) continue;
       if (value.type === 'error') throw streamError(value.error);
       if (value.type === 'text-delta') text += deltaOf(value);
+      if (onDelta && forming && (value.type === 'text-delta' || forming.take(value))) onDelta({ text, toolCalls: forming.list() });
       if (value.type === 'finish') usage = toUsage(value.usage);
       const call = toolCallOf(value);
       if (call) toolCalls.push(call);
@@ -58,6 +61,29 @@ export async function fromStream(stream: ReadableStream<unknown>): Promise<Colle
   }
   if (usage === null) throw new ModelStreamError('the response stream ended before the model finished');
   return { text, toolCalls, usage };
+}
+
+/** Tool calls a stream is forming (`tool-input-start` / `tool-input-delta` parts), for live followers. */
+class FormingCalls {
+  private readonly calls = new Map<string, { callId: string; tool: string; args: string }>();
+
+  /** Takes a tool-input part; true when it changed a call being formed. */
+  take(part: Record<string, unknown>): boolean {
+    const id = typeof part.id === 'string' ? part.id : null;
+    if (id === null) return false;
+    if (part.type === 'tool-input-start') {
+      this.calls.set(id, { callId: id, tool: typeof part.toolName === 'string' ? part.toolName : '', args: '' });
+      return true;
+    }
+    const call = this.calls.get(id);
+    if (part.type !== 'tool-input-delta' || !call) return false;
+    call.args += typeof part.delta === 'string' ? part.delta : '';
+    return true;
+  }
+
+  list(): { callId: string; tool: string; args: string }[] {
+    return [...this.calls.values()].map((c) => ({ ...c }));
+  }
 }
 
 /** Token usage in our shape from any AI SDK usage (v3/v4 `{inputTokens: {total}}`, v2 flat numbers). */

@@ -1,0 +1,161 @@
+import type { Flow } from '../domain/flow.js';
+import type { RunStateDoc } from '../graph/state-doc.js';
+import type { ModelClient, ModelRequest } from '../model/model.js';
+import type { RunRecord, Store, StoredEvent } from '../store/store.js';
+import type { RunSegment, RunSegmentInfo, Telemetry } from '../telemetry/telemetry.js';
+import type { DriveContext } from './driver.js';
+import { LiveChannel } from './live.js';
+import type { EventSink, RunSession } from './session.js';
+import type { Toolbox } from './toolbox.js';
+
+/** Why a process works on a run (the segment's `agent_runtime.segment` attribute). */
+export type SegmentReason = 'start' | 'approval' | 'answer' | 'recovery' | 'drive' | 'cancel';
+
+/**
+ * Opens the telemetry segment of a run in this process. A run keeps one trace across processes: its
+ * trace context is read from the persisted state (`traceparent`); a child run without one joins its
+ * parent's trace.
+ */
+export async function openSegment(
+  telemetry: Telemetry,
+  store: Store,
+  record: RunRecord,
+  reason: SegmentReason,
+): Promise<RunSegment> {
+  if (!telemetry.enabled) return telemetry.openRun(segmentInfo(record, reason, null));
+  let parentTraceparent: string | null = null;
+  if (traceparentOf(record) === null && record.parentRunId !== null) {
+    const parent = await store.getRun(record.parentRunId);
+    parentTraceparent = parent ? traceparentOf(parent) : null;
+  }
+  return telemetry.openRun(segmentInfo(record, reason, parentTraceparent));
+}
+
+/** The run's persisted W3C traceparent, or null. */
+export function traceparentOf(record: RunRecord): string | null {
+  const value = (record.state as Partial<RunStateDoc> | null)?.traceparent;
+  return typeof value === 'string' ? value : null;
+}
+
+function segmentInfo(
+  record: RunRecord,
+  reason: SegmentReason,
+  parentTraceparent: string | null,
+): RunSegmentInfo {
+  const flow = record.flow as Flow;
+  return {
+    runId: record.runId,
+    flowId: flow.id,
+    flowVersion: flow.version,
+    traceparent: traceparentOf(record),
+    parentTraceparent,
+    reason,
+  };
+}
+
+/**
+ * The model as a run's driver calls it: each call inside the segment's `chat` span, and a streaming
+ * model's deltas sent to the run's live followers (the last one when the call ends).
+ */
+export function observedModel(model: ModelClient, segment: RunSegment, live: LiveChannel): ModelClient {
+  return {
+    id: model.id,
+    async call(request, context) {
+      const sink = live.sink(context.runId, context.nodeId, context.round ?? null);
+      const withDeltas: ModelRequest = {
+        ...request,
+        onDelta: (delta) => {
+          request.onDelta?.(delta);
+          sink.push(delta);
+        },
+      };
+      try {
+        return await segment.model(model.id, withDeltas, context, (r) => model.call(r, context));
+      } finally {
+        sink.flush();
+      }
+    },
+  };
+}
+
+/** The toolbox as a run's driver uses it: each call through the pipeline inside an `execute_tool` span. */
+export function observedToolbox(toolbox: Toolbox, segment: RunSegment): Toolbox {
+  return {
+    catalog: (ref) => toolbox.catalog(ref),
+    run: (ctx) => segment.tool(ctx, () => toolbox.run(ctx)),
+    close: () => toolbox.close(),
+  };
+}
+
+/**
+ * The runtime's observability: the telemetry segment of each session it opens (ended when the
+ * session is done) and the live `model.delta` channel. Keeps the facade's own code small.
+ */
+export class RunObservers {
+  readonly live = new LiveChannel();
+  private readonly segments = new WeakMap<RunSession, RunSegment>();
+
+  constructor(private readonly telemetry: Promise<Telemetry>) {}
+
+  /** Opens a run's segment; `sink` (set when telemetry is on) is to receive the session's committed events. */
+  async open(
+    store: Store,
+    record: RunRecord,
+    reason: SegmentReason,
+  ): Promise<{ segment: RunSegment; sink: EventSink | null }> {
+    const telemetry = await this.telemetry;
+    const segment = await openSegment(telemetry, store, record, reason);
+    return { segment, sink: telemetry.enabled ? (event) => segment.onEvent(event) : null };
+  }
+
+  /** Ties an opened segment to its session; a new trace context is persisted with the next checkpoint. */
+  attach(session: RunSession, segment: RunSegment): void {
+    if (segment.traceparent) session.doc.traceparent = segment.traceparent;
+    this.segments.set(session, segment);
+  }
+
+  /** The model, toolbox and node tracing a session's driver uses. */
+  async driving(session: RunSession, model: ModelClient, toolbox: Toolbox): Promise<Driving> {
+    const segment = this.segments.get(session);
+    if (!segment) return { model, toolbox };
+    const observed = observedModel(model, segment, this.live);
+    if (!(await this.telemetry).enabled) return { model: observed, toolbox };
+    return {
+      model: observed,
+      toolbox: observedToolbox(toolbox, segment),
+      traceNode: (nodeId, run) => segment.node(nodeId, run),
+    };
+  }
+
+  /** Ends a session's segment with the run's status as it stands. */
+  end(session: RunSession): void {
+    this.segments.get(session)?.end(session.current.status);
+    this.segments.delete(session);
+  }
+
+  /** Traces events committed outside a session (a cancellation) as a segment of their own. */
+  async aside(
+    store: Store,
+    record: RunRecord,
+    reason: SegmentReason,
+    events: readonly StoredEvent[],
+  ): Promise<void> {
+    const telemetry = await this.telemetry;
+    if (!telemetry.enabled) return;
+    const segment = await openSegment(telemetry, store, record, reason);
+    for (const event of events) segment.onEvent(event);
+    segment.end(record.status);
+  }
+
+  /** Flushes and stops the telemetry (bounded in time). */
+  async shutdown(): Promise<void> {
+    await (await this.telemetry).shutdown();
+  }
+}
+
+/** What a session's driver runs with. */
+export interface Driving {
+  model: ModelClient;
+  toolbox: Toolbox;
+  traceNode?: DriveContext['traceNode'];
+}

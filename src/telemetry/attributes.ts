@@ -1,0 +1,73 @@
+import type { Attributes } from '@opentelemetry/api';
+import type { Observation } from '../domain/observation.js';
+import type { ConversationMessage, ModelRequest, ModelResult } from '../model/model.js';
+
+/** Longest content attribute exported (characters); longer texts are cut and marked. */
+const MAX_CONTENT = 16_384;
+
+/**
+ * `gen_ai.provider.name` and `gen_ai.request.model` from a model id (`openai:gpt-4.1`); a scripted
+ * model's file path is reduced to its file name.
+ */
+export function splitModelId(id: string): { provider: string; model: string } {
+  const colon = id.indexOf(':');
+  if (colon < 0) return { provider: 'unknown', model: id };
+  const provider = id.slice(0, colon);
+  const rest = id.slice(colon + 1);
+  return { provider, model: provider === 'scripted' ? (rest.split(/[\\/]/).pop() ?? rest) : rest };
+}
+
+/** The prompt of a chat span (exported only with content capture on): system, messages and tools. */
+export function chatContentAttributes(request: ModelRequest): Attributes {
+  return {
+    'gen_ai.system_instructions': cap(JSON.stringify([{ type: 'text', content: request.system }])),
+    'gen_ai.input.messages': cap(JSON.stringify(request.messages.map(toSemconvMessage))),
+    'gen_ai.tool.definitions': cap(
+      JSON.stringify(
+        request.tools.map((t) => ({ type: 'function', name: t.name, description: t.description })),
+      ),
+    ),
+  };
+}
+
+/** Token usage and finish reason of a chat span, and its output messages with content capture on. */
+export function chatResultAttributes(result: ModelResult, captureContent: boolean): Attributes {
+  if (!result.ok) return { 'error.type': 'MODEL_FAILED' };
+  const attributes: Attributes = {
+    'gen_ai.usage.input_tokens': result.usage.inputTokens,
+    'gen_ai.usage.output_tokens': result.usage.outputTokens,
+    'gen_ai.response.finish_reasons': [result.toolCalls.length > 0 ? 'tool_calls' : 'stop'],
+  };
+  if (captureContent) {
+    const message = toSemconvMessage({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
+    attributes['gen_ai.output.messages'] = cap(JSON.stringify([message]));
+  }
+  return attributes;
+}
+
+/** The arguments and the observation of a tool call (exported only with content capture on). */
+export function toolContentAttributes(rawArgs: string, obs: Observation): Attributes {
+  return {
+    'gen_ai.tool.call.arguments': cap(rawArgs),
+    'gen_ai.tool.call.result': cap(JSON.stringify(obs.toJSON())),
+  };
+}
+
+/** A conversation message in the GenAI conventions' message shape (role and parts). */
+function toSemconvMessage(message: ConversationMessage): Record<string, unknown> {
+  if (message.role === 'user') return { role: 'user', parts: [{ type: 'text', content: message.content }] };
+  if (message.role === 'tool') {
+    return {
+      role: 'tool',
+      parts: [{ type: 'tool_call_response', id: message.callId, response: message.content }],
+    };
+  }
+  const parts: Record<string, unknown>[] = message.text ? [{ type: 'text', content: message.text }] : [];
+  for (const call of message.toolCalls)
+    parts.push({ type: 'tool_call', id: call.callId, name: call.tool, arguments: call.rawArgs });
+  return { role: 'assistant', parts };
+}
+
+function cap(text: string): string {
+  return text.length <= MAX_CONTENT ? text : `${text.slice(0, MAX_CONTENT)}…[truncated]`;
+}

@@ -38,7 +38,10 @@ export function fromContent(content: readonly unknown[], usage: unknown): Collec
  * throws (the call failed); so does a stream that ends without a `finish` part. `onDelta`, when given,
  * is told the text so far and the tool calls being formed after each text or tool-input delta.
  */
-export async function fromStream(stream: ReadableStream<unknown>, onDelta?: (delta: ModelDelta) => void): Promise<CollectedResponse> {
+export async function fromStream(
+  stream: ReadableStream<unknown>,
+  onDelta?: (delta: ModelDelta) => void,
+): Promise<CollectedResponse> {
   let text = '';
   const toolCalls: ModelToolCall[] = [];
   let usage: TokenUsage | null = null;
@@ -51,7 +54,8 @@ export async function fromStream(stream: ReadableStream<unknown>, onDelta?: (del
       if (!isRecord(value)) continue;
       if (value.type === 'error') throw streamError(value.error);
       if (value.type === 'text-delta') text += deltaOf(value);
-      if (onDelta && forming && (value.type === 'text-delta' || forming.take(value))) onDelta({ text, toolCalls: forming.list() });
+      if (onDelta && forming && (value.type === 'text-delta' || forming.take(value)))
+        onDelta({ text, toolCalls: forming.list() });
       if (value.type === 'finish') usage = toUsage(value.usage);
       const call = toolCallOf(value);
       if (call) toolCalls.push(call);
@@ -72,7 +76,11 @@ class FormingCalls {
     const id = typeof part.id === 'string' ? part.id : null;
     if (id === null) return false;
     if (part.type === 'tool-input-start') {
-      this.calls.set(id, { callId: id, tool: typeof part.toolName === 'string' ? part.toolName : '', args: '' });
+      this.calls.set(id, {
+        callId: id,
+        tool: typeof part.toolName === 'string' ? part.toolName : '',
+        args: '',
+      });
       return true;
     }
     const call = this.calls.get(id);

@@ -4,6 +4,8 @@
  */
 export { createRuntime, Runtime, type CreateRuntimeOptions } from './runtime/create.js';
 export type { StartOptions, RespondOptions } from './runtime/runtime.js';
+export type { TelemetryOptions } from './telemetry/load.js';
+export type { ModelDeltaEvent } from './runtime/live.js';
 export type { RunSummary } from './runtime/summary.js';
 export { RunConflictError, RunNotFoundError, RuntimeInputError } from './runtime/errors.js';
 export { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from './flow/load.js';
@@ -16,6 +18,7 @@ export { createProviderRegistry, ModelConfigError, type ProviderRegistryOptions,
 export type {
   ModelClient,
   ModelRequest,
+  ModelDelta,
   ModelResult,
   ModelCallContext,
   ModelTool,

@@ -62,7 +62,7 @@ export function telemetryFromEnv(env: Env = process.env): TelemetryEnv | null {
     ),
     metricIntervalMs: Number.isFinite(interval) && interval > 0 ? interval : 60_000,
     captureContent: isTrue(env[CAPTURE_CONTENT_ENV]),
-    shutdownTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 3_000,
+    shutdownTimeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 2_000,
     warnings,
   };
 }

@@ -15,7 +15,9 @@ const runEvents = createRoute({
     "Each SSE message is one trace event (SPEC §11) as JSON in `data`, with `id` = the event's `seq`. " +
     'Replays the events after `Last-Event-ID` (or `?after=`), then streams new ones as they are committed, with a ' +
     '`: keep-alive` comment line between them, and closes after `run.completed`, `run.failed` or `run.cancelled`. ' +
-    'A suspended run keeps the stream open. Send the same `Authorization` header (read it with fetch streaming).',
+    'A suspended run keeps the stream open. Send the same `Authorization` header (read it with fetch streaming). ' +
+    'While a streaming model writes a turn, transient `model.delta` messages (no `id`, not persisted: `text` so far and ' +
+    '`toolCalls` being formed) come between them; the completed turn is the `model.response` event.',
   request: { params: RunIdParam, query: EventsQuery, headers: EventsHeaders },
   responses: {
     200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
@@ -60,6 +62,12 @@ async function pump(
   const heartbeat = setInterval(() => {
     void stream.write(': keep-alive\n\n');
   }, deps.heartbeatMs);
+  // Live deltas and committed events are written one after the other, never interleaved.
+  let writing: Promise<void> = Promise.resolve();
+  const write = (message: { id?: string; data: string }) => (writing = writing.then(() => stream.writeSSE(message)));
+  const unsubscribe = ENDED.has(record.status)
+    ? () => undefined
+    : deps.runtime.deltas(record.runId, (delta) => void write({ data: JSON.stringify(delta) }).catch(() => controller.abort()));
   try {
     const events = deps.runtime.events(record.runId, {
       after: Math.min(requested, record.lastSeq),
@@ -68,9 +76,10 @@ async function pump(
     });
     for await (const event of events) {
       if (controller.signal.aborted) break;
-      await stream.writeSSE({ id: String(event.seq), data: JSON.stringify(event) });
+      await write({ id: String(event.seq), data: JSON.stringify(event) });
     }
   } finally {
+    unsubscribe();
     clearInterval(heartbeat);
     deps.streams.delete(controller);
   }

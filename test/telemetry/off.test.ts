@@ -46,7 +46,9 @@ afterAll(async () => {
 });
 
 /** Runs the program (asynchronously: the receiver answers in this process meanwhile). */
-async function embed(env: Record<string, string>): Promise<{ status: string; otel: string[]; traceparent: string | null }> {
+async function embed(
+  env: Record<string, string>,
+): Promise<{ status: string; otel: string[]; traceparent: string | null }> {
   const file = join(dir, 'program.mjs');
   writeFileSync(file, PROGRAM(pathToFileURL(join(REPO_ROOT, 'dist/src/index.js')).href));
   const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_')));
@@ -57,7 +59,11 @@ async function embed(env: Record<string, string>): Promise<{ status: string; ote
   child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   expect(code, stderr).toBe(0);
-  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as { status: string; otel: string[]; traceparent: string | null };
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as {
+    status: string;
+    otel: string[];
+    traceparent: string | null;
+  };
 }
 
 describe('telemetry off', { timeout: 120_000 }, () => {
@@ -70,7 +76,10 @@ describe('telemetry off', { timeout: 120_000 }, () => {
   });
 
   it('the same program with an OTLP endpoint loads the SDK, persists the trace context and exports the run', async () => {
-    const out = await embed({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    const out = await embed({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    });
     expect(out.status).toBe('completed');
     expect(out.otel.some((url) => url.includes('@opentelemetry/sdk-trace-base'))).toBe(true);
     expect(out.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);

@@ -20,12 +20,21 @@ interface Cli {
 
 /** Runs the built CLI with only the OTEL_* variables given (none inherited). */
 function cli(dir: string, args: string[], otel: Record<string, string>): Promise<Cli> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: [dirname(NODE), process.env.PATH ?? ''].join(delimiter), NO_COLOR: '1', USER: 'otel' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PATH: [dirname(NODE), process.env.PATH ?? ''].join(delimiter),
+    NO_COLOR: '1',
+    USER: 'otel',
+  };
   for (const key of Object.keys(env)) if (key.startsWith('OTEL_')) delete env[key];
   delete env.AGENT_RUNTIME_DB;
   Object.assign(env, { DEMO_CLOUD_DATA: join(dir, 'demo-cloud') }, otel);
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [CLI, ...args, '--db', `sqlite:${join(dir, 'runtime.db')}`, '--json'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [CLI, ...args, '--db', `sqlite:${join(dir, 'runtime.db')}`, '--json'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
@@ -40,7 +49,18 @@ async function demo(otel: Record<string, string>): Promise<{ runId: string; firs
   const dir = mkdtempSync(join(tmpdir(), 'otel-demo-'));
   mkdirSync(join(dir, 'demo-cloud'));
   try {
-    const first = await cli(dir, ['run', flowFile('site'), '--input', SITE_INPUT, '--model', `scripted:${turnsFile('write-then-approve')}`], otel);
+    const first = await cli(
+      dir,
+      [
+        'run',
+        flowFile('site'),
+        '--input',
+        SITE_INPUT,
+        '--model',
+        `scripted:${turnsFile('write-then-approve')}`,
+      ],
+      otel,
+    );
     expect(first.code, first.stderr).toBe(3);
     const { runId } = JSON.parse(first.stdout) as { runId: string };
     const second = await cli(dir, ['approve', runId, '--comment', 'ok'], otel);
@@ -73,7 +93,12 @@ describe('OpenTelemetry export of the demo', { timeout: 120_000 }, () => {
     const spans = receiver.spans();
     const runs = named(spans, 'invoke_agent acceptance-site');
     expect(runs.map((s) => s.attributes['agent_runtime.segment'])).toEqual(['start', 'approval']);
-    for (const run of runs) expect(run.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'acceptance-site', 'agent_runtime.run.id': runId });
+    for (const run of runs)
+      expect(run.attributes).toMatchObject({
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'acceptance-site',
+        'agent_runtime.run.id': runId,
+      });
     const [first, second] = runs as [ReceivedSpan, ReceivedSpan];
     expect(first.attributes['agent_runtime.run.status']).toBe('suspended');
     expect(second.attributes['agent_runtime.run.status']).toBe('completed');
@@ -81,13 +106,20 @@ describe('OpenTelemetry export of the demo', { timeout: 120_000 }, () => {
     expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([first.traceId]));
     expect(second.parentSpanId).toBe(first.spanId);
     expect(first.events.map((e) => e.name)).toContain('agent_runtime.suspended');
-    expect(second.events.find((e) => e.name === 'agent_runtime.approval')?.attributes).toMatchObject({ 'agent_runtime.decision': 'approved', 'agent_runtime.who': 'otel' });
+    expect(second.events.find((e) => e.name === 'agent_runtime.approval')?.attributes).toMatchObject({
+      'agent_runtime.decision': 'approved',
+      'agent_runtime.who': 'otel',
+    });
 
     const nodes = spans.filter((s) => s.name.startsWith('node '));
     expect(nodes.map((s) => s.name)).toEqual(['node query', 'node create', 'node create']);
     const chats = spans.filter((s) => s.name.startsWith('chat '));
     expect(chats.length).toBeGreaterThanOrEqual(4);
-    expect(chats[0]?.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'scripted', 'gen_ai.request.model': 'write-then-approve.yaml' });
+    expect(chats[0]?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'scripted',
+      'gen_ai.request.model': 'write-then-approve.yaml',
+    });
     expect(chats[0]?.attributes['gen_ai.usage.input_tokens']).toEqual(expect.any(Number));
     for (const chat of chats) expect(nodes.map((n) => n.spanId)).toContain(chat.parentSpanId);
 
@@ -102,18 +134,37 @@ describe('OpenTelemetry export of the demo', { timeout: 120_000 }, () => {
           'agent_runtime.error_code': 'APPROVAL_REQUIRED',
           'agent_runtime.executed': false,
         }),
-        expect.objectContaining({ 'agent_runtime.outcome': 'SUCCESS', 'agent_runtime.executed': true, 'agent_runtime.evidence_id': 'ev_3' }),
+        expect.objectContaining({
+          'agent_runtime.outcome': 'SUCCESS',
+          'agent_runtime.executed': true,
+          'agent_runtime.evidence_id': 'ev_3',
+        }),
       ]),
     );
-    expect(named(spans, 'execute_tool space_list')[0]?.attributes).toMatchObject({ 'agent_runtime.outcome': 'SUCCESS', 'agent_runtime.evidence_id': 'ev_1' });
+    expect(named(spans, 'execute_tool space_list')[0]?.attributes).toMatchObject({
+      'agent_runtime.outcome': 'SUCCESS',
+      'agent_runtime.evidence_id': 'ev_1',
+    });
     // Contents stay home unless switched on.
     for (const span of spans) {
-      expect(Object.keys(span.attributes).filter((k) => k.startsWith('gen_ai.input') || k.startsWith('gen_ai.output') || k.startsWith('gen_ai.tool.call.a') || k.startsWith('gen_ai.tool.call.r'))).toEqual([]);
+      expect(
+        Object.keys(span.attributes).filter(
+          (k) =>
+            k.startsWith('gen_ai.input') ||
+            k.startsWith('gen_ai.output') ||
+            k.startsWith('gen_ai.tool.call.a') ||
+            k.startsWith('gen_ai.tool.call.r'),
+        ),
+      ).toEqual([]);
     }
 
-    const resources = receiver.requests.filter((r) => r.path === '/v1/traces').flatMap((r) => jsonResourceAttributes(r.body));
+    const resources = receiver.requests
+      .filter((r) => r.path === '/v1/traces')
+      .flatMap((r) => jsonResourceAttributes(r.body));
     for (const resource of resources) expect(resource['service.name']).toBe('otel-demo-test');
-    const metrics = receiver.requests.filter((r) => r.path === '/v1/metrics').map((r) => r.body.toString('utf8'));
+    const metrics = receiver.requests
+      .filter((r) => r.path === '/v1/metrics')
+      .map((r) => r.body.toString('utf8'));
     expect(metrics.length).toBe(2);
     expect(metrics.join('\n')).toContain('"agent_runtime.tool.calls"');
     expect(metrics[0]).toContain('"agent_runtime.suspensions.waiting"');
@@ -124,24 +175,39 @@ describe('OpenTelemetry export of the demo', { timeout: 120_000 }, () => {
   it('http/protobuf (the default): the same trace, decoded from protobuf', async () => {
     receiver.requests.length = 0;
     await demo({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_METRICS_EXPORTER: 'none' });
-    expect(receiver.requests.every((r) => r.path === '/v1/traces' && r.contentType === 'application/x-protobuf')).toBe(true);
+    expect(
+      receiver.requests.every((r) => r.path === '/v1/traces' && r.contentType === 'application/x-protobuf'),
+    ).toBe(true);
     const spans = receiver.spans();
     const runs = named(spans, 'invoke_agent acceptance-site');
     expect(runs).toHaveLength(2);
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
     expect(runs[1]?.parentSpanId).toBe(runs[0]?.spanId);
-    expect(named(spans, 'execute_tool web_site_create').map((s) => s.attributes['agent_runtime.outcome'])).toEqual(['DEFERRED', 'SUCCESS', 'SUCCESS']);
+    expect(
+      named(spans, 'execute_tool web_site_create').map((s) => s.attributes['agent_runtime.outcome']),
+    ).toEqual(['DEFERRED', 'SUCCESS', 'SUCCESS']);
   });
 
   it('captures contents only when switched on', async () => {
     receiver.requests.length = 0;
-    await demo({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRICS_EXPORTER: 'none', OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
+    await demo({
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_METRICS_EXPORTER: 'none',
+      OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
+    });
     const spans = receiver.spans();
     const write = named(spans, 'execute_tool web_site_create')[0];
-    expect(JSON.parse(String(write?.attributes['gen_ai.tool.call.arguments']))).toMatchObject({ spaceId: 's1', name: '官网' });
+    expect(JSON.parse(String(write?.attributes['gen_ai.tool.call.arguments']))).toMatchObject({
+      spaceId: 's1',
+      name: '官网',
+    });
     expect(String(write?.attributes['gen_ai.tool.call.result'])).toContain('APPROVAL_REQUIRED');
     const chat = spans.find((s) => s.name.startsWith('chat '));
-    expect(String(chat?.attributes['gen_ai.system_instructions']) + String(chat?.attributes['gen_ai.input.messages'])).toContain(SITE_INPUT);
+    expect(
+      String(chat?.attributes['gen_ai.system_instructions']) +
+        String(chat?.attributes['gen_ai.input.messages']),
+    ).toContain(SITE_INPUT);
   });
 
   it('a collector that is down neither fails nor holds the run', async () => {

@@ -32,7 +32,11 @@ export class OtlpReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        this.requests.push({ path: req.url ?? '', contentType: String(req.headers['content-type'] ?? ''), body: Buffer.concat(chunks) });
+        this.requests.push({
+          path: req.url ?? '',
+          contentType: String(req.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks),
+        });
         const json = String(req.headers['content-type']).includes('json');
         res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
         res.end(json ? '{}' : undefined);
@@ -57,7 +61,8 @@ export class OtlpReceiver {
     const deadline = Date.now() + ms;
     while (!done(this.requests)) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`OTLP receiver: not there after ${ms} ms (${this.requests.length} requests)`);
+      if (left <= 0)
+        throw new Error(`OTLP receiver: not there after ${ms} ms (${this.requests.length} requests)`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -70,7 +75,9 @@ export class OtlpReceiver {
 
   /** The spans of every trace request received (JSON or protobuf). */
   spans(): ReceivedSpan[] {
-    return this.requests.filter((r) => r.path === '/v1/traces').flatMap((r) => (r.contentType.includes('json') ? jsonSpans(r.body) : protobufSpans(r.body)));
+    return this.requests
+      .filter((r) => r.path === '/v1/traces')
+      .flatMap((r) => (r.contentType.includes('json') ? jsonSpans(r.body) : protobufSpans(r.body)));
   }
 
   close(): Promise<void> {
@@ -83,7 +90,14 @@ type JsonAttr = { key: string; value: Record<string, unknown> };
 /** Spans of an OTLP/JSON ExportTraceServiceRequest. */
 export function jsonSpans(body: Buffer): ReceivedSpan[] {
   const request = JSON.parse(body.toString('utf8')) as {
-    resourceSpans: { scopeSpans: { spans: (Omit<ReceivedSpan, 'attributes' | 'events'> & { attributes?: JsonAttr[]; events?: { name: string; attributes?: JsonAttr[] }[] })[] }[] }[];
+    resourceSpans: {
+      scopeSpans: {
+        spans: (Omit<ReceivedSpan, 'attributes' | 'events'> & {
+          attributes?: JsonAttr[];
+          events?: { name: string; attributes?: JsonAttr[] }[];
+        })[];
+      }[];
+    }[];
   };
   return request.resourceSpans.flatMap((rs) =>
     rs.scopeSpans.flatMap((ss) =>
@@ -101,7 +115,10 @@ export function jsonSpans(body: Buffer): ReceivedSpan[] {
 
 /** The resource attributes of every JSON request on `path`. */
 export function jsonResourceAttributes(body: Buffer): Record<string, unknown>[] {
-  const request = JSON.parse(body.toString('utf8')) as Record<string, { resource?: { attributes?: JsonAttr[] } }[]>;
+  const request = JSON.parse(body.toString('utf8')) as Record<
+    string,
+    { resource?: { attributes?: JsonAttr[] } }[]
+  >;
   return Object.values(request).flatMap((list) => list.map((r) => jsonAttributes(r.resource?.attributes)));
 }
 
@@ -147,7 +164,8 @@ function fields(buf: Buffer): Field[] {
   return out;
 }
 
-const bytesOf = (list: Field[], no: number): Buffer[] => list.filter((f) => f.no === no).map((f) => f.value as Buffer);
+const bytesOf = (list: Field[], no: number): Buffer[] =>
+  list.filter((f) => f.no === no).map((f) => f.value as Buffer);
 
 /** Spans of an OTLP protobuf ExportTraceServiceRequest (ids, names and string/bool/int attributes). */
 export function protobufSpans(body: Buffer): ReceivedSpan[] {
@@ -163,7 +181,10 @@ export function protobufSpans(body: Buffer): ReceivedSpan[] {
           parentSpanId: hex(4),
           name: bytesOf(f, 5)[0]?.toString('utf8') ?? '',
           attributes: protobufAttributes(bytesOf(f, 9)),
-          events: bytesOf(f, 11).map((e) => ({ name: bytesOf(fields(e), 2)[0]?.toString('utf8') ?? '', attributes: protobufAttributes(bytesOf(fields(e), 3)) })),
+          events: bytesOf(f, 11).map((e) => ({
+            name: bytesOf(fields(e), 2)[0]?.toString('utf8') ?? '',
+            attributes: protobufAttributes(bytesOf(fields(e), 3)),
+          })),
         });
       }
     }

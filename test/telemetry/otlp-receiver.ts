@@ -152,10 +152,12 @@ function fields(buf: Buffer): Field[] {
     const key = Number(varint());
     const no = key >> 3;
     const wire = key & 7;
+    const fixed = wire === 1 ? 8 : wire === 5 ? 4 : 0;
     if (wire === 0) out.push({ no, value: varint() });
-    else if (wire === 1) (out.push({ no, value: buf.subarray(i, i + 8) }), (i += 8));
-    else if (wire === 5) (out.push({ no, value: buf.subarray(i, i + 4) }), (i += 4));
-    else if (wire === 2) {
+    else if (fixed > 0) {
+      out.push({ no, value: buf.subarray(i, i + fixed) });
+      i += fixed;
+    } else if (wire === 2) {
       const len = Number(varint());
       out.push({ no, value: buf.subarray(i, i + len) });
       i += len;
@@ -201,7 +203,7 @@ function protobufAttributes(list: Buffer[]): Record<string, unknown> {
     if (!any) continue;
     if (any.no === 1) out[key] = (any.value as Buffer).toString('utf8');
     else if (any.no === 2) out[key] = any.value === 1n;
-    else if (any.no === 3) out[key] = Number(any.value as bigint);
+    else if (any.no === 3) out[key] = Number(any.value);
   }
   return out;
 }

@@ -54,6 +54,17 @@ export interface TraceEvent {
   [field: string]: unknown;
 }
 
+/** A streaming model's turn while it is written (`model.delta`, transient: no `seq`, not persisted). */
+export interface LiveDelta {
+  type: 'model.delta';
+  runId: string;
+  nodeId: string;
+  round: number | null;
+  ts: string;
+  text: string;
+  toolCalls: { callId: string; tool: string; args: string }[];
+}
+
 /** An entry of `GET /v1/flows`. */
 export interface FlowInfo {
   flowId: string;

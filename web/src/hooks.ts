@@ -3,7 +3,7 @@
  * over SSE). Each hook cancels its requests when the page leaves.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { RunSummary, TraceEvent } from './api.js';
+import type { LiveDelta, RunSummary, TraceEvent } from './api.js';
 import { useSession } from './session.js';
 import { followEvents, type StreamState } from './sse.js';
 import { emptyRun, foldEvents, type RunView } from './trace-model.js';
@@ -67,6 +67,8 @@ export interface LiveRun {
   stream: { state: StreamState; error: Error | null };
   /** Replaces the summary with one a POST answered (approval, answer, cancel). */
   setSummary: (summary: RunSummary) => void;
+  /** A streaming model's turn while it is written; null once the turn (or the run) is recorded. */
+  delta: LiveDelta | null;
 }
 
 /**
@@ -80,6 +82,7 @@ export function useLiveRun(runId: string): LiveRun {
   const [view, setView] = useState<RunView>(emptyRun);
   const [stream, setStream] = useState<LiveRun['stream']>({ state: 'connecting', error: null });
   const pending = useRef<TraceEvent[]>([]);
+  const [delta, setDelta] = useState<LiveDelta | null>(null);
 
   const refresh = useCallback(() => {
     api.run(runId).then(
@@ -102,6 +105,12 @@ export function useLiveRun(runId: string): LiveRun {
       const batch = pending.current.splice(0);
       if (batch.length === 0) return;
       setView((current) => foldEvents(current, batch));
+      if (
+        batch.some(
+          (e) => e.type === 'model.response' || e.type.startsWith('run.') || e.type.startsWith('node.'),
+        )
+      )
+        setDelta(null);
       if (batch.some((e) => SUMMARY_CHANGES.has(e.type))) refresh();
     };
     void followEvents({
@@ -115,6 +124,7 @@ export function useLiveRun(runId: string): LiveRun {
       onState(state, error) {
         setStream({ state, error: error ?? null });
       },
+      onDelta: setDelta,
     });
     return () => {
       controller.abort();
@@ -123,5 +133,5 @@ export function useLiveRun(runId: string): LiveRun {
     };
   }, [api, runId, refresh]);
 
-  return { summary, summaryError, view, stream, setSummary };
+  return { summary, summaryError, view, stream, setSummary, delta };
 }

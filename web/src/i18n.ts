@@ -134,6 +134,7 @@ const en = {
   inputText: 'Input text',
   start: 'Start',
   noFlows: 'No flows are registered on this server.',
+  liveTurn: 'The model is writing ({node}, round {round})',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -262,6 +263,7 @@ const zh: Record<MessageKey, string> = {
   inputText: '输入文本',
   start: '启动',
   noFlows: '此服务器没有注册流程。',
+  liveTurn: '模型正在输出（{node}，第 {round} 轮）',
 };
 
 const TABLES: Record<Locale, Record<MessageKey, string>> = { en, 'zh-CN': zh };

@@ -3,7 +3,7 @@
  * token in the Authorization header. Reconnects with `Last-Event-ID` after a dropped connection, so
  * no event is lost or repeated.
  */
-import { authHeaders, toApiError, type ApiError, type TraceEvent } from './api.js';
+import { authHeaders, toApiError, type ApiError, type LiveDelta, type TraceEvent } from './api.js';
 
 /** One SSE message (comment lines are dropped). */
 export interface SseMessage {
@@ -71,6 +71,8 @@ export interface FollowOptions {
   /** Replay events with seq above this (default 0: all). */
   after?: number;
   onEvent: (event: TraceEvent) => void;
+  /** Told about each live `model.delta` (a streaming model's turn so far). */
+  onDelta?: (delta: LiveDelta) => void;
   onState: (state: StreamState, error?: ApiError | Error) => void;
   signal: AbortSignal;
   /** Delay before reconnect attempt `n` (1-based); default 500 ms doubling up to 10 s. */
@@ -140,6 +142,10 @@ async function readOnce(
     if (done) return 'closed';
     for (const message of parser.feed(value)) {
       const event = JSON.parse(message.data) as TraceEvent;
+      if (event.type === 'model.delta') {
+        options.onDelta?.(event as unknown as LiveDelta);
+        continue;
+      }
       if (event.seq <= last) continue;
       last = event.seq;
       seen(event);

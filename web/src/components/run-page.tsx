@@ -11,6 +11,7 @@ import { Link } from './link.js';
 import { NodeGraph } from './node-graph.js';
 import { LoadState } from './runs-page.js';
 import { Timeline } from './timeline.js';
+import { LiveTurn } from './live-turn.js';
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
@@ -35,6 +36,7 @@ export function RunPage({ runId }: { runId: string }) {
       <NodeGraph view={view} />
       {summary && <Outputs outputs={summary.outputs} />}
       <Timeline view={view} />
+      {live.delta && <LiveTurn delta={live.delta} />}
     </>
   );
 }

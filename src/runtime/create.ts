@@ -47,6 +47,6 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.enqueue ? { enqueue: options.enqueue } : {}),
-    telemetry: loadTelemetry(options.telemetry, logger),
+    telemetry: () => loadTelemetry(options.telemetry, logger),
   });
 }

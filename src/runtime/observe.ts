@@ -95,7 +95,15 @@ export class RunObservers {
   readonly live = new LiveChannel();
   private readonly segments = new WeakMap<RunSession, RunSegment>();
 
-  constructor(private readonly telemetry: Promise<Telemetry>) {}
+  private loading: Promise<Telemetry> | null = null;
+
+  /** `telemetry` is loaded on first use, so that commands that drive no run never load it. */
+  constructor(private readonly load: () => Promise<Telemetry>) {}
+
+  private get telemetry(): Promise<Telemetry> {
+    this.loading ??= this.load();
+    return this.loading;
+  }
 
   /** Opens a run's segment; `sink` (set when telemetry is on) is to receive the session's committed events. */
   async open(
@@ -147,9 +155,9 @@ export class RunObservers {
     segment.end(record.status);
   }
 
-  /** Flushes and stops the telemetry (bounded in time). */
+  /** Flushes and stops the telemetry (bounded in time); nothing to do when it was never loaded. */
   async shutdown(): Promise<void> {
-    await (await this.telemetry).shutdown();
+    if (this.loading) await (await this.loading).shutdown();
   }
 }
 

@@ -39,8 +39,8 @@ export interface RuntimeOptions {
    * Child runs are always driven by their parent's driver.
    */
   enqueue?: (runId: string) => Promise<void>;
-  /** OpenTelemetry traces and metrics (default: none, docs/observability.md). */
-  telemetry?: Telemetry | Promise<Telemetry>;
+  /** OpenTelemetry traces and metrics (default: none, docs/observability.md); a function is called on first use. */
+  telemetry?: Telemetry | (() => Promise<Telemetry>);
 }
 
 /** Options of `start`. */
@@ -85,7 +85,8 @@ export class Runtime {
     this.toolbox = options.toolbox;
     this.logger = options.logger ?? createStderrLogger();
     this.leaseMs = options.leaseMs ?? leaseFromEnv();
-    this.observers = new RunObservers(Promise.resolve(options.telemetry ?? noopTelemetry));
+    const telemetry = options.telemetry ?? noopTelemetry;
+    this.observers = new RunObservers(typeof telemetry === 'function' ? telemetry : () => Promise.resolve(telemetry));
   }
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */

@@ -4,6 +4,8 @@ import { loadFlow } from '../../src/flow/load.js';
 import { aiSdkModel } from '../../src/model/ai-sdk/adapter.js';
 import type { AiSdkLanguageModel } from '../../src/model/ai-sdk/language-model.js';
 import { defineTool } from '../../src/tools/tool.js';
+import type { LiveDelta, TraceEvent } from '../../web/src/api.js';
+import { followEvents } from '../../web/src/sse.js';
 import { TOKENS, openEvents, startServer, type SseMessage, type TestServer } from '../server/helpers.js';
 
 /** A promise with its resolve function. */
@@ -72,37 +74,54 @@ afterEach(async () => {
   server = null;
 });
 
+/** A server whose runtime drives a run of the streaming model; the model waits at the returned gates. */
+async function liveRun() {
+  const lookup = defineTool<{ id: number }>({
+    name: 'lookup',
+    description: 'Find an item',
+    inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
+    execute: ({ id }) => ({ id, name: `item-${id}` }),
+  });
+  server = await startServer({ runtime: { tools: [lookup] } });
+  const gates = { connected: gate(), textSeen: gate(), callSeen: gate() };
+  const model = aiSdkModel(
+    streamingModel({
+      connected: gates.connected.wait,
+      textSeen: gates.textSeen.wait,
+      callSeen: gates.callSeen.wait,
+    }),
+    { stream: true, maxRetries: 0 },
+  );
+  const flow = await loadFlow(
+    { id: 'live', locale: 'en', nodes: [{ id: 'main', instructions: 'Find item 1.', tools: ['lookup'] }] },
+    { knownTools: ['lookup'] },
+  );
+  const accepted = gate();
+  let runId = '';
+  const finished = server.runtime.start(flow, {
+    model,
+    input: { text: 'find 1' },
+    onAccepted: (summary) => {
+      runId = summary.runId;
+      accepted.open();
+    },
+  });
+  await accepted.wait;
+  return { server, runId, finished, gates };
+}
+
+/** Opens the gates as the follower sees the stream: connected, then the text, then the call being formed. */
+function watch(gates: Awaited<ReturnType<typeof liveRun>>['gates'], event: Record<string, unknown>): void {
+  // The stream follows the run once it has replayed `run.started`: the model may begin writing.
+  if (event.type === 'run.started') gates.connected.open();
+  if (event.type === 'model.delta' && event.text === 'Looking ') gates.textSeen.open();
+  const calls = event.toolCalls as { tool: string; args: string }[] | undefined;
+  if (event.type === 'model.delta' && calls?.[0]?.args === '{"id":') gates.callSeen.open();
+}
+
 describe('live model deltas', () => {
   it('reach an SSE client while the turn is written, without ids, and are not persisted', async () => {
-    const lookup = defineTool<{ id: number }>({
-      name: 'lookup',
-      description: 'Find an item',
-      inputSchema: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
-      execute: ({ id }) => ({ id, name: `item-${id}` }),
-    });
-    server = await startServer({ runtime: { tools: [lookup] } });
-    const connected = gate();
-    const textSeen = gate();
-    const callSeen = gate();
-    const model = aiSdkModel(
-      streamingModel({ connected: connected.wait, textSeen: textSeen.wait, callSeen: callSeen.wait }),
-      { stream: true, maxRetries: 0 },
-    );
-    const flow = await loadFlow(
-      { id: 'live', locale: 'en', nodes: [{ id: 'main', instructions: 'Find item 1.', tools: ['lookup'] }] },
-      { knownTools: ['lookup'] },
-    );
-    const accepted = gate();
-    let runId = '';
-    const finished = server.runtime.start(flow, {
-      model,
-      input: { text: 'find 1' },
-      onAccepted: (summary) => {
-        runId = summary.runId;
-        accepted.open();
-      },
-    });
-    await accepted.wait;
+    const { server, runId, finished, gates } = await liveRun();
     const sse = await openEvents(server.url, runId, { token: TOKENS.viewer });
     const seen: { message: SseMessage; event: Record<string, unknown> }[] = [];
     for (;;) {
@@ -111,11 +130,7 @@ describe('live model deltas', () => {
       if (message.data === undefined) continue;
       const event = JSON.parse(message.data) as Record<string, unknown>;
       seen.push({ message, event });
-      // The stream follows the run once it has replayed `run.started`: the model may begin writing.
-      if (event.type === 'run.started') connected.open();
-      if (event.type === 'model.delta' && event.text === 'Looking ') textSeen.open();
-      const calls = event.toolCalls as { tool: string; args: string }[] | undefined;
-      if (event.type === 'model.delta' && calls?.[0]?.args === '{"id":') callSeen.open();
+      watch(gates, event);
       if (event.type === 'run.completed') break;
     }
     sse.close();
@@ -148,5 +163,31 @@ describe('live model deltas', () => {
     for await (const event of server.runtime.events(runId, { follow: false })) stored.push(event.type);
     expect(stored).not.toContain('model.delta');
     expect(stored).toContain('model.response');
+  });
+
+  it("reach the console's follower as deltas, apart from the trace events it folds", async () => {
+    const { server, runId, finished, gates } = await liveRun();
+    const events: TraceEvent[] = [];
+    const deltas: LiveDelta[] = [];
+    const controller = new AbortController();
+    await followEvents({
+      runId,
+      token: TOKENS.viewer,
+      base: server.url,
+      signal: controller.signal,
+      onEvent: (event) => {
+        events.push(event);
+        watch(gates, event);
+      },
+      onDelta: (delta) => {
+        deltas.push(delta);
+        watch(gates, delta as unknown as Record<string, unknown>);
+      },
+      onState: () => undefined,
+    });
+    expect((await finished).status).toBe('completed');
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.map((e) => e.type)).not.toContain('model.delta');
+    expect(deltas[0]).toMatchObject({ type: 'model.delta', nodeId: 'main', text: 'Looking ' });
   });
 });

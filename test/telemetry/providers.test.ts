@@ -13,7 +13,13 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadFlow } from '../../src/flow/load.js';
+import { scriptedModel } from '../../src/model/scripted.js';
+import { defineTool } from '../../src/tools/tool.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { call, flow, makeRuntime, script, sqliteUrl, toolKit, turn } from '../runtime/helpers.js';
 
@@ -147,5 +153,68 @@ describe('telemetry with the application providers', () => {
     const [run] = named('invoke_agent saver');
     expect(run?.spanContext().traceId).toBe(app.spanContext().traceId);
     expect(parentOf(run as ReadableSpan)).toBe(app.spanContext().spanId);
+  });
+
+  it("a delegated child run joins its parent run's trace, also when approved later", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'otel-delegation-'));
+    try {
+      writeFileSync(
+        join(dir, 'child.yaml'),
+        'id: ordering\nlocale: en\nmodel: scripted:./child-turns.yaml\nnodes:\n  - id: order\n    instructions: Order.\n    tools: [order_create]\n',
+      );
+      const turns = [
+        { calls: [{ tool: 'order_create', args: { item: 'tea' } }] },
+        { calls: [{ tool: 'builtin_node_approval', args: { tool: 'order_create', summary: 'order tea' } }] },
+        { calls: [{ tool: 'order_create', args: { item: 'tea' } }] },
+        { calls: [{ tool: 'builtin_node_finish', args: { summary: 'ordered' } }] },
+      ];
+      writeFileSync(join(dir, 'child-turns.yaml'), JSON.stringify({ turns }));
+      const order = defineTool<{ item: string }>({
+        name: 'order_create',
+        description: 'Create an order',
+        write: true,
+        inputSchema: { type: 'object', properties: { item: { type: 'string' } }, required: ['item'] },
+        execute: () => ({ orderId: 'o1' }),
+      });
+      const store = `sqlite:${join(dir, 'rt.db')}`;
+      const parent = await loadFlow(
+        {
+          id: 'assistant',
+          locale: 'en',
+          nodes: [{ id: 'main', instructions: 'Delegate.', delegates: ['./child.yaml'] }],
+        },
+        { baseDir: dir },
+      );
+      const model = scriptedModel({
+        turns: [
+          { calls: [{ tool: 'builtin_node_delegate', args: { flow: 'ordering', task: 'order tea' } }] },
+          { calls: [{ tool: 'builtin_node_finish', args: { summary: 'done' } }] },
+        ],
+      });
+      const make = () => {
+        const r = makeRuntime(
+          { tools: [order], calls: {}, count: () => 0 },
+          { store, telemetry: { tracerProvider, meterProvider } },
+        );
+        runtimes.push(r);
+        return r;
+      };
+      const first = await make().start(parent, { input: { text: 'order tea' }, model });
+      expect(first.status).toBe('suspended');
+      expect((await make().approve(first.runId, { model })).status).toBe('completed');
+
+      const [root] = named('invoke_agent assistant');
+      const children = named('invoke_agent ordering');
+      expect(children.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(spans.getFinishedSpans().map((s) => s.spanContext().traceId))).toEqual(
+        new Set([root?.spanContext().traceId]),
+      );
+      expect(named('execute_tool order_create').map((s) => s.attributes['agent_runtime.outcome'])).toEqual([
+        'DEFERRED',
+        'SUCCESS',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

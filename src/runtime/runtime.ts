@@ -318,9 +318,9 @@ export class Runtime {
   }
 
   private async driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
+    const driving = await this.observers.driving(session, model, this.toolbox);
     const controller = new AbortController();
     this.active.set(session.runId, controller);
-    const driving = await this.observers.driving(session, model, this.toolbox);
     try {
       await drive(session, ref, driving.model, {
         ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),

@@ -2,6 +2,7 @@
  * The public API of g2rain-agent-runtime (SPEC §14). Every export here is public; heavy adapters
  * live behind subpath exports.
  */
+import './node-guard.js';
 export { createRuntime, Runtime, type CreateRuntimeOptions } from './runtime/create.js';
 export type { StartOptions, RespondOptions } from './runtime/runtime.js';
 export type { RunSummary } from './runtime/summary.js';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import '../node-guard.js';
 import { FlowError } from '../flow/problems.js';
 import { RunInputError } from '../flow/input.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../runtime/errors.js';

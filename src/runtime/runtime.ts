@@ -13,6 +13,7 @@ import { EventHub } from './event-hub.js';
 import { RunSession, type EventSink } from './session.js';
 import { summarize, type RunSummary } from './summary.js';
 import type { FlowRef, Toolbox } from './toolbox.js';
+import { refuseToolNameConflicts } from './tool-names.js';
 import { applyResponse, type PersonResponse } from './respond.js';
 import { followEvents } from './follow.js';
 import { newRun, newRunId } from './new-run.js';
@@ -91,6 +92,7 @@ export class Runtime {
     const input = options.input ?? {};
     const problems = validateRunInput(flow, input);
     if (problems.length > 0) throw new RuntimeInputError(`the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`);
+    if (!this.options.enqueue) await refuseToolNameConflicts(this.toolbox, ref);
     const store = await this.db();
     const parent = options.parentRunId ? await store.getRun(options.parentRunId) : null;
     const runId = newRunId();

@@ -10,7 +10,8 @@ export type FlowOrigin = 'dir' | 'upload';
 /** One entry of the registry as listed by `GET /v1/flows`. */
 export interface FlowInfo {
   flowId: string;
-  version: string;
+  /** As the flow writes it: `version: 1` stays the number 1, `version: '2024-05'` a string. */
+  version: string | number;
   description?: string;
   origin: FlowOrigin;
   /** The file it was loaded from (flows from `--flows DIR`). */
@@ -96,7 +97,7 @@ export class FlowRegistry {
     const { flow } = loaded;
     const info: FlowInfo = {
       flowId: flow.id,
-      version: String(flow.version),
+      version: flow.version,
       ...(flow.description ? { description: flow.description } : {}),
       origin,
       ...(path ? { path } : {}),

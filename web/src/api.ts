@@ -57,7 +57,7 @@ export interface TraceEvent {
 /** An entry of `GET /v1/flows`. */
 export interface FlowInfo {
   flowId: string;
-  version: string;
+  version: string | number;
   description?: string;
 }
 

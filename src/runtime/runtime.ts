@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Flow, FlowInput } from '../domain/flow.js';
-import { createStderrLogger, type Logger } from '../log/logger.js';
+import { silentLogger, type Logger } from '../log/logger.js';
 import { absolutizeModel, isModelClient, resolveModel, type ModelSpec } from '../model/resolve.js';
 import { loadFlow } from '../flow/load.js';
 import { validateRunInput } from '../flow/input.js';
@@ -78,7 +78,7 @@ export class Runtime {
     this.storeReady = Promise.resolve(options.store);
     this.storeReady.catch(() => undefined);
     this.toolbox = options.toolbox;
-    this.logger = options.logger ?? createStderrLogger();
+    this.logger = options.logger ?? silentLogger;
     this.leaseMs = options.leaseMs ?? leaseFromEnv();
   }
 

@@ -100,6 +100,7 @@ function report(dir: string, written: string[], kept: string[]): string {
   if (where !== '.') lines.push(`  cd ${where}`);
   if (!existsSync(join(dir, 'node_modules'))) lines.push('  npm install');
   lines.push('  npx agent-runtime run flow.yaml --input "Add a task: water the plants"   # stops at the approval');
-  lines.push('  npm test                                                                # the flow’s test');
+  const test = kept.includes('package.json') ? 'node --test' : 'npm test';
+  lines.push(`  ${test.padEnd(72)}# the flow’s test`);
   return `${lines.join('\n')}\n`;
 }

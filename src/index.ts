@@ -24,7 +24,14 @@ export type {
   ConversationMessage,
   TokenUsage,
 } from './model/model.js';
-export { defineTool, type LocalTool, type DefineToolOptions, type ToolDescriptor, type LocalToolContext } from './tools/tool.js';
+export {
+  defineTool,
+  type LocalTool,
+  type DefineToolOptions,
+  type DefineZodToolOptions,
+  type ToolDescriptor,
+  type LocalToolContext,
+} from './tools/tool.js';
 export { ToolRejectedException } from './tools/rejected.js';
 export { Outcome, type OutcomeName } from './domain/outcome.js';
 export { Observation, type ObservationJSON } from './domain/observation.js';

@@ -20,7 +20,10 @@ const BACKUP = join(ROOT, '.package.json.pack-backup');
 function strip() {
   if (existsSync(BACKUP)) restore();
   if (process.env.AGENT_RUNTIME_PACK_PREBUILT !== '1') {
-    execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], { stdio: 'inherit', cwd: ROOT });
+    execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', 'build'], {
+      stdio: 'inherit',
+      cwd: ROOT,
+    });
   }
   const text = readFileSync(MANIFEST, 'utf8');
   const manifest = JSON.parse(text);

@@ -30,7 +30,9 @@ export const init: Command = async (argv) => {
     written.push(name);
   };
   for (const name of templateFiles(TEMPLATE)) {
-    await place(name === 'gitignore' ? '.gitignore' : name, (target) => copyFile(join(TEMPLATE, name), target));
+    await place(name === 'gitignore' ? '.gitignore' : name, (target) =>
+      copyFile(join(TEMPLATE, name), target),
+    );
   }
   await place('package.json', (target) => writeFile(target, packageJson(dir)));
   await place('tokens.yaml', async (target) => {
@@ -59,7 +61,11 @@ function packageJson(dir: string): string {
     dependencies: Record<string, string>;
   };
   const deps = ours.dependencies;
-  const name = basename(dir).toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '') || 'my-agent';
+  const name =
+    basename(dir)
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'my-agent';
   const manifest = {
     name,
     private: true,
@@ -99,7 +105,9 @@ function report(dir: string, written: string[], kept: string[]): string {
   lines.push('next:');
   if (where !== '.') lines.push(`  cd ${where}`);
   if (!existsSync(join(dir, 'node_modules'))) lines.push('  npm install');
-  lines.push('  npx agent-runtime run flow.yaml --input "Add a task: water the plants"   # stops at the approval');
+  lines.push(
+    '  npx agent-runtime run flow.yaml --input "Add a task: water the plants"   # stops at the approval',
+  );
   const test = kept.includes('package.json') ? 'node --test' : 'npm test';
   lines.push(`  ${test.padEnd(72)}# the flow’s test`);
   return `${lines.join('\n')}\n`;

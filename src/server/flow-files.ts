@@ -65,7 +65,8 @@ export async function isFlowFile(file: string): Promise<boolean> {
   const info = await stat(file);
   if (!info.isFile() || info.size > MAX_BYTES) return false;
   const text = await readFile(file, 'utf8');
-  if (extname(file).toLowerCase() === '.json') return isFlowDocument(parseOrNull(() => JSON.parse(text) as unknown));
+  if (extname(file).toLowerCase() === '.json')
+    return isFlowDocument(parseOrNull(() => JSON.parse(text) as unknown));
   const value = parseOrNull(() => parse(text, { maxAliasCount: 100 }) as unknown);
   if (value !== null) return isFlowDocument(value);
   return /^id\s*:/m.test(text) && /^nodes\s*:/m.test(text);

@@ -48,24 +48,37 @@ export function watchFlows(registry: FlowRegistry, dir: string, logger: Logger):
 }
 
 /** Re-registers one changed file when it is a flow whose content changed; logs what happened. */
-async function reload(registry: FlowRegistry, file: string, seen: Map<string, string>, logger: Logger): Promise<void> {
+async function reload(
+  registry: FlowRegistry,
+  file: string,
+  seen: Map<string, string>,
+  logger: Logger,
+): Promise<void> {
   try {
-    const digest = createHash('sha256').update(await readFile(file)).digest('hex');
+    const digest = createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex');
     if (seen.get(file) === digest || !(await isFlowFile(file))) return;
     seen.set(file, digest);
     const before = registry.list().find((f) => f.path === file);
     const info = await registry.registerFile(file);
     logger.info('FLOWS reloaded a changed flow file', { flowId: info.flowId, version: info.version, file });
     if (before && before.flowId === info.flowId && before.version === info.version)
-      logger.warn('FLOWS the flow changed but its version did not: bump `version` when you change its MCP servers or tools, so that new runs connect afresh', {
-        flowId: info.flowId,
-        version: info.version,
-      });
+      logger.warn(
+        'FLOWS the flow changed but its version did not: bump `version` when you change its MCP servers or tools, so that new runs connect afresh',
+        {
+          flowId: info.flowId,
+          version: info.version,
+        },
+      );
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') logger.info('FLOWS a flow file was removed; its flow stays registered', { file });
     else if (isFlowError(error))
-      logger.warn('FLOWS kept the registered flow: the changed file has problems', { file, problems: error.message });
+      logger.warn('FLOWS kept the registered flow: the changed file has problems', {
+        file,
+        problems: error.message,
+      });
     else logger.error('FLOWS could not reload a flow file', { file, error });
   }
 }

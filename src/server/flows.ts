@@ -57,7 +57,10 @@ export class FlowRegistry {
         registered.push(await this.registerFile(file));
       } catch (error) {
         if (!isFlowError(error)) throw error;
-        this.options.logger?.warn('FLOWS skipped a flow file with problems', { file, problems: error.message });
+        this.options.logger?.warn('FLOWS skipped a flow file with problems', {
+          file,
+          problems: error.message,
+        });
       }
     }
     if (scan.skipped.length > 0)

@@ -47,7 +47,10 @@ export interface TestRun {
  * returned TestRun continues it after a person's response and reads its trace; close it when done.
  * Flow and input errors are thrown as they are by `loadFlow` and `Runtime.start`.
  */
-export async function runFlow(flow: string | FlowInput | LoadedFlow, options: RunFlowOptions = {}): Promise<TestRun> {
+export async function runFlow(
+  flow: string | FlowInput | LoadedFlow,
+  options: RunFlowOptions = {},
+): Promise<TestRun> {
   const loaded = await load(flow, options.tools ?? []);
   const runtime = createRuntime({
     store: options.store ?? 'memory',
@@ -57,7 +60,10 @@ export async function runFlow(flow: string | FlowInput | LoadedFlow, options: Ru
   const input = typeof options.input === 'string' ? { text: options.input } : (options.input ?? {});
   let summary: RunSummary;
   try {
-    summary = await runtime.start(loaded, { input, ...(options.model !== undefined ? { model: options.model } : {}) });
+    summary = await runtime.start(loaded, {
+      input,
+      ...(options.model !== undefined ? { model: options.model } : {}),
+    });
   } catch (error) {
     await runtime.close();
     throw error;
@@ -86,7 +92,10 @@ export async function readTrace(runtime: Runtime, runId: string): Promise<TraceE
 }
 
 /** The events of one type, typed by it: `eventsOf(trace, 'tool.invoked')[0].outcome`. */
-export function eventsOf<T extends TraceEvent['type']>(events: readonly TraceEvent[], type: T): Extract<TraceEvent, { type: T }>[] {
+export function eventsOf<T extends TraceEvent['type']>(
+  events: readonly TraceEvent[],
+  type: T,
+): Extract<TraceEvent, { type: T }>[] {
   return events.filter((e): e is Extract<TraceEvent, { type: T }> => e.type === type);
 }
 

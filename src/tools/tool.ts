@@ -65,19 +65,25 @@ export interface DefineZodToolOptions<Schema extends z.ZodType> {
  * Defines a local tool (SPEC §14) from a zod schema, whose type `execute`'s arguments get, or from a JSON
  * Schema. Throws for an invalid tool name or a schema that is neither (e.g. a zod 3 schema).
  */
-export function defineTool<Schema extends z.ZodType>(options: DefineZodToolOptions<Schema>): LocalTool<z.output<Schema>>;
+export function defineTool<Schema extends z.ZodType>(
+  options: DefineZodToolOptions<Schema>,
+): LocalTool<z.output<Schema>>;
 export function defineTool<Args = Record<string, unknown>>(options: DefineToolOptions<Args>): LocalTool<Args>;
 export function defineTool(
   options: DefineToolOptions<unknown> | DefineZodToolOptions<z.ZodType>,
 ): LocalTool<unknown> {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(options.name)) {
-    throw new Error(`defineTool: invalid tool name ${JSON.stringify(options.name)} (letters, digits, _ . - only)`);
+    throw new Error(
+      `defineTool: invalid tool name ${JSON.stringify(options.name)} (letters, digits, _ . - only)`,
+    );
   }
   const zod = isZodSchema(options.inputSchema) ? options.inputSchema : null;
   if (zod === null && !isJsonSchemaObject(options.inputSchema)) {
-    throw new Error(`defineTool: ${options.name}: inputSchema must be a zod 4 schema or a JSON Schema object`);
+    throw new Error(
+      `defineTool: ${options.name}: inputSchema must be a zod 4 schema or a JSON Schema object`,
+    );
   }
-  const execute = options.execute as (args: unknown, context: LocalToolContext) => unknown;
+  const execute: (args: unknown, context: LocalToolContext) => unknown = options.execute;
   return {
     descriptor: {
       name: options.name,
@@ -92,7 +98,12 @@ export function defineTool(
 
 /** A zod 4 schema (also from another copy of zod): it carries `_zod`. */
 function isZodSchema(value: unknown): value is z.ZodType {
-  return typeof value === 'object' && value !== null && '_zod' in value && typeof (value as z.ZodType).parse === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    '_zod' in value &&
+    typeof (value as z.ZodType).parse === 'function'
+  );
 }
 
 function isJsonSchemaObject(value: unknown): value is JsonSchema {
@@ -103,9 +114,12 @@ function isJsonSchemaObject(value: unknown): value is JsonSchema {
 function jsonSchemaOf(name: string, schema: z.ZodType): JsonSchema {
   let json: Record<string, unknown>;
   try {
-    json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+    json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
   } catch (error) {
-    throw new Error(`defineTool: ${name}: the zod schema has no JSON Schema form: ${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `defineTool: ${name}: the zod schema has no JSON Schema form: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const { $schema: _dialect, ...rest } = json;
   return rest;

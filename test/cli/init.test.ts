@@ -23,22 +23,43 @@ describe('cli: init', () => {
     const init = await w.cli(['init', 'my-agent'], { db: false });
     expect(init.code, init.stderr).toBe(0);
     const dir = join(w.dir, 'my-agent');
-    for (const file of ['flow.yaml', 'turns.yaml', 'mcp/tasks-server.mjs', 'README.md', 'test/flow.test.mjs', 'package.json', 'tokens.yaml', '.gitignore'])
+    for (const file of [
+      'flow.yaml',
+      'turns.yaml',
+      'mcp/tasks-server.mjs',
+      'README.md',
+      'test/flow.test.mjs',
+      'package.json',
+      'tokens.yaml',
+      '.gitignore',
+    ])
       expect(existsSync(join(dir, file)), file).toBe(true);
     expect(statSync(join(dir, 'tokens.yaml')).mode & 0o777).toBe(0o600);
     const tokens = parse(readFileSync(join(dir, 'tokens.yaml'), 'utf8')) as { token: string; role: string }[];
     expect(tokens.map((t) => t.role)).toEqual(['admin', 'operator', 'viewer']);
     expect(new Set(tokens.map((t) => t.token)).size).toBe(3);
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies: Record<string, string>;
+    };
     expect(manifest.name).toBe('my-agent');
     expect(Object.keys(manifest.dependencies)).toContain('g2rain-agent-runtime');
     expect(init.stderr).toMatch(/next:\n {2}cd my-agent/);
 
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
-    const run = await w.cli(['run', join(dir, 'flow.yaml'), '--input', 'Add a task: water the plants', '--json']);
+    const run = await w.cli([
+      'run',
+      join(dir, 'flow.yaml'),
+      '--input',
+      'Add a task: water the plants',
+      '--json',
+    ]);
     expect(run.code, run.stderr).toBe(3);
     const summary = run.json as Summary;
-    expect(summary).toMatchObject({ status: 'suspended', suspension: { kind: 'APPROVAL', pending: { tool: 'task_add' } } });
+    expect(summary).toMatchObject({
+      status: 'suspended',
+      suspension: { kind: 'APPROVAL', pending: { tool: 'task_add' } },
+    });
     const approved = await w.cli(['approve', summary.runId, '--json']);
     expect(approved.code, approved.stderr).toBe(0);
     expect((approved.json as Summary).outputs).toEqual({ add: { taskId: 'water-the-plants' } });
@@ -77,7 +98,9 @@ describe('cli: run refuses tool-name conflicts', () => {
       const run = await w.cli(['run', flow, '--input', 'x', '--model', 'scripted:turns.yaml', '--json']);
       expect(run.code).toBe(2);
       expect(run.stdout).toBe('');
-      expect(run.stderr).toMatch(/twice\.yaml aliases: tool name conflicts: .*space_list \(a\.space_list, b\.space_list\)/);
+      expect(run.stderr).toMatch(
+        /twice\.yaml aliases: tool name conflicts: .*space_list \(a\.space_list, b\.space_list\)/,
+      );
       expect(run.stderr).not.toMatch(/internal error|\n\s+at /);
       expect((await (await w.db()).listRuns()).length).toBe(0);
     } finally {

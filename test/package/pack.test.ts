@@ -6,7 +6,16 @@
  * must print one line and exit 2.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +23,23 @@ import { nodeSupported } from '../../src/node-version.js';
 import { NODE, REPO_ROOT, ensureBuilt } from '../acceptance/build.js';
 
 const PATH = [dirname(NODE), process.env.PATH ?? ''].join(delimiter);
-const ENV = { ...process.env, PATH, npm_config_update_notifier: 'false', NO_COLOR: '1', AGENT_RUNTIME_DB: '' };
-const SHIPPED = ['package.json', 'README.md', 'scripts/pack-manifest.mjs', 'dist/src', 'examples', 'schema', 'templates', 'web/dist'];
+const ENV = {
+  ...process.env,
+  PATH,
+  npm_config_update_notifier: 'false',
+  NO_COLOR: '1',
+  AGENT_RUNTIME_DB: '',
+};
+const SHIPPED = [
+  'package.json',
+  'README.md',
+  'scripts/pack-manifest.mjs',
+  'dist/src',
+  'examples',
+  'schema',
+  'templates',
+  'web/dist',
+];
 
 interface Ran {
   code: number | null;
@@ -23,7 +47,13 @@ interface Ran {
   stderr: string;
 }
 
-function sh(command: string, args: string[], cwd: string, timeoutMs = 120_000, env: NodeJS.ProcessEnv = ENV): Ran {
+function sh(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = 120_000,
+  env: NodeJS.ProcessEnv = ENV,
+): Ran {
   const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: timeoutMs });
   if (result.error) throw result.error;
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
@@ -47,7 +77,8 @@ beforeAll(() => {
   // Pack a copy of what the package ships, so the real package.json is never touched by prepack.
   const stage = join(work, 'stage');
   for (const path of SHIPPED) {
-    if (existsSync(join(REPO_ROOT, path))) cpSync(join(REPO_ROOT, path), join(stage, path), { recursive: true });
+    if (existsSync(join(REPO_ROOT, path)))
+      cpSync(join(REPO_ROOT, path), join(stage, path), { recursive: true });
   }
   const packed = sh('npm', ['pack', '--pack-destination', work], stage, 120_000, {
     ...ENV,
@@ -58,8 +89,16 @@ beforeAll(() => {
   if (!tarball) throw new Error(`npm pack wrote no tarball: ${packed.stdout}${packed.stderr}`);
   project = join(work, 'project');
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'fresh', private: true }, null, 2)}\n`);
-  install = sh('npm', ['install', join(work, tarball), '--prefer-offline', '--no-audit', '--no-fund'], project, 240_000);
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'fresh', private: true }, null, 2)}\n`,
+  );
+  install = sh(
+    'npm',
+    ['install', join(work, tarball), '--prefer-offline', '--no-audit', '--no-fund'],
+    project,
+    240_000,
+  );
 }, 300_000);
 
 afterAll(() => {
@@ -84,14 +123,31 @@ describe('the packed package', () => {
   it('`init` writes a starter whose flow stops at its approval and whose test passes', () => {
     const init = sh('npx', ['agent-runtime', 'init'], project);
     expect(init.code, init.stderr).toBe(0);
-    for (const file of ['flow.yaml', 'turns.yaml', 'mcp/tasks-server.mjs', 'README.md', 'tokens.yaml', 'test/flow.test.mjs'])
+    for (const file of [
+      'flow.yaml',
+      'turns.yaml',
+      'mcp/tasks-server.mjs',
+      'README.md',
+      'tokens.yaml',
+      'test/flow.test.mjs',
+    ])
       expect(existsSync(join(project, file)), file).toBe(true);
     expect(init.stderr).toMatch(/kept as they were \(not overwritten\): package\.json/);
 
-    const run = sh('npx', ['agent-runtime', 'run', 'flow.yaml', '--input', 'Add a task: water the plants', '--json'], project);
+    const run = sh(
+      'npx',
+      ['agent-runtime', 'run', 'flow.yaml', '--input', 'Add a task: water the plants', '--json'],
+      project,
+    );
     expect(run.code, run.stderr).toBe(3);
-    const summary = JSON.parse(run.stdout) as { status: string; suspension?: { kind: string; pending: { tool?: string } } };
-    expect(summary).toMatchObject({ status: 'suspended', suspension: { kind: 'APPROVAL', pending: { tool: 'task_add' } } });
+    const summary = JSON.parse(run.stdout) as {
+      status: string;
+      suspension?: { kind: string; pending: { tool?: string } };
+    };
+    expect(summary).toMatchObject({
+      status: 'suspended',
+      suspension: { kind: 'APPROVAL', pending: { tool: 'task_add' } },
+    });
 
     const test = sh('node', ['--test'], project);
     expect(test.code, `${test.stdout}${test.stderr}`).toBe(0);

@@ -51,18 +51,25 @@ describe('flow files of a --flows folder', () => {
     expect(logger.lines().filter((l) => l.includes('not flows'))).toEqual([
       'INFO FLOWS skipped files that are not flows count=3 files="package-lock.json, package.json, turns.yaml"',
     ]);
-    expect(logger.find('FLOWS skipped a flow file with problems').map((r) => r.fields.file)).toEqual([join(dir, 'broken.yaml')]);
+    expect(logger.find('FLOWS skipped a flow file with problems').map((r) => r.fields.file)).toEqual([
+      join(dir, 'broken.yaml'),
+    ]);
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('include every flow of the examples folder (the README\'s `--flows examples`)', async () => {
+  it("include every flow of the examples folder (the README's `--flows examples`)", async () => {
     const registry = new FlowRegistry({ dir: join(REPO_ROOT, 'examples'), logger: new MemoryLogger() });
     const ids = (await registry.loadDir()).map((f) => f.flowId);
-    expect(ids).toEqual(expect.arrayContaining(['site-builder', 'site-report', 'delegating', 'acceptance-site']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['site-builder', 'site-report', 'delegating', 'acceptance-site']),
+    );
   });
 
   it('keep the version as written: a number stays a number', async () => {
-    const dir = await tempDir({ 'n.yaml': flow('n'), 's.yaml': flow('s').replace('version: 1', "version: '2024-05'") });
+    const dir = await tempDir({
+      'n.yaml': flow('n'),
+      's.yaml': flow('s').replace('version: 1', "version: '2024-05'"),
+    });
     const registry = new FlowRegistry({ dir });
     await registry.loadDir();
     expect(registry.list().map((f) => [f.flowId, f.version])).toEqual([
@@ -87,13 +94,19 @@ describe('serve --watch', () => {
     await writeFile(join(dir, 'a.yaml'), flow('a', 'description: two\n').replace('version: 1', 'version: 2'));
     await until(() => registry.get('a')?.flow.version === 2, 'the reload');
     expect(registry.get('a')?.flow.description).toBe('two');
-    expect(logger.find('FLOWS reloaded a changed flow file')[0]?.fields).toMatchObject({ flowId: 'a', version: 2 });
+    expect(logger.find('FLOWS reloaded a changed flow file')[0]?.fields).toMatchObject({
+      flowId: 'a',
+      version: 2,
+    });
 
     await writeFile(join(dir, 'a.yaml'), flow('a', 'colour: blue\n'));
     await until(() => logger.find(/^FLOWS kept the registered flow/).length > 0, 'the warning');
     expect(registry.get('a')?.flow.description).toBe('two');
 
-    await writeFile(join(dir, 'a.yaml'), flow('a', 'description: three\n').replace('version: 1', 'version: 2'));
+    await writeFile(
+      join(dir, 'a.yaml'),
+      flow('a', 'description: three\n').replace('version: 1', 'version: 2'),
+    );
     await until(() => registry.get('a')?.flow.description === 'three', 'the second reload');
     expect(logger.find(/its version did not/)).toHaveLength(1);
 

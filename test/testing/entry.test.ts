@@ -6,7 +6,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { DEMO_SERVER, demoDataDir } from '../helpers/demo-server.js';
-import { createRuntime, defineTool, FlowError, loadFlow, scriptedModel, type LocalTool } from '../../src/index.js';
+import {
+  createRuntime,
+  defineTool,
+  FlowError,
+  loadFlow,
+  scriptedModel,
+  type LocalTool,
+} from '../../src/index.js';
 import { eventsOf, MemoryLogger, runFlow } from '../../src/testing/index.js';
 
 const added: { title: string; priority: number }[] = [];
@@ -75,7 +82,11 @@ describe('runFlow and the trace helpers', () => {
         'task_add:SUCCESS',
         'builtin_node_finish:SUCCESS',
       ]);
-      expect(eventsOf(trace, 'run.resumed')[0]).toMatchObject({ decision: 'approved', comment: 'ok', who: 'test' });
+      expect(eventsOf(trace, 'run.resumed')[0]).toMatchObject({
+        decision: 'approved',
+        comment: 'ok',
+        who: 'test',
+      });
     } finally {
       await run.close();
     }
@@ -84,12 +95,20 @@ describe('runFlow and the trace helpers', () => {
   it('gives the model the JSON Schema of a zod schema (its input side)', () => {
     expect(add.descriptor.inputSchema).toEqual({
       type: 'object',
-      properties: { title: { type: 'string', minLength: 1 }, priority: { type: 'integer', default: 3, minimum: expect.any(Number), maximum: expect.any(Number) } },
+      properties: {
+        title: { type: 'string', minLength: 1 },
+        priority: { type: 'integer', default: 3, minimum: expect.any(Number), maximum: expect.any(Number) },
+      },
       required: ['title'],
     });
-    expect(() => defineTool({ name: 'x', description: 'x', inputSchema: 'nope' as unknown as object, execute: () => 1 })).toThrow(
-      /inputSchema must be a zod 4 schema or a JSON Schema object/,
-    );
+    expect(() =>
+      defineTool({
+        name: 'x',
+        description: 'x',
+        inputSchema: 'nope' as unknown as Record<string, unknown>,
+        execute: () => 1,
+      }),
+    ).toThrow(/inputSchema must be a zod 4 schema or a JSON Schema object/);
   });
 });
 
@@ -118,7 +137,9 @@ describe('a quiet library', () => {
   });
 
   it('logs to stderr when given a level (option or env), and to a logger when given one', async () => {
-    expect(await stderrOf({ logLevel: 'info' })).toMatch(/^INFO TOOL invoked tool=task_list outcome=SUCCESS/m);
+    expect(await stderrOf({ logLevel: 'info' })).toMatch(
+      /^INFO TOOL invoked tool=task_list outcome=SUCCESS/m,
+    );
     process.env.AGENT_RUNTIME_LOG_LEVEL = 'info';
     expect(await stderrOf({})).toMatch(/INFO TOOL invoked tool=task_list/);
     const logger = new MemoryLogger();
@@ -129,7 +150,11 @@ describe('a quiet library', () => {
 
 describe('tool-name conflicts', () => {
   it('refuse the start with a flow error at `aliases`, creating no run', async () => {
-    const server = { command: process.execPath, args: [DEMO_SERVER], env: { DEMO_CLOUD_DATA: demoDataDir() } };
+    const server = {
+      command: process.execPath,
+      args: [DEMO_SERVER],
+      env: { DEMO_CLOUD_DATA: demoDataDir() },
+    };
     const flow = await loadFlow({
       id: 'twice',
       locale: 'en',
@@ -143,7 +168,9 @@ describe('tool-name conflicts', () => {
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FlowError);
       expect((error as FlowError).problems[0]).toMatchObject({ path: 'aliases' });
-      expect((error as FlowError).message).toMatch(/tool name conflicts: .*space_list \(a\.space_list, b\.space_list\)/);
+      expect((error as FlowError).message).toMatch(
+        /tool name conflicts: .*space_list \(a\.space_list, b\.space_list\)/,
+      );
       expect(await runtime.list()).toEqual([]);
     } finally {
       await runtime.close();

@@ -83,8 +83,12 @@ export async function expectStoreError(promise: Promise<unknown>, code: StoreErr
     (e: unknown) => e,
   );
   if (!(error instanceof StoreError))
-    throw new Error(`expected a StoreError ${code}, got ${error === null ? 'success' : String(error)}`, { cause: error });
-  if (error.code !== code) throw new Error(`expected StoreError code ${code}, got ${error.code}`, { cause: error });
+    throw new Error(
+      `expected a StoreError ${code}, got ${error === null ? 'success' : error instanceof Error ? error.message : JSON.stringify(error)}`,
+      { cause: error },
+    );
+  if (error.code !== code)
+    throw new Error(`expected StoreError code ${code}, got ${error.code}`, { cause: error });
 }
 
 /** A clock that moves one second per reading, so creation order is visible in timestamps. */

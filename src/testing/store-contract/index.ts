@@ -4,7 +4,15 @@ import { rowCases } from './rows.cases.js';
 import { runCases } from './runs.cases.js';
 import type { TestApi } from './test-api.js';
 
-export { event, evidence, message, newRun, steppingClock, expectStoreError, type Harness } from './helpers.js';
+export {
+  event,
+  evidence,
+  message,
+  newRun,
+  steppingClock,
+  expectStoreError,
+  type Harness,
+} from './helpers.js';
 export type { TestApi, Assertion, TestBody } from './test-api.js';
 
 /** Opens a fresh, empty store that uses `now` for its record timestamps. */
@@ -21,7 +29,10 @@ export function storeContract(name: string, open: OpenStore, t: TestApi): void {
     const h: Harness = {
       store: undefined as unknown as Store,
       seed: (runId = 'r1', fields: Partial<NewRun> = {}): Promise<RunRecord> =>
-        h.store.createRun(newRun(runId, fields), [event(runId, 1, 'run.started'), event(runId, 2, 'node.started')]),
+        h.store.createRun(newRun(runId, fields), [
+          event(runId, 1, 'run.started'),
+          event(runId, 2, 'node.started'),
+        ]),
     };
     t.beforeEach(async () => {
       h.store = await open(steppingClock());

@@ -21,9 +21,9 @@ export type TestBody = () => unknown;
 
 /** What `storeContract` takes from the test framework. */
 export interface TestApi {
-  describe(name: string, body: () => void): void;
-  it(name: string, body: TestBody): void;
-  beforeEach(body: TestBody): void;
-  afterEach(body: TestBody): void;
-  expect(value: unknown): Assertion;
+  describe: (name: string, body: () => void) => void;
+  it: (name: string, body: TestBody) => void;
+  beforeEach: (body: TestBody) => void;
+  afterEach: (body: TestBody) => void;
+  expect: (value: unknown) => Assertion;
 }

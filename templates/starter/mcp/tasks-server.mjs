@@ -24,7 +24,11 @@ function readTasks() {
 
 /** A task's id: its title in lower case, words joined by dashes (adding a title twice finds the same task). */
 function idOf(title) {
-  return title.trim().toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-|-$/g, '');
+  return title
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-|-$/g, '');
 }
 
 /** A tool result the runtime reads as JSON (its structuredContent). */
@@ -46,7 +50,8 @@ function createServer() {
   server.registerTool(
     'task_add',
     {
-      description: 'Adds a task to the to-do list and returns it (an existing task with that title is returned as it is).',
+      description:
+        'Adds a task to the to-do list and returns it (an existing task with that title is returned as it is).',
       inputSchema: z.object({ title: z.string().min(1).describe('What is to be done') }),
       annotations: { readOnlyHint: false },
     },

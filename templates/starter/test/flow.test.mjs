@@ -35,7 +35,10 @@ test('a rejected write is never sent', async () => {
   try {
     await run.reject({ comment: 'not now' });
     const adds = eventsOf(await run.trace(), 'tool.invoked').filter((e) => e.tool === 'task_add');
-    assert.ok(adds.every((e) => e.outcome !== 'SUCCESS'), 'task_add must not succeed after a rejection');
+    assert.ok(
+      adds.every((e) => e.outcome !== 'SUCCESS'),
+      'task_add must not succeed after a rejection',
+    );
   } finally {
     await run.close();
   }

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NODE, REPO_ROOT, ensureBuilt } from '../acceptance/build.js';
 import { nodeSupported, nodeVersionProblem } from '../../src/node-version.js';
 
 describe('the Node version every entry point requires', () => {
@@ -14,5 +17,24 @@ describe('the Node version every entry point requires', () => {
     expect(nodeVersionProblem('20.20.2')).toBe(
       'g2rain-agent-runtime requires Node.js 22.13 or newer (found 20.20.2); please upgrade Node.js.',
     );
+  });
+});
+
+describe('loading the library', () => {
+  beforeAll(() => ensureBuilt(), 300_000);
+
+  it('needs node:sqlite only once a SQLite store is opened (the memory store and the core load without it)', () => {
+    const script = `
+      const m = await import(${JSON.stringify(join(REPO_ROOT, 'dist/src/index.js'))});
+      await import(${JSON.stringify(join(REPO_ROOT, 'dist/src/testing/index.js'))});
+      const sqlite = () => process.moduleLoadList.some((name) => name === 'NativeModule sqlite');
+      const runtime = m.createRuntime({ store: 'memory' });
+      await runtime.list();
+      await runtime.close();
+      const before = sqlite();
+      await (await m.openStore('sqlite::memory:')).close();
+      console.log(JSON.stringify({ before, after: sqlite() }));`;
+    const out = execFileSync(NODE, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ before: false, after: true });
   });
 });

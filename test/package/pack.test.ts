@@ -103,7 +103,7 @@ beforeAll(() => {
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true, maxRetries: 3 });
-});
+}, 120_000);
 
 describe('the packed package', () => {
   it('installs into an empty project without warnings, built, with no build script left', () => {

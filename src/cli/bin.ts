@@ -4,5 +4,7 @@
  * exits 2 with one line on an old Node), then loads the CLI, which runs the command and exits.
  */
 import '../node-guard.js';
+import { quietSqliteWarning } from './warnings.js';
 
+quietSqliteWarning();
 await import('./main.js');

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NODE, REPO_ROOT, ensureBuilt } from '../acceptance/build.js';
@@ -36,5 +36,21 @@ describe('loading the library', () => {
       console.log(JSON.stringify({ before, after: sqlite() }));`;
     const out = execFileSync(NODE, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ before: false, after: true });
+  });
+});
+
+describe('the CLI executable', () => {
+  beforeAll(() => ensureBuilt(), 300_000);
+
+  it('keeps Node 22’s SQLite experimental warning out of its output, and every other warning in', () => {
+    const script = `
+      const { quietSqliteWarning } = await import(${JSON.stringify(join(REPO_ROOT, 'dist/src/cli/warnings.js'))});
+      quietSqliteWarning();
+      process.emitWarning('SQLite is an experimental feature and might change at any time', 'ExperimentalWarning');
+      process.emitWarning('something else', 'DeprecationWarning');`;
+    const ran = spawnSync(NODE, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(ran.status).toBe(0);
+    expect(ran.stderr).not.toMatch(/SQLite/);
+    expect(ran.stderr).toMatch(/DeprecationWarning: something else/);
   });
 });

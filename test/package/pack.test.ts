@@ -85,6 +85,12 @@ beforeAll(() => {
     AGENT_RUNTIME_PACK_PREBUILT: '1',
   });
   expect(packed.code, packed.stderr).toBe(0);
+  // postpack put the manifest back as it was (a clone still builds through `prepare`).
+  expect(
+    (JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+      .scripts.prepare,
+  ).toBe('npm run build');
+  expect(existsSync(join(stage, '.package.json.pack-backup'))).toBe(false);
   const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
   if (!tarball) throw new Error(`npm pack wrote no tarball: ${packed.stdout}${packed.stderr}`);
   project = join(work, 'project');
@@ -117,7 +123,6 @@ describe('the packed package', () => {
     for (const file of ['dist/src/cli/bin.js', 'dist/src/testing/index.js', 'templates/starter/flow.yaml'])
       expect(existsSync(join(installed, file)), file).toBe(true);
     expect(existsSync(join(installed, 'src')) || existsSync(join(installed, 'test'))).toBe(false);
-    expect(existsSync(join(REPO_ROOT, '.package.json.pack-backup'))).toBe(false);
   });
 
   it('`init` writes a starter whose flow stops at its approval and whose test passes', () => {

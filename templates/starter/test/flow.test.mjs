@@ -30,6 +30,8 @@ test('asks before adding the task, then adds it once approved', async () => {
   }
 });
 
+// turns.yaml plays the approving path, so after a rejection the scripted run soon fails (its next turns
+// no longer fit); a real model would stop or ask. What matters here: the write is never sent.
 test('a rejected write is never sent', async () => {
   const run = await runFlow(FLOW, { input: 'Add a task: water the plants' });
   try {

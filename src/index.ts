@@ -40,7 +40,7 @@ export { hint, type HintKey } from './domain/hints.js';
 export type { Locale } from './domain/locale.js';
 export type { Flow, FlowInput, ToolPolicy, FlowNode, FlowEdge } from './domain/flow.js';
 export type { TraceEvent, EventPayload } from './trace/events.js';
-export { createStderrLogger, silentLogger, type Logger } from './log/logger.js';
+export { createStderrLogger, silentLogger, type Logger, type LogLevel } from './log/logger.js';
 export {
   openStore,
   resolveDbUrl,

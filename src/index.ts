@@ -2,6 +2,7 @@
  * The public API of g2rain-agent-runtime (SPEC §14). Every export here is public; heavy adapters
  * live behind subpath exports.
  */
+import './node-guard.js';
 export { createRuntime, Runtime, type CreateRuntimeOptions } from './runtime/create.js';
 export type { StartOptions, RespondOptions } from './runtime/runtime.js';
 export type { TelemetryOptions } from './telemetry/load.js';
@@ -26,7 +27,14 @@ export type {
   ConversationMessage,
   TokenUsage,
 } from './model/model.js';
-export { defineTool, type LocalTool, type DefineToolOptions, type ToolDescriptor, type LocalToolContext } from './tools/tool.js';
+export {
+  defineTool,
+  type LocalTool,
+  type DefineToolOptions,
+  type DefineZodToolOptions,
+  type ToolDescriptor,
+  type LocalToolContext,
+} from './tools/tool.js';
 export { ToolRejectedException } from './tools/rejected.js';
 export { Outcome, type OutcomeName } from './domain/outcome.js';
 export { Observation, type ObservationJSON } from './domain/observation.js';
@@ -35,7 +43,7 @@ export { hint, type HintKey } from './domain/hints.js';
 export type { Locale } from './domain/locale.js';
 export type { Flow, FlowInput, ToolPolicy, FlowNode, FlowEdge } from './domain/flow.js';
 export type { TraceEvent, EventPayload } from './trace/events.js';
-export { createStderrLogger, silentLogger, type Logger } from './log/logger.js';
+export { createStderrLogger, silentLogger, type Logger, type LogLevel } from './log/logger.js';
 export {
   openStore,
   resolveDbUrl,

@@ -3,6 +3,7 @@
  * out of the main entry so that `pg` and `pg-boss` load only for those who use them. Every export
  * here is public API; named exports only.
  */
+import './node-guard.js';
 export {
   PostgresStore,
   createPostgresStore,

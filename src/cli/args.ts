@@ -71,7 +71,8 @@ commands:
   runs [--status S] [--json]           list runs
   trace RUN_ID [--json]                print a run's trace events
   validate FLOW.yaml                   check a flow and print every problem
-  serve [--host H] [--port P] [--flows DIR] [--tokens FILE]   HTTP API (and the web console)
+  init [DIR]                           write a starter project (flow, MCP server, scripted model, test)
+  serve [--host H] [--port P] [--flows DIR [--watch]] [--tokens FILE]   HTTP API (and the web console)
   worker --db postgres://… [--concurrency N]                  drive queued runs from a shared PostgreSQL
 
 every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import '../node-guard.js';
 import { FlowError } from '../flow/problems.js';
 import { RunInputError } from '../flow/input.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../runtime/errors.js';
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   // Loaded on demand: the HTTP server and the queue worker bring heavy dependencies.
   serve: async (argv) => (await import('./serve.js')).serve(argv),
   worker: async (argv) => (await import('./worker.js')).worker(argv),
+  init: async (argv) => (await import('./init.js')).init(argv),
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (SPEC §10). */

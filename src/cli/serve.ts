@@ -5,10 +5,11 @@ import { startRecoverer } from '../runtime/recoverer.js';
 import { createServer, type ApiServer } from '../server/app.js';
 import { mountConsole } from '../server/console.js';
 import { FlowRegistry } from '../server/flows.js';
+import { watchFlows, type FlowWatch } from '../server/flow-watch.js';
 import { isLoopback, type Listening } from '../server/listen.js';
 import { loadTokenFile, TokenConfigError, tokensFromEnv, type TokenEntry } from '../server/tokens.js';
 import { resolveDbUrl } from '../store/open.js';
-import { COMMON, UsageError, parse, str } from './args.js';
+import { COMMON, UsageError, flag, parse, str, type Parsed } from './args.js';
 import type { Command } from './commands.js';
 
 const DEFAULT_PORT = 8080;
@@ -27,7 +28,7 @@ export const serve: Command = (argv) =>
   runServe(argv, { out: (text) => void process.stdout.write(text), stopped: shutdownSignal });
 
 /**
- * `serve [--host H] [--port P] [--db URL] [--flows DIR] [--tokens FILE]` (SPEC §10, §12): the HTTP API
+ * `serve [--host H] [--port P] [--db URL] [--flows DIR [--watch]] [--tokens FILE]` (SPEC §10, §12): the HTTP API
  * until SIGINT/SIGTERM, then a graceful shutdown. Prints the URL on stdout, the log on stderr.
  * Exits 2 for bad flags, an unusable token file or flows folder, an address in use, or a
  * non-loopback host without tokens.
@@ -43,6 +44,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
       flows: { type: 'string' },
       tokens: { type: 'string' },
       durability: { type: 'string' },
+      watch: { type: 'boolean' },
     },
     { min: 0, max: 0, names: '' },
   );
@@ -63,6 +65,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   const flowsDir = str(parsed, 'flows');
   const flows = new FlowRegistry({ dir: flowsDir ? resolve(flowsDir) : null, logger });
   await loadFlows(flows, flowsDir);
+  const watching = watchOption(parsed, flows, logger);
   const runtime = createRuntime({
     store: resolveDbUrl({ db: str(parsed, 'db') }),
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
@@ -82,6 +85,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
       .join(','),
   });
   await io.stopped(logger);
+  watching?.close();
   recoverer.stop();
   const left = await server.close();
   // Closing the runtime stops its drivers without recording anything: a run still being driven
@@ -154,4 +158,11 @@ function shutdownSignal(logger: Logger): Promise<void> {
     process.once('SIGINT', first);
     process.once('SIGTERM', first);
   });
+}
+
+/** `--watch`: reloads changed flow files of `--flows DIR` (a usage error without `--flows`). */
+function watchOption(parsed: Parsed, flows: FlowRegistry, logger: Logger): FlowWatch | null {
+  if (!flag(parsed, 'watch')) return null;
+  if (str(parsed, 'flows') === undefined) throw new UsageError('serve: --watch needs --flows DIR');
+  return watchFlows(flows, flows.baseDir, logger);
 }

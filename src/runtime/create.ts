@@ -1,4 +1,4 @@
-import { silentLogger, createStderrLogger, type Logger } from '../log/logger.js';
+import { silentLogger, createStderrLogger, isLogLevel, type Logger, type LogLevel } from '../log/logger.js';
 import type { ModelClient } from '../model/model.js';
 import { openStore, type OpenStoreOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
@@ -18,8 +18,13 @@ export interface CreateRuntimeOptions {
   storeOptions?: OpenStoreOptions;
   /** Local tools, going through the same pipeline as MCP tools. */
   tools?: LocalTool[];
-  /** The human-readable log (default: stderr at info; `false` for none). */
+  /**
+   * The human-readable log. By default the library logs nothing; give a Logger, or a `logLevel` (or set
+   * env AGENT_RUNTIME_LOG_LEVEL) for one-line records on stderr. `false` is silent whatever the rest says.
+   */
   logger?: Logger | false;
+  /** With no `logger`: write records at or above this level to stderr (overrides env AGENT_RUNTIME_LOG_LEVEL). */
+  logLevel?: LogLevel;
   /** Lease length in ms (default env AGENT_RUNTIME_LEASE_MS, else 15000). */
   leaseMs?: number;
   /** Receives every committed event of runs this runtime drives. */
@@ -37,7 +42,7 @@ export interface CreateRuntimeOptions {
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
 export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
-  const logger = options.logger === false ? silentLogger : (options.logger ?? createStderrLogger());
+  const logger = chooseLogger(options);
   const store = openStore(options.store ?? 'memory', options.storeOptions ?? {});
   return new Runtime({
     store,
@@ -49,4 +54,13 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     ...(options.enqueue ? { enqueue: options.enqueue } : {}),
     telemetry: () => loadTelemetry(options.telemetry, logger),
   });
+}
+
+/** The logger a runtime uses: the one given, else stderr at the level asked for, else none (a quiet library). */
+function chooseLogger(options: CreateRuntimeOptions): Logger {
+  if (options.logger === false) return silentLogger;
+  if (options.logger) return options.logger;
+  const fromEnv = process.env.AGENT_RUNTIME_LOG_LEVEL?.trim().toLowerCase();
+  const level = options.logLevel ?? (fromEnv !== undefined && isLogLevel(fromEnv) ? fromEnv : undefined);
+  return level === undefined ? silentLogger : createStderrLogger({ level });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Flow, FlowInput } from '../domain/flow.js';
-import { createStderrLogger, type Logger } from '../log/logger.js';
+import { silentLogger, type Logger } from '../log/logger.js';
 import { absolutizeModel, isModelClient, resolveModel, type ModelSpec } from '../model/resolve.js';
 import { loadFlow } from '../flow/load.js';
 import { validateRunInput } from '../flow/input.js';
@@ -13,6 +13,7 @@ import { EventHub } from './event-hub.js';
 import { RunSession, type EventSink } from './session.js';
 import { summarize, type RunSummary } from './summary.js';
 import type { FlowRef, Toolbox } from './toolbox.js';
+import { refuseToolNameConflicts } from './tool-names.js';
 import { applyResponse, type PersonResponse } from './respond.js';
 import { followEvents } from './follow.js';
 import { newRun, newRunId } from './new-run.js';
@@ -83,7 +84,7 @@ export class Runtime {
     this.storeReady = Promise.resolve(options.store);
     this.storeReady.catch(() => undefined);
     this.toolbox = options.toolbox;
-    this.logger = options.logger ?? createStderrLogger();
+    this.logger = options.logger ?? silentLogger;
     this.leaseMs = options.leaseMs ?? leaseFromEnv();
     const telemetry = options.telemetry ?? noopTelemetry;
     this.observers = new RunObservers(typeof telemetry === 'function' ? telemetry : () => Promise.resolve(telemetry));
@@ -99,6 +100,7 @@ export class Runtime {
     const input = options.input ?? {};
     const problems = validateRunInput(flow, input);
     if (problems.length > 0) throw new RuntimeInputError(`the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`);
+    if (!this.options.enqueue) await refuseToolNameConflicts(this.toolbox, ref);
     const store = await this.db();
     const parent = options.parentRunId ? await store.getRun(options.parentRunId) : null;
     const runId = newRunId();

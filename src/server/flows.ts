@@ -1,8 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadFlow, loadFlowText, type LoadedFlow } from '../flow/load.js';
 import { isFlowError } from '../flow/problems.js';
 import type { Logger } from '../log/logger.js';
+import { scanFlowFiles } from './flow-files.js';
 
 /** How a registered flow got here. */
 export type FlowOrigin = 'dir' | 'upload';
@@ -10,7 +10,8 @@ export type FlowOrigin = 'dir' | 'upload';
 /** One entry of the registry as listed by `GET /v1/flows`. */
 export interface FlowInfo {
   flowId: string;
-  version: string;
+  /** As the flow writes it: `version: 1` stays the number 1, `version: '2024-05'` a string. */
+  version: string | number;
   description?: string;
   origin: FlowOrigin;
   /** The file it was loaded from (flows from `--flows DIR`). */
@@ -26,9 +27,6 @@ export interface FlowRegistryOptions {
   knownTools?: Iterable<string>;
   logger?: Logger;
 }
-
-const FLOW_FILE = /\.(ya?ml|json)$/i;
-const NESTED = ['flow.yaml', 'flow.yml', 'flow.json'];
 
 /**
  * The flows a server can start by id, in memory, keyed by flow id. Registering a flow whose id is
@@ -46,25 +44,36 @@ export class FlowRegistry {
   }
 
   /**
-   * Registers every flow file of the `dir` folder: `*.yaml`, `*.yml`, `*.json` directly in it and
-   * `<sub>/flow.yaml|yml|json` one level down. A file that is not a valid flow is skipped with a
-   * warning naming its problems. Returns what was registered.
+   * Registers every flow file under the `dir` folder, found recursively and recognised by content
+   * (flow-files.ts); other YAML/JSON files (package.json, scripted turns…) are named in one log line.
+   * A flow file with problems is skipped with a warning naming them. Returns what was registered.
    */
   async loadDir(): Promise<FlowInfo[]> {
     if (!this.options.dir) return [];
     const registered: FlowInfo[] = [];
-    for (const file of await flowFiles(this.baseDir)) {
+    const scan = await scanFlowFiles(this.baseDir);
+    for (const file of scan.flows) {
       try {
-        registered.push(this.add(await loadFlow(file, { knownTools: this.knownTools }), 'dir', file));
+        registered.push(await this.registerFile(file));
       } catch (error) {
         if (!isFlowError(error)) throw error;
-        this.options.logger?.warn('FLOWS skipped a file that is not a valid flow', {
+        this.options.logger?.warn('FLOWS skipped a flow file with problems', {
           file,
           problems: error.message,
         });
       }
     }
+    if (scan.skipped.length > 0)
+      this.options.logger?.info('FLOWS skipped files that are not flows', {
+        count: scan.skipped.length,
+        files: skippedList(scan.skipped),
+      });
     return registered;
+  }
+
+  /** Loads a flow file and registers it (replacing a flow with the same id); throws FlowError. */
+  async registerFile(file: string): Promise<FlowInfo> {
+    return this.add(await loadFlow(file, { knownTools: this.knownTools }), 'dir', file);
   }
 
   /** Validates and registers a flow given as YAML or JSON text (relative paths resolve against `dir`); throws FlowError. */
@@ -96,7 +105,7 @@ export class FlowRegistry {
     const { flow } = loaded;
     const info: FlowInfo = {
       flowId: flow.id,
-      version: String(flow.version),
+      version: flow.version,
       ...(flow.description ? { description: flow.description } : {}),
       origin,
       ...(path ? { path } : {}),
@@ -114,27 +123,8 @@ export class FlowRegistry {
   }
 }
 
-async function flowFiles(dir: string): Promise<string[]> {
-  const files: string[] = [];
-  for (const entry of (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
-    a.name.localeCompare(b.name),
-  )) {
-    const path = join(dir, entry.name);
-    if (entry.isFile() && FLOW_FILE.test(entry.name)) files.push(path);
-    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
-    for (const name of NESTED) {
-      const nested = join(path, name);
-      if (await isFile(nested)) files.push(nested);
-    }
-  }
-  return files;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
+/** The skipped files for one log line: the first ten, then how many more. */
+function skippedList(files: string[]): string {
+  const shown = files.slice(0, 10).join(', ');
+  return files.length > 10 ? `${shown} and ${files.length - 10} more` : shown;
 }

@@ -2,6 +2,7 @@
  * The HTTP API (SPEC §12): `createServer` with its flow registry and token configuration. Planned as
  * the package's `./server` subpath export.
  */
+import '../node-guard.js';
 export { createServer, type ApiServer, type ServerOptions } from './app.js';
 export { FlowRegistry, type FlowInfo, type FlowRegistryOptions, type FlowOrigin } from './flows.js';
 export {

@@ -105,7 +105,7 @@ export const AnswerSchema = z.strictObject({ text: z.string().min(1) }).openapi(
 export const FlowInfoSchema = z
   .object({
     flowId: z.string(),
-    version: z.string(),
+    version: z.union([z.number().int(), z.string()]),
     description: z.string().optional(),
     origin: z.enum(['dir', 'upload']),
     path: z.string().optional(),

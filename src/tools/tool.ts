@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** A JSON Schema object as found in MCP `inputSchema`. */
 export type JsonSchema = Record<string, unknown>;
 
@@ -36,7 +38,7 @@ export interface LocalTool<Args = Record<string, unknown>> {
   execute(args: Args, context: LocalToolContext): unknown;
 }
 
-/** Options of `defineTool`. */
+/** Options of `defineTool` with a JSON Schema: the arguments are typed by `Args` (not checked against it). */
 export interface DefineToolOptions<Args> {
   name: string;
   description: string;
@@ -46,19 +48,79 @@ export interface DefineToolOptions<Args> {
   execute: (args: Args, context: LocalToolContext) => unknown;
 }
 
-/** Defines a local tool. */
-export function defineTool<Args = Record<string, unknown>>(options: DefineToolOptions<Args>): LocalTool<Args> {
+/**
+ * Options of `defineTool` with a zod (v4) schema: the model sees its JSON Schema, and `execute` gets the
+ * arguments as the schema parses them (typed `z.output<Schema>`, defaults and transforms applied).
+ */
+export interface DefineZodToolOptions<Schema extends z.ZodType> {
+  name: string;
+  description: string;
+  /** True for a tool with side effects; it is then gated by approval. Default false. */
+  write?: boolean;
+  inputSchema: Schema;
+  execute: (args: z.output<Schema>, context: LocalToolContext) => unknown;
+}
+
+/**
+ * Defines a local tool (SPEC §14) from a zod schema, whose type `execute`'s arguments get, or from a JSON
+ * Schema. Throws for an invalid tool name or a schema that is neither (e.g. a zod 3 schema).
+ */
+export function defineTool<Schema extends z.ZodType>(
+  options: DefineZodToolOptions<Schema>,
+): LocalTool<z.output<Schema>>;
+export function defineTool<Args = Record<string, unknown>>(options: DefineToolOptions<Args>): LocalTool<Args>;
+export function defineTool(
+  options: DefineToolOptions<unknown> | DefineZodToolOptions<z.ZodType>,
+): LocalTool<unknown> {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(options.name)) {
-    throw new Error(`defineTool: invalid tool name ${JSON.stringify(options.name)} (letters, digits, _ . - only)`);
+    throw new Error(
+      `defineTool: invalid tool name ${JSON.stringify(options.name)} (letters, digits, _ . - only)`,
+    );
   }
+  const zod = isZodSchema(options.inputSchema) ? options.inputSchema : null;
+  if (zod === null && !isJsonSchemaObject(options.inputSchema)) {
+    throw new Error(
+      `defineTool: ${options.name}: inputSchema must be a zod 4 schema or a JSON Schema object`,
+    );
+  }
+  const execute: (args: unknown, context: LocalToolContext) => unknown = options.execute;
   return {
     descriptor: {
       name: options.name,
       description: options.description,
-      inputSchema: options.inputSchema,
+      inputSchema: zod ? jsonSchemaOf(options.name, zod) : (options.inputSchema as JsonSchema),
       kind: 'local',
       readOnlyHint: options.write !== true,
     },
-    execute: options.execute,
+    execute: zod ? (args, context) => execute(zod.parse(args), context) : execute,
   };
+}
+
+/** A zod 4 schema (also from another copy of zod): it carries `_zod`. */
+function isZodSchema(value: unknown): value is z.ZodType {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    '_zod' in value &&
+    typeof (value as z.ZodType).parse === 'function'
+  );
+}
+
+function isJsonSchemaObject(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !('_def' in value);
+}
+
+/** The JSON Schema the model and the argument check see: the schema's input side, draft-07, no `$schema`. */
+function jsonSchemaOf(name: string, schema: z.ZodType): JsonSchema {
+  let json: Record<string, unknown>;
+  try {
+    json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
+  } catch (error) {
+    throw new Error(
+      `defineTool: ${name}: the zod schema has no JSON Schema form: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  const { $schema: _dialect, ...rest } = json;
+  return rest;
 }

@@ -61,9 +61,9 @@ describe('a full run over HTTP', () => {
   it('starts, asks, is answered, is approved and completes; the trace records who and when', async () => {
     const flows = (await (await t.call('GET', '/v1/flows', { token: TOKENS.viewer })).json()) as {
       flowId: string;
-      version: string;
+      version: string | number;
     }[];
-    expect(flows.map((f) => [f.flowId, f.version])).toEqual([['site-builder', '3']]);
+    expect(flows.map((f) => [f.flowId, f.version])).toEqual([['site-builder', 3]]);
 
     const started = await t.call('POST', '/v1/runs', {
       token: TOKENS.operator,

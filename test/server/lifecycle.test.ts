@@ -28,7 +28,7 @@ describe('without tokens', () => {
         headers: { 'content-type': 'application/json' },
       });
       expect(upload.status).toBe(201);
-      expect(await upload.json()).toEqual({ flowId: 'up', version: '1' });
+      expect(await upload.json()).toEqual({ flowId: 'up', version: 1 });
     } finally {
       await t.stop();
     }

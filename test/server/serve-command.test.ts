@@ -69,6 +69,7 @@ describe('agent-runtime serve', () => {
       await refuse(['--flows', join(dir, 'nope'), '--port', '0'], /is not a folder/);
       await refuse(['--host', '0.0.0.0'], /refusing --host 0\.0\.0\.0 without tokens/);
       await refuse(['extra'], /unexpected argument/);
+      await refuse(['--watch', '--port', '0'], /--watch needs --flows DIR/);
     } finally {
       if (saved !== undefined) process.env.AGENT_RUNTIME_TOKENS = saved;
     }

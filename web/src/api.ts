@@ -68,7 +68,7 @@ export interface LiveDelta {
 /** An entry of `GET /v1/flows`. */
 export interface FlowInfo {
   flowId: string;
-  version: string;
+  version: string | number;
   description?: string;
 }
 

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { createRequire } from 'node:module';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EvidenceRecord } from '../../domain/run-state.js';
 import { checkBatch, checkEvents, checkNewRun, duplicateRun, patches, runNotFound, storeClosed } from '../checks.js';
 import { fromJson } from '../json.js';
@@ -92,6 +93,14 @@ const INSERT_SQL = {
 } as const;
 
 /**
+ * node:sqlite, loaded on first use rather than imported: the memory store and the library core must load
+ * on a Node without it (and without its experimental-feature warning on Node 22).
+ */
+function loadSqlite(): typeof import('node:sqlite') {
+  return createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite');
+}
+
+/**
  * The default Store: one SQLite file (node:sqlite) in WAL mode, shared safely by several processes
  * (each write is a `BEGIN IMMEDIATE` transaction; others wait up to the busy timeout). A commit is one
  * transaction: a compare-and-set `UPDATE … WHERE version = ?` of the run row plus one journal row of
@@ -110,7 +119,8 @@ export class SqliteStore implements Store {
     this.path = options.path;
     this.#now = options.now ?? (() => new Date());
     if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-    const db = new DatabaseSync(options.path, { enableForeignKeyConstraints: true });
+    const { DatabaseSync: Database } = loadSqlite();
+    const db = new Database(options.path, { enableForeignKeyConstraints: true });
     try {
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
       db.exec('PRAGMA journal_mode = WAL');

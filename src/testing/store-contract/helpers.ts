@@ -1,6 +1,5 @@
 /** Builders and assertions shared by the Store contract cases. */
-import { expect } from 'vitest';
-import type { EvidenceRecord } from '../../../src/domain/run-state.js';
+import type { EvidenceRecord } from '../../domain/run-state.js';
 import {
   StoreError,
   type NewRun,
@@ -8,8 +7,9 @@ import {
   type Store,
   type StoredEvent,
   type StoredMessage,
-} from '../../../src/store/store.js';
+} from '../../store/store.js';
 
+/** A NewRun `runId` of flow `site-setup`, status `running`, with `fields` overriding any field. */
 export function newRun(runId: string, fields: Partial<NewRun> = {}): NewRun {
   return {
     runId,
@@ -36,6 +36,7 @@ export function newRun(runId: string, fields: Partial<NewRun> = {}): NewRun {
   };
 }
 
+/** A StoredEvent of run `runId` with sequence number `seq` (type `tool.invoked` unless given). */
 export function event(
   runId: string,
   seq: number,
@@ -53,6 +54,7 @@ export function event(
   };
 }
 
+/** A successful evidence record `ev_<n>` of tool `site_query`, with `fields` overriding any field. */
 export function evidence(n: number, fields: Partial<EvidenceRecord> = {}): EvidenceRecord {
   return {
     id: `ev_${n}`,
@@ -69,18 +71,24 @@ export function evidence(n: number, fields: Partial<EvidenceRecord> = {}): Evide
   };
 }
 
+/** Message `index` of node run `nodeRun` (an assistant message). */
 export function message(nodeRun: string, index: number, text = `m${index}`): StoredMessage {
   return { nodeRun, index, message: { role: 'assistant', content: text } };
 }
 
-/** Rejects with a StoreError carrying `code`. */
+/** Resolves when `promise` rejects with a StoreError carrying `code`; throws an Error saying what happened otherwise. */
 export async function expectStoreError(promise: Promise<unknown>, code: StoreError['code']): Promise<void> {
   const error: unknown = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(StoreError);
-  expect((error as StoreError).code).toBe(code);
+  if (!(error instanceof StoreError))
+    throw new Error(
+      `expected a StoreError ${code}, got ${error === null ? 'success' : error instanceof Error ? error.message : JSON.stringify(error)}`,
+      { cause: error },
+    );
+  if (error.code !== code)
+    throw new Error(`expected StoreError code ${code}, got ${error.code}`, { cause: error });
 }
 
 /** A clock that moves one second per reading, so creation order is visible in timestamps. */
@@ -88,8 +96,6 @@ export function steppingClock(): () => Date {
   let t = Date.parse('2025-01-01T00:00:00Z');
   return () => new Date((t += 1000));
 }
-
-/** Registers the contract cases for one Store implementation. */
 
 /** What the cases share: the store under test (fresh for each case) and a way to seed a run. */
 export interface Harness {

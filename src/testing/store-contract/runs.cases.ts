@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { VersionConflictError, type RunRecord } from '../../../src/store/store.js';
+import { VersionConflictError, type RunRecord } from '../../store/store.js';
 import { event, evidence, expectStoreError, message, newRun, type Harness } from './helpers.js';
+import type { TestApi } from './test-api.js';
 
 /** Cases for createRun, getRun, listRuns and commit. */
-export function runCases(h: Harness): void {
+export function runCases(h: Harness, t: TestApi): void {
+  const { describe, it, expect } = t;
   describe('create, get, list', () => {
     it('creates a run at version 1 with lastSeq from its events and the store clock', async () => {
       const created = await h.seed();

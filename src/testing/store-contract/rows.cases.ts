@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { VersionConflictError } from '../../../src/store/store.js';
+import { VersionConflictError } from '../../store/store.js';
 import { event, evidence, expectStoreError, message, newRun, type Harness } from './helpers.js';
+import type { TestApi } from './test-api.js';
 
 /** Cases for events, messages, evidence, leases, isolation and close. */
-export function rowCases(h: Harness): void {
+export function rowCases(h: Harness, t: TestApi): void {
+  const { describe, it, expect } = t;
   describe('events, messages, evidence', () => {
     it('returns events in seq order across commits, after afterSeq, with their own fields', async () => {
       await h.seed();

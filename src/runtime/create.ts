@@ -27,6 +27,8 @@ export interface CreateRuntimeOptions {
   providers?: (provider: string, modelId: string) => ModelClient;
   /** Queue mode (SPEC §13): hand runnable runs to a queue (e.g. `RunQueue.enqueue` of `./postgres`) instead of driving them. */
   enqueue?: (runId: string) => Promise<void>;
+  /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: no results). */
+  traceResultBytes?: number;
 }
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
@@ -41,5 +43,6 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.enqueue ? { enqueue: options.enqueue } : {}),
+    ...(options.traceResultBytes !== undefined ? { traceResultBytes: options.traceResultBytes } : {}),
   });
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Flow, FlowInput } from '../domain/flow.js';
+import type { EvidenceRecord } from '../domain/run-state.js';
 import { createStderrLogger, type Logger } from '../log/logger.js';
 import { absolutizeModel, isModelClient, resolveModel, type ModelSpec } from '../model/resolve.js';
 import { loadFlow } from '../flow/load.js';
@@ -17,6 +18,7 @@ import { applyResponse, type PersonResponse } from './respond.js';
 import { followEvents } from './follow.js';
 import { newRun, newRunId } from './new-run.js';
 import { delegateService, existingChild, respondThroughChild } from './delegation.js';
+import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
 
 /** Options of `createRuntime` (SPEC §14). */
 export interface RuntimeOptions {
@@ -36,6 +38,8 @@ export interface RuntimeOptions {
    * Child runs are always driven by their parent's driver.
    */
   enqueue?: (runId: string) => Promise<void>;
+  /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: none). */
+  traceResultBytes?: number;
 }
 
 /** Options of `start`. */
@@ -65,6 +69,7 @@ export class Runtime {
   private readonly toolbox: Toolbox;
   private readonly logger: Logger;
   private readonly leaseMs: number;
+  private readonly resultBytes: number;
   private readonly owner = `rt_${randomUUID()}`;
   private readonly hub = new EventHub();
   private readonly models = new Map<string, ModelClient>();
@@ -79,6 +84,7 @@ export class Runtime {
     this.toolbox = options.toolbox;
     this.logger = options.logger ?? createStderrLogger();
     this.leaseMs = options.leaseMs ?? leaseFromEnv();
+    this.resultBytes = traceResultBytes(options.traceResultBytes);
   }
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */
@@ -204,6 +210,17 @@ export class Runtime {
   /** The summary of a run, or throws RunNotFoundError. */
   async status(runId: string): Promise<RunSummary> {
     return summarize(await this.require(runId));
+  }
+
+  /** The run's evidence records (`ev_1`, `ev_2`, … with full payloads), in id order; RunNotFoundError for an unknown run. */
+  async evidence(runId: string): Promise<EvidenceRecord[]> {
+    await this.require(runId);
+    return (await this.db()).evidence(runId);
+  }
+
+  /** One evidence record of the run, or null when the run has none with this id; RunNotFoundError for an unknown run. */
+  async evidenceRecord(runId: string, evidenceId: string): Promise<EvidenceRecord | null> {
+    return (await this.evidence(runId)).find((e) => e.id === evidenceId) ?? null;
   }
 
   /** Summaries of runs, newest first. */
@@ -340,7 +357,9 @@ export class Runtime {
   private async session(record: RunRecord): Promise<RunSession> {
     // A child run's events are its own trace: they do not reach the parent's `--trace` sink (SPEC §5).
     const sinks = this.options.onEvent && record.parentRunId === null ? [this.options.onEvent] : [];
-    return RunSession.open(await this.db(), this.hub, record, sinks);
+    const session = await RunSession.open(await this.db(), this.hub, record, sinks);
+    session.resultBytes = this.resultBytes;
+    return session;
   }
 
   private async release(record: RunRecord): Promise<void> {
@@ -388,6 +407,15 @@ function conflictMessage(runId: string, status: string, waiting: string | undefi
   const what = wanted === 'APPROVAL' ? 'an approval' : 'an answer';
   if (status !== 'suspended') return `run ${runId} is ${status}; it is not waiting for ${what}`;
   return `run ${runId} waits for ${waiting === 'APPROVAL' ? 'an approval' : 'an answer'}, not for ${what}`;
+}
+
+/** The bound of traced tool results: the option, else the env, else 16 KiB; a bad value is bad input. */
+function traceResultBytes(option: number | undefined): number {
+  try {
+    return option === undefined ? resultBytesFromEnv() : checkResultBytes(option, 'traceResultBytes');
+  } catch (error) {
+    throw new RuntimeInputError((error as Error).message, { cause: error });
+  }
 }
 
 function leaseFromEnv(): number {

@@ -21,7 +21,9 @@ export function resultBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number
 /** Returns `bytes` when it is a whole number ≥ 0; otherwise throws an Error naming `what`. */
 export function checkResultBytes(bytes: number, what: string): number {
   if (!Number.isSafeInteger(bytes) || bytes < 0) {
-    throw new Error(`${what}: the trace result bound must be a whole number of bytes ≥ 0 (0 traces no results)`);
+    throw new Error(
+      `${what}: the trace result bound must be a whole number of bytes ≥ 0 (0 traces no results)`,
+    );
   }
   return bytes;
 }
@@ -38,7 +40,8 @@ export function boundResult(data: unknown, maxBytes: number): BoundedResult {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   // JSON text of a string adds quotes and escapes; measure what is stored.
   const stored = typeof value === 'string' ? JSON.stringify(value) : text;
-  if (stored.length * 3 <= maxBytes || Buffer.byteLength(stored, 'utf8') <= maxBytes) return { result: value };
+  if (stored.length * 3 <= maxBytes || Buffer.byteLength(stored, 'utf8') <= maxBytes)
+    return { result: value };
   return { result: cutUtf8(text, maxBytes), resultTruncated: true };
 }
 
@@ -56,7 +59,10 @@ function cutUtf8(text: string, maxBytes: number): string {
  * A `tool.invoked` payload with its `result` bounded by `maxBytes` (see boundResult); a payload
  * without `result` (a call stopped before it ran) is returned as it is.
  */
-export function withBoundedResult<T extends { result?: unknown; resultTruncated?: boolean }>(payload: T, maxBytes: number): T {
+export function withBoundedResult<T extends { result?: unknown; resultTruncated?: boolean }>(
+  payload: T,
+  maxBytes: number,
+): T {
   if (!('result' in payload)) return payload;
   const { result, resultTruncated: _ignored, ...rest } = payload;
   return { ...rest, ...boundResult(result, maxBytes) } as T;

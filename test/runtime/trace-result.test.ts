@@ -50,7 +50,10 @@ describe('tool results in the trace', () => {
     expect(byTool('save')).not.toHaveProperty('result');
     expect(byTool('broken')).toMatchObject({ outcome: 'FAILED', executed: true });
     expect(byTool('broken')).toHaveProperty('result');
-    expect(byTool('builtin_node_finish')).toMatchObject({ outcome: 'SUCCESS', result: { summary: 'all done' } });
+    expect(byTool('builtin_node_finish')).toMatchObject({
+      outcome: 'SUCCESS',
+      result: { summary: 'all done' },
+    });
   });
 
   it('cuts a result over the bound to the beginning of its JSON text and keeps the full one in the evidence', async () => {
@@ -72,13 +75,19 @@ describe('tool results in the trace', () => {
   });
 
   it('leaves results out with a bound of 0', async () => {
-    const { calls } = await invoked({ traceResultBytes: 0 }, turn([call.tool('lookup', { id: 1 })]), turn([call.finish()]));
+    const { calls } = await invoked(
+      { traceResultBytes: 0 },
+      turn([call.tool('lookup', { id: 1 })]),
+      turn([call.finish()]),
+    );
     for (const e of calls) expect(e).not.toHaveProperty('result');
   });
 
   it('refuses a bad bound, naming it', () => {
     expect(() => makeRuntime(toolKit(), { traceResultBytes: -1 })).toThrow(RuntimeInputError);
-    expect(() => resultBytesFromEnv({ AGENT_RUNTIME_TRACE_RESULT_BYTES: '16k' })).toThrow(/AGENT_RUNTIME_TRACE_RESULT_BYTES="16k"/);
+    expect(() => resultBytesFromEnv({ AGENT_RUNTIME_TRACE_RESULT_BYTES: '16k' })).toThrow(
+      /AGENT_RUNTIME_TRACE_RESULT_BYTES="16k"/,
+    );
     expect(resultBytesFromEnv({ AGENT_RUNTIME_TRACE_RESULT_BYTES: '100' })).toBe(100);
     expect(resultBytesFromEnv({})).toBe(16384);
   });

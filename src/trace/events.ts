@@ -12,7 +12,13 @@ export interface EventBase {
 
 /** The pending item of a suspension as traced and summarised. */
 export type PendingItem =
-  | { tool: string; args: Record<string, unknown>; summary: string; provenance?: Record<string, string> }
+  | {
+      tool: string;
+      args: Record<string, unknown>;
+      summary: string;
+      provenance?: Record<string, string>;
+      userProvenance?: Record<string, string>;
+    }
   | { question: string; options: string[] | null };
 
 /** The payload of each trace event type, without the base fields (SPEC §11). */

@@ -44,9 +44,17 @@ function Pages() {
   const route = useRoute();
   const { t } = useContext(I18nContext);
   const first = useRef(true);
-  const where = route.page === 'runs' ? 'runs' : route.page === 'run' ? route.runId : `${route.runId}/${route.evidenceId}`;
+  const where =
+    route.page === 'runs'
+      ? 'runs'
+      : route.page === 'run'
+        ? route.runId
+        : `${route.runId}/${route.evidenceId}`;
   useEffect(() => {
-    document.title = route.page === 'runs' ? t('appTitle') : `${route.page === 'evidence' ? `${route.evidenceId} · ` : ''}${route.runId} · ${t('appTitle')}`;
+    document.title =
+      route.page === 'runs'
+        ? t('appTitle')
+        : `${route.page === 'evidence' ? `${route.evidenceId} · ` : ''}${route.runId} · ${t('appTitle')}`;
   });
   useEffect(() => {
     // After an in-app navigation, start reading at the new page (as a page load would).

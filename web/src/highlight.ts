@@ -52,7 +52,9 @@ function textRanges(text: string, value: unknown): [number, number][] {
  * `text` for plain words. No occurrence gives one unmarked segment.
  */
 export function markValue(text: string, value: unknown, mode: 'json' | 'text'): Segment[] {
-  const ranges = (mode === 'json' ? jsonRanges(text, value) : textRanges(text, value)).sort((a, b) => a[0] - b[0]);
+  const ranges = (mode === 'json' ? jsonRanges(text, value) : textRanges(text, value)).sort(
+    (a, b) => a[0] - b[0],
+  );
   const segments: Segment[] = [];
   let at = 0;
   for (const [start, end] of ranges) {

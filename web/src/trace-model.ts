@@ -36,7 +36,6 @@ export interface CallView {
   resultTruncated: boolean;
 }
 
-
 /** One round: a model call and the wave of tool calls it returned. */
 export interface RoundView {
   kind: 'round';
@@ -280,7 +279,17 @@ function nodeOf(view: RunView, e: TraceEvent): NodeView | undefined {
 }
 
 function newRound(seq: number, round: number): RoundView {
-  return { kind: 'round', seq, round, text: '', hint: null, calls: [], usage: null, noToolCalls: false, stall: null };
+  return {
+    kind: 'round',
+    seq,
+    round,
+    text: '',
+    hint: null,
+    calls: [],
+    usage: null,
+    noToolCalls: false,
+    stall: null,
+  };
 }
 
 /** The node's round of the event (created when the trace starts in the middle of one). */

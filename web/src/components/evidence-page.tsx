@@ -49,7 +49,11 @@ export function EvidencePage({
       </p>
       <section className="card evidence-view" aria-labelledby="evidence-title" data-testid="evidence-view">
         <h1 id="evidence-title">{t('evidenceTitle', { id: evidenceId })}</h1>
-        <LoadState error={error} loading={record === null && error === null} onRetry={() => setTick((n) => n + 1)} />
+        <LoadState
+          error={error}
+          loading={record === null && error === null}
+          onRetry={() => setTick((n) => n + 1)}
+        />
         {record && (
           <>
             <dl className="meta">
@@ -59,7 +63,8 @@ export function EvidencePage({
               </dd>
               <dt>{t('outcomeLabel')}</dt>
               <dd>
-                <OutcomeBadge outcome={record.outcome} /> {record.errorCode && <code>{record.errorCode}</code>}
+                <OutcomeBadge outcome={record.outcome} />{' '}
+                {record.errorCode && <code>{record.errorCode}</code>}
               </dd>
               <dt>{t('timeLabel')}</dt>
               <dd>{formatTime(locale, record.ts)}</dd>
@@ -71,7 +76,9 @@ export function EvidencePage({
             <h2>{t('argsLabel')}</h2>
             <JsonBlock value={record.args} label={`${t('argsLabel')}: ${record.tool}`} />
             <h2>{t('payloadTitle')}</h2>
-            {value !== undefined && <p className="note">{t('valueHighlighted', { value: JSON.stringify(value) })}</p>}
+            {value !== undefined && (
+              <p className="note">{t('valueHighlighted', { value: JSON.stringify(value) })}</p>
+            )}
             <PayloadBlock payload={record.payload} value={value} label={t('payloadOf', { id: evidenceId })} />
           </>
         )}

@@ -62,14 +62,20 @@ export function useEvidence(
 /** Text with the marked segments in `<mark>`. */
 export function Marked({ segments }: { segments: Segment[] }) {
   return (
-    <>
-      {segments.map((s, i) => (s.mark ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>))}
-    </>
+    <>{segments.map((s, i) => (s.mark ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>))}</>
   );
 }
 
 /** An evidence payload as pretty JSON (or text) with `value` highlighted wherever it occurs. */
-export function PayloadBlock({ payload, value, label }: { payload: unknown; value?: unknown; label: string }) {
+export function PayloadBlock({
+  payload,
+  value,
+  label,
+}: {
+  payload: unknown;
+  value?: unknown;
+  label: string;
+}) {
   const text = payloadText(payload);
   const segments = value === undefined ? [{ text, mark: false }] : markValue(text, value, 'json');
   return (

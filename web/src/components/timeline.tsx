@@ -121,7 +121,9 @@ function ToolCall({ call }: { call: CallView }) {
       <header className="call-head">
         <code className="tool-name">{call.tool}</code>
         {call.builtin && <BuiltinBadge />}
-        {call.outcome && !(call.builtin && call.outcome === 'SUCCESS') && <OutcomeBadge outcome={call.outcome} />}
+        {call.outcome && !(call.builtin && call.outcome === 'SUCCESS') && (
+          <OutcomeBadge outcome={call.outcome} />
+        )}
         {call.outcome && !call.executed && !call.builtin && (
           <span className="tag">{call.outcome === 'SUCCESS' ? t('reused') : t('notExecuted')}</span>
         )}
@@ -177,8 +179,7 @@ function ResultBlock({ call }: { call: CallView }) {
       <JsonBlock value={call.result} label={`${t('resultLabel')}: ${call.tool}`} />
       {call.resultTruncated && (
         <p className="note">
-          {t('resultCutNote')}{' '}
-          {call.evidenceId && <EvidenceLink runId={runId} id={call.evidenceId} />}
+          {t('resultCutNote')} {call.evidenceId && <EvidenceLink runId={runId} id={call.evidenceId} />}
         </p>
       )}
     </details>

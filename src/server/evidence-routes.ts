@@ -22,12 +22,9 @@ export const EvidenceSchema = z
     nodeId: z.string(),
     callId: z.string(),
     lookBack: z.boolean().optional().openapi({ description: 'True for a runtime look-back query.' }),
-    confirmsFingerprint: z
-      .string()
-      .optional()
-      .openapi({
-        description: 'For a look-back that confirmed an interrupted write: that write’s fingerprint.',
-      }),
+    confirmsFingerprint: z.string().optional().openapi({
+      description: 'For a look-back that confirmed an interrupted write: that write’s fingerprint.',
+    }),
   })
   .openapi('Evidence');
 

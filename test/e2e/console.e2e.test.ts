@@ -101,7 +101,10 @@ describe('the web console', () => {
       .getByRole('button', { name: '中文' })
       .click();
 
-    await hasText(page.getByTestId('node-create').locator('.item-suspension').first(), 'Approved: web_site_create');
+    await hasText(
+      page.getByTestId('node-create').locator('.item-suspension').first(),
+      'Approved: web_site_create',
+    );
     const decided = page.getByTestId('decided-card');
     await hasText(decided, /Answered by olivia at \d{4}/);
     await hasText(decided, 'Answer: 中文');

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RuntimeInputError } from '../../src/runtime/errors.js';
+import { RunNotFoundError, RuntimeInputError } from '../../src/runtime/errors.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { boundResult, resultBytesFromEnv } from '../../src/trace/result.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
@@ -72,6 +72,9 @@ describe('tool results in the trace', () => {
     expect(small).not.toHaveProperty('resultTruncated');
     const evidence = await runtime.evidence(summary.runId);
     expect(evidence.find((e) => e.tool === 'big')?.payload).toEqual({ text: `${'x'.repeat(100)}官网官网` });
+    expect(await runtime.evidenceRecord(summary.runId, 'ev_2')).toEqual(evidence[1]);
+    expect(await runtime.evidenceRecord(summary.runId, 'ev_9')).toBeNull();
+    await expect(runtime.evidence('run_nope')).rejects.toThrow(RunNotFoundError);
   });
 
   it('leaves results out with a bound of 0', async () => {

@@ -43,6 +43,8 @@ export { hint, type HintKey } from './domain/hints.js';
 export type { Locale } from './domain/locale.js';
 export type { Flow, FlowInput, ToolPolicy, FlowNode, FlowEdge } from './domain/flow.js';
 export type { TraceEvent, EventPayload } from './trace/events.js';
+export type { EvidenceRecord } from './domain/run-state.js';
+export { DEFAULT_RESULT_BYTES } from './trace/result.js';
 export { createStderrLogger, silentLogger, type Logger, type LogLevel } from './log/logger.js';
 export {
   openStore,

@@ -69,7 +69,8 @@ commands:
   cancel RUN_ID                        cancel a run that has not ended
   status RUN_ID [--json]               show a run
   runs [--status S] [--json]           list runs
-  trace RUN_ID [--json]                print a run's trace events
+  trace RUN_ID [--json]                print a run's trace events (each tool result previewed on one line)
+  evidence RUN_ID [EVIDENCE_ID] [--json]   list a run's evidence, or show one record with its full payload
   validate FLOW.yaml                   check a flow and print every problem
   init [DIR]                           write a starter project (flow, MCP server, scripted model, test)
   serve [--host H] [--port P] [--flows DIR [--watch]] [--tokens FILE]   HTTP API (and the web console)
@@ -77,6 +78,7 @@ commands:
 
 every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);
 the commands that drive a run take --model, --trace FILE, --json and --durability normal|strict.
+tool results in the trace are cut at env AGENT_RUNTIME_TRACE_RESULT_BYTES bytes of JSON (default 16384; 0: none).
 
 exit codes: 0 completed, 1 failed or cancelled, 2 usage/flow error or unknown run id,
             3 suspended (waiting for a person), 4 the run is not waiting for this input`;

@@ -7,7 +7,7 @@ import type { RunStatus } from '../store/store.js';
 import { COMMON, DRIVING, UsageError, parse, str, type Parsed } from './args.js';
 import { cliContext, type CliContext } from './context.js';
 import { askInline } from './interactive.js';
-import { describeSummary, exitCodeFor } from './render.js';
+import { describeSummary, exitCodeFor, runsTable } from './render.js';
 
 /** A command: parses its own arguments and returns the process exit code. */
 export type Command = (argv: string[]) => Promise<number>;
@@ -84,7 +84,7 @@ export const runs: Command = async (argv) => {
   return withContext(parsed, async (ctx) => {
     const list = await ctx.runtime.list(wanted ? { status: wanted as RunStatus } : {});
     if (ctx.json) ctx.out(`${JSON.stringify(list)}\n`);
-    else for (const s of list) ctx.out(`${s.runId}  ${s.status.padEnd(9)}  ${s.flowId}  ${s.updatedAt}${s.parentRunId ? `  (child of ${s.parentRunId})` : ''}\n`);
+    else ctx.out(runsTable(list));
     return 0;
   });
 };
@@ -121,8 +121,8 @@ async function finish(ctx: CliContext, first: RunSummary): Promise<number> {
 
 function print(ctx: CliContext, summary: RunSummary): void {
   if (ctx.json) ctx.out(`${JSON.stringify(summary)}\n`);
-  else ctx.err(`${describeSummary(summary)}\n`);
-  if (ctx.json && summary.status === 'suspended') ctx.err(`${describeSummary(summary)}\n`);
+  else ctx.err(`${describeSummary(summary, ctx.continueFlags)}\n`);
+  if (ctx.json && summary.status === 'suspended') ctx.err(`${describeSummary(summary, ctx.continueFlags)}\n`);
 }
 
 function modelOption(parsed: Parsed): { model?: string } {

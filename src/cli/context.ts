@@ -6,6 +6,7 @@ import type { StoredEvent } from '../store/store.js';
 import { resolveDbUrl } from '../store/open.js';
 import { flag, str, type Parsed } from './args.js';
 import { TraceRenderer } from './render.js';
+import { shellWord } from './text.js';
 
 /** What a command runs with: the runtime, how it talks to the terminal, and where output goes. */
 export interface CliContext {
@@ -14,6 +15,8 @@ export interface CliContext {
   /** True when approvals and follow-ups may be asked inline. */
   interactive: boolean;
   renderer: TraceRenderer | null;
+  /** Flags a printed follow-up command needs to reach the same run (` --db URL` when not the default), or ''. */
+  continueFlags: string;
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -48,9 +51,16 @@ export function cliContext(parsed: Parsed): CliContext {
     json,
     interactive: !json && tty && Boolean(process.stdin.isTTY),
     renderer,
+    continueFlags: continueFlags(str(parsed, 'db')),
     out,
     err,
   };
+}
+
+/** ` --db URL` when `--db` names another store than the one a command without it would open, else ''. */
+export function continueFlags(db: string | undefined): string {
+  if (db === undefined || db.trim() === '' || db.trim() === resolveDbUrl({})) return '';
+  return ` --db ${shellWord(db.trim())}`;
 }
 
 /** Appends each event as one JSON line, synchronously, so a killed process loses nothing it reported. */

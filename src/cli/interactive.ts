@@ -19,6 +19,8 @@ export async function askInline(runtime: Runtime, first: RunSummary, err: (text:
         if (typeof pending.summary === 'string' && pending.summary) err(`  summary: ${pending.summary}\n`);
         const provenance = pending.provenance as Record<string, string> | undefined;
         if (provenance && Object.keys(provenance).length) err(`  provenance: ${JSON.stringify(provenance)}\n`);
+        const said = pending.userProvenance as Record<string, string> | undefined;
+        if (said && Object.keys(said).length) err(`  said by the user: ${JSON.stringify(said)}\n`);
         const yes = /^y(es)?$/i.test((await ask('Approve? [y/N] ')).trim());
         const comment = (await ask('Comment (optional): ')).trim() || null;
         summary = yes

@@ -7,6 +7,7 @@ import { StoreError } from '../store/store.js';
 import { USAGE, UsageError } from './args.js';
 import { answer, cancel, decide, resume, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
+import { evidence } from './evidence.js';
 
 const COMMANDS: Record<string, Command> = {
   run,
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   status,
   runs,
   trace,
+  evidence,
   validate,
   // Loaded on demand: the HTTP server and the queue worker bring heavy dependencies.
   serve: async (argv) => (await import('./serve.js')).serve(argv),

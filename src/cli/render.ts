@@ -1,5 +1,6 @@
 import type { StoredEvent } from '../store/store.js';
 import type { RunSummary } from '../runtime/summary.js';
+import { oneLine, table } from './text.js';
 
 const COLORS = { SUCCESS: 32, FAILED: 31, REJECTED: 33, DEFERRED: 36, dim: 2, bold: 1 } as const;
 
@@ -95,28 +96,43 @@ export class TraceRenderer {
     const lookBack = f.lookBack ? ' (look-back)' : '';
     const args = truncate(JSON.stringify(f.args), 120);
     const message = outcome === 'SUCCESS' ? '' : `\n      ${String(f.message)}`;
-    return `    ${head} ${String(f.tool)}${lookBack} ${this.paint('dim', args)}${code}${ev}${message}`;
+    const result = 'result' in f ? `\n      ${this.paint('dim', resultPreview(f.result, f.resultTruncated === true))}` : '';
+    return `    ${head} ${String(f.tool)}${lookBack} ${this.paint('dim', args)}${code}${ev}${message}${result}`;
   }
 }
 
-/** The closing lines for a summary: what happened and, when suspended, how to continue. */
-export function describeSummary(summary: RunSummary): string {
+/** One line for a traced tool result: `→ ` and the value on one line, marked when the trace holds only its beginning. */
+export function resultPreview(result: unknown, truncated: boolean): string {
+  return `→ ${oneLine(result, 120)}${truncated ? ' (cut in the trace; the evidence has it all)' : ''}`;
+}
+
+/**
+ * The closing lines for a summary: what happened and, when suspended, how to continue. `flags` (e.g.
+ * ` --db sqlite:x.db`) is added to every printed command, so that it works as printed.
+ */
+export function describeSummary(summary: RunSummary, flags = ''): string {
   const lines = [`run ${summary.runId}: ${summary.status}`];
   if (summary.status === 'suspended' && summary.suspension) {
     const pending = summary.suspension.pending as Record<string, unknown>;
     if (summary.suspension.kind === 'APPROVAL') {
       lines.push(`waiting for approval of ${String(pending.tool)} ${JSON.stringify(pending.args)}`);
       if (typeof pending.summary === 'string' && pending.summary) lines.push(`summary: ${pending.summary}`);
-      lines.push(`continue with: agent-runtime approve ${summary.runId}   (or: reject ${summary.runId} --comment TEXT)`);
+      lines.push(`continue with: agent-runtime approve ${summary.runId}${flags}   (or: agent-runtime reject ${summary.runId}${flags} --comment TEXT)`);
     } else {
       lines.push(`waiting for an answer: ${String(pending.question)}`);
       if (Array.isArray(pending.options) && pending.options.length) lines.push(`options: ${pending.options.join(' / ')}`);
-      lines.push(`continue with: agent-runtime answer ${summary.runId} TEXT`);
+      lines.push(`continue with: agent-runtime answer ${summary.runId} TEXT${flags}`);
     }
   }
   if (summary.status === 'failed') lines.push(`reason: ${summary.reason ?? ''} ${summary.message ?? ''}`.trimEnd());
   if (summary.status === 'completed') lines.push(`outputs: ${JSON.stringify(summary.outputs)}`);
   return lines.join('\n');
+}
+
+/** The `runs` listing: a header row, then one row per run (a child run names its parent). */
+export function runsTable(list: readonly RunSummary[]): string {
+  const rows = list.map((s) => [s.runId, s.status, s.flowId, s.updatedAt, s.parentRunId ? `child of ${s.parentRunId}` : '']);
+  return table(['RUN_ID', 'STATUS', 'FLOW', 'UPDATED', 'PARENT'], rows);
 }
 
 /** The exit code for a run's status (SPEC §10). */

@@ -43,6 +43,8 @@ export interface GatedCall {
   fingerprint: string;
   /** Argument name → evidence id it was found in (from `source: evidence` contracts). */
   provenance: Record<string, string>;
+  /** Argument name → the user's words it was found in (from `source: user` contracts); absent when none. */
+  userProvenance?: Record<string, string>;
   /** Set once the person declined it. */
   declined?: boolean;
 }

@@ -58,7 +58,7 @@ export async function runGraph(host: GraphHost): Promise<GraphExit> {
       return 'failed';
     }
     if (next) {
-      startNode(host, next);
+      startNode(host, next, host.flow);
       await host.checkpoint();
       continue;
     }
@@ -68,14 +68,18 @@ export async function runGraph(host: GraphHost): Promise<GraphExit> {
   }
 }
 
-/** Makes `nodeId` the current node with a fresh node run and emits `node.started`. */
-export function startNode(host: Pick<GraphHost, 'doc' | 'emit' | 'resetConversation'>, nodeId: string): void {
+/**
+ * Makes `nodeId` the current node with a fresh node run and emits `node.started` with the node's
+ * effective `maxRounds` and `maxStalls` (the flow's limits, overridden by the node's own).
+ */
+export function startNode(host: Pick<GraphHost, 'doc' | 'emit' | 'resetConversation'>, nodeId: string, flow: Flow): void {
   host.doc.nodeId = nodeId;
   host.doc.nodeRuns += 1;
   host.doc.node = newNodeState(nodeId);
   host.doc.loop = newLoopState();
   host.resetConversation();
-  host.emit({ type: 'node.started', nodeId });
+  const limits = { ...flow.limits, ...(flow.nodes.find((n) => n.id === nodeId)?.limits ?? {}) };
+  host.emit({ type: 'node.started', nodeId, maxRounds: limits.maxRounds, maxStalls: limits.maxStalls });
 }
 
 function endRun(host: GraphHost, exit: Exclude<NodeExit, { kind: 'suspended' | 'stopped' }>, nodeId: string): void {

@@ -6,6 +6,7 @@ import type { NodeState } from '../domain/run-state.js';
 import type { ConversationMessage, ModelClient, ModelTool, ModelToolCall, TokenUsage } from '../model/model.js';
 import type { ControlEffect } from '../tools/pipeline.js';
 import type { EventPayload } from '../trace/events.js';
+import { tracesResult } from '../trace/result.js';
 import type { LoopState } from './loop-state.js';
 import { renderObservation, renderSkipped } from './render.js';
 
@@ -274,6 +275,7 @@ export function traceCall(host: LoopHost, call: ModelToolCall, round: number, re
     executed: result.executed,
     level: obs.outcome.name === 'FAILED' ? 'warn' : 'info',
     lookBack: false,
+    ...(tracesResult(obs.outcome.name, result.executed) ? { result: obs.data } : {}),
   });
 }
 

@@ -38,6 +38,8 @@ export interface CreateRuntimeOptions {
    * (nothing is exported, nor any OpenTelemetry module loaded, when none is set); `false`: off.
    */
   telemetry?: TelemetryOptions | false;
+  /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: no results). */
+  traceResultBytes?: number;
 }
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
@@ -53,6 +55,7 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.enqueue ? { enqueue: options.enqueue } : {}),
     telemetry: () => loadTelemetry(options.telemetry, logger),
+    ...(options.traceResultBytes !== undefined ? { traceResultBytes: options.traceResultBytes } : {}),
   });
 }
 

@@ -96,5 +96,6 @@ function traceLookBack(session: RunSession, nodeId: string, locale: Locale, even
     executed: true,
     level: obs.outcome.name === 'FAILED' ? 'warn' : 'info',
     lookBack: true,
+    result: obs.data,
   });
 }

@@ -55,7 +55,7 @@ export function newRun(runId: string, spec: NewRunInput): { run: NewRun; events:
       ...(spec.parentRunId ? { parentRunId: spec.parentRunId } : {}),
     },
   ];
-  startNode({ doc, emit: (e) => void payloads.push(e), resetConversation: () => undefined }, first.id);
+  startNode({ doc, emit: (e) => void payloads.push(e), resetConversation: () => undefined }, first.id, flow);
   const ts = new Date().toISOString();
   const events = payloads.map((p, i) => ({ ...p, seq: i + 1, ts, runId }) satisfies StoredEvent);
   const run: NewRun = {

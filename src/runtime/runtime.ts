@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Flow, FlowInput } from '../domain/flow.js';
+import type { EvidenceRecord } from '../domain/run-state.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import { absolutizeModel, isModelClient, resolveModel, type ModelSpec } from '../model/resolve.js';
 import { loadFlow } from '../flow/load.js';
@@ -21,6 +22,7 @@ import { delegateService, existingChild, respondThroughChild } from './delegatio
 import { noopTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 import type { ModelDeltaEvent } from './live.js';
 import { RunObservers, type SegmentReason } from './observe.js';
+import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
 
 /** Options of `createRuntime` (SPEC §14). */
 export interface RuntimeOptions {
@@ -42,6 +44,8 @@ export interface RuntimeOptions {
   enqueue?: (runId: string) => Promise<void>;
   /** OpenTelemetry traces and metrics (default: none, docs/observability.md); a function is called on first use. */
   telemetry?: Telemetry | (() => Promise<Telemetry>);
+  /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: none). */
+  traceResultBytes?: number;
 }
 
 /** Options of `start`. */
@@ -71,6 +75,7 @@ export class Runtime {
   private readonly toolbox: Toolbox;
   private readonly logger: Logger;
   private readonly leaseMs: number;
+  private readonly resultBytes: number;
   private readonly owner = `rt_${randomUUID()}`;
   private readonly hub = new EventHub();
   private readonly models = new Map<string, ModelClient>();
@@ -88,6 +93,7 @@ export class Runtime {
     this.leaseMs = options.leaseMs ?? leaseFromEnv();
     const telemetry = options.telemetry ?? noopTelemetry;
     this.observers = new RunObservers(typeof telemetry === 'function' ? telemetry : () => Promise.resolve(telemetry));
+    this.resultBytes = traceResultBytes(options.traceResultBytes);
   }
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */
@@ -215,6 +221,17 @@ export class Runtime {
   /** The summary of a run, or throws RunNotFoundError. */
   async status(runId: string): Promise<RunSummary> {
     return summarize(await this.require(runId));
+  }
+
+  /** The run's evidence records (`ev_1`, `ev_2`, … with full payloads), in id order; RunNotFoundError for an unknown run. */
+  async evidence(runId: string): Promise<EvidenceRecord[]> {
+    await this.require(runId);
+    return (await this.db()).evidence(runId);
+  }
+
+  /** One evidence record of the run, or null when the run has none with this id; RunNotFoundError for an unknown run. */
+  async evidenceRecord(runId: string, evidenceId: string): Promise<EvidenceRecord | null> {
+    return (await this.evidence(runId)).find((e) => e.id === evidenceId) ?? null;
   }
 
   /** Summaries of runs, newest first. */
@@ -367,6 +384,7 @@ export class Runtime {
     const sinks = this.options.onEvent && record.parentRunId === null ? [this.options.onEvent] : [];
     const { segment, sink } = await this.observers.open(await this.db(), record, reason);
     const session = await RunSession.open(await this.db(), this.hub, record, sink ? [...sinks, sink] : sinks);
+    session.resultBytes = this.resultBytes;
     this.observers.attach(session, segment);
     return session;
   }
@@ -416,6 +434,15 @@ function conflictMessage(runId: string, status: string, waiting: string | undefi
   const what = wanted === 'APPROVAL' ? 'an approval' : 'an answer';
   if (status !== 'suspended') return `run ${runId} is ${status}; it is not waiting for ${what}`;
   return `run ${runId} waits for ${waiting === 'APPROVAL' ? 'an approval' : 'an answer'}, not for ${what}`;
+}
+
+/** The bound of traced tool results: the option, else the env, else 16 KiB; a bad value is bad input. */
+function traceResultBytes(option: number | undefined): number {
+  try {
+    return option === undefined ? resultBytesFromEnv() : checkResultBytes(option, 'traceResultBytes');
+  } catch (error) {
+    throw new RuntimeInputError((error as Error).message, { cause: error });
+  }
 }
 
 function leaseFromEnv(): number {

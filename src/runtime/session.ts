@@ -2,6 +2,7 @@ import type { EvidenceRecord, RunState } from '../domain/run-state.js';
 import type { ConversationMessage, TokenUsage } from '../model/model.js';
 import type { RunPatch, RunRecord, Store, StoredEvent, StoredMessage } from '../store/store.js';
 import type { EventPayload } from '../trace/events.js';
+import { DEFAULT_RESULT_BYTES, withBoundedResult } from '../trace/result.js';
 import type { EventHub } from './event-hub.js';
 import { nodeRunKey, type RunStateDoc } from '../graph/state-doc.js';
 
@@ -24,6 +25,8 @@ export class RunSession {
   private queue: Promise<unknown> = Promise.resolve();
   /** The lease this session holds while it drives the run (renewed by every commit). */
   lease: { owner: string; ms: number } | null = null;
+  /** The bound of `tool.invoked.result` in bytes of JSON (0: results are not traced). */
+  resultBytes = DEFAULT_RESULT_BYTES;
 
   private constructor(
     private record: RunRecord,
@@ -63,7 +66,8 @@ export class RunSession {
   /** Buffers a trace event with the next seq. */
   emit(payload: EventPayload): StoredEvent {
     const seq = this.record.lastSeq + (this.committing?.events ?? 0) + this.pendingEvents.length + 1;
-    const event = { ...payload, seq, ts: isoNow(), runId: this.record.runId } as StoredEvent;
+    const bounded = payload.type === 'tool.invoked' ? withBoundedResult(payload, this.resultBytes) : payload;
+    const event = { ...bounded, seq, ts: isoNow(), runId: this.record.runId } as StoredEvent;
     this.pendingEvents.push(event);
     return event;
   }

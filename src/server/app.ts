@@ -6,6 +6,7 @@ import { Background, RunLocks } from './background.js';
 import { authenticate, requireRole, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError, errorResponse, toApiError } from './errors.js';
 import { registerEventRoutes } from './events.js';
+import { registerEvidenceRoutes } from './evidence-routes.js';
 import { FlowRegistry } from './flows.js';
 import { registerFlowRoutes } from './flows-routes.js';
 import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
@@ -142,6 +143,7 @@ function buildApp(
   registerRunRoutes(app, deps);
   registerEventRoutes(app, deps);
   registerFlowRoutes(app, deps);
+  registerEvidenceRoutes(app, deps);
   app.openapi(meRoute, (c) => {
     const { name, role, tenant } = c.get('principal');
     return c.json({ name, role, tenant }, 200);

@@ -18,6 +18,7 @@ export type ApiErrorCode =
   | 'NOT_FOUND'
   | 'RUN_NOT_FOUND'
   | 'FLOW_NOT_FOUND'
+  | 'EVIDENCE_NOT_FOUND'
   | 'CONFLICT'
   | 'SHUTTING_DOWN'
   | 'INTERNAL';

@@ -31,7 +31,13 @@ const Pending = z
       tool: z.string(),
       args: z.record(z.string(), z.unknown()),
       summary: z.string(),
-      provenance: z.record(z.string(), z.string()).optional(),
+      provenance: z.record(z.string(), z.string()).optional().openapi({
+        description: 'Argument name → the evidence id its value was found in (`source: evidence` contracts).',
+      }),
+      userProvenance: z.record(z.string(), z.string()).optional().openapi({
+        description:
+          "Argument name → the user's words (run input or a follow-up answer) its value was found in (`source: user` contracts); absent when none.",
+      }),
     }),
     z.object({ question: z.string(), options: z.array(z.string()).nullable() }),
   ])

@@ -29,6 +29,8 @@ export interface ApprovalPending {
   summary: string;
   /** Argument name → evidence id the value was found in. */
   provenance: Record<string, string>;
+  /** Argument name → the user's words (run input or an answer) a `source: user` value was found in; absent when none. */
+  userProvenance?: Record<string, string>;
 }
 
 /** The pending item of a follow-up suspension. */
@@ -161,6 +163,8 @@ export interface CallContext {
   effect?: ControlEffect;
   /** Argument name → evidence id, filled by the param contract for `source: evidence` params. */
   provenance: Record<string, string>;
+  /** Argument name → the user's words it was found in, filled by the param contract for `source: user` params. */
+  userProvenance: Record<string, string>;
 }
 
 /** What `createCallContext` needs; the rest starts empty. */
@@ -195,6 +199,7 @@ export function createCallContext(init: CallContextInit): CallContext {
     reused: false,
     approved: false,
     provenance: {},
+    userProvenance: {},
   };
 }
 

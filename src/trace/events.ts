@@ -12,13 +12,19 @@ export interface EventBase {
 
 /** The pending item of a suspension as traced and summarised. */
 export type PendingItem =
-  | { tool: string; args: Record<string, unknown>; summary: string; provenance?: Record<string, string> }
+  | {
+      tool: string;
+      args: Record<string, unknown>;
+      summary: string;
+      provenance?: Record<string, string>;
+      userProvenance?: Record<string, string>;
+    }
   | { question: string; options: string[] | null };
 
 /** The payload of each trace event type, without the base fields (SPEC §11). */
 export type EventPayload =
   | { type: 'run.started'; flowId: string; flowVersion: string | number; input: unknown; parentRunId?: string }
-  | { type: 'node.started'; nodeId: string }
+  | { type: 'node.started'; nodeId: string; maxRounds?: number; maxStalls?: number }
   | { type: 'react.round'; nodeId: string; round: number }
   | {
       type: 'model.response';
@@ -43,6 +49,10 @@ export type EventPayload =
       executed: boolean;
       level: 'info' | 'warn';
       lookBack: boolean;
+      /** What the call returned as the guards and evidence saw it, bounded (absent when it did not run). */
+      result?: unknown;
+      /** True when `result` is the cut beginning of a larger result. */
+      resultTruncated?: boolean;
     }
   | { type: 'tool.skipped'; nodeId: string; round: number; callId: string; tool: string }
   | { type: 'react.stall'; nodeId: string; round: number; stalls: number; maxStalls: number }

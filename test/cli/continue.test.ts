@@ -193,7 +193,7 @@ describe('cli: continuing and inspecting runs', () => {
     expect((failed.json as Summary[]).map((s) => s.runId)).toEqual([ids.bad]);
     const plain = await w.cli(['runs']);
     expect(plain.code).toBe(0);
-    expect(plain.stdout.trim().split('\n')).toHaveLength(3);
+    expect(plain.stdout.trim().split('\n')).toHaveLength(4); // a header row and three runs
 
     const trace = await w.cli(['trace', ids.ok as string, '--json']);
     expect(trace.code).toBe(0);

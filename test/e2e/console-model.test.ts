@@ -8,6 +8,7 @@ import {
   latestSuspension,
   splitMessage,
 } from '../../web/src/trace-model.js';
+import { markValue } from '../../web/src/highlight.js';
 import { SITE_INPUT } from './fixtures.js';
 import { startConsoleServer, TOKENS, type ConsoleServer } from './harness.js';
 
@@ -31,6 +32,73 @@ describe('SseParser', () => {
     const parser = new SseParser();
     expect(parser.feed('data: x\r')).toEqual([]);
     expect(parser.feed('\n\r\n')).toEqual([{ id: null, event: null, data: 'x' }]);
+  });
+});
+
+describe('markValue', () => {
+  const marked = (segments: { text: string; mark: boolean }[]) =>
+    segments.filter((s) => s.mark).map((s) => s.text);
+  it('marks a string value as the JSON string it is in a payload, not inside a longer one', () => {
+    const text = JSON.stringify({ data: [{ spaceId: 's1' }, { spaceId: 's10' }] }, null, 2);
+    const segments = markValue(text, 's1', 'json');
+    expect(marked(segments)).toEqual(['"s1"']);
+    expect(segments.map((s) => s.text).join('')).toBe(text);
+  });
+
+  it('marks numbers as whole tokens and every leaf of a structured value', () => {
+    const text = JSON.stringify({ a: 12, b: 123, c: 'x' }, null, 2);
+    expect(marked(markValue(text, 12, 'json'))).toEqual(['12']);
+    expect(marked(markValue(text, { n: 123, s: 'x' }, 'json'))).toEqual(['123', '"x"']);
+  });
+
+  it('marks the value in the user’s words, and nothing when it is not there', () => {
+    expect(marked(markValue('在默认空间创建一个名为 官网 的站点', '官网', 'text'))).toEqual(['官网']);
+    expect(markValue('hello', 'bye', 'text')).toEqual([{ text: 'hello', mark: false }]);
+  });
+});
+
+describe('old traces', () => {
+  it('read without results, limits or usage: shown as not recorded / unknown', () => {
+    const base = { runId: 'run_old', ts: '2026-01-01T00:00:00.000Z' };
+    const view = foldEvents(emptyRun(), [
+      { ...base, seq: 1, type: 'run.started', flowId: 'f', flowVersion: '1', input: {} },
+      { ...base, seq: 2, type: 'node.started', nodeId: 'a' },
+      { ...base, seq: 3, type: 'react.round', nodeId: 'a', round: 1 },
+      {
+        ...base,
+        seq: 4,
+        type: 'model.response',
+        nodeId: 'a',
+        round: 1,
+        toolCalls: [{ callId: 'c1', tool: 'q' }],
+        text: '',
+      },
+      {
+        ...base,
+        seq: 5,
+        type: 'tool.invoked',
+        nodeId: 'a',
+        round: 1,
+        callId: 'c1',
+        tool: 'q',
+        args: {},
+        outcome: 'SUCCESS',
+        errorCode: null,
+        message: 'ok',
+        evidenceId: 'ev_1',
+        executed: true,
+        level: 'info',
+        lookBack: false,
+      },
+    ]);
+    const node = view.nodes[0]!;
+    expect([node.maxStalls, node.maxRounds, node.usage.totalTokens]).toEqual([null, null, 0]);
+    const round = node.items[0]!;
+    expect(round.kind === 'round' && round.calls[0]).toMatchObject({
+      hasResult: false,
+      result: null,
+      evidenceId: 'ev_1',
+    });
   });
 });
 
@@ -128,6 +196,18 @@ describe('a real run read over SSE', () => {
       resolution: { decision: 'approved', who: 'olivia', comment: 'ok' },
     });
     expect(evidenceIndex(view).get('ev_1')?.tool).toBe('space_list');
+    // Results, limits and tokens as the run page shows them.
+    const calls = view.nodes.flatMap((n) => n.items.flatMap((i) => (i.kind === 'round' ? i.calls : [])));
+    const spaceList = calls.find((c) => c.tool === 'space_list');
+    expect(spaceList).toMatchObject({ hasResult: true, resultTruncated: false, builtin: false });
+    expect(JSON.stringify(spaceList?.result)).toContain('默认空间');
+    const rejected = calls.find((c) => c.outcome === 'REJECTED');
+    expect(rejected).toMatchObject({ hasResult: false, executed: false });
+    const finish = calls.find((c) => c.tool === 'builtin_node_finish');
+    expect(finish).toMatchObject({ builtin: true, outcome: 'SUCCESS', hasResult: true });
+    expect(view.nodes.map((n) => n.maxRounds)).toEqual([30, 30]);
+    const rounds = view.nodes.flatMap((n) => n.items.filter((i) => i.kind === 'round'));
+    expect(rounds.every((r) => r.kind === 'round' && r.usage !== null)).toBe(true);
     expect(view.ending).toMatchObject({ type: 'run.completed' });
     // Folding again in two halves gives the same view (duplicates are ignored).
     const half = foldEvents(emptyRun(), events.slice(0, 30));

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { REPO_ROOT } from '../helpers/demo-server.js';
 import { contrastProblems } from './contrast.js';
 import { SITE_INPUT } from './fixtures.js';
@@ -65,16 +65,25 @@ describe('the web console', () => {
     const card = page.getByRole('region', { name: 'Approval needed: web_site_create' });
     await visible(card);
     await hasText(card, '在「默认空间」创建站点「官网」（basic 套餐）');
-    const spaceRow = card.getByRole('row', { name: /spaceId/ });
-    await hasText(spaceRow, '"s1"');
-    await visible(spaceRow.getByRole('link', { name: 'ev_1 (space_list)' }));
-    await hasText(card.getByRole('row', { name: /name/ }), 'not checked against evidence');
-
+    await expectArgumentSources(page, card);
     await expectTimelineSoFar(page);
     await textIs(page.getByTestId('live'), 'Live');
     expect(await contrastProblems(page)).toEqual([]);
     await card.screenshot({ path: join(SHOTS, 'approval-card.png') });
     await page.screenshot({ path: join(SHOTS, 'run-page.png'), fullPage: true });
+
+    // From the card, open the evidence the spaceId came from, read it, and come back.
+    await card.getByTestId('source-spaceId').getByRole('link', { name: 'ev_1' }).click();
+    await urlIs(page, `${t.url}/runs/${runId}/evidence/ev_1?value=${encodeURIComponent('"s1"')}`);
+    const evidence = page.getByRole('region', { name: 'Evidence ev_1' });
+    await hasText(evidence, 'space_list');
+    await hasText(evidence, 'SUCCESS');
+    await hasText(evidence.getByTestId('payload'), '默认空间');
+    await textIs(evidence.getByTestId('payload').locator('mark'), '"s1"');
+    expect(await contrastProblems(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'evidence-view.png'), fullPage: true });
+    await page.getByRole('link', { name: `← Run ${runId}` }).click();
+    await visible(card);
 
     // Decide with the keyboard only: the comment field, then Tab to Approve and Enter.
     await card.getByLabel('Comment (optional)').fill('looks right');
@@ -92,6 +101,10 @@ describe('the web console', () => {
       .getByRole('button', { name: '中文' })
       .click();
 
+    await hasText(
+      page.getByTestId('node-create').locator('.item-suspension').first(),
+      'Approved: web_site_create',
+    );
     const decided = page.getByTestId('decided-card');
     await hasText(decided, /Answered by olivia at \d{4}/);
     await hasText(decided, 'Answer: 中文');
@@ -160,8 +173,40 @@ async function expectTimelineSoFar(page: Page): Promise<void> {
   const deferred = calls.filter({ has: page.locator('[data-outcome=DEFERRED]') });
   await hasText(deferred, 'APPROVAL_REQUIRED');
   await hasText(deferred.locator('dd').nth(2), '调用 builtin_node_approval 申请用户确认');
-  await countIs(calls.filter({ has: page.locator('[data-outcome=SUCCESS]') }), 3);
-  await hasText(page.getByTestId('node-graph').getByTestId('stalls-query'), /Stalls: 0 of 5/);
-  await hasText(page.getByTestId('node-graph').getByTestId('stalls-create'), /Stalls: 1 of 5/);
+  // space_list and web_site_list s1; the builtin finish has a badge of its own, not an outcome.
+  await countIs(calls.filter({ has: page.locator('[data-outcome=SUCCESS]') }), 2);
+  const finish = page.locator('[data-testid=tool-call][data-tool=builtin_node_finish]');
+  await hasText(finish.getByTestId('builtin-badge'), 'builtin');
+  await countIs(finish.locator('[data-outcome]'), 0);
+  await countIs(finish.getByText('not executed'), 0);
+  // Every call that ran shows what it returned, folded; a call stopped before it ran shows none.
+  const spaceList = page.locator('[data-testid=tool-call][data-tool=space_list]').first();
+  const result = spaceList.getByTestId('call-result');
+  await result.locator('summary').click();
+  await hasText(result.locator('pre'), '"name": "默认空间"');
+  await countIs(rejected.getByTestId('call-result'), 0);
+  await visible(spaceList.getByTestId('evidence-link'));
+  // The model's text and tokens per round; one way of showing limits everywhere.
+  await hasText(page.getByTestId('model-text').first(), '先查询用户的空间。');
+  await hasText(page.getByTestId('round-usage').first(), /^Tokens: \d+ \(\d+ in \+ \d+ out\)$/);
+  await hasText(page.getByTestId('node-graph').getByTestId('stalls-query'), /^Stalls: 0 \/ 5$/);
+  await hasText(page.getByTestId('node-graph').getByTestId('stalls-create'), /^Stalls: 1 \/ 5$/);
+  await hasText(page.getByTestId('node-graph').getByTestId('rounds-query'), /^Rounds: 4 \/ 30$/);
+  await hasText(page.getByTestId('node-query').getByTestId('stalls-query'), /^Stalls: 0 \/ 5$/);
   await hasText(page.getByTestId('node-graph').locator('[data-node=create]'), 'waiting');
+}
+
+/** Each argument of the approval says where its value came from, with the value highlighted there. */
+async function expectArgumentSources(page: Page, card: Locator): Promise<void> {
+  const space = card.getByTestId('source-spaceId');
+  await visible(space.getByRole('link', { name: 'ev_1' }));
+  await hasText(space, /from space_list at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+  await space.getByText('Show where in ev_1').click();
+  await textIs(space.getByTestId('payload').locator('mark'), '"s1"');
+  const name = card.getByTestId('source-name');
+  await hasText(name, 'Said by the user:');
+  await hasText(name, '在默认空间创建一个名为 官网 的站点');
+  await textIs(name.locator('mark'), '官网');
+  await hasText(card.getByTestId('source-plan'), 'not checked');
+  await countIs(page.getByText('not checked against evidence'), 0);
 }

@@ -19,7 +19,7 @@ import {
 const DOC = join(import.meta.dirname, '../../docs/trace.md');
 const BASE = ['seq', 'ts', 'runId', 'type'];
 /** Documented optional fields no scenario here produces (delegation has its own tests). */
-const NOT_PRODUCED_HERE = new Set(['run.started.parentRunId']);
+const NOT_PRODUCED_HERE = new Set(['run.started.parentRunId', 'tool.invoked.resultTruncated']);
 
 interface DocSection {
   type: string;

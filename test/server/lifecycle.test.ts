@@ -114,6 +114,8 @@ describe('GET /v1/openapi.json', () => {
           'GET /v1/runs',
           'GET /v1/runs/{id}',
           'GET /v1/runs/{id}/events',
+          'GET /v1/runs/{id}/evidence',
+          'GET /v1/runs/{id}/evidence/{evidenceId}',
           'POST /v1/flows',
           'POST /v1/runs',
           'POST /v1/runs/{id}/answer',

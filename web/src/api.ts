@@ -16,6 +16,22 @@ export interface ApprovalPending {
   args: Record<string, unknown>;
   summary: string;
   provenance?: Record<string, string>;
+  /** Argument name → the user's words (run input or an answer) a `source: user` value was found in. */
+  userProvenance?: Record<string, string>;
+}
+
+/** An evidence record (`GET /v1/runs/{id}/evidence/{evidenceId}`): a real tool call that executed, with its full payload. */
+export interface EvidenceRecord {
+  id: string;
+  tool: string;
+  args: Record<string, unknown>;
+  outcome: 'SUCCESS' | 'FAILED';
+  errorCode: string | null;
+  payload: unknown;
+  ts: string;
+  nodeId: string;
+  callId: string;
+  lookBack?: boolean;
 }
 
 /** A question waiting for an answer. */
@@ -168,6 +184,19 @@ export class Api {
   /** `GET /v1/runs/{id}`. */
   run(runId: string): Promise<RunSummary> {
     return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`);
+  }
+
+  /** `GET /v1/runs/{id}/evidence`: the run's evidence records, in id order. */
+  evidence(runId: string): Promise<EvidenceRecord[]> {
+    return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/evidence`);
+  }
+
+  /** `GET /v1/runs/{id}/evidence/{evidenceId}`. */
+  evidenceRecord(runId: string, evidenceId: string): Promise<EvidenceRecord> {
+    return this.request(
+      'GET',
+      `/v1/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(evidenceId)}`,
+    );
   }
 
   /** `GET /v1/flows`. */

@@ -5,6 +5,7 @@ import { useCallback, useContext, useEffect, useMemo, useRef, useState } from 'r
 import { ApiError } from './api.js';
 import { Header } from './components/header.js';
 import { Login } from './components/login.js';
+import { EvidencePage } from './components/evidence-page.js';
 import { RunPage } from './components/run-page.js';
 import { RunsPage } from './components/runs-page.js';
 import { applyLocale, I18nContext, initialLocale, translator, type I18n, type Locale } from './i18n.js';
@@ -43,9 +44,17 @@ function Pages() {
   const route = useRoute();
   const { t } = useContext(I18nContext);
   const first = useRef(true);
-  const where = route.page === 'run' ? route.runId : 'runs';
+  const where =
+    route.page === 'runs'
+      ? 'runs'
+      : route.page === 'run'
+        ? route.runId
+        : `${route.runId}/${route.evidenceId}`;
   useEffect(() => {
-    document.title = route.page === 'run' ? `${route.runId} · ${t('appTitle')}` : t('appTitle');
+    document.title =
+      route.page === 'runs'
+        ? t('appTitle')
+        : `${route.page === 'evidence' ? `${route.evidenceId} · ` : ''}${route.runId} · ${t('appTitle')}`;
   });
   useEffect(() => {
     // After an in-app navigation, start reading at the new page (as a page load would).
@@ -53,6 +62,7 @@ function Pages() {
     first.current = false;
   }, [where]);
   if (route.page === 'run') return <RunPage key={route.runId} runId={route.runId} />;
+  if (route.page === 'evidence') return <EvidencePage key={where} route={route} />;
   return <RunsPage status={route.status} />;
 }
 

@@ -1,14 +1,27 @@
 /**
- * A tiny history router: `/` (inbox and run list, `?status=` filter) and `/runs/{id}`. The server
+ * A tiny history router: `/` (inbox and run list, `?status=` filter), `/runs/{id}` and
+ * `/runs/{id}/evidence/{evidenceId}` (`?value=` the JSON of a value to highlight in the payload). The server
  * answers every client route with index.html (src/server/console.ts), so links can be shared.
  */
 import { useEffect, useState } from 'react';
 
 /** A parsed location. */
-export type Route = { page: 'runs'; status: string | null } | { page: 'run'; runId: string };
+export type Route =
+  | { page: 'runs'; status: string | null }
+  | { page: 'run'; runId: string }
+  | { page: 'evidence'; runId: string; evidenceId: string; value: string | null };
 
 /** Parses a path and query into a route (unknown paths show the run list). */
 export function parseRoute(pathname: string, search: string): Route {
+  const evidence = /^\/runs\/([^/]+)\/evidence\/([^/]+)\/?$/.exec(pathname);
+  if (evidence) {
+    return {
+      page: 'evidence',
+      runId: decodeURIComponent(evidence[1] as string),
+      evidenceId: decodeURIComponent(evidence[2] as string),
+      value: new URLSearchParams(search).get('value'),
+    };
+  }
   const match = /^\/runs\/([^/]+)\/?$/.exec(pathname);
   if (match) return { page: 'run', runId: decodeURIComponent(match[1] as string) };
   return { page: 'runs', status: new URLSearchParams(search).get('status') };
@@ -17,6 +30,10 @@ export function parseRoute(pathname: string, search: string): Route {
 /** The href of a route. */
 export function hrefOf(route: Route): string {
   if (route.page === 'run') return `/runs/${encodeURIComponent(route.runId)}`;
+  if (route.page === 'evidence') {
+    const base = `/runs/${encodeURIComponent(route.runId)}/evidence/${encodeURIComponent(route.evidenceId)}`;
+    return route.value === null ? base : `${base}?value=${encodeURIComponent(route.value)}`;
+  }
   return route.status ? `/?status=${encodeURIComponent(route.status)}` : '/';
 }
 

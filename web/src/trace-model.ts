@@ -4,6 +4,9 @@
  * observations) and suspensions with who decided and when. Pure: the same events give the same view.
  */
 import type { Pending, SuspensionKind, TraceEvent } from './api.js';
+import { addUsage, noUsage, usageOf, type Usage } from './usage.js';
+
+export type { Usage } from './usage.js';
 
 export const OUTCOMES = ['SUCCESS', 'FAILED', 'REJECTED', 'DEFERRED'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -22,6 +25,15 @@ export interface CallView {
   lookBack: boolean;
   skipped: boolean;
   seq: number;
+  /** When the call's `tool.invoked` was written (null while it waits). */
+  ts: string | null;
+  /** True for a builtin tool (`builtin_…`): never executed against a real system, never evidence. */
+  builtin: boolean;
+  /** What the call returned as the trace holds it; `hasResult` is false when the trace has none (not run, or an old trace). */
+  hasResult: boolean;
+  result: unknown;
+  /** True when `result` is only the beginning of the call's result (the evidence holds all of it). */
+  resultTruncated: boolean;
 }
 
 /** One round: a model call and the wave of tool calls it returned. */
@@ -32,6 +44,8 @@ export interface RoundView {
   text: string;
   hint: string | null;
   calls: CallView[];
+  /** Tokens of this round's model call (null until the model answered). */
+  usage: Usage | null;
   noToolCalls: boolean;
   /** The stall counter after this round, when the round counted a stall. */
   stall: { stalls: number; maxStalls: number } | null;
@@ -74,9 +88,13 @@ export interface NodeView {
   id: string;
   status: NodeStatus;
   items: TimelineItem[];
-  /** Consecutive stalls now (a SUCCESS resets them, SPEC §6) and the limit once the trace has shown it. */
+  /** Consecutive stalls now (a SUCCESS resets them, SPEC §6) and the limit (null when the trace does not say it). */
   stalls: number;
   maxStalls: number | null;
+  /** The node run's round limit (null for traces written before `node.started` carried it). */
+  maxRounds: number | null;
+  /** Tokens of the node run's model calls. */
+  usage: Usage;
   outputs: Record<string, unknown> | null;
   failure: { reason: string; message: string } | null;
 }
@@ -94,6 +112,8 @@ export interface RunView {
     message: string | null;
     ts: string;
   } | null;
+  /** Tokens of every model call in the trace. */
+  usage: Usage;
   lastSeq: number;
 }
 
@@ -106,6 +126,7 @@ export function emptyRun(): RunView {
     parentRunId: null,
     nodes: [],
     ending: null,
+    usage: noUsage(),
     lastSeq: 0,
   };
 }
@@ -182,7 +203,9 @@ function apply(view: RunView, e: TraceEvent): void {
         status: 'running',
         items: [],
         stalls: 0,
-        maxStalls: null,
+        maxStalls: num(e.maxStalls),
+        maxRounds: num(e.maxRounds),
+        usage: noUsage(),
         outputs: null,
         failure: null,
       });
@@ -213,6 +236,8 @@ function applyNodeEvent(view: RunView, e: TraceEvent): void {
       return;
     case 'model.response':
       modelResponse(roundOf(node, e), e);
+      addUsage(node.usage, usageOf(e.usage));
+      addUsage(view.usage, usageOf(e.usage));
       return;
     case 'react.no_tool_calls':
       roundOf(node, e).noToolCalls = true;
@@ -254,7 +279,17 @@ function nodeOf(view: RunView, e: TraceEvent): NodeView | undefined {
 }
 
 function newRound(seq: number, round: number): RoundView {
-  return { kind: 'round', seq, round, text: '', hint: null, calls: [], noToolCalls: false, stall: null };
+  return {
+    kind: 'round',
+    seq,
+    round,
+    text: '',
+    hint: null,
+    calls: [],
+    usage: null,
+    noToolCalls: false,
+    stall: null,
+  };
 }
 
 /** The node's round of the event (created when the trace starts in the middle of one). */
@@ -285,6 +320,11 @@ function callOf(round: RoundView, callId: string, tool: string, seq: number): Ca
       lookBack: false,
       skipped: false,
       seq,
+      ts: null,
+      builtin: tool.startsWith('builtin_'),
+      hasResult: false,
+      result: null,
+      resultTruncated: false,
     };
     round.calls.push(call);
   }
@@ -293,6 +333,7 @@ function callOf(round: RoundView, callId: string, tool: string, seq: number): Ca
 
 function modelResponse(round: RoundView, e: TraceEvent): void {
   round.text = str(e.text) ?? '';
+  round.usage = usageOf(e.usage);
   const calls = Array.isArray(e.toolCalls) ? (e.toolCalls as { callId?: unknown; tool?: unknown }[]) : [];
   for (const c of calls) callOf(round, str(c.callId) ?? '', str(c.tool) ?? '', e.seq);
 }
@@ -310,6 +351,10 @@ function toolInvoked(node: NodeView, round: RoundView, e: TraceEvent): void {
     evidenceId: str(e.evidenceId),
     executed: e.executed === true,
     lookBack: e.lookBack === true,
+    ts: e.ts,
+    hasResult: 'result' in e,
+    result: e.result ?? null,
+    resultTruncated: e.resultTruncated === true,
   });
   // SUCCESS advances and resets the consecutive stall count (SPEC §2, §6).
   if (call.outcome === 'SUCCESS') node.stalls = 0;

@@ -63,7 +63,13 @@ export const approvalTool: BuiltinTool = {
         hint(ctx.locale, 'NEXT_APPROVAL_TOOL_MISMATCH', { gated: gated.tool }),
       );
     }
-    const pending = { tool, args: gated.args, summary: str(args, 'summary'), provenance: { ...gated.provenance } };
+    const pending = {
+      tool,
+      args: gated.args,
+      summary: str(args, 'summary'),
+      provenance: { ...gated.provenance },
+      ...(gated.userProvenance ? { userProvenance: { ...gated.userProvenance } } : {}),
+    };
     ctx.effect = { kind: 'suspend', suspension: { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint } };
     return Promise.resolve(Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending));
   },

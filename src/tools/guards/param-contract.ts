@@ -22,7 +22,8 @@ const SAMPLE_SIZE = 5;
  * Step 3 (ParamContractInterceptor): checks each present argument against its `params` contract:
  * `enum` (exact JSON equality), `source: evidence` (the value occurs in a SUCCESS evidence of a `from`
  * tool, or in what `path` selects from it; newest evidence first), `source: user` (the user said it).
- * Fills `ctx.provenance` with the evidence id each evidence-sourced value was found in.
+ * Fills `ctx.provenance` with the evidence id each evidence-sourced value was found in, and
+ * `ctx.userProvenance` with the user's words each user-sourced value was found in.
  */
 export function paramContractGuard(): Guard {
   return async function paramContract(ctx, next) {
@@ -48,14 +49,26 @@ async function checkParam(ctx: CallContext, field: string, contract: ParamContra
     );
   }
   if (contract.source === 'evidence') return checkEvidence(ctx, field, contract, value);
-  if (contract.source === 'user' && !saidByUser(value, userTexts(ctx.run))) {
-    return Observation.rejected(
-      code('PARAM_PROVENANCE_ASK_FIRST'),
-      code('PARAM_PROVENANCE_ASK_FIRST').reason(locale, { field, value: showValue(value) }),
-      hint(locale, 'NEXT_ASK_FIRST', { field }),
-    );
+  if (contract.source === 'user') {
+    const texts = userTexts(ctx.run);
+    if (!saidByUser(value, texts)) {
+      return Observation.rejected(
+        code('PARAM_PROVENANCE_ASK_FIRST'),
+        code('PARAM_PROVENANCE_ASK_FIRST').reason(locale, { field, value: showValue(value) }),
+        hint(locale, 'NEXT_ASK_FIRST', { field }),
+      );
+    }
+    ctx.userProvenance[field] = userWords(value, texts);
   }
   return null;
+}
+
+/** The user's text that says `value`; for a structured value said across several texts, those texts joined. */
+function userWords(value: unknown, texts: readonly string[]): string {
+  const one = texts.find((t) => saidByUser(value, [t]));
+  if (one !== undefined) return one;
+  const leaves = scalarLeaves(value);
+  return texts.filter((t) => leaves.some((leaf) => saidByUser(leaf, [t]))).join('\n');
 }
 
 async function checkEvidence(ctx: CallContext, field: string, contract: ParamContract, value: unknown): Promise<Observation | null> {

@@ -74,7 +74,8 @@ function before(ctx: CallContext): Observation | null {
     ctx.approved = true;
     return null;
   }
-  ctx.node.gatedCall = { tool, args: ctx.args ?? {}, fingerprint: fp, provenance: { ...ctx.provenance } };
+  const said = Object.keys(ctx.userProvenance).length > 0 ? { userProvenance: { ...ctx.userProvenance } } : {};
+  ctx.node.gatedCall = { tool, args: ctx.args ?? {}, fingerprint: fp, provenance: { ...ctx.provenance }, ...said };
   return Observation.deferred(code('APPROVAL_REQUIRED'), code('APPROVAL_REQUIRED').reason(locale), hint(locale, 'NEXT_APPROVAL_REQUIRED', { tool }));
 }
 

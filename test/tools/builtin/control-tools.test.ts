@@ -57,7 +57,14 @@ describe('builtin_node_approval', () => {
       suspension: {
         kind: 'APPROVAL',
         fingerprint: h.node.gatedCall!.fingerprint,
-        pending: { tool: 'web_site_create', args: ARGS, summary: '在默认空间创建 官网', provenance: { spaceId: 'ev_1' } },
+        pending: {
+          tool: 'web_site_create',
+          args: ARGS,
+          summary: '在默认空间创建 官网',
+          provenance: { spaceId: 'ev_1' },
+          // `name` has a `source: user` contract: the user's words it was found in.
+          userProvenance: { name: '在默认空间创建一个叫 官网 的站点' },
+        },
       },
     });
     expect(h.logger.lines().some((l) => l.includes('builtin_node_approval'))).toBe(false);

@@ -21,6 +21,16 @@ export function OutcomeBadge({ outcome }: { outcome: Outcome }) {
   );
 }
 
+/** A builtin tool call (node and control tools): its own badge, never an outcome of a real system. */
+export function BuiltinBadge() {
+  const { t } = useI18n();
+  return (
+    <span className="badge builtin" data-testid="builtin-badge">
+      <span aria-hidden="true">◆</span> {t('builtinBadge')}
+    </span>
+  );
+}
+
 /** A run's status, in words with a colour. */
 export function StatusBadge({ status }: { status: RunStatus }) {
   const { t } = useI18n();

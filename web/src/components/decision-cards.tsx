@@ -10,17 +10,15 @@ import {
 } from '../api.js';
 import { formatTime, useI18n, type Translate } from '../i18n.js';
 import { useSession } from '../session.js';
-import type { CallView, Resolution, SuspensionView } from '../trace-model.js';
+import type { Resolution, SuspensionView } from '../trace-model.js';
 import { JsonBlock } from './badges.js';
-
-type Evidence = Map<string, CallView>;
+import { ArgumentSource, useEvidence } from './evidence.js';
 
 /** The card of the decision the run waits for: an approval or a question. */
 export function ActiveCard(props: {
   runId: string;
   kind: SuspensionKind;
   pending: Pending;
-  evidence: Evidence;
   onAnswered: (s: RunSummary) => void;
 }) {
   const { pending } = props;
@@ -62,12 +60,10 @@ function useSend(onAnswered: (s: RunSummary) => void): {
 function ApprovalCard({
   runId,
   pending,
-  evidence,
   onAnswered,
 }: {
   runId: string;
   pending: ApprovalPending;
-  evidence: Evidence;
   onAnswered: (s: RunSummary) => void;
 }) {
   const { t } = useI18n();
@@ -78,7 +74,7 @@ function ApprovalCard({
     <section className="card decision approval" aria-labelledby="approval-title" data-testid="approval-card">
       <h2 id="approval-title">{t('approvalTitle', { tool: pending.tool })}</h2>
       <p>{t('approvalIntro')}</p>
-      <PendingApproval pending={pending} evidence={evidence} />
+      <PendingApproval runId={runId} pending={pending} />
       {canAct ? (
         <form className="decide" onSubmit={(e) => e.preventDefault()}>
           <label htmlFor="approval-comment">{t('commentLabel')}</label>
@@ -119,10 +115,14 @@ function ApprovalCard({
   );
 }
 
-/** The exact call waiting for approval: the model's summary, each argument with the evidence it came from, the JSON. */
-export function PendingApproval({ pending, evidence }: { pending: ApprovalPending; evidence: Evidence }) {
+/**
+ * The exact call waiting for approval: the model's summary, each argument with where its value came
+ * from (an evidence record with the value highlighted in its payload, the user's words, or not
+ * checked), and the JSON.
+ */
+export function PendingApproval({ runId, pending }: { runId: string; pending: ApprovalPending }) {
   const { t } = useI18n();
-  const provenance = pending.provenance ?? {};
+  const { records, error } = useEvidence(runId, Object.values(pending.provenance ?? {}));
   return (
     <>
       <h3>{t('modelSummary')}</h3>
@@ -148,35 +148,22 @@ export function PendingApproval({ pending, evidence }: { pending: ApprovalPendin
                 <code>{JSON.stringify(value)}</code>
               </td>
               <td>
-                {provenance[name] ? (
-                  <EvidenceRef id={provenance[name]} evidence={evidence} />
-                ) : (
-                  <span className="muted">{t('noEvidence')}</span>
-                )}
+                <ArgumentSource runId={runId} name={name} value={value} pending={pending} records={records} />
               </td>
             </tr>
           ))}
         </tbody>
       </table>
+      {error && (
+        <p role="alert" className="error">
+          {t('evidenceLoadFailed', { message: error })}
+        </p>
+      )}
       <details open>
         <summary>{t('allArgs')}</summary>
         <JsonBlock value={pending.args} label={t('allArgs')} />
       </details>
     </>
-  );
-}
-
-/** An evidence id linking to the tool call that produced it (when the timeline shows it). */
-export function EvidenceRef({ id, evidence }: { id: string; evidence: Evidence }) {
-  const { t } = useI18n();
-  const call = evidence.get(id);
-  const text = call ? t('evidenceTool', { id, tool: call.tool }) : id;
-  return call ? (
-    <a href={`#ev-${id}`} className="evidence">
-      {text}
-    </a>
-  ) : (
-    <code className="evidence">{text}</code>
   );
 }
 
@@ -244,19 +231,26 @@ function FollowUpCard({
   );
 }
 
+/** An approval's heading: "Approval needed" while it waits, then the decision ("Approved: tool" / "Rejected: tool"). */
+export function approvalHeading(t: Translate, tool: string, resolution: Resolution | null): string {
+  if (resolution?.decision === 'approved') return t('approvedTitle', { tool });
+  if (resolution?.decision === 'rejected') return t('rejectedTitle', { tool });
+  return t('approvalTitle', { tool });
+}
+
 /** The last decision made: what was asked, and who answered what, when (from `run.resumed`). */
-export function DecidedCard({ item, evidence }: { item: SuspensionView; evidence: Evidence }) {
+export function DecidedCard({ runId, item }: { runId: string; item: SuspensionView }) {
   const { t } = useI18n();
   const resolution = item.resolution as Resolution;
   const approval = isApproval(item.pending) ? item.pending : null;
   return (
     <section className="card decision decided" aria-labelledby="decided-title" data-testid="decided-card">
       <h2 id="decided-title">
-        {approval ? t('approvalTitle', { tool: approval.tool }) : t('followUpTitle')}
+        {approval ? approvalHeading(t, approval.tool, resolution) : t('followUpTitle')}
       </h2>
       <ResolutionLine resolution={resolution} />
       {approval ? (
-        <PendingApproval pending={approval} evidence={evidence} />
+        <PendingApproval runId={runId} pending={approval} />
       ) : (
         <p className="question">{(item.pending as FollowUpPending).question}</p>
       )}

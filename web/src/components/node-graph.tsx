@@ -18,8 +18,7 @@ export function NodeGraph({ view }: { view: RunView }) {
               {node.id}
             </a>
             <NodeBadge status={node.status} />
-            <span className="muted">{t('roundsLabel', { count: rounds(node) })}</span>
-            <Stalls node={node} />
+            <NodeLimits node={node} rounds={rounds(node)} />
           </li>
         ))}
       </ol>
@@ -32,28 +31,37 @@ function rounds(node: NodeView): number {
     .size;
 }
 
-/** The node's consecutive stall count against its `maxStalls` (shown as a meter once known). */
-export function Stalls({ node }: { node: NodeView }) {
+/**
+ * A node run's counters against its limits, the same way everywhere: "Rounds: n / max",
+ * "Stalls: n / max" (with a meter) and its tokens. A limit the trace does not say (an old trace)
+ * shows as "?".
+ */
+export function NodeLimits({ node, rounds: count }: { node: NodeView; rounds?: number }) {
   const { t } = useI18n();
-  const label = t('stallsLabel');
-  const text =
-    node.maxStalls === null
-      ? t('stallsNoLimit', { stalls: node.stalls })
-      : t('stallsOf', { stalls: node.stalls, max: node.maxStalls });
+  const roundCount = count ?? rounds(node);
+  const stallText = t('countOf', { count: node.stalls, max: node.maxStalls ?? '?' });
   return (
-    <span className="stalls" data-testid={`stalls-${node.id}`}>
-      {label}: {text}
-      {node.maxStalls !== null && (
-        <meter
-          min={0}
-          max={node.maxStalls}
-          low={Math.max(1, node.maxStalls - 2)}
-          high={node.maxStalls - 1}
-          optimum={0}
-          value={node.stalls}
-          aria-label={`${label} ${text}`}
-        />
-      )}
+    <span className="limits">
+      <span className="rounds" data-testid={`rounds-${node.id}`}>
+        {t('roundsLabel')}: {t('countOf', { count: roundCount, max: node.maxRounds ?? '?' })}
+      </span>
+      <span className="stalls" data-testid={`stalls-${node.id}`}>
+        {t('stallsLabel')}: {stallText}
+        {node.maxStalls !== null && (
+          <meter
+            min={0}
+            max={node.maxStalls}
+            low={Math.max(1, node.maxStalls - 2)}
+            high={node.maxStalls - 1}
+            optimum={0}
+            value={node.stalls}
+            aria-label={`${t('stallsLabel')} ${stallText}`}
+          />
+        )}
+      </span>
+      <span className="muted" data-testid={`tokens-${node.id}`}>
+        {t('nodeTokens', { total: node.usage.totalTokens })}
+      </span>
     </span>
   );
 }

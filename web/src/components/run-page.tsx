@@ -4,7 +4,7 @@ import { useLiveRun, type LiveRun } from '../hooks.js';
 import { formatTime, useI18n } from '../i18n.js';
 import { hrefOf } from '../router.js';
 import { useSession } from '../session.js';
-import { evidenceIndex, latestSuspension, type RunView } from '../trace-model.js';
+import { latestSuspension, type RunView } from '../trace-model.js';
 import { JsonBlock, StatusBadge } from './badges.js';
 import { ActiveCard, DecidedCard } from './decision-cards.js';
 import { Link } from './link.js';
@@ -20,7 +20,6 @@ export function RunPage({ runId }: { runId: string }) {
   const { t } = useI18n();
   const live = useLiveRun(runId);
   const { summary, view } = live;
-  const evidence = evidenceIndex(view);
   return (
     <>
       <p>
@@ -32,10 +31,10 @@ export function RunPage({ runId }: { runId: string }) {
         loading={summary === null && live.summaryError === null}
         onRetry={() => window.location.reload()}
       />
-      {summary && <Decision summary={summary} view={view} evidence={evidence} onAnswered={live.setSummary} />}
+      {summary && <Decision summary={summary} view={view} onAnswered={live.setSummary} />}
       <NodeGraph view={view} />
       {summary && <Outputs outputs={summary.outputs} />}
-      <Timeline view={view} />
+      <Timeline view={view} runId={runId} />
       {live.delta && <LiveTurn delta={live.delta} />}
     </>
   );
@@ -68,8 +67,12 @@ function RunHeader({ runId, live }: { runId: string; live: LiveRun }) {
             <dt>{t('updatedLabel')}</dt>
             <dd>{formatTime(locale, summary.updatedAt)}</dd>
             <dt>{t('usageLabel')}</dt>
-            <dd>
-              {summary.usage.totalTokens} ({summary.usage.inputTokens} + {summary.usage.outputTokens})
+            <dd data-testid="run-usage">
+              {t('tokensOf', {
+                total: summary.usage.totalTokens,
+                input: summary.usage.inputTokens,
+                output: summary.usage.outputTokens,
+              })}
             </dd>
           </>
         )}
@@ -139,12 +142,10 @@ function CancelButton({
 function Decision({
   summary,
   view,
-  evidence,
   onAnswered,
 }: {
   summary: RunSummary;
   view: RunView;
-  evidence: ReturnType<typeof evidenceIndex>;
   onAnswered: (s: RunSummary) => void;
 }) {
   const latest = latestSuspension(view);
@@ -156,12 +157,11 @@ function Decision({
         runId={summary.runId}
         kind={summary.suspension.kind}
         pending={summary.suspension.pending}
-        evidence={evidence}
         onAnswered={onAnswered}
       />
     );
   }
-  if (latest?.resolution) return <DecidedCard item={latest} evidence={evidence} />;
+  if (latest?.resolution) return <DecidedCard runId={summary.runId} item={latest} />;
   return null;
 }
 

@@ -1,19 +1,26 @@
+import { createContext, useContext } from 'react';
 import { isApproval } from '../api.js';
 import { formatTime, useI18n } from '../i18n.js';
 import type { CallView, NodeView, RoundView, RunView, SuspensionView, TimelineItem } from '../trace-model.js';
-import { JsonBlock, NodeBadge, OutcomeBadge } from './badges.js';
-import { ResolutionLine } from './decision-cards.js';
-import { Stalls } from './node-graph.js';
+import { BuiltinBadge, JsonBlock, NodeBadge, OutcomeBadge } from './badges.js';
+import { approvalHeading, ResolutionLine } from './decision-cards.js';
+import { EvidenceLink } from './evidence.js';
+import { NodeLimits } from './node-graph.js';
+
+/** The run the timeline shows (for evidence links deep in the tree). */
+const RunIdContext = createContext('');
 
 /** The run's rounds, node by node, as they happen. */
-export function Timeline({ view }: { view: RunView }) {
+export function Timeline({ view, runId }: { view: RunView; runId: string }) {
   const { t } = useI18n();
   return (
     <section className="card" aria-labelledby="timeline-title">
       <h2 id="timeline-title">{t('timelineTitle')}</h2>
-      {view.nodes.map((node, i) => (
-        <NodeSection key={`${node.id}-${i}`} node={node} anchor={`node-${node.id}-${i}`} />
-      ))}
+      <RunIdContext.Provider value={runId}>
+        {view.nodes.map((node, i) => (
+          <NodeSection key={`${node.id}-${i}`} node={node} anchor={`node-${node.id}-${i}`} />
+        ))}
+      </RunIdContext.Provider>
       <RunEnding view={view} />
     </section>
   );
@@ -24,8 +31,9 @@ function NodeSection({ node, anchor }: { node: NodeView; anchor: string }) {
   return (
     <section className="node-section" aria-labelledby={anchor} data-testid={`node-${node.id}`}>
       <h3 id={anchor} tabIndex={-1}>
-        {node.id} <NodeBadge status={node.status} /> <Stalls node={node} />
+        {node.id} <NodeBadge status={node.status} />
       </h3>
+      <NodeLimits node={node} />
       <ol className="items">
         {node.items.map((item) => (
           <li key={item.seq} className={`item item-${item.kind}`}>
@@ -68,9 +76,18 @@ function Round({ round }: { round: RoundView }) {
         </p>
       )}
       {round.text && (
-        <blockquote className="model-text">
+        <blockquote className="model-text" data-testid="model-text">
           <span className="label">{t('modelSaid')}:</span> {round.text}
         </blockquote>
+      )}
+      {round.usage && (
+        <p className="usage-line" data-testid="round-usage">
+          {t('roundTokens', {
+            total: round.usage.totalTokens,
+            input: round.usage.inputTokens,
+            output: round.usage.outputTokens,
+          })}
+        </p>
       )}
       {round.noToolCalls && <p className="note">{t('noToolCalls')}</p>}
       <ul className="calls">
@@ -82,16 +99,17 @@ function Round({ round }: { round: RoundView }) {
       </ul>
       {round.stall && (
         <p className="stall-line">
-          {t('stallAfter', { stalls: round.stall.stalls, max: round.stall.maxStalls })}
+          {t('stallsLabel')}: {t('countOf', { count: round.stall.stalls, max: round.stall.maxStalls })}
         </p>
       )}
     </>
   );
 }
 
-/** One tool call: arguments, outcome badge, error code, reason, next step, evidence. */
+/** One tool call: arguments, outcome badge, error code, reason, next step, evidence, result. */
 function ToolCall({ call }: { call: CallView }) {
   const { t } = useI18n();
+  const runId = useContext(RunIdContext);
   const anchor = call.evidenceId && call.executed ? `ev-${call.evidenceId}` : undefined;
   return (
     <article
@@ -102,8 +120,13 @@ function ToolCall({ call }: { call: CallView }) {
     >
       <header className="call-head">
         <code className="tool-name">{call.tool}</code>
-        {call.outcome && <OutcomeBadge outcome={call.outcome} />}
-        {call.outcome && !call.executed && <span className="tag">{t('notExecuted')}</span>}
+        {call.builtin && <BuiltinBadge />}
+        {call.outcome && !(call.builtin && call.outcome === 'SUCCESS') && (
+          <OutcomeBadge outcome={call.outcome} />
+        )}
+        {call.outcome && !call.executed && !call.builtin && (
+          <span className="tag">{call.outcome === 'SUCCESS' ? t('reused') : t('notExecuted')}</span>
+        )}
         {call.lookBack && <span className="tag">{t('lookBack')}</span>}
       </header>
       {call.skipped && <p className="note">{t('skipped')}</p>}
@@ -131,13 +154,35 @@ function ToolCall({ call }: { call: CallView }) {
             <>
               <dt>{t('evidenceLabel')}</dt>
               <dd>
-                <code>{call.evidenceId}</code>
+                <EvidenceLink runId={runId} id={call.evidenceId} />
               </dd>
             </>
           )}
         </dl>
       )}
+      {call.hasResult && <ResultBlock call={call} />}
     </article>
+  );
+}
+
+/** What the call returned, folded: pretty JSON or text; a cut result says so and links the full record. */
+function ResultBlock({ call }: { call: CallView }) {
+  const { t } = useI18n();
+  const runId = useContext(RunIdContext);
+  const text = typeof call.result === 'string' ? call.result : JSON.stringify(call.result, null, 2);
+  return (
+    <details className="result" data-testid="call-result">
+      <summary>
+        {t('resultLabel')} <span className="muted">{t('resultSize', { chars: text.length })}</span>
+        {call.resultTruncated && <span className="tag">{t('resultCut')}</span>}
+      </summary>
+      <JsonBlock value={call.result} label={`${t('resultLabel')}: ${call.tool}`} />
+      {call.resultTruncated && (
+        <p className="note">
+          {t('resultCutNote')} {call.evidenceId && <EvidenceLink runId={runId} id={call.evidenceId} />}
+        </p>
+      )}
+    </details>
   );
 }
 
@@ -146,7 +191,7 @@ function Suspension({ item }: { item: SuspensionView }) {
   const pending = item.pending;
   return (
     <div className="suspension">
-      <h4>{isApproval(pending) ? t('approvalTitle', { tool: pending.tool }) : t('followUpTitle')}</h4>
+      <h4>{isApproval(pending) ? approvalHeading(t, pending.tool, item.resolution) : t('followUpTitle')}</h4>
       <p>{isApproval(pending) ? pending.summary : pending.question}</p>
       {item.resolution ? (
         <ResolutionLine resolution={item.resolution} />

@@ -1,0 +1,140 @@
+/**
+ * Evidence in the console: links to the evidence view, a hook that loads a run's evidence records,
+ * a payload with a value highlighted, and where an approval argument's value came from.
+ */
+import { useEffect, useState } from 'react';
+import type { ApprovalPending, EvidenceRecord } from '../api.js';
+import { markValue, payloadText, type Segment } from '../highlight.js';
+import { formatTime, useI18n } from '../i18n.js';
+import { hrefOf } from '../router.js';
+import { useSession } from '../session.js';
+import { Link } from './link.js';
+
+/** The href of an evidence record's view; `value` (any JSON value) is highlighted in its payload. */
+export function evidenceHref(runId: string, evidenceId: string, value?: unknown): string {
+  return hrefOf({
+    page: 'evidence',
+    runId,
+    evidenceId,
+    value: value === undefined ? null : JSON.stringify(value),
+  });
+}
+
+/** An evidence id as a link to its view. */
+export function EvidenceLink({ runId, id, value }: { runId: string; id: string; value?: unknown }) {
+  return (
+    <Link href={evidenceHref(runId, id, value)} className="evidence" data-testid="evidence-link">
+      {id}
+    </Link>
+  );
+}
+
+/**
+ * The run's evidence records by id, loaded once `ids` names one not loaded yet (a new evidence
+ * appears as the run goes on). Errors are returned, not thrown.
+ */
+export function useEvidence(
+  runId: string,
+  ids: readonly string[],
+): { records: Map<string, EvidenceRecord>; error: string | null } {
+  const { api } = useSession();
+  const [records, setRecords] = useState<Map<string, EvidenceRecord>>(new Map());
+  const [error, setError] = useState<string | null>(null);
+  const missing = ids.filter((id) => !records.has(id)).join(',');
+  useEffect(() => {
+    if (missing === '') return;
+    let live = true;
+    api.evidence(runId).then(
+      (list) => {
+        if (live) setRecords(new Map(list.map((e) => [e.id, e])));
+      },
+      (failure: unknown) => {
+        if (live) setError(failure instanceof Error ? failure.message : String(failure));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [api, runId, missing]);
+  return { records, error };
+}
+
+/** Text with the marked segments in `<mark>`. */
+export function Marked({ segments }: { segments: Segment[] }) {
+  return (
+    <>{segments.map((s, i) => (s.mark ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>))}</>
+  );
+}
+
+/** An evidence payload as pretty JSON (or text) with `value` highlighted wherever it occurs. */
+export function PayloadBlock({
+  payload,
+  value,
+  label,
+}: {
+  payload: unknown;
+  value?: unknown;
+  label: string;
+}) {
+  const text = payloadText(payload);
+  const segments = value === undefined ? [{ text, mark: false }] : markValue(text, value, 'json');
+  return (
+    <pre className="json payload" aria-label={label} tabIndex={0} data-testid="payload">
+      <code>
+        <Marked segments={segments} />
+      </code>
+    </pre>
+  );
+}
+
+/**
+ * Where an approval argument's value came from: the evidence record it was found in (tool and time,
+ * a link to the record, and its payload with the value highlighted, folded), the user's words (with
+ * the value highlighted), or "not checked" when no source contract covers it.
+ */
+export function ArgumentSource(props: {
+  runId: string;
+  name: string;
+  value: unknown;
+  pending: ApprovalPending;
+  records: Map<string, EvidenceRecord>;
+}) {
+  const { t, locale } = useI18n();
+  const { runId, name, value, pending, records } = props;
+  const evidenceId = pending.provenance?.[name];
+  const words = pending.userProvenance?.[name];
+  if (evidenceId) {
+    const record = records.get(evidenceId);
+    return (
+      <div className="source source-evidence" data-testid={`source-${name}`}>
+        <p>
+          <EvidenceLink runId={runId} id={evidenceId} value={value} />{' '}
+          {record
+            ? t('sourceEvidence', { tool: record.tool, when: formatTime(locale, record.ts) })
+            : t('sourceEvidenceLoading')}
+        </p>
+        {record && (
+          <details>
+            <summary>{t('showPayload', { id: evidenceId })}</summary>
+            <PayloadBlock payload={record.payload} value={value} label={t('payloadOf', { id: evidenceId })} />
+          </details>
+        )}
+      </div>
+    );
+  }
+  if (words !== undefined) {
+    return (
+      <div className="source source-user" data-testid={`source-${name}`}>
+        <p>{t('sourceUser')}</p>
+        <blockquote className="user-words">
+          <Marked segments={markValue(words, value, 'text')} />
+        </blockquote>
+      </div>
+    );
+  }
+  return (
+    <span className="muted source-none" data-testid={`source-${name}`}>
+      {t('noEvidence')}
+    </span>
+  );
+}

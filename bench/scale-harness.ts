@@ -80,20 +80,28 @@ export async function startDemoServer(dataDir: string): Promise<{ child: Child; 
   return { child, url };
 }
 
-/** Starts `agent-runtime worker --db URL` from the built CLI. */
+/**
+ * Starts `agent-runtime worker --db URL` from the built CLI, or `script` with `--db URL --concurrency N`
+ * and its own `args`; `nodeArgs` go before the script (e.g. `--import`), `env` is added to ours.
+ */
 export function spawnWorker(options: {
   db: string;
   concurrency: number;
   leaseMs: number;
   label: string;
   logLevel?: string;
+  script?: { path: string; args: string[] };
+  nodeArgs?: string[];
+  env?: Record<string, string>;
 }): Child {
+  const entry = options.script ? [options.script.path, ...options.script.args] : [CLI, 'worker'];
   const child = spawn(
     process.execPath,
-    [CLI, 'worker', '--db', options.db, '--concurrency', String(options.concurrency)],
+    [...(options.nodeArgs ?? []), ...entry, '--db', options.db, '--concurrency', String(options.concurrency)],
     {
       env: {
         ...process.env,
+        ...options.env,
         AGENT_RUNTIME_LEASE_MS: String(options.leaseMs),
         AGENT_RUNTIME_LOG_LEVEL: options.logLevel ?? 'info',
       },

@@ -5,7 +5,7 @@
  * to the file in env `BENCH_QUERY_COUNTS` when sent SIGUSR2.
  * Nothing here is shipped.
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 
 /** Statements sent so far by this process. */
@@ -15,6 +15,8 @@ export interface QueryCounts {
 }
 
 const counts: QueryCounts = { store: 0, queue: 0 };
+/** With env `BENCH_QUERY_LOG=<file>`, every statement's first 160 characters are appended there. */
+const logFile = process.env.BENCH_QUERY_LOG;
 
 /** The statements this process sent since it started (or since the last `resetQueryCounts`). */
 export function queryCounts(): QueryCounts {
@@ -36,6 +38,7 @@ if (!proto[marker]) {
   proto.query = function (this: pg.Client, ...args: unknown[]): unknown {
     const first = args[0];
     const text = typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? '');
+    if (logFile) appendFileSync(logFile, `${process.pid} ${text.replace(/\s+/g, ' ').slice(0, 160)}\n`);
     if (/_queue"?\./.test(text)) counts.queue += 1;
     else counts.store += 1;
     return original.apply(this, args);

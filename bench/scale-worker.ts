@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createStderrLogger } from '../src/log/logger.js';
+import { batchedStderrWriter } from '../src/worker/log-writer.js';
 import { startWorker } from '../src/worker/start.js';
 import { localSiteTools } from './scale-local.js';
 
@@ -19,7 +20,7 @@ const { values } = parseArgs({
   },
 });
 if (!values.db || !values.writes) throw new Error('scale-worker: --db and --writes are required');
-const logger = createStderrLogger({ level: 'info' });
+const logger = createStderrLogger({ level: 'info', write: batchedStderrWriter() });
 const handle = await startWorker({
   db: values.db,
   concurrency: Number(values.concurrency),

@@ -27,7 +27,7 @@ import pg from 'pg';
 import { queryCounts, resetQueryCounts, type QueryCounts } from './count-queries.js';
 import { CpuMeter, PgBackendSampler, hasProcStat } from './scale-cpu.js';
 import {
-  approveUntilDone,
+  approveOnSuspension,
   demoWrites,
   openApprover,
   scaleFlow,
@@ -137,8 +137,9 @@ async function measure(
       const self = new CpuMeter('self');
       resetQueryCounts();
       const started = process.hrtime.bigint();
+      const ended = approveOnSuspension(approver, procs, runs, 600_000);
       const ids = await startRuns(approver, flow, dir, { from: 0, to: runs });
-      const statuses = await approveUntilDone(approver, [...ids.values()], 600_000);
+      await ended;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const approverCpu = self.elapsed() ?? Number.NaN;
       const approverQueries = queryCounts();
@@ -146,7 +147,8 @@ async function measure(
       const mcpCpu = mcpMeter?.elapsed() ?? 0;
       const after = await Promise.all(procs.map((w, i) => workerQueries(w, countFile(i), 2)));
       const pgCpu = await sampler.stop();
-      const failed = [...statuses.values()].filter((s) => s !== 'completed');
+      const completed = new Set((await approver.runtime.list({ status: 'completed' })).map((r) => r.runId));
+      const failed = [...ids.values()].filter((id) => !completed.has(id));
       if (failed.length > 0) throw new Error(`${failed.length} runs did not complete`);
       const writes = (demo ? demoWrites(join(dir, 'demo')) : loggedWrites(writeLog)).filter(
         (w) => w.tool === 'web_site_create',

@@ -41,8 +41,11 @@ export class RunSession {
   /** Loads a run's working copy from the store. */
   static async open(store: Store, hub: EventHub, record: RunRecord, sinks: readonly EventSink[] = []): Promise<RunSession> {
     const doc = record.state as RunStateDoc;
-    const evidence = await store.evidence(record.runId);
-    const stored = doc.nodeId ? await store.messages(record.runId, nodeRunKey(doc)) : [];
+    // A run at version 1 was just created and never committed: it has no evidence and no messages
+    // yet (createRun appends events only), so there is nothing to read.
+    const fresh = record.version === 1;
+    const evidence = fresh ? [] : await store.evidence(record.runId);
+    const stored = doc.nodeId && !fresh ? await store.messages(record.runId, nodeRunKey(doc)) : [];
     const messages = stored.map((m) => m.message as ConversationMessage);
     if (doc.node) {
       // A suspending call's tool message comes only when the person responds: count it meanwhile.

@@ -97,28 +97,38 @@ export function loggedWrites(writeLog: string): { tool: string; args: { name?: s
     .map((l) => JSON.parse(l) as { tool: string; args: { name?: string } });
 }
 
-/** CPU of the workload on SQLite in this process. */
+/** CPU of the workload in this process. */
 export interface InProcessResult {
   runs: number;
   seconds: number;
   cpuSeconds: number;
   cpuMsPerStep: number;
+  /** CPU of the database server's processes serving it, per step (PostgreSQL only; else 0). */
+  serverMsPerStep: number;
+}
+
+/** Measures a database server's CPU (seconds) between `start()` and `stop()`. */
+export interface ServerMeter {
+  start(): Promise<void>;
+  stop(): Promise<{ seconds: number }>;
 }
 
 /**
- * Runs the local-tool workload `runs` times on a SQLite file in this process — start (suspends for the
- * approval), approve (creates the site, finishes) — `parallel` runs at a time, after `warmUp` runs
- * that are not measured. Returns the process's CPU per step.
+ * Runs the local-tool workload `runs` times in this process — start (suspends for the approval),
+ * approve (creates the site, finishes) — `parallel` runs at a time, after `warmUp` runs that are not
+ * measured, on `store` (default a SQLite file in `dir`). Returns the process's CPU per step, and the
+ * server's when `server` measures it.
  */
-export async function sqliteInProcess(
+export async function inProcess(
   dir: string,
   runs: number,
-  parallel = 4,
-  warmUp = 20,
+  options: { store?: string; server?: ServerMeter; parallel?: number; warmUp?: number } = {},
 ): Promise<InProcessResult> {
-  const writeLog = join(dir, 'sqlite-writes.jsonl');
+  const parallel = options.parallel ?? 4;
+  const warmUp = options.warmUp ?? 20;
+  const writeLog = join(dir, 'inprocess-writes.jsonl');
   const runtime = createRuntime({
-    store: `sqlite:${join(dir, 'bench.db')}`,
+    store: options.store ?? `sqlite:${join(dir, 'bench.db')}`,
     tools: localSiteTools(writeLog),
     logger: false,
   });
@@ -142,15 +152,24 @@ export async function sqliteInProcess(
   };
   try {
     await batch(100_000, 100_000 + warmUp);
+    await options.server?.start();
     const cpu = new CpuMeter('self');
     const started = process.hrtime.bigint();
     await batch(0, runs);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpuSeconds = cpu.elapsed() ?? Number.NaN;
+    const serverSeconds = (await options.server?.stop())?.seconds ?? 0;
     const writes = loggedWrites(writeLog).length;
     if (writes !== runs + warmUp)
       throw new Error(`sqlite: expected ${runs + warmUp} writes, logged ${writes}`);
-    return { runs, seconds, cpuSeconds, cpuMsPerStep: (cpuSeconds * 1000) / (runs * stepsPerRun()) };
+    const steps = runs * stepsPerRun();
+    return {
+      runs,
+      seconds,
+      cpuSeconds,
+      cpuMsPerStep: (cpuSeconds * 1000) / steps,
+      serverMsPerStep: (serverSeconds * 1000) / steps,
+    };
   } finally {
     await runtime.close();
   }

@@ -38,7 +38,7 @@ import {
   stopChild,
   type Child,
 } from './scale-harness.js';
-import { localScaleFlow, loggedWrites, sqliteInProcess } from './scale-local.js';
+import { inProcess, localScaleFlow, loggedWrites, type InProcessResult } from './scale-local.js';
 
 const PG_URL =
   process.env.AGENT_RUNTIME_BENCH_PG_URL ??
@@ -207,6 +207,31 @@ function table(results: Result[], sqliteMs: number): string[] {
   ];
 }
 
+async function withDir<T>(body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-inprocess-'));
+  try {
+    return await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The local-tool workload driven in this process on PostgreSQL (a schema of its own, dropped after). */
+async function postgresInProcess(dir: string, runs: number): Promise<InProcessResult> {
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const url = new URL(PG_URL);
+  url.searchParams.set('schema', schema);
+  url.searchParams.set('application_name', schema);
+  try {
+    return await inProcess(dir, runs, {
+      store: url.toString(),
+      server: new PgBackendSampler(PG_URL, schema),
+    });
+  } finally {
+    await dropSchemas(schema);
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -225,11 +250,10 @@ async function main(): Promise<void> {
   process.stderr.write(
     `bench:scale: ${runs} runs per configuration, ${concurrency} runs at once per worker, database ${new URL(PG_URL).host}\n`,
   );
-  const dir = mkdtempSync(join(tmpdir(), 'bench-sqlite-'));
-  const sqlite = await sqliteInProcess(dir, Number(values['sqlite-runs'])).finally(() =>
-    rmSync(dir, { recursive: true, force: true }),
-  );
+  const sqliteRuns = Number(values['sqlite-runs']);
+  const sqlite = await withDir((dir) => inProcess(dir, sqliteRuns));
   process.stderr.write(`  SQLite in process: ${sqlite.cpuMsPerStep.toFixed(3)} ms CPU per step\n`);
+  const pgInProcess = await withDir((dir) => postgresInProcess(dir, sqliteRuns));
   const results: Result[] = [];
   for (const variant of variants) {
     for (const workers of counts) {
@@ -241,6 +265,10 @@ async function main(): Promise<void> {
   const lines = [
     `SQLite in one process, local tools, same workload: ${sqlite.cpuMsPerStep.toFixed(3)} ms CPU per step ` +
       `(${sqlite.runs} runs, ${((sqlite.runs * stepsPerRun()) / sqlite.seconds).toFixed(0)} steps/s)`,
+    '',
+    `PostgreSQL in one process (no queue, no workers), local tools, same workload: ` +
+      `${pgInProcess.cpuMsPerStep.toFixed(3)} ms CPU per step in the process + ` +
+      `${pgInProcess.serverMsPerStep.toFixed(3)} ms in PostgreSQL`,
     '',
     ...table(results, sqlite.cpuMsPerStep),
   ];

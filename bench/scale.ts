@@ -72,14 +72,23 @@ const steps = (r: Result): number => r.runs * stepsPerRun();
 /** Asks a preloaded worker for its query counts (SIGUSR2) and waits for the answer in its file. */
 async function workerQueries(child: Child, file: string, seq: number): Promise<QueryCounts> {
   child.process.kill('SIGUSR2');
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
-    if (existsSync(file)) {
-      const read = JSON.parse(readFileSync(file, 'utf8')) as QueryCounts & { seq: number };
-      if (read.seq === seq) return read;
-    }
-    if (Date.now() > deadline) throw new Error(`worker ${file}: no query counts`);
+    const read = readCounts(file);
+    if (read?.seq === seq) return read;
+    if (Date.now() > deadline) throw new Error(`worker ${file}: no query counts #${seq}`);
     await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** The counts file, or null while it is missing or half written. */
+function readCounts(file: string): (QueryCounts & { seq: number }) | null {
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as QueryCounts & { seq: number };
+  } catch (error) {
+    if (error instanceof SyntaxError) return null;
+    throw error;
   }
 }
 

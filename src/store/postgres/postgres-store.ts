@@ -188,6 +188,25 @@ export class PostgresStore implements Store {
     );
   }
 
+  async workingSet(
+    runId: string,
+    nodeRun: string | null,
+  ): Promise<{ evidence: EvidenceRecord[]; messages: StoredMessage[] }> {
+    const result = await this.#open().query<{ k: number; body: unknown }>(
+      `(SELECT 0 AS k, pos AS o, body FROM ${this.#s}.evidence WHERE run_id = $1)
+       UNION ALL (SELECT 1, idx, body FROM ${this.#s}.messages WHERE run_id = $1 AND node_run = $2)
+       ORDER BY k, o`,
+      [runId, nodeRun],
+    );
+    const evidence: EvidenceRecord[] = [];
+    const messages: StoredMessage[] = [];
+    for (const row of result.rows) {
+      if (Number(row.k) === 0) evidence.push(row.body as EvidenceRecord);
+      else messages.push(row.body as StoredMessage);
+    }
+    return { evidence, messages };
+  }
+
   async acquireLease(
     runId: string,
     owner: string,

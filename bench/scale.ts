@@ -122,57 +122,25 @@ async function measure(
     const approver = await openApprover(db);
     try {
       const writeLog = join(dir, 'local-writes.jsonl');
-      const procs = Array.from({ length: workers }, (_, i) =>
-        spawnWorker({
-          db,
-          concurrency,
-          leaseMs: 15_000,
-          label: `w${i + 1}`,
-          nodeArgs: ['--import', join(HERE, 'count-queries.js')],
-          env: { BENCH_QUERY_COUNTS: join(dir, `w${i + 1}.queries.json`) },
-          ...(variant === 'local'
-            ? { script: { path: join(HERE, 'scale-worker.js'), args: ['--writes', writeLog] } }
-            : {}),
-        }),
-      );
+      const procs = spawnBenchWorkers({ variant, workers, concurrency, db, dir, writeLog });
       children.push(...procs);
       await Promise.all(procs.map((w) => w.waitFor(/WORKER started/)));
-      const countFile = (i: number): string => join(dir, `w${i + 1}.queries.json`);
-      const before = await Promise.all(procs.map((w, i) => workerQueries(w, countFile(i), 1)));
-      const sampler = new PgBackendSampler(PG_URL, schema);
-      await sampler.start();
-      const meters = procs.map((w) => new CpuMeter(w.process.pid ?? -1));
-      const mcpMeter = demo ? new CpuMeter(demo.child.process.pid ?? -1) : null;
-      const self = new CpuMeter('self');
-      resetQueryCounts();
-      const started = process.hrtime.bigint();
-      const ended = approveOnSuspension(approver, procs, runs, 600_000);
-      const ids = await startRuns(approver, flow, dir, { from: 0, to: runs });
-      await ended;
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const approverCpu = self.elapsed() ?? Number.NaN;
-      const approverQueries = queryCounts();
-      const cpuWorkers = meters.reduce((a, m) => a + (m.elapsed() ?? Number.NaN), 0);
-      const mcpCpu = mcpMeter?.elapsed() ?? 0;
-      const after = await Promise.all(procs.map((w, i) => workerQueries(w, countFile(i), 2)));
-      const pgCpu = await sampler.stop();
+      const countFiles = procs.map((_, i) => join(dir, `w${i + 1}.queries.json`));
+      const measured = await accounted(schema, procs, countFiles, demo?.child ?? null, async () => {
+        const ended = approveOnSuspension(approver, procs, runs, 600_000);
+        const ids = await startRuns(approver, flow, dir, { from: 0, to: runs });
+        await ended;
+        return [...ids.values()];
+      });
       const completed = new Set((await approver.runtime.list({ status: 'completed' })).map((r) => r.runId));
-      const failed = [...ids.values()].filter((id) => !completed.has(id));
+      const failed = measured.value.filter((id) => !completed.has(id));
       if (failed.length > 0) throw new Error(`${failed.length} runs did not complete`);
       const writes = (demo ? demoWrites(join(dir, 'demo')) : loggedWrites(writeLog)).filter(
         (w) => w.tool === 'web_site_create',
       );
       if (writes.length !== runs) throw new Error(`expected ${runs} writes, saw ${writes.length}`);
-      return {
-        variant,
-        workers,
-        runs,
-        seconds,
-        cpu: { workers: cpuWorkers, postgres: pgCpu.seconds, mcp: mcpCpu, approver: approverCpu },
-        backends: pgCpu.backends,
-        workerQueries: minus(sumCounts(after), sumCounts(before)),
-        approverQueries,
-      };
+      const { value: _ids, ...rest } = measured;
+      return { variant, workers, runs, ...rest };
     } finally {
       await Promise.all(children.map(stopChild));
       await approver.close();
@@ -181,6 +149,72 @@ async function measure(
     await dropSchemas(schema);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Worker processes with the query counter preloaded: the CLI's (mcp) or bench/scale-worker.ts (local). */
+function spawnBenchWorkers(o: {
+  variant: Variant;
+  workers: number;
+  concurrency: number;
+  db: string;
+  dir: string;
+  writeLog: string;
+}): Child[] {
+  return Array.from({ length: o.workers }, (_, i) =>
+    spawnWorker({
+      db: o.db,
+      concurrency: o.concurrency,
+      leaseMs: 15_000,
+      label: `w${i + 1}`,
+      nodeArgs: ['--import', join(HERE, 'count-queries.js')],
+      env: { BENCH_QUERY_COUNTS: join(o.dir, `w${i + 1}.queries.json`) },
+      ...(o.variant === 'local'
+        ? { script: { path: join(HERE, 'scale-worker.js'), args: ['--writes', o.writeLog] } }
+        : {}),
+    }),
+  );
+}
+
+/** What `accounted` measured around its body. */
+type Accounted<T> = Omit<Result, 'variant' | 'workers' | 'runs'> & { value: T };
+
+/**
+ * Runs `body` with CPU and query accounting: the workers' and the MCP server's CPU (/proc), this
+ * process's (the approver), the PostgreSQL backends of `appName`, and the statements each sent
+ * (workers answer in `countFiles`).
+ */
+async function accounted<T>(
+  appName: string,
+  procs: Child[],
+  countFiles: string[],
+  mcp: Child | null,
+  body: () => Promise<T>,
+): Promise<Accounted<T>> {
+  const countFile = (i: number): string => countFiles[i] ?? '';
+  const before = await Promise.all(procs.map((w, i) => workerQueries(w, countFile(i), 1)));
+  const sampler = new PgBackendSampler(PG_URL, appName);
+  await sampler.start();
+  const meters = procs.map((w) => new CpuMeter(w.process.pid ?? -1));
+  const mcpMeter = mcp ? new CpuMeter(mcp.process.pid ?? -1) : null;
+  const self = new CpuMeter('self');
+  resetQueryCounts();
+  const started = process.hrtime.bigint();
+  const value = await body();
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const approver = self.elapsed() ?? Number.NaN;
+  const approverQueries = queryCounts();
+  const workers = meters.reduce((a, m) => a + (m.elapsed() ?? Number.NaN), 0);
+  const mcpCpu = mcpMeter?.elapsed() ?? 0;
+  const after = await Promise.all(procs.map((w, i) => workerQueries(w, countFile(i), 2)));
+  const pg = await sampler.stop();
+  return {
+    value,
+    seconds,
+    cpu: { workers, postgres: pg.seconds, mcp: mcpCpu, approver },
+    backends: pg.backends,
+    workerQueries: minus(sumCounts(after), sumCounts(before)),
+    approverQueries,
+  };
 }
 
 /** Drops the store schema and the queue's (`<schema>_queue`). */

@@ -30,16 +30,20 @@ export interface Child {
   exited: Promise<number | null>;
   /** Resolves with the first line matching `pattern` (rejects if the process exits first). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Calls `listener` with every line from now on. */
+  onLine(listener: (line: string) => void): void;
 }
 
 function watch(child: ChildProcess, label: string): Child {
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  const listeners: ((line: string) => void)[] = [];
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
     createInterface({ input: stream }).on('line', (line) => {
       lines.push(line);
+      for (const listener of listeners) listener(line);
       for (const w of waiters.filter((x) => x.pattern.test(line))) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve(line);
@@ -50,6 +54,9 @@ function watch(child: ChildProcess, label: string): Child {
     process: child,
     lines,
     exited,
+    onLine(listener) {
+      listeners.push(listener);
+    },
     waitFor(pattern, timeoutMs = 20_000) {
       const seen = lines.find((l) => pattern.test(l));
       if (seen) return Promise.resolve(seen);
@@ -80,20 +87,28 @@ export async function startDemoServer(dataDir: string): Promise<{ child: Child; 
   return { child, url };
 }
 
-/** Starts `agent-runtime worker --db URL` from the built CLI. */
+/**
+ * Starts `agent-runtime worker --db URL` from the built CLI, or `script` with `--db URL --concurrency N`
+ * and its own `args`; `nodeArgs` go before the script (e.g. `--import`), `env` is added to ours.
+ */
 export function spawnWorker(options: {
   db: string;
   concurrency: number;
   leaseMs: number;
   label: string;
   logLevel?: string;
+  script?: { path: string; args: string[] };
+  nodeArgs?: string[];
+  env?: Record<string, string>;
 }): Child {
+  const entry = options.script ? [options.script.path, ...options.script.args] : [CLI, 'worker'];
   const child = spawn(
     process.execPath,
-    [CLI, 'worker', '--db', options.db, '--concurrency', String(options.concurrency)],
+    [...(options.nodeArgs ?? []), ...entry, '--db', options.db, '--concurrency', String(options.concurrency)],
     {
       env: {
         ...process.env,
+        ...options.env,
         AGENT_RUNTIME_LEASE_MS: String(options.leaseMs),
         AGENT_RUNTIME_LOG_LEVEL: options.logLevel ?? 'info',
       },
@@ -307,4 +322,43 @@ export function demoWrites(
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as { tool: string; idempotencyKey: string | null; args: { name?: string } });
+}
+
+/**
+ * Approves every run as soon as a worker logs that it suspended it (`WORKER run.driven … status=suspended`),
+ * as a server approves when a person clicks, without polling the store; resolves when workers have
+ * logged an end for `count` distinct runs (or rejects after `timeoutMs`). For a schema of its own:
+ * every run the workers drive is taken to be the caller's. The caller checks the final statuses.
+ */
+export function approveOnSuspension(
+  approver: Approver,
+  workers: readonly Child[],
+  count: number,
+  timeoutMs: number,
+): Promise<void> {
+  const ended = new Set<string>();
+  return new Promise<void>((resolveAll, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${count - ended.size} runs did not end within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onLine = (line: string): void => {
+      const m = /WORKER run\.driven runId=(\S+) status=(\S+)/.exec(line);
+      if (!m) return;
+      const [, runId, status] = m as unknown as [string, string, string];
+      if (status === 'suspended') {
+        approver.runtime.approve(runId, { comment: 'ok', who: 'bench' }).catch((error: unknown) => {
+          if (!(error instanceof RunConflictError))
+            reject(error instanceof Error ? error : new Error(String(error)));
+        });
+      } else if (status !== 'running') {
+        ended.add(runId);
+        if (ended.size === count) {
+          clearTimeout(timer);
+          resolveAll();
+        }
+      }
+    };
+    for (const worker of workers) worker.onLine(onLine);
+  });
 }

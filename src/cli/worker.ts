@@ -1,5 +1,6 @@
 import { createStderrLogger, isLogLevel, type Logger } from '../log/logger.js';
 import { parseStoreUrl, resolveDbUrl } from '../store/open.js';
+import { batchedStderrWriter } from '../worker/log-writer.js';
 import { startWorker } from '../worker/start.js';
 import { COMMON, UsageError, parse, str } from './args.js';
 import type { Command } from './commands.js';
@@ -36,7 +37,9 @@ export async function runWorkerCommand(argv: string[], io: WorkerIo): Promise<nu
   const concurrency = positive('concurrency', str(parsed, 'concurrency'), 4);
   const graceMs = positive('shutdown-timeout', str(parsed, 'shutdown-timeout'), 10) * 1000;
   const level = process.env.AGENT_RUNTIME_LOG_LEVEL ?? 'info';
-  const logger = io.logger ?? createStderrLogger({ level: isLogLevel(level) ? level : 'info' });
+  const logger =
+    io.logger ??
+    createStderrLogger({ level: isLogLevel(level) ? level : 'info', write: batchedStderrWriter() });
   const handle = await startWorker({ db, concurrency, logger });
   logger.info('WORKER started', { pid: process.pid, concurrency, schema: handle.store.schema });
   await io.stopped(logger);

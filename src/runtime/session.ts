@@ -44,8 +44,10 @@ export class RunSession {
   /** Loads a run's working copy from the store. */
   static async open(store: Store, hub: EventHub, record: RunRecord, sinks: readonly EventSink[] = []): Promise<RunSession> {
     const doc = record.state as RunStateDoc;
-    const evidence = await store.evidence(record.runId);
-    const stored = doc.nodeId ? await store.messages(record.runId, nodeRunKey(doc)) : [];
+    // A run at version 1 was just created and never committed: it has no evidence and no messages
+    // yet (createRun appends events only), so there is nothing to read.
+    const fresh = record.version === 1;
+    const { evidence, messages: stored } = fresh ? { evidence: [], messages: [] } : await readWorkingSet(store, record.runId, doc.nodeId ? nodeRunKey(doc) : null);
     const messages = stored.map((m) => m.message as ConversationMessage);
     if (doc.node) {
       // A suspending call's tool message comes only when the person responds: count it meanwhile.
@@ -171,6 +173,13 @@ export class RunSession {
     for (const sink of this.sinks) for (const event of events) sink(event);
     this.hub.publish(events);
   }
+}
+
+/** A run's evidence and its current node run's messages, in one read when the store offers it. */
+async function readWorkingSet(store: Store, runId: string, nodeRun: string | null): Promise<{ evidence: EvidenceRecord[]; messages: StoredMessage[] }> {
+  if (store.workingSet) return store.workingSet(runId, nodeRun);
+  const evidence = await store.evidence(runId);
+  return { evidence, messages: nodeRun ? await store.messages(runId, nodeRun) : [] };
 }
 
 let lastMs = -1;

@@ -182,6 +182,14 @@ export interface Store {
   /** Evidence of a run in the order appended (which is id order: `ev_1`, `ev_2`, …). */
   evidence(runId: string): Promise<EvidenceRecord[]>;
   /**
+   * Optional: `evidence(runId)` and, when `nodeRun` is given, `messages(runId, nodeRun)` read together
+   * (one round trip for a store over the network). Same results as the two calls.
+   */
+  workingSet?(
+    runId: string,
+    nodeRun: string | null,
+  ): Promise<{ evidence: EvidenceRecord[]; messages: StoredMessage[] }>;
+  /**
    * Takes the run's lease for `owner` until `expiresAt` (epoch ms) when it is free, expired at `now`,
    * or already held by `owner`; returns the run at its new version (+1, so a driver that lost the lease
    * fails its next commit), or null when another live lease holds it (expired means `expiresAt <= now`).

@@ -29,7 +29,7 @@ export interface RunQueueOptions {
 
 /** How a worker takes jobs. */
 export interface RunQueueWorkOptions {
-  /** Runs handled at once by this process. */
+  /** Runs handled at once by this process (handlers started and not yet settled). */
   concurrency: number;
   /** The idle poll, seconds (NOTIFY wakes workers at once; polling is the backstop). Default 2. */
   pollingIntervalSeconds?: number;
@@ -40,7 +40,7 @@ export interface RunQueueWorkOptions {
  * the queue's `short` policy keys jobs by run id, so a run waits in the queue at most once however
  * often it is enqueued (a job already taken does not block a new one). A job only says "this run may
  * have work": the run's lease in the store decides who drives it, so a duplicate or stale job is
- * harmless. A handler that throws has its job retried (twice, one second apart).
+ * harmless. A job completes when its handler starts (see `work`).
  */
 export class RunQueue {
   private constructor(
@@ -94,37 +94,36 @@ export class RunQueue {
   }
 
   /**
-   * Takes jobs and hands each run id to `handler`, `concurrency` at a time; a job completes when the
-   * handler resolves and is retried when it throws.
+   * Takes jobs and hands each run id to `handler`, at most `concurrency` handlers at a time. One taker
+   * fetches one job at a time, and only while a handler slot is free; a job completes as soon as its
+   * handler has started (a job only says "this run may have work": the run's lease decides who drives
+   * it, and a run left `running` without a live lease — its handler failed, or its worker died — is
+   * queued again by the workers' sweep). So each hand-off costs one fetch and one completion, and a
+   * NOTIFY wakes one taker per process, not one per slot. A handler's failure is logged here.
    */
   async work(options: RunQueueWorkOptions, handler: (runId: string) => Promise<void>): Promise<void> {
-    await this.boss.work<RunJob>(
+    const running = new Set<Promise<void>>();
+    const poll = options.pollingIntervalSeconds ?? 2;
+    // The taker's id arrives once it is already running (its first job may come before).
+    const taker: { id?: string } = {};
+    taker.id = await this.boss.work<RunJob>(
       RUN_QUEUE,
-      {
-        localConcurrency: options.concurrency,
-        batchSize: 1,
-        pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
-        notifyPollingIntervalSeconds: options.pollingIntervalSeconds ?? 2,
-      },
+      { localConcurrency: 1, batchSize: 1, pollingIntervalSeconds: poll, notifyPollingIntervalSeconds: poll },
       async (jobs: Job<RunJob>[]) => {
-        try {
-          for (const job of jobs) await handler(job.data.runId);
-        } finally {
-          this.wake();
+        for (const job of jobs) {
+          const task: Promise<void> = handler(job.data.runId)
+            .catch((error: unknown) =>
+              this.logger.warn('QUEUE run handler failed', { runId: job.data.runId, error }),
+            )
+            .finally(() => running.delete(task));
+          running.add(task);
         }
+        while (running.size >= options.concurrency) await Promise.race(running);
+        // A slot is free: fetch the next job now rather than after the poll interval (a NOTIFY that
+        // came while this waited does the same; an empty fetch sends the taker back to sleep).
+        if (taker.id !== undefined) this.boss.notifyWorker(taker.id);
       },
     );
-  }
-
-  /**
-   * pg-boss waits its poll interval after every job unless woken. A finished job marks this queue's
-   * busy takers (the one finishing among them) to fetch again at once, so a backlog is worked off
-   * without pauses; idle takers are left asleep (new jobs wake them through NOTIFY).
-   */
-  private wake(): void {
-    for (const taker of this.boss.getWipData()) {
-      if (taker.name === RUN_QUEUE && taker.count > 0) this.boss.notifyWorker(taker.id);
-    }
   }
 
   /** Stops taking new jobs (handlers already running go on). */

@@ -33,17 +33,48 @@ storeContract('PostgresStore (PGlite)', (now) =>
 );
 
 describe('PostgresStore schema', () => {
-  const fixture = readFileSync(new URL('./fixtures/postgres-v1.sql', import.meta.url), 'utf8');
+  const fixture = (version: number): string =>
+    readFileSync(new URL(`./fixtures/postgres-v${version}.sql`, import.meta.url), 'utf8');
 
-  /** A new schema holding the frozen v1 data. */
-  async function v1Schema(): Promise<string> {
-    const schema = nextSchema('v1_');
-    await db.exec(fixture.replaceAll('__SCHEMA__', `"${schema}"`));
+  /** A new schema holding the frozen data of schema `version`. */
+  async function fixtureSchema(version: number): Promise<string> {
+    const schema = nextSchema(`v${version}_`);
+    await db.exec(fixture(version).replaceAll('__SCHEMA__', `"${schema}"`));
     return schema;
   }
+  const v1Schema = (): Promise<string> => fixtureSchema(1);
 
-  it('opens the frozen v1 schema with the current code', async () => {
-    const schema = await v1Schema();
+  /** The indexes, constraints and table options of a schema, with the schema name taken out. */
+  async function layout(schema: string): Promise<string[]> {
+    const indexes = await db.query<{ d: string }>(
+      'SELECT indexdef AS d FROM pg_indexes WHERE schemaname = $1',
+      [schema],
+    );
+    const constraints = await db.query<{ d: string }>(
+      `SELECT conrelid::regclass::text || ' ' || pg_get_constraintdef(oid) AS d FROM pg_constraint
+       WHERE connamespace = $1::regnamespace`,
+      [schema],
+    );
+    const options = await db.query<{ d: string }>(
+      `SELECT relname || ' ' || coalesce(array_to_string(reloptions, ','), '') AS d FROM pg_class
+       WHERE relnamespace = $1::regnamespace AND relkind = 'r'`,
+      [schema],
+    );
+    return [...indexes.rows, ...constraints.rows, ...options.rows]
+      .map((r) => r.d.replaceAll(`"${schema}".`, '').replaceAll(`${schema}.`, ''))
+      .sort();
+  }
+
+  it('migrates the frozen v1 schema to the layout of the frozen v2 one', async () => {
+    const migrated = await v1Schema();
+    await (await createPostgresStore({ pglite: db }, { schema: migrated })).close();
+    const frozen = await fixtureSchema(2);
+    expect(await layout(migrated)).toEqual(await layout(frozen));
+    expect((await layout(frozen)).join('\n')).not.toMatch(/FOREIGN KEY|lease_expires_at/);
+  });
+
+  it.each([1, 2])('opens the frozen v%i schema with the current code', async (version) => {
+    const schema = await fixtureSchema(version);
     const store = await createPostgresStore({ pglite: db }, { schema });
     expect(await store.schemaVersion()).toBe(PG_SCHEMA_VERSION);
     const run = (await store.getRun('run_v1'))!;
@@ -89,28 +120,29 @@ describe('PostgresStore schema', () => {
     const schema = await v1Schema();
     const q = pgliteQueryable(db);
     const v2: PgMigration = {
-      version: 2,
+      version: PG_SCHEMA_VERSION + 1,
       description: 'test: runs.note',
       sql: (s) => `ALTER TABLE ${s}.runs ADD COLUMN note text`,
     };
     const v3: PgMigration = {
-      version: 3,
+      version: PG_SCHEMA_VERSION + 2,
       description: 'test: fill note',
       sql: (s) => `UPDATE ${s}.runs SET note = 'v3'`,
     };
-    expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({ from: 1, to: 3 });
-    expect(await pgSchemaVersion(q, schema)).toBe(3);
+    const last = PG_SCHEMA_VERSION + 2;
+    expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({ from: 1, to: last });
+    expect(await pgSchemaVersion(q, schema)).toBe(last);
     expect((await db.query(`SELECT note FROM "${schema}".runs WHERE run_id = 'run_v1'`)).rows).toEqual([
       { note: 'v3' },
     ]);
-    expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({ from: 3, to: 3 });
+    expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({ from: last, to: last });
   });
 
   it('rolls a failing migration back whole', async () => {
     const schema = await v1Schema();
     const q = pgliteQueryable(db);
     const v2: PgMigration = {
-      version: 2,
+      version: PG_SCHEMA_VERSION + 1,
       description: 'test: half done',
       sql: (s) => `CREATE TABLE ${s}.extra (x int); SELECT nope FROM ${s}.missing`,
     };
@@ -127,8 +159,8 @@ describe('PostgresStore schema', () => {
     const error: unknown = await createPostgresStore({ pglite: db }, { schema }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: 'SCHEMA_TOO_NEW' });
-    expect((error as Error).message).toMatch(
-      /schema version 2, newer than this g2rain-agent-runtime supports \(1\)/,
+    expect((error as Error).message).toContain(
+      `schema version ${PG_SCHEMA_VERSION + 1}, newer than this g2rain-agent-runtime supports (${PG_SCHEMA_VERSION})`,
     );
     expect(await pgSchemaVersion(pgliteQueryable(db), schema)).toBe(PG_SCHEMA_VERSION + 1);
   });

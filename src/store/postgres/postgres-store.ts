@@ -150,7 +150,8 @@ export class PostgresStore implements Store {
       sets.push(`last_seq = ${params.add(last.seq, 'bigint')}`);
       conditions.push(`${params.add(first.seq, 'bigint')} > last_seq`);
     }
-    const update = `UPDATE ${this.#s}.runs SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${RUN_SELECT_MUTABLE}`;
+    const returning = this.#fixed.has(commit.runId) ? RUN_SELECT_MUTABLE : RUN_SELECT;
+    const update = `UPDATE ${this.#s}.runs SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${returning}`;
     const batches = [
       eventRows(events),
       messageRows(commit.messages ?? []),
@@ -163,7 +164,7 @@ export class PostgresStore implements Store {
       throw this.#duplicate(error, commit.runId);
     }
     if (!row) return this.#explainRefusedCommit(commit);
-    return runFromPgRow(row, await this.#fixedParts(commit.runId));
+    return runFromPgRow(row, await this.#fixedFrom(commit.runId, row));
   }
 
   async events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
@@ -187,6 +188,25 @@ export class PostgresStore implements Store {
     );
   }
 
+  async workingSet(
+    runId: string,
+    nodeRun: string | null,
+  ): Promise<{ evidence: EvidenceRecord[]; messages: StoredMessage[] }> {
+    const result = await this.#open().query<{ k: number; body: unknown }>(
+      `(SELECT 0 AS k, pos AS o, body FROM ${this.#s}.evidence WHERE run_id = $1)
+       UNION ALL (SELECT 1, idx, body FROM ${this.#s}.messages WHERE run_id = $1 AND node_run = $2)
+       ORDER BY k, o`,
+      [runId, nodeRun],
+    );
+    const evidence: EvidenceRecord[] = [];
+    const messages: StoredMessage[] = [];
+    for (const row of result.rows) {
+      if (Number(row.k) === 0) evidence.push(row.body as EvidenceRecord);
+      else messages.push(row.body as StoredMessage);
+    }
+    return { evidence, messages };
+  }
+
   async acquireLease(
     runId: string,
     owner: string,
@@ -199,11 +219,11 @@ export class PostgresStore implements Store {
          updated_at = $5::timestamptz
        WHERE run_id = $1
          AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $4::bigint OR lease_owner = $2)
-       RETURNING ${RUN_SELECT_MUTABLE}`,
+       RETURNING ${this.#fixed.has(runId) ? RUN_SELECT_MUTABLE : RUN_SELECT}`,
       [runId, owner, expiresAt, now, this.#now().toISOString()],
     );
     const row = result.rows[0];
-    if (row) return runFromPgRow(row, await this.#fixedParts(runId));
+    if (row) return runFromPgRow(row, await this.#fixedFrom(runId, row));
     const exists = await db.query(`SELECT 1 FROM ${this.#s}.runs WHERE run_id = $1`, [runId]);
     if (exists.rows.length === 0) throw runNotFound(runId);
     return null;
@@ -240,6 +260,17 @@ export class PostgresStore implements Store {
       [runId],
     );
     return this.#remember(runId, result.rows[0] ?? unreachable(runId));
+  }
+
+  /**
+   * A run's `flow` and `input` after a statement that returned its row: from the cache, else from the
+   * row (statements select them only when the cache lacks them), else read (evicted meanwhile).
+   */
+  async #fixedFrom(runId: string, row: Partial<FixedParts>): Promise<FixedParts> {
+    const known = this.#fixed.get(runId);
+    if (known) return known;
+    if (!('flow' in row)) return this.#fixedParts(runId);
+    return this.#remember(runId, { flow: row.flow, input: row.input });
   }
 
   #remember(runId: string, parts: FixedParts): FixedParts {

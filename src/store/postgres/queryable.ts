@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 
 /** The rows of one statement and how many rows it touched. */
@@ -27,12 +28,20 @@ export interface Queryable extends QueryRunner {
 /** The part of `pg.Pool` used here (so tests may pass a pool of their own). */
 export type PgPoolLike = Pick<Pool, 'query' | 'connect' | 'end'>;
 
-/** A Queryable over a `pg` Pool: statements use any free connection; a transaction holds one. */
+/**
+ * A Queryable over a `pg` Pool: statements use any free connection, prepared once per connection
+ * (named by a hash of their text); a transaction holds one connection.
+ */
 export function poolQueryable(pool: PgPoolLike): Queryable {
   let ended = false;
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      const result = await pool.query(sql, params as unknown[]);
+      const name = statementName(sql);
+      const result = await pool.query(
+        name === undefined
+          ? { text: sql, values: params as unknown[] }
+          : { name, text: sql, values: params as unknown[] },
+      );
       return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
     },
     async transaction<T>(body: (tx: QueryRunner) => Promise<T>): Promise<T> {
@@ -116,4 +125,22 @@ export function pgliteQueryable(db: PGliteLike, options: { ownsConnection?: bool
       if (options.ownsConnection && !db.closed) await db.close();
     },
   };
+}
+
+/** At most this many statement texts are prepared (per process; each connection prepares them once). */
+const MAX_PREPARED = 500;
+const names = new Map<string, string>();
+
+/**
+ * The name a statement is prepared under: statements are parsed and planned once per connection
+ * instead of on every call (the store's statements come in a few shapes). Past `MAX_PREPARED`
+ * distinct texts, new ones run unnamed (parsed each time) so that connections do not grow without end.
+ */
+function statementName(sql: string): string | undefined {
+  let name = names.get(sql);
+  if (name === undefined && names.size < MAX_PREPARED) {
+    name = `ar_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    names.set(sql, name);
+  }
+  return name;
 }

@@ -82,9 +82,32 @@ CREATE INDEX evidence_run ON ${s}.evidence (run_id, pos);
 CREATE INDEX evidence_fingerprint ON ${s}.evidence (run_id, fingerprint);
 `;
 
+/**
+ * Version 2, for the cost of a step's commit. A step updates its run row: with no index on a column a
+ * step changes (`lease_expires_at` was indexed for the sweep) and free room on the page (fillfactor),
+ * PostgreSQL updates the row in place (HOT) instead of adding an entry to each of the run's six
+ * indexes. The appended rows no longer run a foreign-key trigger each: a commit inserts them only in
+ * the statement that matched the run's row, and createRun inserts a run's first events with it.
+ * The evidence index by fingerprint was never read.
+ */
+const V2 = (s: string): string => `
+DROP INDEX ${s}.runs_running;
+CREATE INDEX runs_running ON ${s}.runs (created_at) WHERE status = 'running';
+ALTER TABLE ${s}.runs SET (fillfactor = 50);
+ALTER TABLE ${s}.events DROP CONSTRAINT events_run_id_fkey;
+ALTER TABLE ${s}.messages DROP CONSTRAINT messages_run_id_fkey;
+ALTER TABLE ${s}.evidence DROP CONSTRAINT evidence_run_id_fkey;
+DROP INDEX ${s}.evidence_fingerprint;
+`;
+
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, description: 'runs, events, messages, evidence', sql: V1 },
+  {
+    version: 2,
+    description: 'step commits update the run row in place; appends without FK triggers',
+    sql: V2,
+  },
 ];
 
 /** The PostgreSQL schema version this code reads and writes. */
@@ -160,4 +183,3 @@ function splitStatements(script: string): string[] {
     .map((s) => s.trim())
     .filter((s) => s !== '');
 }
-

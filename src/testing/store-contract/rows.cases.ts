@@ -27,6 +27,28 @@ export function rowCases(h: Harness, t: TestApi): void {
       expect(await h.store.events('unknown')).toEqual([]);
     });
 
+    it("reads the working set (evidence and a node run's messages) as the separate reads do", async () => {
+      await h.seed();
+      await h.seed('r2');
+      await h.store.commit({
+        runId: 'r1',
+        expectedVersion: 1,
+        patch: {},
+        messages: [message('query#1', 1), message('query#1', 0), message('create#1', 0)],
+        evidence: [evidence(1), evidence(2)],
+      });
+      await h.store.commit({ runId: 'r2', expectedVersion: 1, patch: {}, messages: [message('query#1', 0)] });
+      const read = h.store.workingSet?.bind(h.store);
+      if (!read) return; // optional: this store has no combined read
+      expect(await read('r1', 'query#1')).toEqual({
+        evidence: await h.store.evidence('r1'),
+        messages: await h.store.messages('r1', 'query#1'),
+      });
+      expect((await read('r1', null)).messages).toEqual([]);
+      expect((await read('r1', null)).evidence.map((e) => e.id)).toEqual(['ev_1', 'ev_2']);
+      expect(await read('unknown', 'query#1')).toEqual({ evidence: [], messages: [] });
+    });
+
     it('stores values as JSON: undefined fields are dropped', async () => {
       await h.store.createRun(newRun('r1'), [
         event('r1', 1, 'run.started', { gone: undefined, kept: [1, null] }),

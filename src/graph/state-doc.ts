@@ -18,6 +18,11 @@ export interface RunStateDoc {
   modelCalls: number;
   /** For a delegated child run: the parent's delegate call that started it. */
   parentCallId?: string;
+  /**
+   * Set when a cancel arrived while a write of the run was in flight: the driver records that write's
+   * result, starts nothing new and ends the run `cancelled` (runtime/cancel.ts).
+   */
+  cancelRequested?: true;
 }
 
 /** The key of the current node run's conversation. */

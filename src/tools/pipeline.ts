@@ -29,12 +29,16 @@ export interface ApprovalPending {
   summary: string;
   /** Argument name → evidence id the value was found in. */
   provenance: Record<string, string>;
+  /** The pending item's id, when it comes from a child run (kept, the child checks responses against it). */
+  id?: string;
 }
 
 /** The pending item of a follow-up suspension. */
 export interface FollowUpPending {
   question: string;
   options: string[] | null;
+  /** As ApprovalPending's. */
+  id?: string;
 }
 
 /** A request to wait for a person (SPEC §5). */
@@ -106,7 +110,12 @@ export interface CallServices {
   /** Real tools (MCP and local) are invoked through this. */
   readonly invoker: ToolInvokerPort;
   /** Persists the run state now (write-ahead for in-flight writes, SPEC §9). */
-  checkpoint(): Promise<void>;
+  /**
+   * Persists what is buffered. `beforeEffect`: the commit that precedes an effect outside the run (a
+   * write's in-flight mark, a delegate's start); it fails when anything else changed the run meanwhile,
+   * even a cancel request, so that nothing is started after a cancel.
+   */
+  checkpoint(options?: { beforeEffect?: boolean }): Promise<void>;
   /** The current time. */
   now(): Date;
   /** The human-readable log: one `TOOL invoked` line per call. */

@@ -12,8 +12,8 @@ export interface EventBase {
 
 /** The pending item of a suspension as traced and summarised. */
 export type PendingItem =
-  | { tool: string; args: Record<string, unknown>; summary: string; provenance?: Record<string, string> }
-  | { question: string; options: string[] | null };
+  | { tool: string; args: Record<string, unknown>; summary: string; provenance?: Record<string, string>; id?: string }
+  | { question: string; options: string[] | null; id?: string };
 
 /** The payload of each trace event type, without the base fields (SPEC §11). */
 export type EventPayload =

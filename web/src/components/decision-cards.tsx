@@ -93,7 +93,7 @@ function ApprovalCard({
               type="button"
               className="approve"
               disabled={busy}
-              onClick={() => send(() => api.decide(runId, 'approve', comment))}
+              onClick={() => send(() => api.decide(runId, 'approve', comment, pending.id))}
             >
               {busy ? t('sending') : t('approve')}
             </button>
@@ -101,7 +101,7 @@ function ApprovalCard({
               type="button"
               className="danger"
               disabled={busy}
-              onClick={() => send(() => api.decide(runId, 'reject', comment))}
+              onClick={() => send(() => api.decide(runId, 'reject', comment, pending.id))}
             >
               {t('reject')}
             </button>
@@ -195,7 +195,7 @@ function FollowUpCard({
   const { busy, error, send } = useSend(onAnswered);
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    if (text.trim()) send(() => api.answer(runId, text.trim()));
+    if (text.trim()) send(() => api.answer(runId, text.trim(), pending.id));
   };
   return (
     <section
@@ -214,7 +214,7 @@ function FollowUpCard({
                   key={option}
                   type="button"
                   disabled={busy}
-                  onClick={() => send(() => api.answer(runId, option))}
+                  onClick={() => send(() => api.answer(runId, option, pending.id))}
                 >
                   {option}
                 </button>

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { fingerprint } from '../../src/domain/fingerprint.js';
 import type { RunStateDoc } from '../../src/graph/state-doc.js';
-import type { Store, StoredEvent } from '../../src/store/store.js';
+import type { RunRecord, Store, StoredEvent } from '../../src/store/store.js';
 import { idempotencyKey } from '../../src/tools/guards/keys.js';
 
 /** The fixtures: race-cloud.js, flow.yaml, turns.yaml. */
@@ -71,18 +71,32 @@ export function executedWrites(dir: string): { name: string; key: string | null 
 }
 
 /** Polls the store until `test` holds for the run (or `timeoutMs` passes: then it throws). */
-export async function until(store: Store, runId: string, test: (doc: RunStateDoc, status: string) => boolean, timeoutMs = 20_000): Promise<void> {
+export async function until(store: Store, runId: string, test: (record: RunRecord) => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const record = await store.getRun(runId);
-    if (record && test(record.state as RunStateDoc, record.status)) return;
+    if (record && test(record)) return;
     if (Date.now() > deadline) throw new Error(`run ${runId}: the awaited state did not come within ${timeoutMs} ms (${record?.status})`);
     await new Promise((r) => setTimeout(r, 3));
   }
 }
 
-/** The trigger "a write of the run is in flight" (its mark committed), or the run left running. */
-export const inFlight = (doc: RunStateDoc, status: string): boolean => doc.run.inFlight.length > 0 || status !== 'running';
+/**
+ * The trigger "the approved write is in flight" (its mark committed), or already past it (the run
+ * waits for the next approval, or ended).
+ */
+export const inFlight = (record: RunRecord): boolean => {
+  if ((record.state as RunStateDoc).run.inFlight.length > 0) return true;
+  if (record.status === 'suspended') return pendingName(record) === 'b';
+  return record.status !== 'running';
+};
+
+/** The trigger "the approval was taken" (the run left its first suspension). */
+export const resumed = (record: RunRecord): boolean => record.status !== 'suspended' || pendingName(record) === 'b';
+
+function pendingName(record: RunRecord): unknown {
+  return (record.suspension as { pending?: { args?: { name?: unknown } } } | null)?.pending?.args?.name;
+}
 
 /** What one trial came to, for the suite's totals. */
 export interface TrialResult {
@@ -139,4 +153,15 @@ export function tally(totals: Record<string, number>, r: TrialResult): void {
   totals.recordedDirectly = (totals.recordedDirectly ?? 0) + r.recordedDirectly;
   totals.recordedByLookBack = (totals.recordedByLookBack ?? 0) + r.recordedByLookBack;
   totals[`status_${r.status}`] = (totals[`status_${r.status}`] ?? 0) + 1;
+}
+
+/** Waits until the run's lease has expired (its holder stopped; a takeover may start). */
+export async function leaseExpired(store: Store, runId: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const record = await store.getRun(runId);
+    if (!record || record.leaseExpiresAt === null || record.leaseExpiresAt <= Date.now()) return;
+    if (Date.now() > deadline) throw new Error(`run ${runId}: its lease did not expire within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, Math.max(1, Math.min(50, record.leaseExpiresAt - Date.now()))));
+  }
 }

@@ -3,7 +3,9 @@
  * random source, a world per trial (a folder with the race-cloud server's data and a SQLite store),
  * the trigger "the write is in flight" read from the store, and the checks made after every trial.
  */
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
@@ -162,6 +164,66 @@ export async function leaseExpired(store: Store, runId: string, timeoutMs = 20_0
     const record = await store.getRun(runId);
     if (!record || record.leaseExpiresAt === null || record.leaseExpiresAt <= Date.now()) return;
     if (Date.now() > deadline) throw new Error(`run ${runId}: its lease did not expire within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, Math.max(1, Math.min(50, record.leaseExpiresAt - Date.now()))));
+    await new Promise((r) => setTimeout(r, Math.max(1, Math.min(50, (record.leaseExpiresAt ?? 0) - Date.now()))));
   }
+}
+
+/** A flows folder for `serve`: the race flow with absolute paths to its model and server. */
+export function flowsDir(root: string): string {
+  const dir = mkdtempSync(join(root, 'flows-'));
+  const text = readFileSync(FLOW, 'utf8')
+    .replace('scripted:./turns.yaml', `scripted:${join(FIXTURES, 'turns.yaml')}`)
+    .replace('[./race-cloud.js]', `[${JSON.stringify(join(FIXTURES, 'race-cloud.js'))}]`);
+  writeFileSync(join(dir, 'flow.yaml'), text);
+  return dir;
+}
+
+/** A child process with its output lines and its exit. */
+export interface Proc {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<number | null>;
+  /** The first line matching `pattern` (rejects when the process exits first or after 30 s). */
+  line(pattern: RegExp): Promise<string>;
+}
+
+/** Watches a spawned process's output lines. */
+export function watch(child: ChildProcess): Proc {
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; done: (line: string) => void }[] = [];
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  for (const stream of [child.stdout, child.stderr]) {
+    if (!stream) continue;
+    createInterface({ input: stream }).on('line', (l) => {
+      lines.push(l);
+      for (const w of waiters.filter((x) => x.pattern.test(l))) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.done(l);
+      }
+    });
+  }
+  return {
+    child,
+    lines,
+    exited,
+    line(pattern) {
+      const seen = lines.find((l) => pattern.test(l));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolveLine, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no line ${pattern}:\n${lines.join('\n')}`)), 30_000);
+        waiters.push({ pattern, done: (l) => (clearTimeout(timer), resolveLine(l)) });
+        void exited.then((code) => reject(new Error(`exited (${code}) before ${pattern}:\n${lines.join('\n')}`)));
+      });
+    },
+  };
+}
+
+/** JSON over HTTP against `serve` (no tokens: loopback, every caller is admin). */
+export async function api(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }

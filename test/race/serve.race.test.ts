@@ -34,6 +34,8 @@ async function trial(path: 'cancel' | 'sigterm', i: number): Promise<void> {
     const runId = started.json.runId as string;
     await until(store, runId, (r) => r.status === 'suspended');
     const pending = (await api(url, 'GET', `/v1/runs/${runId}`)).json.suspension as { pending: { id: string } };
+    const wrong = await api(url, 'POST', `/v1/runs/${runId}/approval`, { decision: 'approve', expect: 'pnd_0000000000000000' });
+    expect(wrong.status).toBe(409);
     const approved = await api(url, 'POST', `/v1/runs/${runId}/approval`, { decision: 'approve', expect: pending.pending.id });
     expect(approved.status, JSON.stringify(approved.json)).toBe(200);
     await until(store, runId, atMark ? inFlight : resumed);

@@ -151,6 +151,8 @@ export interface CallContext {
   policy?: ToolPolicy;
   /** True for a write tool (flow `write`, else MCP annotations; builtins never). Set by the catalog step. */
   isWrite?: boolean;
+  /** Set by crash recovery for the re-send of an interrupted idempotent write (it settles, not starts, a write). */
+  resending?: boolean;
   /** The parsed arguments. Set by the arg policy. */
   args?: Record<string, unknown>;
   /** Tool + canonical arguments. Set by the arg policy. */

@@ -93,7 +93,7 @@ async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<O
   };
   // Told to stop (cancel, shutdown) before the write was marked: it is not sent, and the loop records
   // nothing of this call (only a sent write is recorded after a stop).
-  if (ctx.services.signal?.aborted) return notSent(ctx);
+  if (ctx.services.signal?.aborted && ctx.resending !== true) return notSent(ctx);
   ctx.run.inFlight.push(mark);
   try {
     await ctx.services.checkpoint({ beforeEffect: true });

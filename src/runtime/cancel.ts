@@ -67,13 +67,19 @@ export async function cancelRun(host: CancelHost, runId: string): Promise<RunSum
   }
 }
 
-async function waitForDriver(host: CancelHost, record: RunRecord, local: ReturnType<CancelHost['localDriver']>, deadline: number): Promise<void> {
+async function waitForDriver(
+  host: CancelHost,
+  record: RunRecord,
+  local: ReturnType<CancelHost['localDriver']>,
+  deadline: number,
+): Promise<void> {
   if (local) {
     local.stop();
     await local.done.catch(() => undefined); // its failure is the driver's to report; the loop re-reads
     return;
   }
-  const live = record.leaseOwner !== null && record.leaseExpiresAt !== null && record.leaseExpiresAt > Date.now();
+  const live =
+    record.leaseOwner !== null && record.leaseExpiresAt !== null && record.leaseExpiresAt > Date.now();
   if (!live) {
     await host.takeOver(record.runId).catch((error: unknown) => {
       if (!(error instanceof RunConflictError)) throw error; // another process took it first: look again
@@ -90,12 +96,29 @@ async function waitForDriver(host: CancelHost, record: RunRecord, local: ReturnT
 }
 
 /** Ends a run `cancelled` at the version read (VersionConflictError when it moved meanwhile). */
-export async function commitCancelled(host: Pick<CancelHost, 'store' | 'publish'>, record: RunRecord): Promise<RunSummary> {
-  const event = { seq: record.lastSeq + 1, ts: new Date().toISOString(), runId: record.runId, type: 'run.cancelled', reason: 'CANCELLED' };
-  const next = await (await host.store()).commit({
+export async function commitCancelled(
+  host: Pick<CancelHost, 'store' | 'publish'>,
+  record: RunRecord,
+): Promise<RunSummary> {
+  const event = {
+    seq: record.lastSeq + 1,
+    ts: new Date().toISOString(),
+    runId: record.runId,
+    type: 'run.cancelled',
+    reason: 'CANCELLED',
+  };
+  const next = await (
+    await host.store()
+  ).commit({
     runId: record.runId,
     expectedVersion: record.version,
-    patch: { status: 'cancelled', suspension: null, reason: 'CANCELLED', leaseOwner: null, leaseExpiresAt: null },
+    patch: {
+      status: 'cancelled',
+      suspension: null,
+      reason: 'CANCELLED',
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    },
     events: [event],
   });
   host.publish([event]);
@@ -105,14 +128,19 @@ export async function commitCancelled(host: Pick<CancelHost, 'store' | 'publish'
 /** Records the cancel request in the run's state (no event, no lease change: the driver adopts it). */
 async function requestCancel(host: CancelHost, record: RunRecord): Promise<void> {
   const state = { ...(record.state as RunStateDoc), cancelRequested: true };
-  await (await host.store()).commit({ runId: record.runId, expectedVersion: record.version, patch: { state } });
+  await (
+    await host.store()
+  ).commit({ runId: record.runId, expectedVersion: record.version, patch: { state } });
 }
 
 /**
  * Ends a run whose driver stopped on a cancel request: `cancelled` unless it ended otherwise
  * meanwhile (then its summary as it stands).
  */
-export async function endCancelled(host: Pick<CancelHost, 'store' | 'publish' | 'read'>, runId: string): Promise<RunSummary> {
+export async function endCancelled(
+  host: Pick<CancelHost, 'store' | 'publish' | 'read'>,
+  runId: string,
+): Promise<RunSummary> {
   for (;;) {
     const record = await host.read(runId);
     if (ENDED.includes(record.status)) return summarize(record);

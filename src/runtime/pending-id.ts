@@ -11,7 +11,9 @@ import type { RunSession } from './session.js';
  * the previous item is refused instead of answering the next.
  */
 export function pendingId(session: RunSession, callId: string, kind: string): string {
-  const digest = createHash('sha256').update(`${session.runId}\n${nodeRunKey(session.doc)}\n${callId}\n${kind}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${session.runId}\n${nodeRunKey(session.doc)}\n${callId}\n${kind}`)
+    .digest('hex');
   return `pnd_${digest.slice(0, 16)}`;
 }
 

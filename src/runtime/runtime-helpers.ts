@@ -8,7 +8,12 @@ export function isFlowRef(source: FlowRef | FlowInput): source is FlowRef {
 }
 
 /** Why a response of kind `wanted` does not fit the run as it stands. */
-export function conflictMessage(runId: string, status: string, waiting: string | undefined, wanted: string): string {
+export function conflictMessage(
+  runId: string,
+  status: string,
+  waiting: string | undefined,
+  wanted: string,
+): string {
   const what = wanted === 'APPROVAL' ? 'an approval' : 'an answer';
   if (status !== 'suspended') return `run ${runId} is ${status}; it is not waiting for ${what}`;
   return `run ${runId} waits for ${waiting === 'APPROVAL' ? 'an approval' : 'an answer'}, not for ${what}`;

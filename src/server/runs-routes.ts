@@ -138,7 +138,11 @@ function registerResponseRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): voi
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
     const who = c.get('principal').name;
-    const options = { comment: body.comment ?? null, who, ...(body.expect !== undefined ? { expect: body.expect } : {}) };
+    const options = {
+      comment: body.comment ?? null,
+      who,
+      ...(body.expect !== undefined ? { expect: body.expect } : {}),
+    };
     const summary = await idempotent(deps, c, body, () =>
       respond(deps, c, id, (onAccepted) =>
         body.decision === 'approve'
@@ -155,7 +159,11 @@ function registerResponseRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): voi
     const who = c.get('principal').name;
     const summary = await idempotent(deps, c, body, () =>
       respond(deps, c, id, (onAccepted) =>
-        deps.runtime.answer(id, body.text, { who, onAccepted, ...(body.expect !== undefined ? { expect: body.expect } : {}) }),
+        deps.runtime.answer(id, body.text, {
+          who,
+          onAccepted,
+          ...(body.expect !== undefined ? { expect: body.expect } : {}),
+        }),
       ),
     );
     return c.json(summary, 200);

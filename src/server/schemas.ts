@@ -103,7 +103,9 @@ export const ApprovalSchema = z
       .string()
       .min(1)
       .optional()
-      .openapi({ description: 'The pending item id this decision is for; 409 when the run waits for another.' }),
+      .openapi({
+        description: 'The pending item id this decision is for; 409 when the run waits for another.',
+      }),
   })
   .openapi('Approval');
 
@@ -115,7 +117,9 @@ export const AnswerSchema = z
       .string()
       .min(1)
       .optional()
-      .openapi({ description: 'The pending item id this answer is for; 409 when the run waits for another.' }),
+      .openapi({
+        description: 'The pending item id this answer is for; 409 when the run waits for another.',
+      }),
   })
   .openapi('Answer');
 

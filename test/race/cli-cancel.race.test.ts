@@ -6,7 +6,20 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { ensureBuilt, runCli } from '../cli/helpers/cli.js';
-import { SEED, FLOW, between, checkTrial, inFlight, random, resumed, rootDir, tally, trials, until, world } from './harness.js';
+import {
+  SEED,
+  FLOW,
+  between,
+  checkTrial,
+  inFlight,
+  random,
+  resumed,
+  rootDir,
+  tally,
+  trials,
+  until,
+  world,
+} from './harness.js';
 
 const root = rootDir('cli');
 const totals: Record<string, number> = {};
@@ -30,7 +43,10 @@ describe('CLI cancel while an approved write may be in flight', () => {
     const { runId, suspension } = started.json as { runId: string; suspension: { pending: { id: string } } };
     const store = await openStore(w.db);
     try {
-      const approving = runCli(['approve', runId, '--expect', suspension.pending.id, '--json', '--db', w.db], opts);
+      const approving = runCli(
+        ['approve', runId, '--expect', suspension.pending.id, '--json', '--db', w.db],
+        opts,
+      );
       await until(store, runId, atMark ? inFlight : resumed);
       await new Promise((r) => setTimeout(r, cancelAfterMs));
       const cancelled = await runCli(['cancel', runId, '--json', '--db', w.db], opts);
@@ -38,7 +54,8 @@ describe('CLI cancel while an approved write may be in flight', () => {
       expect(cancelled.code, cancelled.stderr).toBe(0);
       expect([1, 3, 4], approved.stderr).toContain(approved.code);
       const r = await checkTrial(store, runId, w.dir, ['cancelled']);
-      if (process.env.RACE_DEBUG) console.log(JSON.stringify({ i, atMark, cancelAfterMs, approve: approved.code, ...r }));
+      if (process.env.RACE_DEBUG)
+        console.log(JSON.stringify({ i, atMark, cancelAfterMs, approve: approved.code, ...r }));
       tally(totals, r);
     } finally {
       await store.close();

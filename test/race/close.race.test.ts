@@ -6,7 +6,20 @@ import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
 import { createRuntime } from '../../src/runtime/create.js';
-import { SEED, FLOW, between, leaseExpired, checkTrial, inFlight, random, rootDir, tally, trials, until, world } from './harness.js';
+import {
+  SEED,
+  FLOW,
+  between,
+  leaseExpired,
+  checkTrial,
+  inFlight,
+  random,
+  rootDir,
+  tally,
+  trials,
+  until,
+  world,
+} from './harness.js';
 
 const root = rootDir('close');
 const totals: Record<string, number> = {};
@@ -43,7 +56,10 @@ describe('close() while an approved write may be in flight', () => {
         await leaseExpired(store, first.runId);
         summary = await two.resume(first.runId);
       }
-      if (summary.suspension?.pending.id && (summary.suspension.pending as { args?: { name?: string } }).args?.name === 'b') {
+      if (
+        summary.suspension?.pending.id &&
+        (summary.suspension.pending as { args?: { name?: string } }).args?.name === 'b'
+      ) {
         summary = await two.approve(first.runId, { expect: summary.suspension.pending.id });
       }
       expect(summary.status).toBe('completed');

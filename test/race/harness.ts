@@ -73,12 +73,20 @@ export function executedWrites(dir: string): { name: string; key: string | null 
 }
 
 /** Polls the store until `test` holds for the run (or `timeoutMs` passes: then it throws). */
-export async function until(store: Store, runId: string, test: (record: RunRecord) => boolean, timeoutMs = 20_000): Promise<void> {
+export async function until(
+  store: Store,
+  runId: string,
+  test: (record: RunRecord) => boolean,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const record = await store.getRun(runId);
     if (record && test(record)) return;
-    if (Date.now() > deadline) throw new Error(`run ${runId}: the awaited state did not come within ${timeoutMs} ms (${record?.status})`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `run ${runId}: the awaited state did not come within ${timeoutMs} ms (${record?.status})`,
+      );
     await new Promise((r) => setTimeout(r, 3));
   }
 }
@@ -94,7 +102,8 @@ export const inFlight = (record: RunRecord): boolean => {
 };
 
 /** The trigger "the approval was taken" (the run left its first suspension). */
-export const resumed = (record: RunRecord): boolean => record.status !== 'suspended' || pendingName(record) === 'b';
+export const resumed = (record: RunRecord): boolean =>
+  record.status !== 'suspended' || pendingName(record) === 'b';
 
 function pendingName(record: RunRecord): unknown {
   return (record.suspension as { pending?: { args?: { name?: unknown } } } | null)?.pending?.args?.name;
@@ -114,19 +123,33 @@ export interface TrialResult {
  * write ran twice, no write is recorded that did not run, and no in-flight mark is left behind.
  * `cancelled`: the run ended cancelled, with `run.cancelled` its last event.
  */
-export async function checkTrial(store: Store, runId: string, dir: string, expectStatus: string[]): Promise<TrialResult> {
+export async function checkTrial(
+  store: Store,
+  runId: string,
+  dir: string,
+  expectStatus: string[],
+): Promise<TrialResult> {
   const record = await store.getRun(runId);
   if (!record) throw new Error(`run ${runId} is missing`);
   const events = await store.events(runId);
   const evidence = await store.evidence(runId);
-  const result: TrialResult = { executed: 0, recordedDirectly: 0, recordedByLookBack: 0, status: record.status };
+  const result: TrialResult = {
+    executed: 0,
+    recordedDirectly: 0,
+    recordedByLookBack: 0,
+    status: record.status,
+  };
   const writes = executedWrites(dir);
   for (const name of ['a', 'b']) {
     const key = idempotencyKey(runId, fingerprint('site_create', { name }));
     const executed = writes.filter((w) => w.key === key);
     expect(executed.length, `write ${name} executed more than once`).toBeLessThanOrEqual(1);
-    const invoked = events.filter((e) => isInvoked(e, 'site_create', name) && e.executed === true && e.lookBack === false);
-    expect(invoked.length, `write ${name}: executed ${executed.length}×, recorded ${invoked.length}×`).toBe(executed.length);
+    const invoked = events.filter(
+      (e) => isInvoked(e, 'site_create', name) && e.executed === true && e.lookBack === false,
+    );
+    expect(invoked.length, `write ${name}: executed ${executed.length}×, recorded ${invoked.length}×`).toBe(
+      executed.length,
+    );
     const own = evidence.filter((r) => r.tool === 'site_create' && r.args.name === name);
     const looked = evidence.filter((r) => r.tool === 'site_find' && r.args.name === name);
     expect(own.length + looked.length, `write ${name}: evidence records`).toBe(executed.length);
@@ -143,7 +166,11 @@ export async function checkTrial(store: Store, runId: string, dir: string, expec
   return result;
 }
 
-function isInvoked(e: StoredEvent, tool: string, name: string): e is StoredEvent & { executed: boolean; lookBack: boolean } {
+function isInvoked(
+  e: StoredEvent,
+  tool: string,
+  name: string,
+): e is StoredEvent & { executed: boolean; lookBack: boolean } {
   const args = (e as { args?: { name?: unknown } }).args;
   return e.type === 'tool.invoked' && (e as { tool?: string }).tool === tool && args?.name === name;
 }
@@ -163,8 +190,11 @@ export async function leaseExpired(store: Store, runId: string, timeoutMs = 20_0
   for (;;) {
     const record = await store.getRun(runId);
     if (!record || record.leaseExpiresAt === null || record.leaseExpiresAt <= Date.now()) return;
-    if (Date.now() > deadline) throw new Error(`run ${runId}: its lease did not expire within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, Math.max(1, Math.min(50, (record.leaseExpiresAt ?? 0) - Date.now()))));
+    if (Date.now() > deadline)
+      throw new Error(`run ${runId}: its lease did not expire within ${timeoutMs} ms`);
+    await new Promise((r) =>
+      setTimeout(r, Math.max(1, Math.min(50, (record.leaseExpiresAt ?? 0) - Date.now()))),
+    );
   }
 }
 
@@ -212,14 +242,21 @@ export function watch(child: ChildProcess): Proc {
       return new Promise((resolveLine, reject) => {
         const timer = setTimeout(() => reject(new Error(`no line ${pattern}:\n${lines.join('\n')}`)), 30_000);
         waiters.push({ pattern, done: (l) => (clearTimeout(timer), resolveLine(l)) });
-        void exited.then((code) => reject(new Error(`exited (${code}) before ${pattern}:\n${lines.join('\n')}`)));
+        void exited.then((code) =>
+          reject(new Error(`exited (${code}) before ${pattern}:\n${lines.join('\n')}`)),
+        );
       });
     },
   };
 }
 
 /** JSON over HTTP against `serve` (no tokens: loopback, every caller is admin). */
-export async function api(url: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+export async function api(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`${url}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },

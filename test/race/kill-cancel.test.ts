@@ -34,7 +34,14 @@ describe('cancel of a run whose driver died with a write in flight', () => {
       const result = await checkTrial(store, runId, w.dir, ['cancelled']);
       expect(result).toMatchObject({ executed: 1, recordedByLookBack: 1, recordedDirectly: 0 });
       const tail = (await store.events(runId)).slice(-4).map((e) => {
-        const x = e as { type: string; kind?: string; tool?: string; lookBack?: boolean; executed?: boolean; outcome?: string };
+        const x = e as {
+          type: string;
+          kind?: string;
+          tool?: string;
+          lookBack?: boolean;
+          executed?: boolean;
+          outcome?: string;
+        };
         return [x.type, x.kind ?? x.tool, x.lookBack, x.executed, x.outcome];
       });
       expect(tail).toEqual([

@@ -7,7 +7,23 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { ensureBuilt, runCli, spawnCli } from '../cli/helpers/cli.js';
-import { SEED, api, between, checkTrial, flowsDir, inFlight, leaseExpired, random, resumed, rootDir, tally, trials, until, watch, world } from './harness.js';
+import {
+  SEED,
+  api,
+  between,
+  checkTrial,
+  flowsDir,
+  inFlight,
+  leaseExpired,
+  random,
+  resumed,
+  rootDir,
+  tally,
+  trials,
+  until,
+  watch,
+  world,
+} from './harness.js';
 
 const root = rootDir('serve');
 const flows = flowsDir(root);
@@ -25,7 +41,9 @@ async function trial(path: 'cancel' | 'sigterm', i: number): Promise<void> {
   const stopAfterMs = between(next, 0, 80);
   const atMark = next() < 0.7;
   const env = { RACE_DATA: w.dir, AGENT_RUNTIME_LEASE_MS: '300' };
-  const serve = watch(spawnCli(['serve', '--port', '0', '--flows', flows, '--db', w.db], { cwd: w.dir, env }));
+  const serve = watch(
+    spawnCli(['serve', '--port', '0', '--flows', flows, '--db', w.db], { cwd: w.dir, env }),
+  );
   const url = (await serve.line(/^http:\/\/127\.0\.0\.1:\d+/)).trim();
   const store = await openStore(w.db);
   try {
@@ -33,10 +51,18 @@ async function trial(path: 'cancel' | 'sigterm', i: number): Promise<void> {
     expect(started.status, JSON.stringify(started.json)).toBeLessThan(300);
     const runId = started.json.runId as string;
     await until(store, runId, (r) => r.status === 'suspended');
-    const pending = (await api(url, 'GET', `/v1/runs/${runId}`)).json.suspension as { pending: { id: string } };
-    const wrong = await api(url, 'POST', `/v1/runs/${runId}/approval`, { decision: 'approve', expect: 'pnd_0000000000000000' });
+    const pending = (await api(url, 'GET', `/v1/runs/${runId}`)).json.suspension as {
+      pending: { id: string };
+    };
+    const wrong = await api(url, 'POST', `/v1/runs/${runId}/approval`, {
+      decision: 'approve',
+      expect: 'pnd_0000000000000000',
+    });
     expect(wrong.status).toBe(409);
-    const approved = await api(url, 'POST', `/v1/runs/${runId}/approval`, { decision: 'approve', expect: pending.pending.id });
+    const approved = await api(url, 'POST', `/v1/runs/${runId}/approval`, {
+      decision: 'approve',
+      expect: pending.pending.id,
+    });
     expect(approved.status, JSON.stringify(approved.json)).toBe(200);
     await until(store, runId, atMark ? inFlight : resumed);
     await new Promise((r) => setTimeout(r, stopAfterMs));

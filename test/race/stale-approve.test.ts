@@ -14,7 +14,11 @@ const root = rootDir('stale');
 beforeAll(() => ensureBuilt(), 180_000);
 afterAll(() => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 
-type Waiting = { runId: string; status: string; suspension?: { pending: { id: string; args?: { name?: string } } } };
+type Waiting = {
+  runId: string;
+  status: string;
+  suspension?: { pending: { id: string; args?: { name?: string } } };
+};
 
 describe('pending ids', () => {
   it('CLI: two approves of the first item race; the late one is refused, the second write is not approved', async () => {
@@ -60,8 +64,12 @@ describe('pending ids', () => {
     const runtime = createRuntime({ store: w.db, logger: false });
     try {
       const first = await runtime.start(await loadFlow(FLOW), { input: { text: 'go' } });
-      await expect(runtime.approve(first.runId, { expect: 'pnd_0000000000000000' })).rejects.toBeInstanceOf(RunConflictError);
-      await expect(runtime.answer(first.runId, 'x', { expect: first.suspension?.pending.id as string })).rejects.toBeInstanceOf(RunConflictError);
+      await expect(runtime.approve(first.runId, { expect: 'pnd_0000000000000000' })).rejects.toBeInstanceOf(
+        RunConflictError,
+      );
+      await expect(
+        runtime.answer(first.runId, 'x', { expect: first.suspension?.pending.id as string }),
+      ).rejects.toBeInstanceOf(RunConflictError);
       const after = await runtime.status(first.runId);
       expect(after.suspension).toEqual(first.suspension);
       expect(executedWrites(w.dir)).toEqual([]);

@@ -174,7 +174,12 @@ export class Api {
   }
 
   /** `POST /v1/runs/{id}/approval`. */
-  decide(runId: string, decision: 'approve' | 'reject', comment: string, expect?: string): Promise<RunSummary> {
+  decide(
+    runId: string,
+    decision: 'approve' | 'reject',
+    comment: string,
+    expect?: string,
+  ): Promise<RunSummary> {
     const body = {
       decision,
       ...(comment.trim() ? { comment: comment.trim() } : {}),

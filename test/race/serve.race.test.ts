@@ -95,6 +95,6 @@ async function trial(path: 'cancel' | 'sigterm', i: number): Promise<void> {
 describe('API cancel and SIGTERM of serve while an approved write may be in flight', () => {
   const n = trials(3);
   const ids = Array.from({ length: n }, (_, i) => i);
-  it.each(ids)('API cancel, trial %i', (i) => trial('cancel', i));
-  it.each(ids)('SIGTERM of serve, trial %i', (i) => trial('sigterm', i));
+  it.each(ids)('API cancel, trial %i', (i) => trial('cancel', i), 120_000);
+  it.each(ids)('SIGTERM of serve, trial %i', (i) => trial('sigterm', i), 120_000);
 });

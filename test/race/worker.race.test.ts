@@ -57,33 +57,44 @@ describe.skipIf(!available)(
   'SIGTERM of a worker (PostgreSQL) while an approved write may be in flight',
   () => {
     const n = trials(3);
-    it.each(Array.from({ length: n }, (_, i) => i))('trial %i', async (i) => {
-      const next = random(SEED * 5000 + i);
-      const w = world(root, between(next, 0, 150));
-      const stopAfterMs = between(next, 0, 80);
-      const atMark = next() < 0.7;
-      process.env.RACE_DATA = w.dir; // inherited by the worker and its MCP server
-      const a = approver as Approver;
-      const store: Store = await a.runtime.db();
-      const worker = spawnWorker({ db, concurrency: 2, leaseMs: 300, label: `worker-${i}` });
-      children.push(worker);
-      await worker.waitFor(/WORKER started/);
-      const first = await a.runtime.start(await loadFlow(FLOW), { input: { text: 'go' } });
-      await until(store, first.runId, (r) => r.status === 'suspended');
-      const waiting = await a.runtime.status(first.runId);
-      await a.runtime.approve(first.runId, { expect: waiting.suspension?.pending.id as string });
-      await until(store, first.runId, atMark ? inFlight : resumed);
-      await new Promise((r) => setTimeout(r, stopAfterMs));
-      worker.process.kill('SIGTERM');
-      expect(await worker.exited).toBe(0);
-      tally(totals, await checkTrial(store, first.runId, w.dir, ['running', 'suspended']));
+    it.each(Array.from({ length: n }, (_, i) => i))(
+      'trial %i',
+      async (i) => {
+        const next = random(SEED * 5000 + i);
+        const w = world(root, between(next, 0, 150));
+        const stopAfterMs = between(next, 0, 80);
+        const atMark = next() < 0.7;
+        process.env.RACE_DATA = w.dir; // inherited by the worker and its MCP server
+        const a = approver as Approver;
+        const store: Store = await a.runtime.db();
+        const worker = spawnWorker({ db, concurrency: 2, leaseMs: 300, label: `worker-${i}` });
+        children.push(worker);
+        let second: Child | null = null;
+        try {
+          await worker.waitFor(/WORKER started/);
+          const first = await a.runtime.start(await loadFlow(FLOW), { input: { text: 'go' } });
+          await until(store, first.runId, (r) => r.status === 'suspended', 60_000);
+          const waiting = await a.runtime.status(first.runId);
+          await a.runtime.approve(first.runId, { expect: waiting.suspension?.pending.id as string });
+          await until(store, first.runId, atMark ? inFlight : resumed, 60_000);
+          await new Promise((r) => setTimeout(r, stopAfterMs));
+          worker.process.kill('SIGTERM');
+          expect(await worker.exited).toBe(0);
+          tally(totals, await checkTrial(store, first.runId, w.dir, ['running', 'suspended']));
 
-      // Another worker takes over a run left running and goes on without repeating the write.
-      const second = spawnWorker({ db, concurrency: 2, leaseMs: 300, label: `worker-${i}b` });
-      children.push(second);
-      await until(store, first.runId, (r) => r.status === 'suspended');
-      await stopChild(second);
-      await checkTrial(store, first.runId, w.dir, ['suspended']);
-    });
+          // Another worker takes over a run left running and goes on without repeating the write.
+          second = spawnWorker({ db, concurrency: 2, leaseMs: 300, label: `worker-${i}b` });
+          children.push(second);
+          await until(store, first.runId, (r) => r.status === 'suspended', 60_000);
+          await stopChild(second);
+          await checkTrial(store, first.runId, w.dir, ['suspended']);
+        } finally {
+          // A failed trial leaves no worker behind to drive the next trial's run.
+          for (const child of [worker, second])
+            if (child && child.process.exitCode === null) child.process.kill('SIGKILL');
+        }
+      },
+      120_000,
+    );
   },
 );

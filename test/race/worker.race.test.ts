@@ -3,7 +3,8 @@
  * queue, a real MCP server): the write in flight is waited for and recorded before the worker leaves;
  * another worker then takes the run over without repeating it.
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   openApprover,
@@ -34,6 +35,8 @@ import {
 const available = await pgAvailable();
 const schemas = new SchemaPool(PG_URL);
 const root = rootDir('worker');
+const shared = world(root, 0).dir;
+process.env.RACE_DATA = shared; // inherited by the workers and their MCP servers
 const totals: Record<string, number> = {};
 const children: Child[] = [];
 let approver: Approver | null = null;
@@ -61,10 +64,12 @@ describe.skipIf(!available)(
       'trial %i',
       async (i) => {
         const next = random(SEED * 5000 + i);
-        const w = world(root, between(next, 0, 150));
+        // One data folder for the file (the write log is matched to runs by idempotency key): a worker
+        // of an earlier trial that is still alive cannot log a write where no trial looks.
+        const w = { dir: shared, db };
+        writeFileSync(join(shared, 'delay-ms'), String(between(next, 0, 150)));
         const stopAfterMs = between(next, 0, 80);
         const atMark = next() < 0.7;
-        process.env.RACE_DATA = w.dir; // inherited by the worker and its MCP server
         const a = approver as Approver;
         const store: Store = await a.runtime.db();
         const worker = spawnWorker({ db, concurrency: 2, leaseMs: 300, label: `worker-${i}` });

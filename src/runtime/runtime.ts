@@ -78,7 +78,7 @@ export class Runtime {
   private readonly models = new Map<string, ModelClient>();
   private readonly active = new Map<string, AbortController>();
   private readonly driving = new Map<string, Promise<unknown>>();
-  /** Set by `close()`: drivers stopped then do not read the store again. */
+  /** Set by `stopDriving()` (and `close()`): running drivers stop at their next step, later ones at once. */
   private closing = false;
   private readonly responding = new Set<string>();
 

@@ -98,8 +98,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
       const stopping = runtime.stopDriving();
       const left = await running.stop(timeoutMs);
       await stopping;
-      // The store closes first: drives still going then can no longer commit (they would otherwise
-      // record the abort of `runtime.close()` as a failure), so their runs are taken over later.
+      // The store closes first: a drive still going after the grace period (a write slower than it)
+      // can then no longer commit, and its run is taken over later with the usual look-back.
       await store.close();
       await runtime.close();
       await queue.close();

@@ -65,6 +65,7 @@ commands:
   approve RUN_ID [--comment TEXT]      approve the pending write and continue
   reject RUN_ID [--comment TEXT]       decline the pending write and continue
   answer RUN_ID TEXT                   answer the pending follow-up and continue
+                                       (approve/reject/answer --expect ID: only if the run still waits for pending item ID)
   resume RUN_ID                        continue a run left running by a dead process
   cancel RUN_ID                        cancel a run that has not ended
   status RUN_ID [--json]               show a run

@@ -28,9 +28,9 @@ export const run: Command = async (argv) => {
 /** `approve RUN_ID` / `reject RUN_ID` with an optional comment. */
 export function decide(decision: 'approve' | 'reject'): Command {
   return async (argv) => {
-    const parsed = parse(decision, argv, { ...DRIVING, comment: { type: 'string' } }, { min: 1, max: 1, names: 'RUN_ID' });
+    const parsed = parse(decision, argv, { ...DRIVING, comment: { type: 'string' }, ...EXPECT }, { min: 1, max: 1, names: 'RUN_ID' });
     const runId = parsed.positionals[0] as string;
-    const options = { comment: str(parsed, 'comment') ?? null, who: process.env.USER ?? null, ...modelOption(parsed) };
+    const options = { comment: str(parsed, 'comment') ?? null, who: process.env.USER ?? null, ...modelOption(parsed), ...expectOption(parsed) };
     return withContext(parsed, async (ctx) =>
       finish(ctx, decision === 'approve' ? await ctx.runtime.approve(runId, options) : await ctx.runtime.reject(runId, options)),
     );
@@ -39,10 +39,10 @@ export function decide(decision: 'approve' | 'reject'): Command {
 
 /** `answer RUN_ID TEXT`. */
 export const answer: Command = async (argv) => {
-  const parsed = parse('answer', argv, DRIVING, { min: 2, max: 2, names: 'RUN_ID and TEXT' });
+  const parsed = parse('answer', argv, { ...DRIVING, ...EXPECT }, { min: 2, max: 2, names: 'RUN_ID and TEXT' });
   const [runId, text] = parsed.positionals as [string, string];
   return withContext(parsed, async (ctx) =>
-    finish(ctx, await ctx.runtime.answer(runId, text, { who: process.env.USER ?? null, ...modelOption(parsed) })),
+    finish(ctx, await ctx.runtime.answer(runId, text, { who: process.env.USER ?? null, ...modelOption(parsed), ...expectOption(parsed) })),
   );
 };
 
@@ -123,6 +123,15 @@ function print(ctx: CliContext, summary: RunSummary): void {
   if (ctx.json) ctx.out(`${JSON.stringify(summary)}\n`);
   else ctx.err(`${describeSummary(summary, ctx.continueFlags)}\n`);
   if (ctx.json && summary.status === 'suspended') ctx.err(`${describeSummary(summary, ctx.continueFlags)}\n`);
+}
+
+/** `--expect ID` of approve/reject/answer: the pending item the response is for (exit 4 when another waits). */
+const EXPECT = { expect: { type: 'string' } } as const;
+
+function expectOption(parsed: Parsed): { expect?: string } {
+  const id = str(parsed, 'expect');
+  if (id === '') throw new UsageError('--expect needs the pending item id (see `status RUN_ID --json`)');
+  return id !== undefined ? { expect: id } : {};
 }
 
 function modelOption(parsed: Parsed): { model?: string } {

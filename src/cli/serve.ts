@@ -87,9 +87,11 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   await io.stopped(logger);
   watching?.close();
   recoverer.stop();
+  // The runs being driven start nothing new; a write in flight is waited for and recorded first. They
+  // stay `running` with their steps persisted, for a later takeover (another serve, a worker, resume).
+  const stopping = runtime.stopDriving();
   const left = await server.close();
-  // Closing the runtime stops its drivers without recording anything: a run still being driven
-  // after the grace period stays `running` with its steps persisted, for a later takeover.
+  await stopping;
   await runtime.close();
   logger.info('SERVER stopped', { runsLeftRunning: left });
   return 0;

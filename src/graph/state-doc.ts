@@ -20,6 +20,11 @@ export interface RunStateDoc {
   parentCallId?: string;
   /** The run's trace context (W3C traceparent) when telemetry is on, so every process joins one trace. */
   traceparent?: string;
+  /**
+   * Set when a cancel arrived while a write of the run was in flight: the driver records that write's
+   * result, starts nothing new and ends the run `cancelled` (runtime/cancel.ts).
+   */
+  cancelRequested?: true;
 }
 
 /** The key of the current node run's conversation. */

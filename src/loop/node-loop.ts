@@ -29,6 +29,8 @@ export interface CallResult {
   counted?: string;
   /** Set by crash recovery when an interrupted write's result is unknown: the run asks the person this. */
   runtimeQuestion?: string;
+  /** A write was sent (or an interrupted one settled): recorded even when the driver is told to stop. */
+  sent?: boolean;
 }
 
 /** What the loop needs from the runtime; persistence and the pipeline stay behind it. */
@@ -40,7 +42,10 @@ export interface LoopHost {
   readonly node: NodeState;
   readonly loop: LoopState;
   readonly model: ModelClient;
+  /** Aborted when the driver is told to stop (cancel, shutdown): nothing new starts after that. */
   readonly signal: AbortSignal;
+  /** Whether this call is a write left in flight by a driver that died (settled even after a stop). */
+  interrupted?(call: ModelToolCall): boolean;
   /** The run's model calls so far (the scripted model's turn index). */
   modelCalls(): number;
   /** The system prompt of this round. */
@@ -73,7 +78,7 @@ export interface LoopHost {
  */
 export async function runNode(host: LoopHost): Promise<NodeExit> {
   for (;;) {
-    if (host.signal.aborted) return { kind: 'stopped' };
+    if (host.signal.aborted && !recoveryDue(host)) return { kind: 'stopped' };
     // A node resumed after its last stall was persisted but before it failed (a crash in between).
     if (host.node.stalls >= host.limits.maxStalls && !host.loop.resolved && !host.loop.wave) return noProgress(host);
     if (host.loop.resolved) {
@@ -135,6 +140,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
     { runId: host.runId, nodeId: host.nodeId, callIndex: host.modelCalls(), round },
   );
   if (!result.ok) {
+    if (host.signal.aborted) return { kind: 'stopped' }; // abandoned, not failed: the round is asked again later
     await host.checkpoint();
     return { kind: 'failed', reason: 'MODEL_FAILED', message: result.message };
   }
@@ -172,10 +178,14 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
   if (!wave) return null;
   const { round, calls } = wave;
   while (wave.next < calls.length) {
-    // Told to stop (cancel, shutdown): no call starts after that, not even a read.
-    if (host.signal.aborted) return { kind: 'stopped' };
     const call = calls[wave.next] as ModelToolCall;
+    // Told to stop (cancel, shutdown): no call starts after that, not even a read; only a write left
+    // in flight by a dead driver is settled (its look-back), so that its record is complete.
+    if (host.signal.aborted && !host.interrupted?.(call)) return { kind: 'stopped' };
     const result = await host.callTool(call, round);
+    // Stopped meanwhile: a read's result is dropped (it runs again when the run goes on); a write that
+    // was sent is recorded as usual before the driver stops.
+    if (host.signal.aborted && result.sent !== true) return { kind: 'stopped' };
     wave.next += 1;
     const effect = result.effect;
     if (effect?.kind === 'suspend') {
@@ -227,7 +237,8 @@ async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | n
   if (wave) skipRest(host, wave.next);
   host.loop.wave = null;
   await host.checkpoint();
-  if (host.node.stalls >= host.limits.maxStalls) {
+  // Told to stop: the node's end is left to whoever goes on (runNode's first check), nothing new starts.
+  if (host.node.stalls >= host.limits.maxStalls && !host.signal.aborted) {
     return noProgress(host);
   }
   return null;
@@ -245,6 +256,13 @@ async function askAfterRecovery(host: LoopHost, call: ModelToolCall, round: numb
   host.suspend(call, round, { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question, options: null } } }, { runtimeQuestion: true });
   await host.checkpoint();
   return { kind: 'suspended' };
+}
+
+/** Whether the wave's next call is a write a dead driver left in flight (settled even after a stop). */
+function recoveryDue(host: LoopHost): boolean {
+  const wave = host.loop.wave;
+  const call = wave ? wave.calls[wave.next] : undefined;
+  return call !== undefined && host.interrupted?.(call) === true;
 }
 
 function noProgress(host: LoopHost): NodeExit {

@@ -12,6 +12,7 @@ import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
 import type { PendingItem } from '../trace/events.js';
 import { recoverWrite } from './recovery.js';
+import { pendingId } from './pending-id.js';
 
 /** What a node run needs besides the session: its tools, the pipeline and the model. */
 export interface NodeDeps {
@@ -53,6 +54,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     loop: doc.loop,
     model: deps.model,
     signal: deps.signal,
+    interrupted: (call) => session.run.inFlight.some((w) => w.callId === call.callId && w.nodeId === node.id),
     modelCalls: () => doc.modelCalls,
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
     systemPrompt: () => {
@@ -102,10 +104,10 @@ async function callTool(
     node: nodeState,
     visible: deps.visible,
     tools: deps.tools,
-    services: { ...deps.services, checkpoint: () => session.checkpoint() },
+    services: { ...deps.services, checkpoint: (options) => session.checkpoint(options) },
   });
   const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);
-  if (interrupted) return recoverWrite(ctx, interrupted, deps.pipeline);
+  if (interrupted) return { ...(await recoverWrite(ctx, interrupted, deps.pipeline)), sent: true };
   const observation = await deps.pipeline(ctx);
   const counted = ctx.counted ? ctx.fingerprint : undefined;
   return {
@@ -114,6 +116,7 @@ async function callTool(
     args: ctx.args ?? traceArgs(call.rawArgs),
     executed: ctx.executed,
     ...(counted ? { counted } : {}),
+    ...(ctx.isWrite && ctx.executed ? { sent: true } : {}),
   };
 }
 
@@ -149,7 +152,8 @@ function suspend(
     ...(extra.counted ? { counted: extra.counted } : {}),
     ...(effect.childRunId ? { childRunId: effect.childRunId } : {}),
   };
-  const pending: PendingItem = s.pending;
+  // A child's pending item keeps the child's id: the person's response is checked against it there.
+  const pending: PendingItem = { ...s.pending, id: s.pending.id ?? pendingId(session, call.callId, s.kind) };
   session.emit({ type: 'node.suspended', nodeId, kind: s.kind, pending });
   session.emit({ type: 'run.suspended', nodeId, kind: s.kind, pending });
   session.update({ status: 'suspended', suspension: { kind: s.kind, pending }, leaseOwner: null, leaseExpiresAt: null });

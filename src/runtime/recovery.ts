@@ -27,6 +27,7 @@ export async function recoverWrite(
   ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);
   const policy = ctx.flow.tools[mark.tool];
   if (policy?.idempotent) {
+    ctx.resending = true; // sent even after a stop: the server deduplicates, this settles the first send
     const observation = await pipeline(ctx);
     return { observation, effect: ctx.effect, args: ctx.args ?? mark.args, executed: ctx.executed };
   }

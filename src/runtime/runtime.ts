@@ -23,6 +23,9 @@ import { noopTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 import type { ModelDeltaEvent } from './live.js';
 import { RunObservers, type SegmentReason } from './observe.js';
 import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
+import { checkExpected, waitingFor } from './pending-id.js';
+import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cancel.js';
+import { conflictMessage, isFlowRef, leaseFromEnv } from './runtime-helpers.js';
 
 /** Options of `createRuntime` (SPEC §14). */
 export interface RuntimeOptions {
@@ -65,6 +68,11 @@ export interface RespondOptions {
   comment?: string | null;
   who?: string | null;
   model?: ModelSpec;
+  /**
+   * The id of the pending item this response is for (the summary's `suspension.pending.id`): the
+   * response is refused (RunConflictError, nothing changed) when the run waits for another item.
+   */
+  expect?: string;
   /** Called once the response is persisted, before driving continues (lets a server answer at once). */
   onAccepted?: (summary: RunSummary) => void;
 }
@@ -80,7 +88,8 @@ export class Runtime {
   private readonly hub = new EventHub();
   private readonly models = new Map<string, ModelClient>();
   private readonly active = new Map<string, AbortController>();
-  /** Set by `close()`: drivers stopped then do not read the store again. */
+  private readonly driving = new Map<string, Promise<unknown>>();
+  /** Set by `stopDriving()` (and `close()`): running drivers stop at their next step, later ones at once. */
   private closing = false;
   private readonly responding = new Set<string>();
   private readonly observers: RunObservers;
@@ -192,30 +201,12 @@ export class Runtime {
     return this.driveSession(session, this.flowRef(record), this.modelFor(record, undefined));
   }
 
-  /** Cancels a run that has not ended; a driver of it in this process stops at its next step. */
-  async cancel(runId: string): Promise<RunSummary> {
-    for (;;) {
-      const record = await this.require(runId);
-      if (['completed', 'failed', 'cancelled'].includes(record.status)) {
-        throw new RunConflictError(runId, `run ${runId} has already ended (${record.status})`);
-      }
-      const event = { seq: record.lastSeq + 1, ts: new Date().toISOString(), runId, type: 'run.cancelled', reason: 'CANCELLED' };
-      try {
-        const next = await (await this.db()).commit({
-          runId,
-          expectedVersion: record.version,
-          patch: { status: 'cancelled', suspension: null, reason: 'CANCELLED', leaseOwner: null, leaseExpiresAt: null },
-          events: [event],
-        });
-        this.active.get(runId)?.abort();
-        this.options.onEvent?.(event);
-        this.hub.publish([event]);
-        await this.observers.aside(await this.db(), next, 'cancel', [event]);
-        return summarize(next);
-      } catch (error) {
-        if (!(error instanceof VersionConflictError)) throw error;
-      }
-    }
+  /**
+   * Cancels a run that has not ended (runtime/cancel.ts): nothing new starts; a write in flight is
+   * waited for and recorded first, by its driver or, when that driver died, by this cancel.
+   */
+  cancel(runId: string): Promise<RunSummary> {
+    return cancelRun(this.cancelHost(), runId);
   }
 
   /** The summary of a run, or throws RunNotFoundError. */
@@ -252,10 +243,21 @@ export class Runtime {
     return this.observers.live.subscribe(runId, listener);
   }
 
-  /** Stops local drivers and closes MCP connections and the store. */
-  async close(): Promise<void> {
+  /**
+   * Stops every run this runtime drives from starting anything new (model calls and reads under way
+   * are abandoned) and waits for them: a write in flight is waited for (up to its timeout) and
+   * recorded as usual. The runs stay as last committed, for a later takeover; drives asked for later
+   * stop at once.
+   */
+  async stopDriving(): Promise<void> {
     this.closing = true;
     for (const controller of this.active.values()) controller.abort();
+    await Promise.allSettled([...this.driving.values()]);
+  }
+
+  /** Stops local drivers (`stopDriving`), then closes MCP connections and the store. */
+  async close(): Promise<void> {
+    await this.stopDriving();
     await this.toolbox.close();
     const store = await this.storeReady.catch(() => null);
     await store?.close();
@@ -292,6 +294,7 @@ export class Runtime {
     if (before.status !== 'suspended' || waiting !== response.kind) {
       throw new RunConflictError(runId, conflictMessage(runId, before.status, waiting, response.kind));
     }
+    checkExpected(before, options.expect);
     const model = this.modelFor(before, options.model); // a bad model fails here, before anything changes
     const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
     const now = record?.suspension as { kind?: string } | null | undefined;
@@ -299,13 +302,19 @@ export class Runtime {
       if (record) await this.release(record);
       throw new RunConflictError(runId, `run ${runId} is no longer waiting for ${response.kind === 'APPROVAL' ? 'an approval' : 'an answer'}`);
     }
+    if (waitingFor(record) !== waitingFor(before)) {
+      // It moved on to another item meanwhile (a racing response): this one was meant for the previous.
+      await this.release(record);
+      throw new RunConflictError(runId, `run ${runId} now waits for another item (${waitingFor(record) ?? 'none'})`);
+    }
     const ref = this.flowRef(record);
     const session = await this.session(record, response.kind === 'APPROVAL' ? 'approval' : 'answer');
     if (typeof options.model === 'string') session.update({ model: options.model });
     const childRunId = session.doc.loop.suspended?.childRunId;
     if (childRunId) {
       const settled = await respondThroughChild(session, ref, childRunId, response, {
-        respond: (id, r) => this.respond(id, r, { comment: options.comment ?? null, who: options.who ?? null }),
+        respond: (id, r) =>
+          this.respond(id, r, { comment: options.comment ?? null, who: options.who ?? null, ...(options.expect !== undefined ? { expect: options.expect } : {}) }),
         release: (record) => this.release(record),
       });
       if (settled) {
@@ -336,11 +345,23 @@ export class Runtime {
     return summarize(session.current);
   }
 
-  private async driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
-    const driving = await this.observers.driving(session, model, this.toolbox);
+  private driveSession(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
     const controller = new AbortController();
+    if (this.closing || session.doc.cancelRequested) controller.abort();
+    session.onCancelRequested = () => controller.abort();
     this.active.set(session.runId, controller);
+    const done = this.driveWith(session, ref, model, controller).finally(() => {
+      this.active.delete(session.runId);
+      this.driving.delete(session.runId);
+      this.observers.end(session);
+    });
+    this.driving.set(session.runId, done);
+    return done;
+  }
+
+  private async driveWith(session: RunSession, ref: FlowRef, model: ModelClient, controller: AbortController): Promise<RunSummary> {
     try {
+      const driving = await this.observers.driving(session, model, this.toolbox);
       await drive(session, ref, driving.model, {
         ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),
         toolbox: driving.toolbox,
@@ -366,17 +387,35 @@ export class Runtime {
           }),
         },
       });
-      // Stopped by a cancel before its next commit: what is stored says how it stands (on shutdown the
-      // store is closing; the run stays as last committed).
-      if (controller.signal.aborted && !this.closing) return this.status(session.runId);
+      // A cancel arrived while a write was in flight: its result is recorded; now the run ends.
+      if (session.doc.cancelRequested) return endCancelled(this.cancelHost(), session.runId);
+      // Stopped by a cancel before its next commit: what is stored says how it stands.
+      if (controller.signal.aborted) return this.status(session.runId);
       return summarize(session.current);
     } catch (error) {
       if (error instanceof VersionConflictError) return this.status(session.runId);
       throw error;
-    } finally {
-      this.active.delete(session.runId);
-      this.observers.end(session);
     }
+  }
+
+  private cancelHost(): CancelHost {
+    return {
+      store: () => this.db(),
+      read: (runId) => this.require(runId),
+      localDriver: (runId) => {
+        const controller = this.active.get(runId);
+        const done = this.driving.get(runId);
+        return controller && done ? { stop: () => controller.abort(), done } : undefined;
+      },
+      takeOver: (runId) => this.resume(runId, { model: settlingModel }), // the model is not asked again
+      publish: async (events, record) => {
+        for (const event of events) this.options.onEvent?.(event);
+        this.hub.publish(events);
+        await this.observers.aside(await this.db(), record, 'cancel', events);
+      },
+      pollMs: Math.min(100, Math.max(10, Math.floor(this.leaseMs / 10))),
+      waitMs: this.leaseMs + 60_000,
+    };
   }
 
   private async session(record: RunRecord, reason: SegmentReason): Promise<RunSession> {
@@ -424,18 +463,6 @@ export class Runtime {
   }
 }
 
-/** True for a loaded flow (`loadFlow`'s result or `{flow, dir}`), false for a plain flow object. */
-function isFlowRef(source: FlowRef | FlowInput): source is FlowRef {
-  const flow = (source as { flow?: unknown }).flow;
-  return typeof flow === 'object' && flow !== null && Array.isArray((flow as { nodes?: unknown }).nodes);
-}
-
-function conflictMessage(runId: string, status: string, waiting: string | undefined, wanted: string): string {
-  const what = wanted === 'APPROVAL' ? 'an approval' : 'an answer';
-  if (status !== 'suspended') return `run ${runId} is ${status}; it is not waiting for ${what}`;
-  return `run ${runId} waits for ${waiting === 'APPROVAL' ? 'an approval' : 'an answer'}, not for ${what}`;
-}
-
 /** The bound of traced tool results: the option, else the env, else 16 KiB; a bad value is bad input. */
 function traceResultBytes(option: number | undefined): number {
   try {
@@ -443,10 +470,4 @@ function traceResultBytes(option: number | undefined): number {
   } catch (error) {
     throw new RuntimeInputError((error as Error).message, { cause: error });
   }
-}
-
-function leaseFromEnv(): number {
-  const raw = process.env.AGENT_RUNTIME_LEASE_MS;
-  const value = raw === undefined ? NaN : Number(raw);
-  return Number.isFinite(value) && value > 0 ? value : 15_000;
 }

@@ -1,6 +1,6 @@
 import type { EvidenceRecord, RunState } from '../domain/run-state.js';
 import type { ConversationMessage, TokenUsage } from '../model/model.js';
-import type { RunPatch, RunRecord, Store, StoredEvent, StoredMessage } from '../store/store.js';
+import { VersionConflictError, type Commit, type RunPatch, type RunRecord, type Store, type StoredEvent, type StoredMessage } from '../store/store.js';
 import type { EventPayload } from '../trace/events.js';
 import { DEFAULT_RESULT_BYTES, withBoundedResult } from '../trace/result.js';
 import type { EventHub } from './event-hub.js';
@@ -27,6 +27,8 @@ export class RunSession {
   lease: { owner: string; ms: number } | null = null;
   /** The bound of `tool.invoked.result` in bytes of JSON (0: results are not traced). */
   resultBytes = DEFAULT_RESULT_BYTES;
+  /** Called once when a commit finds that a cancel was requested meanwhile (the driver stops then). */
+  onCancelRequested: (() => void) | null = null;
 
   private constructor(
     private record: RunRecord,
@@ -104,21 +106,45 @@ export class RunSession {
     Object.assign(this.patch, patch);
   }
 
-  /** Writes everything buffered in one commit at the expected version; publishes the events. */
-  checkpoint(): Promise<void> {
-    return this.serial(() => this.commitBuffered());
+  /**
+   * Writes everything buffered in one commit at the expected version; publishes the events. A commit
+   * that finds only a cancel request added meanwhile adopts it and lands (the result of a write in
+   * flight is recorded), except with `beforeEffect` (a write's in-flight mark): that one fails.
+   */
+  checkpoint(options: { beforeEffect?: boolean } = {}): Promise<void> {
+    return this.serial(() => this.commitBuffered(options.beforeEffect !== true));
   }
 
   /** Extends the lease without persisting any half-done step (only the lease fields change). */
   renewLease(): Promise<void> {
     return this.serial(async () => {
       if (!this.lease || this.record.status !== 'running') return;
-      this.record = await this.store.commit({
-        runId: this.record.runId,
-        expectedVersion: this.record.version,
-        patch: { leaseOwner: this.lease.owner, leaseExpiresAt: Date.now() + this.lease.ms },
-      });
+      const lease = this.lease;
+      this.record = await this.commitAdopting(
+        (version) => ({ runId: this.record.runId, expectedVersion: version, patch: { leaseOwner: lease.owner, leaseExpiresAt: Date.now() + lease.ms } }),
+        true,
+      );
     });
+  }
+
+  /**
+   * Commits at the version this session holds. On a conflict, when `adopt` allows it and the only
+   * change since is a cancel request (the run still running under this session's lease, no event
+   * appended), takes the request over and commits again at the new version.
+   */
+  private async commitAdopting(request: (version: number) => Commit, adopt: boolean): Promise<RunRecord> {
+    try {
+      return await this.store.commit(request(this.record.version));
+    } catch (error) {
+      if (!(error instanceof VersionConflictError) || !adopt) throw error;
+      const fresh = await this.store.getRun(this.record.runId);
+      const requested = (fresh?.state as RunStateDoc | undefined)?.cancelRequested === true;
+      const same = fresh?.status === 'running' && fresh.lastSeq === this.record.lastSeq && fresh.leaseOwner === this.lease?.owner;
+      if (!fresh || !requested || !same) throw error;
+      this.doc.cancelRequested = true;
+      this.onCancelRequested?.();
+      return this.store.commit(request(fresh.version));
+    }
   }
 
   private serial(task: () => Promise<void>): Promise<void> {
@@ -132,7 +158,7 @@ export class RunSession {
    * what is buffered while it is in flight stays buffered for the next one, with the seqs and message
    * indexes it was given, and a failed commit leaves everything buffered as it was.
    */
-  private async commitBuffered(): Promise<void> {
+  private async commitBuffered(adopt: boolean): Promise<void> {
     const { evidence: _evidence, ...runRest } = this.run;
     this.doc.run = runRest;
     // What this commit writes is taken out of the buffers, which go on filling meanwhile.
@@ -144,22 +170,22 @@ export class RunSession {
     this.pendingMessages = [];
     this.patch = {};
     this.committing = { patch: staged, events: events.length };
-    const patch: RunPatch = { ...staged, state: persistedDoc(this.doc) };
-    const stillRunning = (patch.status ?? this.record.status) === 'running';
-    if (this.lease && stillRunning && patch.leaseOwner === undefined) {
-      patch.leaseOwner = this.lease.owner;
-      patch.leaseExpiresAt = Date.now() + this.lease.ms;
-    }
+    const patch = (): RunPatch => {
+      const p: RunPatch = { ...staged, state: persistedDoc(this.doc) };
+      const stillRunning = (p.status ?? this.record.status) === 'running';
+      if (this.lease && stillRunning && p.leaseOwner === undefined) {
+        p.leaseOwner = this.lease.owner;
+        p.leaseExpiresAt = Date.now() + this.lease.ms;
+      }
+      return p;
+    };
+    const evidence = this.run.evidence.slice(this.persistedEvidence, evidenceEnd);
     let next: RunRecord;
     try {
-      next = await this.store.commit({
-        runId: this.record.runId,
-        expectedVersion: this.record.version,
-        patch,
-        events,
-        messages,
-        evidence: this.run.evidence.slice(this.persistedEvidence, evidenceEnd),
-      });
+      next = await this.commitAdopting(
+        (version) => ({ runId: this.record.runId, expectedVersion: version, patch: patch(), events, messages, evidence }),
+        adopt,
+      );
     } catch (error) {
       this.pendingEvents = [...events, ...this.pendingEvents];
       this.pendingMessages = [...messages, ...this.pendingMessages];

@@ -138,7 +138,11 @@ function registerResponseRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): voi
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
     const who = c.get('principal').name;
-    const options = { comment: body.comment ?? null, who };
+    const options = {
+      comment: body.comment ?? null,
+      who,
+      ...(body.expect !== undefined ? { expect: body.expect } : {}),
+    };
     const summary = await idempotent(deps, c, body, () =>
       respond(deps, c, id, (onAccepted) =>
         body.decision === 'approve'
@@ -154,7 +158,13 @@ function registerResponseRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): voi
     const body = c.req.valid('json');
     const who = c.get('principal').name;
     const summary = await idempotent(deps, c, body, () =>
-      respond(deps, c, id, (onAccepted) => deps.runtime.answer(id, body.text, { who, onAccepted })),
+      respond(deps, c, id, (onAccepted) =>
+        deps.runtime.answer(id, body.text, {
+          who,
+          onAccepted,
+          ...(body.expect !== undefined ? { expect: body.expect } : {}),
+        }),
+      ),
     );
     return c.json(summary, 200);
   });

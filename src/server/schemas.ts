@@ -38,8 +38,9 @@ const Pending = z
         description:
           "Argument name → the user's words (run input or a follow-up answer) its value was found in (`source: user` contracts); absent when none.",
       }),
+      id: z.string().optional().openapi({ description: 'The pending item id; send it as `expect`.' }),
     }),
-    z.object({ question: z.string(), options: z.array(z.string()).nullable() }),
+    z.object({ question: z.string(), options: z.array(z.string()).nullable(), id: z.string().optional() }),
   ])
   .openapi('PendingItem', {
     description: 'A gated write waiting for approval, or a question waiting for an answer.',
@@ -101,11 +102,32 @@ export const StartRunSchema = z
 
 /** `POST /v1/runs/{id}/approval`. */
 export const ApprovalSchema = z
-  .strictObject({ decision: z.enum(['approve', 'reject']), comment: z.string().optional() })
+  .strictObject({
+    decision: z.enum(['approve', 'reject']),
+    comment: z.string().optional(),
+    expect: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({
+        description: 'The pending item id this decision is for; 409 when the run waits for another.',
+      }),
+  })
   .openapi('Approval');
 
 /** `POST /v1/runs/{id}/answer`. */
-export const AnswerSchema = z.strictObject({ text: z.string().min(1) }).openapi('Answer');
+export const AnswerSchema = z
+  .strictObject({
+    text: z.string().min(1),
+    expect: z
+      .string()
+      .min(1)
+      .optional()
+      .openapi({
+        description: 'The pending item id this answer is for; 409 when the run waits for another.',
+      }),
+  })
+  .openapi('Answer');
 
 /** An entry of `GET /v1/flows`. */
 export const FlowInfoSchema = z

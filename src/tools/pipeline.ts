@@ -31,12 +31,16 @@ export interface ApprovalPending {
   provenance: Record<string, string>;
   /** Argument name → the user's words (run input or an answer) a `source: user` value was found in; absent when none. */
   userProvenance?: Record<string, string>;
+  /** The pending item's id, when it comes from a child run (kept, the child checks responses against it). */
+  id?: string;
 }
 
 /** The pending item of a follow-up suspension. */
 export interface FollowUpPending {
   question: string;
   options: string[] | null;
+  /** As ApprovalPending's. */
+  id?: string;
 }
 
 /** A request to wait for a person (SPEC §5). */
@@ -108,7 +112,12 @@ export interface CallServices {
   /** Real tools (MCP and local) are invoked through this. */
   readonly invoker: ToolInvokerPort;
   /** Persists the run state now (write-ahead for in-flight writes, SPEC §9). */
-  checkpoint(): Promise<void>;
+  /**
+   * Persists what is buffered. `beforeEffect`: the commit that precedes an effect outside the run (a
+   * write's in-flight mark, a delegate's start); it fails when anything else changed the run meanwhile,
+   * even a cancel request, so that nothing is started after a cancel.
+   */
+  checkpoint(options?: { beforeEffect?: boolean }): Promise<void>;
   /** The current time. */
   now(): Date;
   /** The human-readable log: one `TOOL invoked` line per call. */
@@ -144,6 +153,8 @@ export interface CallContext {
   policy?: ToolPolicy;
   /** True for a write tool (flow `write`, else MCP annotations; builtins never). Set by the catalog step. */
   isWrite?: boolean;
+  /** Set by crash recovery for the re-send of an interrupted idempotent write (it settles, not starts, a write). */
+  resending?: boolean;
   /** The parsed arguments. Set by the arg policy. */
   args?: Record<string, unknown>;
   /** Tool + canonical arguments. Set by the arg policy. */

@@ -18,8 +18,9 @@ export type PendingItem =
       summary: string;
       provenance?: Record<string, string>;
       userProvenance?: Record<string, string>;
+      id?: string;
     }
-  | { question: string; options: string[] | null };
+  | { question: string; options: string[] | null; id?: string };
 
 /** The payload of each trace event type, without the base fields (SPEC §11). */
 export type EventPayload =

@@ -93,9 +93,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
     queue,
     worker: running,
     async stop(timeoutMs = 10_000): Promise<string[]> {
+      // The runs being driven start nothing new; a write in flight is waited for and recorded first
+      // (runtime.stopDriving), then they are left `running` for another worker to take over.
+      const stopping = runtime.stopDriving();
       const left = await running.stop(timeoutMs);
-      // The store closes first: drives still going then can no longer commit (they would otherwise
-      // record the abort of `runtime.close()` as a failure), so their runs are taken over later.
+      await stopping;
+      // The store closes first: a drive still going after the grace period (a write slower than it)
+      // can then no longer commit, and its run is taken over later with the usual look-back.
       await store.close();
       await runtime.close();
       await queue.close();

@@ -56,6 +56,7 @@ describe('cli: continuing and inspecting runs', () => {
         args: { spaceId: 's1', name: '官网' },
         summary: 'create it',
         provenance: {},
+        id: expect.stringMatching(/^pnd_[0-9a-f]{16}$/),
       },
     });
     return { flow, runId: s.runId };

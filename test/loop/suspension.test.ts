@@ -40,7 +40,11 @@ describe('node loop: suspension and phase hints', () => {
     expect(first.status).toBe('suspended');
     expect(first.suspension).toEqual({
       kind: 'FOLLOW_UP',
-      pending: { question: 'Which item?', options: ['1', '2'] },
+      pending: {
+        id: expect.stringMatching(/^pnd_[0-9a-f]{16}$/),
+        question: 'Which item?',
+        options: ['1', '2'],
+      },
     });
     expect(kit.count('lookup')).toBe(0);
     let events = await eventsOf(runtime, first.runId);
@@ -54,7 +58,11 @@ describe('node loop: suspension and phase hints', () => {
     expect(ofType(events, 'run.suspended')[0]).toMatchObject({
       kind: 'FOLLOW_UP',
       nodeId: 'work',
-      pending: { question: 'Which item?', options: ['1', '2'] },
+      pending: {
+        id: expect.stringMatching(/^pnd_[0-9a-f]{16}$/),
+        question: 'Which item?',
+        options: ['1', '2'],
+      },
     });
 
     const done = await runtime.answer(first.runId, '2', { who: 'ana' });
@@ -91,7 +99,13 @@ describe('node loop: suspension and phase hints', () => {
     const first = await runtime.start(loaded, { input: { text: 'go' }, model });
     expect(first.suspension).toEqual({
       kind: 'APPROVAL',
-      pending: { tool: 'save', args: { name: 'a' }, summary: 'please approve', provenance: {} },
+      pending: {
+        id: expect.stringMatching(/^pnd_[0-9a-f]{16}$/),
+        tool: 'save',
+        args: { name: 'a' },
+        summary: 'please approve',
+        provenance: {},
+      },
     });
     const done = await runtime.approve(first.runId, { comment: 'ok', who: 'bo' });
     expect(done.status).toBe('completed');

@@ -36,7 +36,7 @@ describe('Runtime: continuing a run in other Runtime instances on one SQLite fil
     const asked = await two.approve(first.runId, { model: recordingModel(...turns) });
     expect(asked.suspension).toEqual({
       kind: 'FOLLOW_UP',
-      pending: { question: 'Anything else?', options: null },
+      pending: { id: expect.stringMatching(/^pnd_[0-9a-f]{16}$/), question: 'Anything else?', options: null },
     });
     expect(kit.calls.save).toEqual([{ name: 'item-1' }]);
     await two.close();

@@ -16,6 +16,8 @@ export interface ApprovalPending {
   args: Record<string, unknown>;
   summary: string;
   provenance?: Record<string, string>;
+  /** The pending item's id: the console sends it with the decision (409 when the run moved on). */
+  id?: string;
   /** Argument name → the user's words (run input or an answer) a `source: user` value was found in. */
   userProvenance?: Record<string, string>;
 }
@@ -38,6 +40,8 @@ export interface EvidenceRecord {
 export interface FollowUpPending {
   question: string;
   options: string[] | null;
+  /** As ApprovalPending's. */
+  id?: string;
 }
 
 export type Pending = ApprovalPending | FollowUpPending;
@@ -210,19 +214,28 @@ export class Api {
   }
 
   /** `POST /v1/runs/{id}/approval`. */
-  decide(runId: string, decision: 'approve' | 'reject', comment: string): Promise<RunSummary> {
-    const body = comment.trim() ? { decision, comment: comment.trim() } : { decision };
+  decide(
+    runId: string,
+    decision: 'approve' | 'reject',
+    comment: string,
+    expect?: string,
+  ): Promise<RunSummary> {
+    const body = {
+      decision,
+      ...(comment.trim() ? { comment: comment.trim() } : {}),
+      ...(expect !== undefined ? { expect } : {}),
+    };
     return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/approval`, body, {
       'idempotency-key': idempotencyKey(),
     });
   }
 
   /** `POST /v1/runs/{id}/answer`. */
-  answer(runId: string, text: string): Promise<RunSummary> {
+  answer(runId: string, text: string, expect?: string): Promise<RunSummary> {
     return this.request(
       'POST',
       `/v1/runs/${encodeURIComponent(runId)}/answer`,
-      { text },
+      { text, ...(expect !== undefined ? { expect } : {}) },
       { 'idempotency-key': idempotencyKey() },
     );
   }

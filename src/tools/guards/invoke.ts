@@ -65,7 +65,7 @@ async function commitIfSlow(ctx: CallContext, reading: Promise<Observation>): Pr
 async function runBuiltin(ctx: CallContext, builtins: BuiltinRegistry): Promise<Observation> {
   const tool = ctx.call.tool;
   const builtin = builtins.get(tool);
-  if (builtin?.writeAhead) await ctx.services.checkpoint();
+  if (builtin?.writeAhead) await ctx.services.checkpoint({ beforeEffect: true });
   try {
     if (!builtin) throw new Error(`no builtin named ${tool}`);
     return await builtin.execute(ctx.args ?? {}, ctx);
@@ -91,9 +91,12 @@ async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<O
     callId: ctx.call.callId,
     startedAt: ctx.services.now().toISOString(),
   };
+  // Told to stop (cancel, shutdown) before the write was marked: it is not sent, and the loop records
+  // nothing of this call (only a sent write is recorded after a stop).
+  if (ctx.services.signal?.aborted && ctx.resending !== true) return notSent(ctx);
   ctx.run.inFlight.push(mark);
   try {
-    await ctx.services.checkpoint();
+    await ctx.services.checkpoint({ beforeEffect: true });
     ctx.executed = true;
     const obs = await send(ctx, descriptor, ctx.args ?? {}, { meta: { idempotencyKey: key } });
     if (needsLookBack(obs) && ctx.policy?.recover) {
@@ -105,4 +108,9 @@ async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<O
   } finally {
     ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);
   }
+}
+
+function notSent(ctx: CallContext): Observation {
+  const c = code('WRITE_NOT_EXECUTED');
+  return Observation.deferred(c, c.reason(ctx.locale, { tool: ctx.call.tool }), hint(ctx.locale, 'NEXT_WRITE_NOT_EXECUTED', { tool: ctx.call.tool }));
 }

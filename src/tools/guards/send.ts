@@ -15,7 +15,9 @@ export async function send(
   extra: Pick<InvokeOptions, 'meta'>,
 ): Promise<Observation> {
   const options: InvokeOptions = { timeoutMs: limitsOf(ctx).toolTimeoutMs, locale: ctx.locale, ...extra };
-  if (ctx.services.signal) options.signal = ctx.services.signal;
+  // A write, once sent, and its look-back are never abandoned: a cancel or shutdown waits for their
+  // result (up to the timeout) so that it is recorded. Reads stop with the run's signal.
+  if (ctx.services.signal && !ctx.isWrite) options.signal = ctx.services.signal;
   try {
     return await ctx.services.invoker.invoke(descriptor, args, options);
   } catch (error) {

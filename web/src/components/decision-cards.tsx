@@ -89,7 +89,7 @@ function ApprovalCard({
               type="button"
               className="approve"
               disabled={busy}
-              onClick={() => send(() => api.decide(runId, 'approve', comment))}
+              onClick={() => send(() => api.decide(runId, 'approve', comment, pending.id))}
             >
               {busy ? t('sending') : t('approve')}
             </button>
@@ -97,7 +97,7 @@ function ApprovalCard({
               type="button"
               className="danger"
               disabled={busy}
-              onClick={() => send(() => api.decide(runId, 'reject', comment))}
+              onClick={() => send(() => api.decide(runId, 'reject', comment, pending.id))}
             >
               {t('reject')}
             </button>
@@ -182,7 +182,7 @@ function FollowUpCard({
   const { busy, error, send } = useSend(onAnswered);
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    if (text.trim()) send(() => api.answer(runId, text.trim()));
+    if (text.trim()) send(() => api.answer(runId, text.trim(), pending.id));
   };
   return (
     <section
@@ -201,7 +201,7 @@ function FollowUpCard({
                   key={option}
                   type="button"
                   disabled={busy}
-                  onClick={() => send(() => api.answer(runId, option))}
+                  onClick={() => send(() => api.answer(runId, option, pending.id))}
                 >
                   {option}
                 </button>

@@ -1,0 +1,162 @@
+import type { InFlightWrite } from '../domain/run-state.js';
+import type { ModelClient } from '../model/model.js';
+import type { RunStateDoc } from '../graph/state-doc.js';
+import type { RunRecord, Store, StoredEvent } from '../store/store.js';
+import { VersionConflictError } from '../store/store.js';
+import { RunConflictError } from './errors.js';
+import { summarize, type RunSummary } from './summary.js';
+
+/** What cancelling needs from the runtime. */
+export interface CancelHost {
+  store(): Promise<Store>;
+  read(runId: string): Promise<RunRecord>;
+  /** The local driver of the run, if this process drives it: stop it and wait for it. */
+  localDriver(runId: string): { stop(): void; done: Promise<unknown> } | undefined;
+  /** Takes over a run no live lease holds and settles its write in flight (then it ends cancelled). */
+  takeOver(runId: string): Promise<unknown>;
+  /** Publishes events just committed (hub, `--trace` sink, telemetry); `record` is the run after that commit. */
+  publish(events: StoredEvent[], record: RunRecord): void | Promise<void>;
+  /** How often to look again while another process settles a write in flight (ms). */
+  pollMs: number;
+  /** How long to wait for that at most (ms). */
+  waitMs: number;
+}
+
+const ENDED = ['completed', 'failed', 'cancelled'];
+
+/** The writes a stored run has marked in flight. */
+export function inFlightOf(record: RunRecord): readonly InFlightWrite[] {
+  return (record.state as RunStateDoc | null)?.run?.inFlight ?? [];
+}
+
+/**
+ * Cancels a run that has not ended, never leaving a sent write unrecorded:
+ * - no write marked in flight (what is stored at the version the cancel commits at): the run ends
+ *   `cancelled` at once; a driver elsewhere fails its next commit, so nothing new starts (a write's
+ *   in-flight mark is such a commit);
+ * - a write in flight: a cancel request is recorded; the driver (here, or in another process) records
+ *   the write's result as usual, starts nothing new and ends the run `cancelled` (`run.cancelled`
+ *   after the write's `tool.invoked`); when its driver is dead (lease expired), this cancel takes the
+ *   run over and settles the write with the usual look-back first.
+ * Throws RunConflictError when the run had already ended, or when another process is still settling
+ * the write after `waitMs` (the request stands: that process ends the run).
+ */
+export async function cancelRun(host: CancelHost, runId: string): Promise<RunSummary> {
+  const deadline = Date.now() + host.waitMs;
+  let requested = false;
+  for (;;) {
+    const record = await host.read(runId);
+    if (ENDED.includes(record.status)) {
+      if (requested && record.status === 'cancelled') return summarize(record);
+      throw new RunConflictError(runId, `run ${runId} has already ended (${record.status})`);
+    }
+    const local = host.localDriver(runId);
+    try {
+      if (inFlightOf(record).length === 0 || record.status !== 'running') {
+        const summary = await commitCancelled(host, record);
+        local?.stop();
+        return summary;
+      }
+      if ((record.state as RunStateDoc).cancelRequested !== true) await requestCancel(host, record);
+      requested = true;
+    } catch (error) {
+      if (error instanceof VersionConflictError) continue;
+      throw error;
+    }
+    await waitForDriver(host, record, local, deadline);
+  }
+}
+
+async function waitForDriver(
+  host: CancelHost,
+  record: RunRecord,
+  local: ReturnType<CancelHost['localDriver']>,
+  deadline: number,
+): Promise<void> {
+  if (local) {
+    local.stop();
+    await local.done.catch(() => undefined); // its failure is the driver's to report; the loop re-reads
+    return;
+  }
+  const live =
+    record.leaseOwner !== null && record.leaseExpiresAt !== null && record.leaseExpiresAt > Date.now();
+  if (!live) {
+    await host.takeOver(record.runId).catch((error: unknown) => {
+      if (!(error instanceof RunConflictError)) throw error; // another process took it first: look again
+    });
+    return;
+  }
+  if (Date.now() > deadline) {
+    throw new RunConflictError(
+      record.runId,
+      `run ${record.runId} has a write in flight that its driver is still settling; the cancel is recorded and ends the run once the write's result is`,
+    );
+  }
+  await new Promise((resolve) => setTimeout(resolve, host.pollMs));
+}
+
+/** Ends a run `cancelled` at the version read (VersionConflictError when it moved meanwhile). */
+export async function commitCancelled(
+  host: Pick<CancelHost, 'store' | 'publish'>,
+  record: RunRecord,
+): Promise<RunSummary> {
+  const event = {
+    seq: record.lastSeq + 1,
+    ts: new Date().toISOString(),
+    runId: record.runId,
+    type: 'run.cancelled',
+    reason: 'CANCELLED',
+  };
+  const next = await (
+    await host.store()
+  ).commit({
+    runId: record.runId,
+    expectedVersion: record.version,
+    patch: {
+      status: 'cancelled',
+      suspension: null,
+      reason: 'CANCELLED',
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    },
+    events: [event],
+  });
+  await host.publish([event], next);
+  return summarize(next);
+}
+
+/** Records the cancel request in the run's state (no event, no lease change: the driver adopts it). */
+async function requestCancel(host: CancelHost, record: RunRecord): Promise<void> {
+  const state = { ...(record.state as RunStateDoc), cancelRequested: true };
+  await (
+    await host.store()
+  ).commit({ runId: record.runId, expectedVersion: record.version, patch: { state } });
+}
+
+/**
+ * Ends a run whose driver stopped on a cancel request: `cancelled` unless it ended otherwise
+ * meanwhile (then its summary as it stands).
+ */
+export async function endCancelled(
+  host: Pick<CancelHost, 'store' | 'publish' | 'read'>,
+  runId: string,
+): Promise<RunSummary> {
+  for (;;) {
+    const record = await host.read(runId);
+    if (ENDED.includes(record.status)) return summarize(record);
+    try {
+      return await commitCancelled(host, record);
+    } catch (error) {
+      if (!(error instanceof VersionConflictError)) throw error;
+    }
+  }
+}
+
+/**
+ * The model of a drive that only settles a write in flight before the run ends `cancelled`: that drive
+ * is stopped from its start, so the model is never asked; if it were, the call fails.
+ */
+export const settlingModel: ModelClient = {
+  id: 'cancel:settling',
+  call: () => Promise.resolve({ ok: false, message: 'the run is being cancelled; no model call starts' }),
+};

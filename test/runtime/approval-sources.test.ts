@@ -36,6 +36,7 @@ describe('approval provenance', () => {
       summary: 'save item-7',
       provenance: { name: 'ev_1' },
       userProvenance: { note: 'save item 7, it is urgent' },
+      id: expect.stringMatching(/^pnd_[0-9a-f]{16}$/),
     });
   });
 
@@ -52,6 +53,7 @@ describe('approval provenance', () => {
       args: { name: 'a' },
       summary: 's',
       provenance: {},
+      id: expect.stringMatching(/^pnd_[0-9a-f]{16}$/),
     });
   });
 });

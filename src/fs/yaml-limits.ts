@@ -1,0 +1,123 @@
+import { parseDocument, type Document } from 'yaml';
+
+/** Limits of YAML (and JSON) parsing of input: how deep, how many alias expansions, how large. */
+export interface YamlLimits {
+  /** Deepest nesting of mappings and sequences (default 100). */
+  readonly maxDepth: number;
+  /** Most alias nodes resolved while converting to data (default 100; counts expansions). */
+  readonly maxAliasCount: number;
+  /** Largest text in characters (default 4 MiB). */
+  readonly maxChars: number;
+}
+
+/** The limits used unless a caller gives others. */
+export const YAML_LIMITS: YamlLimits = { maxDepth: 100, maxAliasCount: 100, maxChars: 4 * 1024 * 1024 };
+
+/** A limit broken before or while parsing: a message fit for a flow problem. */
+export type LimitProblem = { readonly message: string };
+
+/**
+ * Checks the size and a cheap upper estimate of the nesting depth of `text` in one linear pass,
+ * before any parser sees it (a YAML parser recurses per level: 100k levels take seconds and
+ * overflow the stack). Returns the broken limit, or null. The estimate counts open flow brackets,
+ * half the indentation and the block indicators (`- `, `: `, `? `) of each line, so it may exceed
+ * the real depth but never by a factor that refuses a sane document (it refuses above 2.5× maxDepth).
+ */
+export function precheckYaml(text: string, limits: YamlLimits = YAML_LIMITS): LimitProblem | null {
+  if (text.length > limits.maxChars) {
+    return { message: `the document is larger than ${limits.maxChars} characters` };
+  }
+  const ceiling = Math.ceil(limits.maxDepth * 2.5);
+  let flow = 0;
+  let lineStart = true;
+  let indent = 0;
+  let inline = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (ch === 10) {
+      lineStart = true;
+      indent = 0;
+      inline = 0;
+      quote = null;
+      continue;
+    }
+    if (lineStart && ch === 32) {
+      indent += 1;
+      continue;
+    }
+    lineStart = false;
+    const c = text[i] as string;
+    if (quote !== null) {
+      if (c === quote) quote = null;
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '#' && (i === 0 || text[i - 1] === ' ')) {
+      while (i + 1 < text.length && text.charCodeAt(i + 1) !== 10) i++;
+    } else if (c === '[' || c === '{') flow += 1;
+    else if ((c === ']' || c === '}') && flow > 0) flow -= 1;
+    else if ((c === '-' || c === ':' || c === '?') && text[i + 1] === ' ') inline += 1;
+    if (flow + (indent >> 1) + inline > ceiling) {
+      return { message: `the document nests deeper than ${limits.maxDepth} levels` };
+    }
+  }
+  return null;
+}
+
+/** The nesting depth of a parsed document's data, stopping once it passes `max`. */
+export function depthOf(value: unknown, max: number, depth = 0): number {
+  if (depth > max || typeof value !== 'object' || value === null) return depth;
+  let deepest = depth + 1;
+  for (const child of Array.isArray(value) ? value : Object.values(value)) {
+    deepest = Math.max(deepest, depthOf(child, max, depth + 1));
+    if (deepest > max) return deepest;
+  }
+  return deepest;
+}
+
+/**
+ * Converts a parsed document to plain data within the limits: alias expansion bounded (a "billion
+ * laughs" document is a problem, not an exhausted process) and the depth checked. Returns the data
+ * or the broken limit.
+ */
+export function limitedToJS(
+  doc: Document,
+  limits: YamlLimits = YAML_LIMITS,
+): { ok: true; data: unknown } | { ok: false; message: string } {
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+  } catch (error) {
+    if (!(error instanceof ReferenceError) && !(error instanceof RangeError)) throw error;
+    return {
+      ok: false,
+      message: `the document expands aliases beyond ${limits.maxAliasCount} nodes (or refers to a missing anchor)`,
+    };
+  }
+  if (depthOf(data, limits.maxDepth) > limits.maxDepth) {
+    return { ok: false, message: `the document nests deeper than ${limits.maxDepth} levels` };
+  }
+  return { ok: true, data };
+}
+
+/**
+ * Parses one YAML/JSON document within the limits, without positions (for data files such as
+ * scripted models). The message is the first line of the parser's, without the excerpt of the text.
+ */
+export function parseLimited(
+  text: string,
+  limits: YamlLimits = YAML_LIMITS,
+): { ok: true; data: unknown } | { ok: false; message: string } {
+  const pre = precheckYaml(text, limits);
+  if (pre) return { ok: false, message: pre.message };
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const first = doc.errors[0];
+  if (first) return { ok: false, message: firstSentence(first.message) };
+  return limitedToJS(doc, limits);
+}
+
+/** The parser's message up to its excerpt of the text (which must not be echoed). */
+export function firstSentence(message: string): string {
+  return (message.split('\n')[0] ?? message).replace(/:\s*$/, '').trim();
+}

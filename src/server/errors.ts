@@ -19,6 +19,7 @@ export type ApiErrorCode =
   | 'RUN_NOT_FOUND'
   | 'FLOW_NOT_FOUND'
   | 'CONFLICT'
+  | 'TOO_MANY_STREAMS'
   | 'SHUTTING_DOWN'
   | 'INTERNAL';
 

@@ -109,6 +109,7 @@ export const FlowInfoSchema = z
     description: z.string().optional(),
     origin: z.enum(['dir', 'upload']),
     path: z.string().optional(),
+    tenant: z.string().optional(),
     registeredAt: z.string(),
   })
   .openapi('FlowInfo');

@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, Env, Hono, MiddlewareHandler } from 'hono';
+import { isApiPath } from './api-paths.js';
 
 /**
  * Serving of the web console (issue 9): the files Vite built into `web/dist`, at `/`. Requests under
@@ -50,7 +51,7 @@ export function defaultConsoleDir(): string {
 }
 
 /**
- * A middleware serving the console for GET and HEAD requests outside `/v1/` and `/healthz`; every
+ * A middleware serving the console for GET and HEAD requests outside `/v1/` (any spelling) and `/healthz`; every
  * other request goes on to the next handler (the API's routes and its JSON 404).
  */
 export function consoleMiddleware<E extends Env>(options: ConsoleOptions = {}): MiddlewareHandler<E> {
@@ -60,8 +61,7 @@ export function consoleMiddleware<E extends Env>(options: ConsoleOptions = {}): 
     const path = c.req.path;
     if (
       (method !== 'GET' && method !== 'HEAD') ||
-      path === '/v1' ||
-      path.startsWith('/v1/') ||
+      isApiPath(path) ||
       path === '/healthz'
     )
       return next();

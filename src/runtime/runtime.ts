@@ -10,6 +10,7 @@ import { VersionConflictError } from '../store/store.js';
 import { drive } from './driver.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from './errors.js';
 import { EventHub } from './event-hub.js';
+import { EventPoller } from './event-poller.js';
 import { RunSession, type EventSink } from './session.js';
 import { summarize, type RunSummary } from './summary.js';
 import type { FlowRef, Toolbox } from './toolbox.js';
@@ -67,6 +68,7 @@ export class Runtime {
   private readonly leaseMs: number;
   private readonly owner = `rt_${randomUUID()}`;
   private readonly hub = new EventHub();
+  private readonly poller: EventPoller;
   private readonly models = new Map<string, ModelClient>();
   private readonly active = new Map<string, AbortController>();
   /** Set by `close()`: drivers stopped then do not read the store again. */
@@ -79,6 +81,7 @@ export class Runtime {
     this.toolbox = options.toolbox;
     this.logger = options.logger ?? createStderrLogger();
     this.leaseMs = options.leaseMs ?? leaseFromEnv();
+    this.poller = new EventPoller(() => this.db(), (runId) => this.active.has(runId), this.logger);
   }
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */
@@ -213,7 +216,7 @@ export class Runtime {
 
   /** The run's trace events: replayed from the store, then live until the run ends (or `follow: false`). */
   async *events(runId: string, options: { after?: number; follow?: boolean; signal?: AbortSignal } = {}): AsyncIterable<StoredEvent> {
-    yield* followEvents(await this.db(), this.hub, runId, options);
+    yield* followEvents(await this.db(), this.hub, this.poller, runId, options);
   }
 
   /** Stops local drivers and closes MCP connections and the store. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, relative, resolve, isAbsolute } from 'node:path';
 import { FlowSchema, type Flow } from '../domain/flow.js';
 import { confinedPath, InputFileError, readInputFile } from '../fs/input-file.js';
+import { checkShape } from '../fs/yaml-limits.js';
 import { FlowError, formatPath, type FlowProblem, type RawProblem } from './problems.js';
 import { schemaProblems } from './schema-issues.js';
 import { graphProblems } from './semantic-graph.js';
@@ -75,6 +76,11 @@ export async function inspectFlow(
   visiting: ReadonlySet<string> = new Set(),
 ): Promise<FlowInspection> {
   if (typeof source !== 'string') {
+    const shape = checkShape(source);
+    if (shape) {
+      const file = options.name ?? '<inline>';
+      return { problems: [{ file, path: '', message: shape.message }], file, locate: noPositions };
+    }
     return inspectData(
       source,
       options.name ?? '<inline>',

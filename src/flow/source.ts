@@ -9,7 +9,7 @@ import {
   type Document,
   type Node,
 } from 'yaml';
-import { limitedToJS, precheckYaml } from '../fs/yaml-limits.js';
+import { checkShape, limitedToJS, precheckYaml } from '../fs/yaml-limits.js';
 import { parseOffThread } from '../fs/yaml-worker.js';
 import type { PathSegment } from './problems.js';
 
@@ -76,6 +76,8 @@ export async function parseSourceAsync(text: string): Promise<ParsedSource> {
   const pre = precheckYaml(text);
   if (pre) return { data: undefined, locate: noPositions, syntax: [{ message: pre.message }] };
   const parsed = await parseOffThread(text);
+  const shape = parsed.syntax.length === 0 ? checkShape(parsed.data) : null;
+  if (shape) return { data: undefined, locate: noPositions, syntax: [{ message: shape.message }] };
   return { data: parsed.data, locate: noPositions, syntax: parsed.syntax };
 }
 

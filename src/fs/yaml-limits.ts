@@ -8,10 +8,17 @@ export interface YamlLimits {
   readonly maxAliasCount: number;
   /** Largest text in characters (default 4 MiB). */
   readonly maxChars: number;
+  /** Most values (mappings, sequences and scalars) in the data (default 20,000: checking costs time per value). */
+  readonly maxValues: number;
 }
 
 /** The limits used unless a caller gives others. */
-export const YAML_LIMITS: YamlLimits = { maxDepth: 100, maxAliasCount: 100, maxChars: 4 * 1024 * 1024 };
+export const YAML_LIMITS: YamlLimits = {
+  maxDepth: 100,
+  maxAliasCount: 100,
+  maxChars: 4 * 1024 * 1024,
+  maxValues: 20_000,
+};
 
 /** A limit broken before or while parsing: a message fit for a flow problem. */
 export type LimitProblem = { readonly message: string };
@@ -65,15 +72,22 @@ export function precheckYaml(text: string, limits: YamlLimits = YAML_LIMITS): Li
   return null;
 }
 
-/** The nesting depth of a parsed document's data, stopping once it passes `max`. */
-export function depthOf(value: unknown, max: number, depth = 0): number {
-  if (depth > max || typeof value !== 'object' || value === null) return depth;
-  let deepest = depth + 1;
-  for (const child of Array.isArray(value) ? value : Object.values(value)) {
-    deepest = Math.max(deepest, depthOf(child, max, depth + 1));
-    if (deepest > max) return deepest;
+/**
+ * Checks parsed data against the depth and value-count limits (iteratively, stopping at the first
+ * breach); returns the broken limit, or null.
+ */
+export function checkShape(data: unknown, limits: YamlLimits = YAML_LIMITS): LimitProblem | null {
+  const stack: [unknown, number][] = [[data, 0]];
+  let count = 0;
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop() as [unknown, number];
+    count += 1;
+    if (count > limits.maxValues) return { message: `the document holds more than ${limits.maxValues} values` };
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth + 1 > limits.maxDepth) return { message: `the document nests deeper than ${limits.maxDepth} levels` };
+    for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push([child, depth + 1]);
   }
-  return deepest;
+  return null;
 }
 
 /**
@@ -95,10 +109,8 @@ export function limitedToJS(
       message: `the document expands aliases beyond ${limits.maxAliasCount} nodes (or refers to a missing anchor)`,
     };
   }
-  if (depthOf(data, limits.maxDepth) > limits.maxDepth) {
-    return { ok: false, message: `the document nests deeper than ${limits.maxDepth} levels` };
-  }
-  return { ok: true, data };
+  const shape = checkShape(data, limits);
+  return shape ? { ok: false, message: shape.message } : { ok: true, data };
 }
 
 /**

@@ -10,10 +10,10 @@ type Waker = () => void;
  * One poller per runtime for events committed by other processes (CLI `approve`, other servers,
  * workers on PostgreSQL): one timer, running only while some run is followed, reading each
  * followed run's record once per tick however many streams follow it, and waking those streams
- * when its `lastSeq` or status moved. Runs driven by this process are skipped (the hub pushes them).
+ * when its `lastSeq` moved (or the run is gone). Runs driven by this process are skipped (the hub pushes them).
  */
 export class EventPoller {
-  private readonly runs = new Map<string, { lastSeq: number; status: string; wakers: Set<Waker> }>();
+  private readonly runs = new Map<string, { lastSeq: number; wakers: Set<Waker> }>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
 
@@ -28,7 +28,7 @@ export class EventPoller {
   watch(runId: string, lastSeq: number, waker: Waker): () => void {
     let entry = this.runs.get(runId);
     if (!entry) {
-      entry = { lastSeq, status: '', wakers: new Set() };
+      entry = { lastSeq, wakers: new Set() };
       this.runs.set(runId, entry);
     }
     entry.wakers.add(waker);
@@ -58,11 +58,9 @@ export class EventPoller {
       for (const [runId, entry] of [...this.runs]) {
         if (this.drivenHere(runId)) continue;
         const record = await store.getRun(runId);
-        const status = record?.status ?? 'missing';
-        const lastSeq = record?.lastSeq ?? entry.lastSeq;
-        if (lastSeq === entry.lastSeq && status === entry.status) continue;
-        entry.lastSeq = lastSeq;
-        entry.status = status;
+        // Every change a follower shows comes with events, so a moved lastSeq is the signal.
+        if (record && record.lastSeq <= entry.lastSeq) continue;
+        if (record) entry.lastSeq = record.lastSeq;
         for (const wake of [...entry.wakers]) wake();
       }
     } catch (error) {

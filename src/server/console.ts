@@ -66,7 +66,7 @@ export function consoleMiddleware<E extends Env>(options: ConsoleOptions = {}): 
     )
       return next();
     const file = await locate(root, path);
-    if (file === 'missing-root') return notBuilt(c, root);
+    if (file === 'missing-root') return notBuilt(c);
     if (file === null) return next();
     const body = await readFile(file.path);
     const headers: Record<string, string> = {
@@ -124,9 +124,10 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-function notBuilt(c: Context, root: string): Response {
+// The message names no server path: any caller may see it.
+function notBuilt(c: Context): Response {
   return c.text(
-    `The web console is not built (no ${join(root, 'index.html')}). Run: npm run build:web\n`,
+    'The web console is not built (its index.html is missing). Run: npm run build:web\n',
     503,
     {
       'Content-Type': 'text/plain; charset=utf-8',

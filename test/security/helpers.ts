@@ -4,7 +4,7 @@ import { createServer, type ApiServer, type ServerOptions } from '../../src/serv
 import { mountConsole } from '../../src/server/console.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
-import { quietLogger, type CallOptions } from '../server/helpers.js';
+import { quietLogger, tempDir, type CallOptions } from '../server/helpers.js';
 
 /** Tokens of the security tests: instance roles, and admins, operators and viewers of two tenants. */
 export const SEC = {
@@ -55,7 +55,7 @@ export async function startTarget(
     logger: quietLogger,
     ...options.server,
   });
-  mountConsole(server.app);
+  mountConsole(server.app, { dir: await tempDir({ 'index.html': '<!doctype html><title>console</title>' }) });
   const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
   const call = (method: string, path: string, o: CallOptions = {}): Promise<Response> => {
     const headers: Record<string, string> = { ...o.headers };

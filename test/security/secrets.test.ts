@@ -59,7 +59,7 @@ describe('secrets', () => {
     });
     const flow = {
       id: 'env-refs',
-      locale: 'en',
+      locale: 'en' as const,
       mcpServers: {
         cloud: {
           command: 'node',

@@ -119,7 +119,7 @@ describe('following without polling per stream', () => {
   });
 
   it('reads each followed run once per tick however many follow it, adds no listeners, and sees other processes', async () => {
-    const flow = { id: 'ask', locale: 'en', nodes: [{ id: 'main', tools: ['ticket_list'] }] };
+    const flow = { id: 'ask', locale: 'en' as const, nodes: [{ id: 'main', tools: ['ticket_list'] }] };
     const run = await first.start(flow, { input: { text: 'x' }, model: `scripted:${turns}` });
     expect(run.status).toBe('suspended');
     const controller = new AbortController();

@@ -125,7 +125,9 @@ function securityOptions(parsed: Parsed): Partial<ServerOptions> {
     throw new UsageError(`serve: --scripted-models ${scripted} is not a folder`);
   const streams = str(parsed, 'max-streams-per-token');
   if (streams !== undefined && !/^[1-9]\d{0,5}$/.test(streams))
-    throw new UsageError(`serve: --max-streams-per-token must be a positive number, not ${JSON.stringify(streams)}`);
+    throw new UsageError(
+      `serve: --max-streams-per-token must be a positive number, not ${JSON.stringify(streams)}`,
+    );
   return {
     ...(scripted !== undefined ? { scriptedModels: resolve(scripted) } : {}),
     allowStdio: many(parsed, 'allow-stdio'),

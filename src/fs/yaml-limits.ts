@@ -82,9 +82,11 @@ export function checkShape(data: unknown, limits: YamlLimits = YAML_LIMITS): Lim
   while (stack.length > 0) {
     const [value, depth] = stack.pop() as [unknown, number];
     count += 1;
-    if (count > limits.maxValues) return { message: `the document holds more than ${limits.maxValues} values` };
+    if (count > limits.maxValues)
+      return { message: `the document holds more than ${limits.maxValues} values` };
     if (typeof value !== 'object' || value === null) continue;
-    if (depth + 1 > limits.maxDepth) return { message: `the document nests deeper than ${limits.maxDepth} levels` };
+    if (depth + 1 > limits.maxDepth)
+      return { message: `the document nests deeper than ${limits.maxDepth} levels` };
     for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push([child, depth + 1]);
   }
   return null;

@@ -50,7 +50,7 @@ export function parseOffThread(text: string, limits: YamlLimits = YAML_LIMITS): 
       void worker.terminate();
       resolve(result);
     });
-    worker.once('error', (error) => {
+    worker.once('error', (error: Error) => {
       clearTimeout(timer);
       resolve({ syntax: [{ message: `the document could not be parsed: ${firstLine(error.message)}` }] });
     });

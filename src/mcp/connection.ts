@@ -148,11 +148,9 @@ class SdkMcpConnection implements McpConnection {
       handle = createTransport(this.options.config, this.options.baseDir);
     } catch (error) {
       if (!(error instanceof MissingEnvError)) throw error;
-      throw new McpConnectError(
-        this.serverId,
-        `cannot start MCP server ${this.serverId}: ${error.message}`,
-        { cause: error },
-      );
+      throw new McpConnectError(this.serverId, `cannot start MCP server ${this.serverId}: ${error.message}`, {
+        cause: error,
+      });
     }
     this.readStderr(handle);
     const client = new Client(CLIENT_INFO, { capabilities: {} });

@@ -59,12 +59,7 @@ export function consoleMiddleware<E extends Env>(options: ConsoleOptions = {}): 
   return async (c, next) => {
     const method = c.req.method;
     const path = c.req.path;
-    if (
-      (method !== 'GET' && method !== 'HEAD') ||
-      isApiPath(path) ||
-      path === '/healthz'
-    )
-      return next();
+    if ((method !== 'GET' && method !== 'HEAD') || isApiPath(path) || path === '/healthz') return next();
     const file = await locate(root, path);
     if (file === 'missing-root') return notBuilt(c);
     if (file === null) return next();
@@ -126,11 +121,7 @@ async function isFile(path: string): Promise<boolean> {
 
 // The message names no server path: any caller may see it.
 function notBuilt(c: Context): Response {
-  return c.text(
-    'The web console is not built (its index.html is missing). Run: npm run build:web\n',
-    503,
-    {
-      'Content-Type': 'text/plain; charset=utf-8',
-    },
-  );
+  return c.text('The web console is not built (its index.html is missing). Run: npm run build:web\n', 503, {
+    'Content-Type': 'text/plain; charset=utf-8',
+  });
 }

@@ -110,7 +110,9 @@ export class FlowRegistry {
 
   /** Like `get`, with how the flow was registered. */
   entry(flowId: string, tenant: string | null = null): FlowEntry | undefined {
-    return (tenant !== null ? this.flows.get(key(tenant, flowId)) : undefined) ?? this.flows.get(key(null, flowId));
+    return (
+      (tenant !== null ? this.flows.get(key(tenant, flowId)) : undefined) ?? this.flows.get(key(null, flowId))
+    );
   }
 
   /** The flows `tenant` sees (null: the shared ones), by id; a tenant's own flow hides a shared one of its id. */

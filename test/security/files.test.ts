@@ -150,8 +150,8 @@ describe('input files', () => {
     const failure = await resolveRunInput(flow, { json: `@${notJson}` }, { cwd: outside }).catch(
       (e: Error) => e,
     );
-    expect(String(failure)).toMatch(/is not valid JSON/);
-    expect(String(failure)).not.toContain(CANARY);
+    expect(failure).toMatch(/is not valid JSON/);
+    expect(failure).not.toContain(CANARY);
     await expect(resolveRunInput(flow, { json: '@/dev/zero' })).rejects.toThrow(/not a regular file/);
   });
 

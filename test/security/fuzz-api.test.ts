@@ -27,7 +27,7 @@ interface Operation {
 }
 
 let t: Target;
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 const runIds: string[] = [];
 
 beforeAll(async () => {
@@ -96,7 +96,7 @@ function resolveRefs(schema: Schema, components: Record<string, Schema>, depth =
     );
   if (schema.items) out.items = resolveRefs(schema.items, components, depth + 1);
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
-    if (schema[key]) out[key] = (schema[key] as Schema[]).map((s) => resolveRefs(s, components, depth + 1));
+    if (schema[key]) out[key] = schema[key].map((s) => resolveRefs(s, components, depth + 1));
   return out;
 }
 

@@ -55,7 +55,7 @@ const VALUES: unknown[] = [
   null,
   0,
   -1,
-  1e309,
+  Infinity,
   '',
   'x',
   [],

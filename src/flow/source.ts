@@ -41,7 +41,7 @@ export function parseSource(text: string): ParsedSource {
   const pre = precheckYaml(text);
   if (pre) return { data: undefined, locate: noPositions, syntax: [{ message: pre.message }] };
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, logLevel: 'error' });
   const syntax = [...doc.errors, ...doc.warnings].map((error) => {
     const at = error.linePos?.[0];
     return {

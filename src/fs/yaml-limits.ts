@@ -125,7 +125,7 @@ export function parseLimited(
 ): { ok: true; data: unknown } | { ok: false; message: string } {
   const pre = precheckYaml(text, limits);
   if (pre) return { ok: false, message: pre.message };
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, logLevel: 'error' });
   const first = doc.errors[0];
   if (first) return { ok: false, message: firstSentence(first.message) };
   return limitedToJS(doc, limits);

@@ -17,7 +17,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { parseDocument, LineCounter } = require(workerData.yaml);
 const { text, limits } = workerData;
 const lineCounter = new LineCounter();
-const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, logLevel: 'error' });
 const syntax = [...doc.errors, ...doc.warnings].map((e) => {
   const at = e.linePos && e.linePos[0];
   const message = (e.message.split('\\n')[0] || '').replace(/ at line \\d+, column \\d+:?\\s*$/, '').trim();

@@ -147,8 +147,9 @@ describe('input files', () => {
     const notJson = join(outside, 'input.json');
     writeFileSync(notJson, `{"a": ${CANARY}}`);
     const flow = (await loadFlow(quickFlow('q', 1), { knownTools: ['ticket_list'] })).flow;
-    const failure = await resolveRunInput(flow, { json: `@${notJson}` }, { cwd: outside }).catch(
-      (e: Error) => e,
+    const failure = await resolveRunInput(flow, { json: `@${notJson}` }, { cwd: outside }).then(
+      () => 'resolved',
+      (e: Error) => e.message,
     );
     expect(failure).toMatch(/is not valid JSON/);
     expect(failure).not.toContain(CANARY);

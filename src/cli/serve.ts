@@ -66,6 +66,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
       'SERVER no tokens configured: listening on loopback only, WITHOUT authentication (every caller is admin)',
     );
   }
+  const security = securityOptions(parsed);
   const flowsDir = str(parsed, 'flows');
   const flows = new FlowRegistry({ dir: flowsDir ? resolve(flowsDir) : null, logger });
   await loadFlows(flows, flowsDir);
@@ -74,7 +75,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
     logger,
   });
-  const server = createServer({ runtime, flows, tokens, logger, ...securityOptions(parsed) });
+  const server = createServer({ runtime, flows, tokens, logger, ...security });
   mountConsole(server.app);
   const listening = await listenOrExplain(server, runtime, host, port);
   io.out(`${listening.url}\n`);

@@ -8,7 +8,7 @@ export interface YamlLimits {
   readonly maxAliasCount: number;
   /** Largest text in characters (default 4 MiB). */
   readonly maxChars: number;
-  /** Most values (mappings, sequences and scalars) in the data (default 20,000: checking costs time per value). */
+  /** Most values (mappings, sequences and scalars) in the data (default 10,000: checking costs time per value). */
   readonly maxValues: number;
 }
 
@@ -17,7 +17,7 @@ export const YAML_LIMITS: YamlLimits = {
   maxDepth: 100,
   maxAliasCount: 100,
   maxChars: 4 * 1024 * 1024,
-  maxValues: 20_000,
+  maxValues: 10_000,
 };
 
 /** A limit broken before or while parsing: a message fit for a flow problem. */
@@ -59,12 +59,14 @@ export function precheckYaml(text: string, limits: YamlLimits = YAML_LIMITS): Li
       if (c === quote) quote = null;
       continue;
     }
-    if (c === '"' || c === "'") quote = c;
+    // A quote opens a string only where a scalar may start (so `don't [[[` hides no brackets).
+    if ((c === '"' || c === "'") && (i === 0 || ' \t[{,:-?'.includes(text[i - 1] as string))) quote = c;
     else if (c === '#' && (i === 0 || text[i - 1] === ' ')) {
       while (i + 1 < text.length && text.charCodeAt(i + 1) !== 10) i++;
     } else if (c === '[' || c === '{') flow += 1;
     else if ((c === ']' || c === '}') && flow > 0) flow -= 1;
-    else if ((c === '-' || c === ':' || c === '?') && text[i + 1] === ' ') inline += 1;
+    // Inside flow collections the brackets count the depth; block indicators only count outside.
+    else if (flow === 0 && (c === '-' || c === ':' || c === '?') && text[i + 1] === ' ') inline += 1;
     if (flow + (indent >> 1) + inline > ceiling) {
       return { message: `the document nests deeper than ${limits.maxDepth} levels` };
     }

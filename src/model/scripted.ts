@@ -1,5 +1,5 @@
 import { readInputFileSync } from '../fs/input-file.js';
-import { parseLimited } from '../fs/yaml-limits.js';
+import { parseLimited, YAML_LIMITS } from '../fs/yaml-limits.js';
 import { z } from 'zod';
 import type { ModelCallContext, ModelClient, ModelRequest, ModelResult } from './model.js';
 
@@ -73,7 +73,8 @@ export function loadScriptedModel(file: string): ModelClient {
   } catch (error) {
     throw new Error(`cannot read scripted model file ${file}: ${(error as Error).message}`, { cause: error });
   }
-  const parsed = parseLimited(text);
+  // Scripts of long runs hold many turns: only the flows' value count is kept small.
+  const parsed = parseLimited(text, { ...YAML_LIMITS, maxValues: 1_000_000 });
   if (!parsed.ok) throw new Error(`scripted model file ${file} is not valid YAML: ${parsed.message}`);
   const checked = ScriptSchema.safeParse(parsed.data);
   if (!checked.success) throw new Error(`scripted model file ${file}: ${describeIssues(checked.error.issues)}`);

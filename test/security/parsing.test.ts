@@ -65,6 +65,8 @@ describe('parse limits', () => {
       const error = await errorOf(await upload(text));
       expect(error).toMatchObject({ status: 400, code: 'FLOW_INVALID' });
     }
+    const hidden = `id: d\nnodes: [{ id: a }]\nx: [don't, ${'['.repeat(50_000)}${']'.repeat(50_000)}]\n`;
+    expect(await flowProblems(hidden)).toMatch(/nests deeper than 100 levels/);
     expect(
       await flowProblems(`id: d\nnodes: [{ id: a }]\nx: ${'['.repeat(120)}${']'.repeat(120)}\n`),
     ).toMatch(/nests deeper than 100 levels/);
@@ -74,6 +76,9 @@ describe('parse limits', () => {
     const nested = `id: n\nnodes: [{ id: a }]\ninput:\n${Array.from({ length: 30 }, (_, i) => `${'  '.repeat(i + 1)}p${i}:`).join('\n')} 1\n`;
     expect(precheckYaml(nested)).toBeNull();
     expect(precheckYaml(JSON.stringify({ a: [[[[{ b: [[1]] }]]]] }))).toBeNull();
+    // JSON with spaces after colons (as Python writes it), many keys on one line.
+    const wide = `{${Array.from({ length: 2000 }, (_, i) => `"k${i}": [1, 2]`).join(', ')}}`;
+    expect(precheckYaml(wide)).toBeNull();
   });
 
   it('keeps answering /healthz while a megabyte of YAML is parsed', async () => {

@@ -35,9 +35,29 @@ else {
 /**
  * Parses a large YAML/JSON text in a worker thread, so the event loop keeps answering (a megabyte
  * of YAML takes about a second to parse). Syntax problems and broken limits come back as problems;
- * a parse that outlasts 10 s is stopped and reported as one.
+ * a parse that outlasts 10 s is stopped and reported as one. At most two run at once; others wait.
  */
-export function parseOffThread(text: string, limits: YamlLimits = YAML_LIMITS): Promise<OffThreadParse> {
+export async function parseOffThread(
+  text: string,
+  limits: YamlLimits = YAML_LIMITS,
+): Promise<OffThreadParse> {
+  // At most MAX_WORKERS parses at once: each holds a parsed document of its text in memory.
+  while (running >= MAX_WORKERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  try {
+    return await parseInWorker(text, limits);
+  } finally {
+    running -= 1;
+    waiting.shift()?.();
+  }
+}
+
+/** Parses allowed at once, and the callers waiting for a turn. */
+const MAX_WORKERS = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+function parseInWorker(text: string, limits: YamlLimits): Promise<OffThreadParse> {
   const yaml = createRequire(import.meta.url).resolve('yaml');
   return new Promise((resolve) => {
     const worker = new Worker(SOURCE, { eval: true, workerData: { text, limits, yaml } });

@@ -210,7 +210,7 @@ async function delegateProblems(
       let target = isAbsolute(delegate) ? delegate : resolve(base, delegate);
       if (options.confineTo !== undefined) {
         try {
-          target = confinedPath(options.confineTo, target, 'delegate flow');
+          target = confinedPath(options.confineTo, target, 'delegate flow', delegate);
         } catch (error) {
           if (!(error instanceof InputFileError)) throw error;
           raw.push({ path: ['nodes', i, 'delegates', j], message: error.message });

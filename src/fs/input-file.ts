@@ -97,23 +97,24 @@ export async function readInputFile(path: string, options: ReadInputOptions = {}
 
 /**
  * Resolves `file` (relative to `dir`) to a real path inside `dir`, or throws InputFileError
- * `outside`. A path that leaves `dir` by `..` or an absolute path is refused before the file system
- * is touched (nothing outside can be probed); links are then resolved and must stay inside too.
+ * `outside` (its message names the file as `label`, by default as given). A path that leaves `dir`
+ * by `..` or an absolute path is refused before the file system is touched (nothing outside can be
+ * probed); links are then resolved and must stay inside too.
  */
-export function confinedPath(dir: string, file: string, what: string): string {
+export function confinedPath(dir: string, file: string, what: string, label: string = file): string {
   const root = realOrSelf(resolve(dir));
   const lexical = resolve(root, file);
   const outside = new InputFileError(
     file,
     'outside',
-    `${what} ${JSON.stringify(file)} is outside ${root}; expected a file inside that folder`,
+    `${what} ${JSON.stringify(label)} is outside the folder it must lie in`,
   );
   if (!inside(root, lexical)) throw outside;
   let real: string;
   try {
     real = realpathSync(lexical);
   } catch (error) {
-    throw openError(file, error);
+    throw openError(label, error);
   }
   if (!inside(root, real)) throw outside;
   return real;

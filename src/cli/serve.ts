@@ -1,8 +1,9 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createStderrLogger, type Logger } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import { startRecoverer } from '../runtime/recoverer.js';
-import { createServer, type ApiServer } from '../server/app.js';
+import { createServer, type ApiServer, type ServerOptions } from '../server/app.js';
 import { mountConsole } from '../server/console.js';
 import { FlowRegistry } from '../server/flows.js';
 import { watchFlows, type FlowWatch } from '../server/flow-watch.js';
@@ -28,7 +29,8 @@ export const serve: Command = (argv) =>
   runServe(argv, { out: (text) => void process.stdout.write(text), stopped: shutdownSignal });
 
 /**
- * `serve [--host H] [--port P] [--db URL] [--flows DIR [--watch]] [--tokens FILE]` (SPEC §10, §12): the HTTP API
+ * `serve [--host H] [--port P] [--db URL] [--flows DIR [--watch]] [--tokens FILE] [--scripted-models DIR]
+ * [--allow-stdio COMMAND]… [--allow-mcp-host HOST]… [--max-streams-per-token N]` (SPEC §10, §12): the HTTP API
  * until SIGINT/SIGTERM, then a graceful shutdown. Prints the URL on stdout, the log on stderr.
  * Exits 2 for bad flags, an unusable token file or flows folder, an address in use, or a
  * non-loopback host without tokens.
@@ -45,6 +47,10 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
       tokens: { type: 'string' },
       durability: { type: 'string' },
       watch: { type: 'boolean' },
+      'scripted-models': { type: 'string' },
+      'allow-stdio': { type: 'string', multiple: true },
+      'allow-mcp-host': { type: 'string', multiple: true },
+      'max-streams-per-token': { type: 'string' },
     },
     { min: 0, max: 0, names: '' },
   );
@@ -62,6 +68,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
       'SERVER no tokens configured: listening on loopback only, WITHOUT authentication (every caller is admin)',
     );
   }
+  const security = securityOptions(parsed);
   const flowsDir = str(parsed, 'flows');
   const flows = new FlowRegistry({ dir: flowsDir ? resolve(flowsDir) : null, logger });
   await loadFlows(flows, flowsDir);
@@ -71,7 +78,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
     logger,
   });
-  const server = createServer({ runtime, flows, tokens, logger });
+  const server = createServer({ runtime, flows, tokens, logger, ...security });
   mountConsole(server.app);
   const listening = await listenOrExplain(server, runtime, host, port);
   io.out(`${listening.url}\n`);
@@ -111,6 +118,41 @@ async function listenOrExplain(
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES')
       throw new UsageError(`serve: cannot listen on ${host}:${port}: ${code}`, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * The request policy flags: `--scripted-models DIR` (must be a folder), `--allow-stdio COMMAND` and
+ * `--allow-mcp-host HOST` (repeatable), `--max-streams-per-token N`.
+ */
+function securityOptions(parsed: Parsed): Partial<ServerOptions> {
+  const scripted = str(parsed, 'scripted-models');
+  if (scripted !== undefined && !isFolder(resolve(scripted)))
+    throw new UsageError(`serve: --scripted-models ${scripted} is not a folder`);
+  const streams = str(parsed, 'max-streams-per-token');
+  if (streams !== undefined && !/^[1-9]\d{0,5}$/.test(streams))
+    throw new UsageError(
+      `serve: --max-streams-per-token must be a positive number, not ${JSON.stringify(streams)}`,
+    );
+  return {
+    ...(scripted !== undefined ? { scriptedModels: resolve(scripted) } : {}),
+    allowStdio: many(parsed, 'allow-stdio'),
+    allowMcpHosts: many(parsed, 'allow-mcp-host'),
+    ...(streams !== undefined ? { maxStreamsPerToken: Number(streams) } : {}),
+  };
+}
+
+function many(parsed: Parsed, name: string): string[] {
+  const value: unknown = parsed.values[name];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
 }

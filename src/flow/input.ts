@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { InputFileError, readInputFile } from '../fs/input-file.js';
 import type { Flow } from '../domain/flow.js';
 import { validateAgainst } from './json-schema.js';
 
@@ -90,10 +90,10 @@ async function parseJsonArg(arg: string, cwd: string): Promise<unknown> {
     const file = resolve(cwd, arg.slice(1));
     origin = `--input-json file ${arg.slice(1)}`;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readInputFile(file);
     } catch (error) {
-      const reason =
-        (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
+      if (!(error instanceof InputFileError)) throw error;
+      const reason = error.reason === 'not-found' ? 'file not found' : error.message;
       throw new RunInputError(`${origin}: ${reason}`, [], { cause: error });
     }
   }

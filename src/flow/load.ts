@@ -1,12 +1,13 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve, isAbsolute } from 'node:path';
 import { FlowSchema, type Flow } from '../domain/flow.js';
+import { confinedPath, InputFileError, readInputFile } from '../fs/input-file.js';
+import { checkShape } from '../fs/yaml-limits.js';
 import { FlowError, formatPath, type FlowProblem, type RawProblem } from './problems.js';
 import { schemaProblems } from './schema-issues.js';
 import { graphProblems } from './semantic-graph.js';
 import { toolProblems } from './semantic-tools.js';
-import { noPositions, parseSource, type Locator } from './source.js';
+import { noPositions, parseSourceAsync, type Locator } from './source.js';
 
 /** A flow ready to run: validated, defaults applied, with the folder its relative paths resolve against. */
 export interface LoadedFlow {
@@ -25,6 +26,11 @@ export interface LoadFlowOptions {
   readonly name?: string;
   /** Tools the host provides besides MCP servers (local tools), which policies may name. */
   readonly knownTools?: Iterable<string>;
+  /**
+   * For a flow that came from a request: delegate flow files must lie inside this folder (after
+   * resolving `..` and links); others are problems, and are not read.
+   */
+  readonly confineTo?: string;
 }
 
 /** Everything learnt while loading: the flow when it is valid, the problems, and where things are. */
@@ -70,6 +76,11 @@ export async function inspectFlow(
   visiting: ReadonlySet<string> = new Set(),
 ): Promise<FlowInspection> {
   if (typeof source !== 'string') {
+    const shape = checkShape(source);
+    if (shape) {
+      const file = options.name ?? '<inline>';
+      return { problems: [{ file, path: '', message: shape.message }], file, locate: noPositions };
+    }
     return inspectData(
       source,
       options.name ?? '<inline>',
@@ -83,10 +94,10 @@ export async function inspectFlow(
   const path = resolve(source);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readInputFile(path);
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message;
+    if (!(error instanceof InputFileError)) throw error;
+    const reason = error.reason === 'not-found' ? 'file not found' : error.message;
     return {
       problems: [
         {
@@ -114,7 +125,7 @@ async function inspectText(
   options: LoadFlowOptions,
   visiting: ReadonlySet<string>,
 ): Promise<FlowInspection> {
-  const parsed = parseSource(text);
+  const parsed = await parseSourceAsync(text);
   if (parsed.syntax.length > 0) {
     const problems = parsed.syntax.map((s) => ({
       file,
@@ -196,7 +207,16 @@ async function delegateProblems(
   for (const [i, node] of flow.nodes.entries()) {
     const ids = new Map<string, string>();
     for (const [j, delegate] of node.delegates.entries()) {
-      const target = isAbsolute(delegate) ? delegate : resolve(base, delegate);
+      let target = isAbsolute(delegate) ? delegate : resolve(base, delegate);
+      if (options.confineTo !== undefined) {
+        try {
+          target = confinedPath(options.confineTo, target, 'delegate flow', delegate);
+        } catch (error) {
+          if (!(error instanceof InputFileError)) throw error;
+          raw.push({ path: ['nodes', i, 'delegates', j], message: error.message });
+          continue;
+        }
+      }
       if (chain.has(target)) continue;
       if (!existsSync(target)) {
         raw.push({
@@ -205,7 +225,14 @@ async function delegateProblems(
         });
         continue;
       }
-      const child = await inspectFlow(displayName(target), { knownTools: options.knownTools ?? [] }, chain);
+      const child = await inspectFlow(
+        displayName(target),
+        {
+          knownTools: options.knownTools ?? [],
+          ...(options.confineTo !== undefined ? { confineTo: options.confineTo } : {}),
+        },
+        chain,
+      );
       nested.push(...child.problems);
       const id = child.loaded?.flow.id;
       if (id === undefined) continue;

@@ -9,6 +9,8 @@ import {
   type Document,
   type Node,
 } from 'yaml';
+import { checkShape, limitedToJS, precheckYaml } from '../fs/yaml-limits.js';
+import { parseOffThread } from '../fs/yaml-worker.js';
 import type { PathSegment } from './problems.js';
 
 /** A 1-based line and column. */
@@ -36,8 +38,10 @@ export const noPositions: Locator = () => undefined;
  * plain data can be placed at a line and column. Duplicate keys are syntax problems.
  */
 export function parseSource(text: string): ParsedSource {
+  const pre = precheckYaml(text);
+  if (pre) return { data: undefined, locate: noPositions, syntax: [{ message: pre.message }] };
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, logLevel: 'error' });
   const syntax = [...doc.errors, ...doc.warnings].map((error) => {
     const at = error.linePos?.[0];
     return {
@@ -45,7 +49,12 @@ export function parseSource(text: string): ParsedSource {
       ...(at ? { position: { line: at.line, column: at.col } } : {}),
     };
   });
-  const data: unknown = syntax.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  let data: unknown;
+  if (syntax.length === 0) {
+    const converted = limitedToJS(doc);
+    if (converted.ok) data = converted.data;
+    else syntax.push({ message: converted.message });
+  }
   const locate: Locator = (path, atKey = false) => {
     const offset = offsetOf(doc, path, atKey);
     if (offset === undefined) return undefined;
@@ -53,6 +62,23 @@ export function parseSource(text: string): ParsedSource {
     return { line: pos.line, column: pos.col };
   };
   return { data, locate, syntax };
+}
+
+/** Texts above this size are parsed off the main thread. */
+const OFF_THREAD_CHARS = 64 * 1024;
+
+/**
+ * `parseSource` within the limits without blocking the event loop: a large text is parsed in a
+ * worker thread (its problems other than syntax then have no positions).
+ */
+export async function parseSourceAsync(text: string): Promise<ParsedSource> {
+  if (text.length <= OFF_THREAD_CHARS) return parseSource(text);
+  const pre = precheckYaml(text);
+  if (pre) return { data: undefined, locate: noPositions, syntax: [{ message: pre.message }] };
+  const parsed = await parseOffThread(text);
+  const shape = parsed.syntax.length === 0 ? checkShape(parsed.data) : null;
+  if (shape) return { data: undefined, locate: noPositions, syntax: [{ message: shape.message }] };
+  return { data: parsed.data, locate: noPositions, syntax: parsed.syntax };
 }
 
 /** yaml's pretty messages end with ` at line L, column C:` and a code excerpt; keep the sentence. */

@@ -4,6 +4,7 @@ import type { McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 import { describeError, isConnectionLoss, McpConnectError } from './errors.js';
+import { MissingEnvError } from './env-refs.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
 
@@ -142,7 +143,15 @@ class SdkMcpConnection implements McpConnection {
   }
 
   private async connect(signal?: AbortSignal): Promise<Session> {
-    const handle = createTransport(this.options.config, this.options.baseDir);
+    let handle: TransportHandle;
+    try {
+      handle = createTransport(this.options.config, this.options.baseDir);
+    } catch (error) {
+      if (!(error instanceof MissingEnvError)) throw error;
+      throw new McpConnectError(this.serverId, `cannot start MCP server ${this.serverId}: ${error.message}`, {
+        cause: error,
+      });
+    }
     this.readStderr(handle);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const session: Session = { client, handle, pid: null, alive: false, ended: false };

@@ -7,6 +7,7 @@ import {
   type McpServerConfig,
   type StdioServerConfig,
 } from '../domain/flow.js';
+import { expandEnvRefs } from './env-refs.js';
 
 /** The spawn parameters of a stdio server, after the flow's defaults are applied. */
 export interface StdioLaunch {
@@ -20,11 +21,12 @@ export interface StdioLaunch {
  * How a stdio server is started (SPEC §3): `env` is added to the inherited environment; the working
  * directory is `cwd` resolved against the flow's folder, or the flow's folder itself; `node` means the
  * Node binary running the runtime (`process.execPath`), so the pinned Node runs the server too.
+ * `${NAME}` in an `env` value is replaced by the process's variable here, at start, and nowhere else.
  */
 export function stdioLaunch(config: StdioServerConfig, baseDir: string): StdioLaunch {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
-  Object.assign(env, config.env ?? {});
+  Object.assign(env, expandEnvRefs(config.env, 'env'));
   const cwd =
     config.cwd === undefined ? baseDir : isAbsolute(config.cwd) ? config.cwd : resolve(baseDir, config.cwd);
   const command = config.command === 'node' ? process.execPath : config.command;
@@ -60,7 +62,7 @@ function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHa
 
 function httpTransport(config: HttpServerConfig): TransportHandle {
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-    requestInit: config.headers ? { headers: config.headers } : undefined,
+    requestInit: config.headers ? { headers: expandEnvRefs(config.headers, 'headers') } : undefined,
   });
   return { transport, endpoint: config.url, stderr: null, pid: () => null };
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { readInputFileSync } from '../fs/input-file.js';
+import { parseLimited, YAML_LIMITS } from '../fs/yaml-limits.js';
 import { z } from 'zod';
 import type { ModelCallContext, ModelClient, ModelRequest, ModelResult } from './model.js';
 
@@ -61,21 +61,38 @@ export function scriptedModel(script: Script, id = 'scripted:inline'): ModelClie
   };
 }
 
-/** Loads a scripted model from a YAML (or JSON) file; throws a readable error for a bad file. */
+/**
+ * Loads a scripted model from a YAML (or JSON) file; throws a readable error for a bad file. The file
+ * must be a regular file within the input size cap (`AGENT_RUNTIME_MAX_FILE_BYTES`), and the error
+ * names the file, the place and the rule broken, never the file's content (it may be any file).
+ */
 export function loadScriptedModel(file: string): ModelClient {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readInputFileSync(file);
   } catch (error) {
     throw new Error(`cannot read scripted model file ${file}: ${(error as Error).message}`, { cause: error });
   }
-  let data: unknown;
-  try {
-    data = parse(text);
-  } catch (error) {
-    throw new Error(`scripted model file ${file} is not valid YAML: ${(error as Error).message}`, { cause: error });
-  }
-  const parsed = ScriptSchema.safeParse(data);
-  if (!parsed.success) throw new Error(`scripted model file ${file}: ${z.prettifyError(parsed.error)}`);
-  return scriptedModel(parsed.data, `scripted:${file}`);
+  // Scripts of long runs hold many turns: only the flows' value count is kept small.
+  const parsed = parseLimited(text, { ...YAML_LIMITS, maxValues: 1_000_000 });
+  if (!parsed.ok) throw new Error(`scripted model file ${file} is not valid YAML: ${parsed.message}`);
+  const checked = ScriptSchema.safeParse(parsed.data);
+  if (!checked.success) throw new Error(`scripted model file ${file}: ${describeIssues(checked.error.issues)}`);
+  return scriptedModel(checked.data, `scripted:${file}`);
+}
+
+/** Schema issues by place and rule, without echoing keys or values of the file. */
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const shown = issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
+    const rule =
+      issue.code === 'unrecognized_keys'
+        ? 'unknown key (expected turns; a turn has node, text, calls, usage)'
+        : issue.code === 'invalid_type'
+          ? `expected ${issue.expected}`
+          : issue.code.replace(/_/g, ' ');
+    return `${where}: ${rule}`;
+  });
+  const more = issues.length > shown.length ? `; and ${issues.length - shown.length} more` : '';
+  return `${shown.join('; ')}${more}`;
 }

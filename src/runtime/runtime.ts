@@ -11,6 +11,7 @@ import { VersionConflictError } from '../store/store.js';
 import { drive } from './driver.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from './errors.js';
 import { EventHub } from './event-hub.js';
+import { EventPoller } from './event-poller.js';
 import { RunSession, type EventSink } from './session.js';
 import { summarize, type RunSummary } from './summary.js';
 import type { FlowRef, Toolbox } from './toolbox.js';
@@ -86,6 +87,7 @@ export class Runtime {
   private readonly resultBytes: number;
   private readonly owner = `rt_${randomUUID()}`;
   private readonly hub = new EventHub();
+  private readonly poller: EventPoller;
   private readonly models = new Map<string, ModelClient>();
   private readonly active = new Map<string, AbortController>();
   private readonly driving = new Map<string, Promise<unknown>>();
@@ -103,6 +105,7 @@ export class Runtime {
     const telemetry = options.telemetry ?? noopTelemetry;
     this.observers = new RunObservers(typeof telemetry === 'function' ? telemetry : () => Promise.resolve(telemetry));
     this.resultBytes = traceResultBytes(options.traceResultBytes);
+    this.poller = new EventPoller(() => this.db(), (runId) => this.active.has(runId), this.logger);
   }
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */
@@ -232,7 +235,7 @@ export class Runtime {
 
   /** The run's trace events: replayed from the store, then live until the run ends (or `follow: false`). */
   async *events(runId: string, options: { after?: number; follow?: boolean; signal?: AbortSignal } = {}): AsyncIterable<StoredEvent> {
-    yield* followEvents(await this.db(), this.hub, runId, options);
+    yield* followEvents(await this.db(), this.hub, this.poller, runId, options);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { OpenAPIHono, createRoute } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { createStderrLogger, type Logger } from '../log/logger.js';
@@ -30,6 +31,14 @@ export interface ServerOptions {
   idempotency?: IdempotencyOptions;
   /** Largest accepted request body (default 1 MiB). */
   maxBodyBytes?: number;
+  /** `--scripted-models DIR`: the folder scripted models named by requests must lie in (default: refused). */
+  scriptedModels?: string | null;
+  /** `--allow-stdio`: commands stdio MCP servers of flows sent over HTTP may run (exact match; default none). */
+  allowStdio?: readonly string[];
+  /** `--allow-mcp-host`: hosts HTTP MCP servers of flows sent over HTTP may be on (default none). */
+  allowMcpHosts?: readonly string[];
+  /** Most event streams open at once per token (default 16; 429 beyond). */
+  maxStreamsPerToken?: number;
   /** How long `close` waits for runs being driven to reach a stopping point (default 30000 ms). */
   shutdownGraceMs?: number;
 }
@@ -66,6 +75,13 @@ export function createServer(options: ServerOptions): ApiServer {
     logger,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     streams: new Set(),
+    policy: {
+      scriptedModels: options.scriptedModels ? resolve(options.scriptedModels) : null,
+      allowStdio: new Set(options.allowStdio ?? []),
+      allowMcpHosts: new Set((options.allowMcpHosts ?? []).map((h) => h.toLowerCase())),
+    },
+    maxStreamsPerToken: options.maxStreamsPerToken ?? 16,
+    streamsByToken: new Map(),
     closing: () => closing,
   };
   const app = buildApp(deps, tokens, options.maxBodyBytes ?? 1024 * 1024);

@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context, Env, Hono, MiddlewareHandler } from 'hono';
+import { isApiPath } from './api-paths.js';
 
 /**
  * Serving of the web console (issue 9): the files Vite built into `web/dist`, at `/`. Requests under
@@ -50,7 +51,7 @@ export function defaultConsoleDir(): string {
 }
 
 /**
- * A middleware serving the console for GET and HEAD requests outside `/v1/` and `/healthz`; every
+ * A middleware serving the console for GET and HEAD requests outside `/v1/` (any spelling) and `/healthz`; every
  * other request goes on to the next handler (the API's routes and its JSON 404).
  */
 export function consoleMiddleware<E extends Env>(options: ConsoleOptions = {}): MiddlewareHandler<E> {
@@ -58,15 +59,9 @@ export function consoleMiddleware<E extends Env>(options: ConsoleOptions = {}): 
   return async (c, next) => {
     const method = c.req.method;
     const path = c.req.path;
-    if (
-      (method !== 'GET' && method !== 'HEAD') ||
-      path === '/v1' ||
-      path.startsWith('/v1/') ||
-      path === '/healthz'
-    )
-      return next();
+    if ((method !== 'GET' && method !== 'HEAD') || isApiPath(path) || path === '/healthz') return next();
     const file = await locate(root, path);
-    if (file === 'missing-root') return notBuilt(c, root);
+    if (file === 'missing-root') return notBuilt(c);
     if (file === null) return next();
     const body = await readFile(file.path);
     const headers: Record<string, string> = {
@@ -124,12 +119,9 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-function notBuilt(c: Context, root: string): Response {
-  return c.text(
-    `The web console is not built (no ${join(root, 'index.html')}). Run: npm run build:web\n`,
-    503,
-    {
-      'Content-Type': 'text/plain; charset=utf-8',
-    },
-  );
+// The message names no server path: any caller may see it.
+function notBuilt(c: Context): Response {
+  return c.text('The web console is not built (its index.html is missing). Run: npm run build:web\n', 503, {
+    'Content-Type': 'text/plain; charset=utf-8',
+  });
 }

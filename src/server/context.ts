@@ -6,6 +6,7 @@ import type { Background, RunLocks } from './background.js';
 import { ApiError } from './errors.js';
 import type { FlowRegistry } from './flows.js';
 import type { IdempotencyCache } from './idempotency.js';
+import type { RequestPolicy } from './request-policy.js';
 import { findToken, hasRole, type Principal, type Role, type TokenEntry } from './tokens.js';
 
 /** The Hono environment of the API: each request carries who made it. */
@@ -25,6 +26,12 @@ export interface ServerDeps {
   readonly heartbeatMs: number;
   /** Open event streams, ended on shutdown. */
   readonly streams: Set<AbortController>;
+  /** What requests may make the server do on its host (scripted models, MCP commands and hosts). */
+  readonly policy: RequestPolicy;
+  /** Most event streams one token may hold open at once (429 beyond). */
+  readonly maxStreamsPerToken: number;
+  /** Open event streams per token name. */
+  readonly streamsByToken: Map<string, number>;
   /** True once shutdown began: mutating requests are refused with 503. */
   closing(): boolean;
 }

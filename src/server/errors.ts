@@ -20,6 +20,7 @@ export type ApiErrorCode =
   | 'FLOW_NOT_FOUND'
   | 'EVIDENCE_NOT_FOUND'
   | 'CONFLICT'
+  | 'TOO_MANY_STREAMS'
   | 'SHUTTING_DOWN'
   | 'INTERNAL';
 

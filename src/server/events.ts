@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { RunRecord } from '../store/store.js';
 import { visibleRun, type AppEnv, type ServerDeps } from './context.js';
+import { ApiError } from './errors.js';
 import { EventsHeaders, EventsQuery, RunIdParam, errors } from './schemas.js';
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
@@ -21,9 +22,33 @@ const runEvents = createRoute({
   request: { params: RunIdParam, query: EventsQuery, headers: EventsHeaders },
   responses: {
     200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
-    ...errors(400, 401, 404),
+    ...errors(400, 401, 404, 429),
   },
 });
+
+/**
+ * Counts an event stream against its token's cap (`maxStreamsPerToken`); answers 429 beyond it.
+ * Returns the release function, to call once when the stream ends.
+ */
+function claimStream(deps: ServerDeps, token: string): () => void {
+  const open = deps.streamsByToken.get(token) ?? 0;
+  if (open >= deps.maxStreamsPerToken) {
+    throw new ApiError(
+      429,
+      'TOO_MANY_STREAMS',
+      `token ${token} already has ${open} event streams open (the limit); close one and retry`,
+    );
+  }
+  deps.streamsByToken.set(token, open + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (deps.streamsByToken.get(token) ?? 1) - 1;
+    if (left <= 0) deps.streamsByToken.delete(token);
+    else deps.streamsByToken.set(token, left);
+  };
+}
 
 /** Registers `GET /v1/runs/{id}/events` (SPEC §12). */
 export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
@@ -31,12 +56,14 @@ export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps):
     const { id } = c.req.valid('param');
     const { after: queryAfter } = c.req.valid('query');
     const lastEventId = c.req.valid('header')['last-event-id'];
-    const record = await visibleRun(deps, c.get('principal'), id);
+    const principal = c.get('principal');
+    const record = await visibleRun(deps, principal, id);
+    const release = claimStream(deps, principal.name);
     const requested = lastEventId !== undefined ? Number(lastEventId) : (queryAfter ?? 0);
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(
       c,
-      (stream) => pump(deps, stream, record, requested),
+      (stream) => pump(deps, stream, record, requested).finally(release),
       (error) => {
         deps.logger.error('HTTP event stream failed', { runId: id, error });
         return Promise.resolve();

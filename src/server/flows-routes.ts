@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertOpen, assertRole, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
+import { vetRequestFlow } from './request-policy.js';
 import { FlowInfoSchema, errors, json } from './schemas.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
@@ -24,7 +25,13 @@ const RegisteredSchema = z.object({ flowId: z.string(), version: z.union([z.numb
 
 /** Registers `GET /v1/flows` and `POST /v1/flows` (SPEC §12). */
 export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
-  app.openapi(listFlows, (c) => c.json(deps.flows.list(), 200));
+  app.openapi(listFlows, (c) => {
+    const principal = c.get('principal');
+    const list = deps.flows.list(principal.tenant);
+    // Server paths are for the instance's admins; others see ids, versions and descriptions.
+    const instanceAdmin = principal.role === 'admin' && principal.tenant === null;
+    return c.json(instanceAdmin ? list : list.map(({ path: _path, ...info }) => info), 200);
+  });
 
   // Registered by hand (and documented below) so the raw text reaches loadFlowText, which reports
   // problems with line numbers for YAML and JSON alike.
@@ -35,12 +42,16 @@ export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
     if (type !== 'application/json' && !YAML_TYPES.includes(type)) {
       throw new ApiError(400, 'BAD_REQUEST', 'send the flow as application/json or application/yaml');
     }
+    const principal = c.get('principal');
     const info = await deps.flows.registerText(
       await c.req.text(),
       type === 'application/json' ? 'upload.json' : 'upload.yaml',
+      principal.tenant,
+      (loaded) => vetRequestFlow(loaded.flow, deps.policy),
     );
     deps.logger.info('FLOWS registered', {
       flowId: info.flowId,
+      ...(info.tenant !== undefined ? { tenant: info.tenant } : {}),
       version: info.version,
       by: c.get('principal').name,
     });
@@ -50,10 +61,12 @@ export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
     method: 'post',
     path: '/v1/flows',
     tags: ['flows'],
-    summary: 'Register a flow (admin); it replaces a registered flow with the same id',
+    summary:
+      "Register a flow (admin); it replaces the same tenant's flow with the same id (a tenant's admin registers for that tenant, an admin without tenant a shared flow)",
     description:
       'The body is the flow as JSON, or YAML with `Content-Type: application/yaml`. It is validated like ' +
-      "`agent-runtime validate` (without connecting to its MCP servers); relative paths resolve against the server's `--flows DIR`.",
+      "`agent-runtime validate` (without connecting to its MCP servers); relative paths resolve against the server's `--flows DIR`. " +
+      'Its stdio MCP servers must use commands given with `--allow-stdio`, its HTTP MCP servers hosts given with `--allow-mcp-host`; it may not declare `providers`, and a `scripted:` model must lie in `--scripted-models DIR`.',
     request: {
       body: {
         required: true,

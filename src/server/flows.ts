@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { loadFlow, loadFlowText, type LoadedFlow } from '../flow/load.js';
+import { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from '../flow/load.js';
 import { isFlowError } from '../flow/problems.js';
 import type { Logger } from '../log/logger.js';
 import { scanFlowFiles } from './flow-files.js';
@@ -14,9 +14,17 @@ export interface FlowInfo {
   version: string | number;
   description?: string;
   origin: FlowOrigin;
-  /** The file it was loaded from (flows from `--flows DIR`). */
+  /** The file it was loaded from (flows from `--flows DIR`; shown to instance admins only). */
   path?: string;
+  /** The tenant owning the flow; absent for a shared flow (every tenant sees it). */
+  tenant?: string;
   registeredAt: string;
+}
+
+/** A registered flow and how it got here (flows that came over HTTP are held to the request policy). */
+export interface FlowEntry {
+  readonly loaded: LoadedFlow;
+  readonly info: FlowInfo;
 }
 
 /** Options of a FlowRegistry. */
@@ -29,12 +37,14 @@ export interface FlowRegistryOptions {
 }
 
 /**
- * The flows a server can start by id, in memory, keyed by flow id. Registering a flow whose id is
- * already there replaces it (the latest registration wins, whatever its `version`); runs already
+ * The flows a server can start by id, in memory, per tenant: shared flows (tenant null: `--flows DIR`
+ * and uploads by an admin without tenant) are seen by every tenant; a tenant's own flow shadows a
+ * shared flow of the same id for that tenant only. Registering a flow whose id the same tenant
+ * already has replaces it (the latest registration wins, whatever its `version`); runs already
  * started keep the flow they started with, which is persisted with the run.
  */
 export class FlowRegistry {
-  private readonly flows = new Map<string, { loaded: LoadedFlow; info: FlowInfo }>();
+  private readonly flows = new Map<string, FlowEntry>();
   readonly baseDir: string;
   private readonly knownTools: string[];
 
@@ -71,37 +81,66 @@ export class FlowRegistry {
     return registered;
   }
 
-  /** Loads a flow file and registers it (replacing a flow with the same id); throws FlowError. */
+  /** Loads a flow file and registers it as a shared flow (replacing one with the same id); throws FlowError. */
   async registerFile(file: string): Promise<FlowInfo> {
-    return this.add(await loadFlow(file, { knownTools: this.knownTools }), 'dir', file);
+    return this.add(await loadFlow(file, { knownTools: this.knownTools }), 'dir', file, null);
   }
 
-  /** Validates and registers a flow given as YAML or JSON text (relative paths resolve against `dir`); throws FlowError. */
-  async registerText(text: string, name = '<upload>'): Promise<FlowInfo> {
-    return this.add(await this.loadText(text, name), 'upload', null);
+  /**
+   * Validates and registers a flow given as YAML or JSON text for `tenant` (null: shared). Relative
+   * paths resolve against `dir` and delegate files must lie inside it. `vet` may refuse the flow
+   * (by throwing) before it is registered. Throws FlowError for an invalid flow.
+   */
+  async registerText(
+    text: string,
+    name = '<upload>',
+    tenant: string | null = null,
+    vet?: (loaded: LoadedFlow) => void,
+  ): Promise<FlowInfo> {
+    const loaded = await this.loadText(text, name);
+    vet?.(loaded);
+    return this.add(loaded, 'upload', null, tenant);
   }
 
   /** Validates a flow given as text without registering it (e.g. an inline flow); throws FlowError. */
   loadText(text: string, name = '<inline>'): Promise<LoadedFlow> {
-    return loadFlowText(text, { baseDir: this.baseDir, name, knownTools: this.knownTools });
+    return loadFlowText(text, this.requestOptions(name));
   }
 
   /** Validates a flow given as an object without registering it; throws FlowError. */
   loadObject(flow: object, name = '<inline>'): Promise<LoadedFlow> {
-    return loadFlow(flow, { baseDir: this.baseDir, name, knownTools: this.knownTools });
+    return loadFlow(flow, this.requestOptions(name));
   }
 
-  /** The registered flow with this id, or undefined. */
-  get(flowId: string): LoadedFlow | undefined {
-    return this.flows.get(flowId)?.loaded;
+  /** The flow `tenant` starts by this id (its own, else the shared one), or undefined. */
+  get(flowId: string, tenant: string | null = null): LoadedFlow | undefined {
+    return this.entry(flowId, tenant)?.loaded;
   }
 
-  /** Every registered flow, by id. */
-  list(): FlowInfo[] {
-    return [...this.flows.values()].map((e) => e.info).sort((a, b) => a.flowId.localeCompare(b.flowId));
+  /** Like `get`, with how the flow was registered. */
+  entry(flowId: string, tenant: string | null = null): FlowEntry | undefined {
+    return (
+      (tenant !== null ? this.flows.get(key(tenant, flowId)) : undefined) ?? this.flows.get(key(null, flowId))
+    );
   }
 
-  private add(loaded: LoadedFlow, origin: FlowOrigin, path: string | null): FlowInfo {
+  /** The flows `tenant` sees (null: the shared ones), by id; a tenant's own flow hides a shared one of its id. */
+  list(tenant: string | null = null): FlowInfo[] {
+    const seen = new Map<string, FlowInfo>();
+    for (const { info } of this.flows.values()) {
+      const owner = info.tenant ?? null;
+      if (owner !== null && owner !== tenant) continue;
+      if (owner === null && seen.has(info.flowId)) continue;
+      seen.set(info.flowId, info);
+    }
+    return [...seen.values()].sort((a, b) => a.flowId.localeCompare(b.flowId));
+  }
+
+  private requestOptions(name: string): LoadFlowOptions {
+    return { baseDir: this.baseDir, name, knownTools: this.knownTools, confineTo: this.baseDir };
+  }
+
+  private add(loaded: LoadedFlow, origin: FlowOrigin, path: string | null, tenant: string | null): FlowInfo {
     const { flow } = loaded;
     const info: FlowInfo = {
       flowId: flow.id,
@@ -109,16 +148,18 @@ export class FlowRegistry {
       ...(flow.description ? { description: flow.description } : {}),
       origin,
       ...(path ? { path } : {}),
+      ...(tenant !== null ? { tenant } : {}),
       registeredAt: new Date().toISOString(),
     };
-    const before = this.flows.get(flow.id);
+    const before = this.flows.get(key(tenant, flow.id));
     if (before)
       this.options.logger?.info('FLOWS replaced', {
         flowId: flow.id,
+        ...(tenant !== null ? { tenant } : {}),
         version: info.version,
         previous: before.info.version,
       });
-    this.flows.set(flow.id, { loaded, info });
+    this.flows.set(key(tenant, flow.id), { loaded, info });
     return info;
   }
 }
@@ -127,4 +168,8 @@ export class FlowRegistry {
 function skippedList(files: string[]): string {
   const shown = files.slice(0, 10).join(', ');
   return files.length > 10 ? `${shown} and ${files.length - 10} more` : shown;
+}
+
+function key(tenant: string | null, flowId: string): string {
+  return `${tenant ?? ''}\u0000${flowId}`;
 }

@@ -6,6 +6,8 @@ import { absolutizeModel } from '../model/resolve.js';
 import type { RunSummary } from '../runtime/summary.js';
 import { assertOpen, assertRole, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
+import { requestModel, vetRequestFlow } from './request-policy.js';
+import type { Principal } from './tokens.js';
 import type { StoredResponse } from './idempotency.js';
 import {
   AnswerSchema,
@@ -186,7 +188,7 @@ type StartBody = z.infer<typeof StartRunSchema>;
 async function start(deps: ServerDeps, c: Context<AppEnv>, body: StartBody): Promise<RunSummary> {
   assertOpen(deps, c);
   const principal = c.get('principal');
-  const loaded = await chooseFlow(deps, principal.role === 'admin' ? null : principal.name, body);
+  const { loaded, trusted } = await chooseFlow(deps, principal, body);
   const input = typeof body.input === 'string' ? { text: body.input } : (body.input ?? {});
   const problems = validateRunInput(loaded.flow, input);
   if (problems.length > 0) {
@@ -197,9 +199,7 @@ async function start(deps: ServerDeps, c: Context<AppEnv>, body: StartBody): Pro
       problems,
     );
   }
-  const base = loaded.dir ?? deps.flows.baseDir;
-  const modelName = body.model ?? loaded.flow.model;
-  const model = modelName === undefined ? undefined : absolutizeModel(modelName, base);
+  const model = runModel(deps, body.model, loaded, trusted);
   return deps.background.accept((onAccepted) =>
     deps.runtime.start(loaded, {
       input,
@@ -210,8 +210,32 @@ async function start(deps: ServerDeps, c: Context<AppEnv>, body: StartBody): Pro
   );
 }
 
-/** The flow a start request names: registered by id, or inline (admins only; `nonAdmin` names the caller otherwise). */
-async function chooseFlow(deps: ServerDeps, nonAdmin: string | null, body: StartBody): Promise<LoadedFlow> {
+/**
+ * The model a run started over HTTP persists: one the request names is held to the request policy,
+ * and so is the `model:` of a flow that came over HTTP; a `--flows DIR` flow's own model is trusted.
+ */
+function runModel(
+  deps: ServerDeps,
+  requested: string | undefined,
+  loaded: LoadedFlow,
+  trusted: boolean,
+): string | undefined {
+  if (requested !== undefined) return requestModel(requested, deps.policy);
+  const own = loaded.flow.model;
+  if (own === undefined) return undefined;
+  return trusted ? absolutizeModel(own, loaded.dir ?? deps.flows.baseDir) : requestModel(own, deps.policy);
+}
+
+/**
+ * The flow a start request names: registered by id (the caller's tenant's own, else a shared one),
+ * or inline (admins only, held to the request policy). `trusted` is true for `--flows DIR` flows.
+ */
+async function chooseFlow(
+  deps: ServerDeps,
+  principal: Principal,
+  body: StartBody,
+): Promise<{ loaded: LoadedFlow; trusted: boolean }> {
+  const nonAdmin = principal.role === 'admin' ? null : principal.name;
   if ((body.flowId === undefined) === (body.flow === undefined)) {
     throw new ApiError(
       400,
@@ -227,16 +251,18 @@ async function chooseFlow(deps: ServerDeps, nonAdmin: string | null, body: Start
         `token ${nonAdmin} may start registered flows only; an inline flow needs role admin`,
       );
     }
-    return deps.flows.loadObject(body.flow);
+    const loaded = await deps.flows.loadObject(body.flow);
+    vetRequestFlow(loaded.flow, deps.policy);
+    return { loaded, trusted: false };
   }
-  const loaded = deps.flows.get(body.flowId as string);
-  if (!loaded)
+  const entry = deps.flows.entry(body.flowId as string, principal.tenant);
+  if (!entry)
     throw new ApiError(
       404,
       'FLOW_NOT_FOUND',
       `unknown flow id ${body.flowId as string} (GET /v1/flows lists them)`,
     );
-  return loaded;
+  return { loaded: entry.loaded, trusted: entry.info.origin === 'dir' };
 }
 
 /** A person's response to a visible run, serialised per run, answered once it is persisted. */

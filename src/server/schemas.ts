@@ -137,6 +137,7 @@ export const FlowInfoSchema = z
     description: z.string().optional(),
     origin: z.enum(['dir', 'upload']),
     path: z.string().optional(),
+    tenant: z.string().optional(),
     registeredAt: z.string(),
   })
   .openapi('FlowInfo');
@@ -186,13 +187,14 @@ export const EventsHeaders = z.object({
 });
 
 /** The standard error responses, for the routes that can give them. */
-export function errors(...statuses: (400 | 401 | 403 | 404 | 409)[]) {
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 429)[]) {
   const text: Record<number, string> = {
     400: 'Bad input (body, query, flow or run input).',
     401: 'Missing or unknown bearer token.',
     403: "The token's role does not allow this.",
     404: "Unknown run (or another tenant's), flow or route.",
     409: 'The run is not waiting for this (nothing changed).',
+    429: 'Too many event streams open for this token.',
   };
   return Object.fromEntries(
     statuses.map((s) => [

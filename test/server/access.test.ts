@@ -8,7 +8,9 @@ let t: TestServer;
 const tools = ticketTools();
 
 beforeAll(async () => {
-  t = await startServer({ flowsDir: await tempDir(FLOW_FILES), runtime: { tools: tools.tools } });
+  const flowsDir = await tempDir(FLOW_FILES);
+  // Inline flows below name a scripted model: requests may do so only inside --scripted-models.
+  t = await startServer({ flowsDir, runtime: { tools: tools.tools }, server: { scriptedModels: flowsDir } });
 });
 afterAll(async () => {
   await t.stop();

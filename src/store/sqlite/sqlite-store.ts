@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { createRequire } from 'node:module';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EvidenceRecord } from '../../domain/run-state.js';
@@ -29,6 +27,7 @@ import {
 import { RUN_COLUMNS, commitUpdate, definitionParams, newRunParams, runFromRow, type Params, type RunRow } from './rows.js';
 import { migrate, schemaVersion } from './schema.js';
 import { rollback } from './tx.js';
+import { preparePrivateDbFile } from './private-file.js';
 
 /**
  * How hard a commit is pushed to disk. `normal` (WAL + `synchronous=NORMAL`) survives the process
@@ -118,7 +117,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
     this.#now = options.now ?? (() => new Date());
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    if (options.path !== ':memory:') preparePrivateDbFile(options.path);
     const { DatabaseSync: Database } = loadSqlite();
     const db = new Database(options.path, { enableForeignKeyConstraints: true });
     try {

@@ -1,0 +1,35 @@
+/** Names the environment may be referenced by: `${NAME}`. */
+const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** A `${NAME}` reference to a variable the process environment lacks. */
+export class MissingEnvError extends Error {
+  override readonly name = 'MissingEnvError';
+  constructor(
+    readonly variable: string,
+    where: string,
+  ) {
+    super(`environment variable ${variable} is not set (referenced by ${where})`);
+  }
+}
+
+/**
+ * Replaces each `${NAME}` in the values of `values` by the variable of `env`, so a flow can name a
+ * secret without holding it. Called only when a server is started: the flow keeps the references
+ * (as written), and the resolved values live only in the child's environment or the request headers.
+ * Throws MissingEnvError naming the variable (never a value) when one is unset.
+ */
+export function expandEnvRefs(
+  values: Readonly<Record<string, string>> | undefined,
+  where: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(values ?? {})) {
+    out[key] = value.replace(REF, (_match, name: string) => {
+      const found = env[name];
+      if (found === undefined) throw new MissingEnvError(name, `${where}.${key}`);
+      return found;
+    });
+  }
+  return out;
+}

@@ -1,0 +1,105 @@
+import { isStdioServer, type Flow } from '../domain/flow.js';
+import { confinedPath, InputFileError } from '../fs/input-file.js';
+import { parseModelName } from '../model/resolve.js';
+import { ApiError } from './errors.js';
+
+/**
+ * What a request may make the server do on its host: which scripted model files it may name, which
+ * commands a flow sent over HTTP may start, which hosts such a flow's MCP servers may be on.
+ * Flows loaded from `--flows DIR` are trusted and not held to it.
+ */
+export interface RequestPolicy {
+  /** `serve --scripted-models DIR`: the folder `scripted:` models named by requests must lie in; null refuses them. */
+  readonly scriptedModels: string | null;
+  /** `serve --allow-stdio COMMAND` (exact match): commands a stdio MCP server of a request's flow may be. */
+  readonly allowStdio: ReadonlySet<string>;
+  /** `serve --allow-mcp-host HOST`: hosts (as in the URL, lower case) a request's flow may reach over HTTP. */
+  readonly allowMcpHosts: ReadonlySet<string>;
+}
+
+/** A policy that refuses everything (the default of a server given no flags). */
+export const STRICT_POLICY: RequestPolicy = {
+  scriptedModels: null,
+  allowStdio: new Set(),
+  allowMcpHosts: new Set(),
+};
+
+/**
+ * The model a request names, as the run will persist it: `<provider>:<model id>`; a `scripted:`
+ * model only under `--scripted-models DIR` and only a file inside it (a relative name resolves
+ * against DIR). Throws ApiError 400 naming the model, never anything read from a file.
+ */
+export function requestModel(spec: string, policy: RequestPolicy, where = 'model'): string {
+  let provider: string;
+  let modelId: string;
+  try {
+    ({ provider, modelId } = parseModelName(spec));
+  } catch (error) {
+    throw new ApiError(400, 'BAD_REQUEST', `${where}: ${(error as Error).message}`);
+  }
+  if (provider !== 'scripted') return spec;
+  if (policy.scriptedModels === null) {
+    throw new ApiError(
+      400,
+      'BAD_REQUEST',
+      `${where}: scripted models are not accepted from requests; name a provider model (e.g. openai:gpt-4.1), or start the server with --scripted-models DIR`,
+    );
+  }
+  try {
+    return `scripted:${confinedPath(policy.scriptedModels, modelId, 'scripted model')}`;
+  } catch (error) {
+    if (!(error instanceof InputFileError)) throw error;
+    const why =
+      error.reason === 'outside'
+        ? 'is outside the --scripted-models folder'
+        : 'is not a file in the --scripted-models folder';
+    throw new ApiError(400, 'BAD_REQUEST', `${where}: scripted model ${JSON.stringify(modelId)} ${why}`);
+  }
+}
+
+/**
+ * Checks a flow that came over HTTP (inline or uploaded) against the policy: each stdio MCP server's
+ * command must be allowed by `--allow-stdio`, each HTTP MCP server's host by `--allow-mcp-host`; it
+ * may not declare model `providers` (their keys come from the server's environment); its `model`
+ * follows `requestModel`. Throws ApiError 400 FLOW_INVALID listing every refusal.
+ */
+export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
+  const problems: string[] = [];
+  for (const [id, server] of Object.entries(flow.mcpServers)) {
+    if (isStdioServer(server)) {
+      if (!policy.allowStdio.has(server.command))
+        problems.push(
+          `mcpServers.${id}: command ${JSON.stringify(server.command)} is not allowed for flows sent over HTTP; the server admits only commands given with --allow-stdio`,
+        );
+      continue;
+    }
+    const host = hostOf(server.url);
+    if (host === null || !policy.allowMcpHosts.has(host))
+      problems.push(
+        `mcpServers.${id}: host ${JSON.stringify(host ?? server.url)} is not allowed for flows sent over HTTP; the server admits only hosts given with --allow-mcp-host`,
+      );
+  }
+  for (const id of Object.keys(flow.providers ?? {})) {
+    problems.push(
+      `providers.${id}: flows sent over HTTP may not declare model providers; declare them in a flow of --flows DIR or with AGENT_RUNTIME_PROVIDER_<NAME>_BASE_URL on the server`,
+    );
+  }
+  if (flow.model !== undefined) {
+    try {
+      requestModel(flow.model, policy, 'model');
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (problems.length > 0) throw new ApiError(400, 'FLOW_INVALID', 'the flow is not allowed here', problems);
+}
+
+/** The host of a URL in lower case (with brackets for IPv6), or null when it is not a URL. */
+export function hostOf(url: string): string | null {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}

@@ -66,6 +66,7 @@ commands:
   reject RUN_ID [--comment TEXT]       decline the pending write and continue
   answer RUN_ID TEXT                   answer the pending follow-up and continue
   resume RUN_ID                        continue a run left running by a dead process
+  retry RUN_ID [--model M]             take a failed run up again in the node that failed
   cancel RUN_ID                        cancel a run that has not ended
   status RUN_ID [--json]               show a run
   runs [--status S] [--json]           list runs
@@ -78,4 +79,4 @@ every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-
 the commands that drive a run take --model, --trace FILE, --json and --durability normal|strict.
 
 exit codes: 0 completed, 1 failed or cancelled, 2 usage/flow error or unknown run id,
-            3 suspended (waiting for a person), 4 the run is not waiting for this input`;
+            3 suspended (waiting for a person), 4 the run is not waiting for this input (retry: not failed)`;

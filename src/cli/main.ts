@@ -4,7 +4,7 @@ import { RunInputError } from '../flow/input.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../runtime/errors.js';
 import { StoreError } from '../store/store.js';
 import { USAGE, UsageError } from './args.js';
-import { answer, cancel, decide, resume, run, runs, status, trace, type Command } from './commands.js';
+import { answer, cancel, decide, resume, retry, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
 
 const COMMANDS: Record<string, Command> = {
@@ -13,6 +13,7 @@ const COMMANDS: Record<string, Command> = {
   reject: decide('reject'),
   answer,
   resume,
+  retry,
   cancel,
   status,
   runs,

@@ -11,6 +11,7 @@ import { registerFlowRoutes } from './flows-routes.js';
 import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 import { registerRunRoutes } from './runs-routes.js';
+import { registerRetryRoute } from './retry-route.js';
 import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
 
@@ -140,6 +141,7 @@ function buildApp(
   );
   app.use('/v1/*', requireRole('viewer'));
   registerRunRoutes(app, deps);
+  registerRetryRoute(app, deps);
   registerEventRoutes(app, deps);
   registerFlowRoutes(app, deps);
   app.openapi(meRoute, (c) => {

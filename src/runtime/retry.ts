@@ -68,7 +68,7 @@ export function applyRetry(session: RunSession, flow: Flow, who: string | null, 
     doc.node.stalls = 0;
     session.addMessage({ role: 'user', content: retryNotice(flow.locale, reason, message) });
   }
-  session.emit({ type: 'run.retried', nodeId, reason, message, who, ...(model !== undefined ? { model } : {}) });
+  session.emit({ type: 'run.retried', nodeId, reason, message, who });
   session.update({
     status: 'running',
     suspension: null,

@@ -59,7 +59,7 @@ export type EventPayload =
       answer?: string;
     }
   /** A failed run taken up again by an operator (`retry`): it continues in the node that failed. */
-  | { type: 'run.retried'; nodeId: string; reason: string; message: string; who?: string | null; model?: string }
+  | { type: 'run.retried'; nodeId: string; reason: string; message: string; who: string | null }
   | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown> }
   | { type: 'node.failed'; nodeId: string; reason: string; message: string }
   | { type: 'run.completed'; outputs: Record<string, Record<string, unknown>> }

@@ -31,7 +31,8 @@ export function openingMessage(parts: OpeningParts): string {
 export function renderInput(input: unknown): string {
   if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
     const entries = Object.entries(input);
-    if (entries.length === 1 && entries[0]?.[0] === 'text' && typeof entries[0][1] === 'string') return entries[0][1];
+    if (entries.length === 1 && entries[0]?.[0] === 'text' && typeof entries[0][1] === 'string')
+      return entries[0][1];
   }
   return JSON.stringify(input) ?? 'null';
 }
@@ -66,7 +67,8 @@ export function modelConversation(
   };
   for (const message of stored) {
     if (message.role === 'tool') {
-      if (!open || open.answered.has(message.callId) || !open.calls.some((c) => c.callId === message.callId)) continue;
+      if (!open || open.answered.has(message.callId) || !open.calls.some((c) => c.callId === message.callId))
+        continue;
       open.answered.add(message.callId);
       out.push(withoutBookkeeping(message));
       continue;
@@ -82,7 +84,8 @@ export function modelConversation(
   }
   close();
   if (newest) out.push({ role: 'user', content: newest });
-  else if (out.at(-1)?.role === 'assistant') out.push({ role: 'user', content: hint(locale, 'NO_TOOL_CALL') });
+  else if (out.at(-1)?.role === 'assistant')
+    out.push({ role: 'user', content: hint(locale, 'NO_TOOL_CALL') });
   return out;
 }
 

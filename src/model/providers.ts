@@ -128,7 +128,9 @@ function flag(model: string, variable: string, env: Env): boolean | undefined {
   const value = env[variable]?.trim().toLowerCase();
   if (value === undefined || value === '') return undefined;
   if (!['1', 'true', '0', 'false'].includes(value)) {
-    throw new ModelConfigError(`${model}: ${variable} must be 1, true, 0 or false (got ${JSON.stringify(value)})`);
+    throw new ModelConfigError(
+      `${model}: ${variable} must be 1, true, 0 or false (got ${JSON.stringify(value)})`,
+    );
   }
   return value === '1' || value === 'true';
 }

@@ -24,7 +24,10 @@ export const RETRYABLE_REASONS: Readonly<Record<string, 'same-round' | 'fresh-co
 /** Throws RunConflictError (nothing changed) unless the run failed in a node for a reason `retry` takes up. */
 export function checkRetryable(record: RunRecord): void {
   if (record.status !== 'failed') {
-    throw new RunConflictError(record.runId, `run ${record.runId} is ${record.status}; only a failed run can be retried`);
+    throw new RunConflictError(
+      record.runId,
+      `run ${record.runId} is ${record.status}; only a failed run can be retried`,
+    );
   }
   const reason = record.reason ?? '';
   if (!Object.hasOwn(RETRYABLE_REASONS, reason) || record.failedNode === null) {
@@ -52,7 +55,12 @@ export function reopenFailedNode(record: RunRecord): RunRecord {
  * stalls start from zero and a user message tells the model that the node is retried and why it
  * failed. Traces `run.retried` and stages the run as `running` again (no reason, node or message).
  */
-export function applyRetry(session: RunSession, flow: Flow, who: string | null, model: string | undefined): void {
+export function applyRetry(
+  session: RunSession,
+  flow: Flow,
+  who: string | null,
+  model: string | undefined,
+): void {
   const record = session.current;
   const nodeId = record.failedNode ?? '';
   const reason = record.reason ?? '';

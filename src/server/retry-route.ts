@@ -10,7 +10,10 @@ export const RetrySchema = z
       .string()
       .min(1)
       .optional()
-      .openapi({ description: 'Continue with this model from now on (`<provider>:<model id>`)', example: 'anthropic:claude-sonnet-4-5' }),
+      .openapi({
+        description: 'Continue with this model from now on (`<provider>:<model id>`)',
+        example: 'anthropic:claude-sonnet-4-5',
+      }),
   })
   .openapi('Retry');
 
@@ -47,7 +50,9 @@ export function registerRetryRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
       assertOpen(deps, c);
       await visibleRun(deps, c.get('principal'), id);
       const summary = await deps.locks.with(id, () =>
-        deps.background.accept((onAccepted) => deps.runtime.retry(id, { who, onAccepted, ...(model !== undefined ? { model } : {}) })),
+        deps.background.accept((onAccepted) =>
+          deps.runtime.retry(id, { who, onAccepted, ...(model !== undefined ? { model } : {}) }),
+        ),
       );
       return { status: 200, body: summary };
     };

@@ -5,7 +5,11 @@ import type { ConversationMessage } from '../../src/model/model.js';
 import { openAiRefusal } from '../providers/rules.js';
 
 const call = (callId: string, tool = 'lookup') => ({ callId, tool, rawArgs: '{}' });
-const assistant = (text: string, ...ids: string[]): ConversationMessage => ({ role: 'assistant', text, toolCalls: ids.map((id) => call(id)) });
+const assistant = (text: string, ...ids: string[]): ConversationMessage => ({
+  role: 'assistant',
+  text,
+  toolCalls: ids.map((id) => call(id)),
+});
 const tool = (callId: string, content = 'ok', counted?: string): ConversationMessage => ({
   role: 'tool',
   callId,
@@ -22,19 +26,31 @@ function refusal(messages: ConversationMessage[]): string | null {
       ? { role: 'user', content: m.content }
       : m.role === 'tool'
         ? { role: 'tool', tool_call_id: m.callId, content: m.content }
-        : { role: 'assistant', content: m.text, ...(m.toolCalls.length ? { tool_calls: m.toolCalls.map((c) => ({ id: c.callId })) } : {}) },
+        : {
+            role: 'assistant',
+            content: m.text,
+            ...(m.toolCalls.length ? { tool_calls: m.toolCalls.map((c) => ({ id: c.callId })) } : {}),
+          },
   );
-  return openAiRefusal({ model: 'm', messages: [{ role: 'system', content: 'rules' }, ...wire] })?.message ?? null;
+  return (
+    openAiRefusal({ model: 'm', messages: [{ role: 'system', content: 'rules' }, ...wire] })?.message ?? null
+  );
 }
 
 describe('openingMessage', () => {
   it('is the input text alone for a first node, and adds earlier outputs as JSON after', () => {
-    expect(openingMessage({ locale: 'en', input: { text: 'Order item 7' }, earlierOutputs: {} })).toBe('Order item 7');
+    expect(openingMessage({ locale: 'en', input: { text: 'Order item 7' }, earlierOutputs: {} })).toBe(
+      'Order item 7',
+    );
     expect(openingMessage({ locale: 'en', input: { a: 1 }, earlierOutputs: {} })).toBe('{"a":1}');
     expect(openingMessage({ locale: 'en', input: { text: '' }, earlierOutputs: {} })).toBe('""');
-    expect(openingMessage({ locale: 'zh-CN', input: { text: '建站' }, earlierOutputs: { query: { spaceId: 's1' } } })).toBe(
-      '## 用户输入\n建站\n\n## 前序节点产出\n{"query":{"spaceId":"s1"}}',
-    );
+    expect(
+      openingMessage({
+        locale: 'zh-CN',
+        input: { text: '建站' },
+        earlierOutputs: { query: { spaceId: 's1' } },
+      }),
+    ).toBe('## 用户输入\n建站\n\n## 前序节点产出\n{"query":{"spaceId":"s1"}}');
   });
 });
 
@@ -75,7 +91,11 @@ describe('modelConversation', () => {
       // retried after MODEL_FAILED / NO_PROGRESS: the notice is a user message
       [assistant('', 'a'), tool('a'), user(retryNotice('en', 'NO_PROGRESS', '5 stalls'))],
       // builtin_node_fail in the middle of a wave: the calls after it were never answered
-      [assistant('', 'f', 'g', 'h'), tool('f', '[SUCCESS] Node failed'), user(retryNotice('en', 'FAILED_BY_MODEL', 'cannot'))],
+      [
+        assistant('', 'f', 'g', 'h'),
+        tool('f', '[SUCCESS] Node failed'),
+        user(retryNotice('en', 'FAILED_BY_MODEL', 'cannot')),
+      ],
     ];
     for (const stored of cases) {
       const out = modelConversation('en', 'go', stored, 'Required outputs not written yet: x');
@@ -90,7 +110,9 @@ describe('modelConversation', () => {
 
 describe('retryNotice', () => {
   it('names the reason and the failure message in both locales', () => {
-    expect(retryNotice('en', 'MODEL_FAILED', 'HTTP 529 Overloaded')).toContain('MODEL_FAILED (HTTP 529 Overloaded)');
+    expect(retryNotice('en', 'MODEL_FAILED', 'HTTP 529 Overloaded')).toContain(
+      'MODEL_FAILED (HTTP 529 Overloaded)',
+    );
     expect(retryNotice('zh-CN', 'ROUND_LIMIT', '已达到轮次上限')).toContain('ROUND_LIMIT');
   });
 });

@@ -23,10 +23,22 @@ interface Scenario {
 
 const QUERY_INPUT = '查询我的空间和站点';
 const SCENARIOS: Scenario[] = [
-  { name: '1/8 write, approve, complete', flow: 'site', turns: 'write-then-approve', input: SITE_INPUT, then: [{ cmd: 'approve', text: '可以创建' }] },
+  {
+    name: '1/8 write, approve, complete',
+    flow: 'site',
+    turns: 'write-then-approve',
+    input: SITE_INPUT,
+    then: [{ cmd: 'approve', text: '可以创建' }],
+  },
   { name: '2 approval first', flow: 'site', turns: 'approval-first', input: SITE_INPUT },
   { name: '3 approval names the wrong tool', flow: 'site', turns: 'approval-mismatch', input: SITE_INPUT },
-  { name: '4 the same question after the answer', flow: 'site', turns: 'follow-up-answered', input: '在默认空间建一个新站点', then: [{ cmd: 'answer', text: '就叫 官网 吧' }] },
+  {
+    name: '4 the same question after the answer',
+    flow: 'site',
+    turns: 'follow-up-answered',
+    input: '在默认空间建一个新站点',
+    then: [{ cmd: 'answer', text: '就叫 官网 吧' }],
+  },
   { name: '5 verbal confirmation', flow: 'site', turns: 'follow-up-ungrounded', input: SITE_INPUT },
   { name: '6 parameter provenance', flow: 'site', turns: 'provenance', input: SITE_INPUT },
   { name: '7 MCP tool timeout', flow: 'timeout', turns: 'timeout', input: '检查服务是否可用' },
@@ -41,7 +53,13 @@ const SCENARIOS: Scenario[] = [
   },
   { name: '12 downstream business failure', flow: 'query', turns: 'business-failure', input: QUERY_INPUT },
   { name: 'five identical rejections', flow: 'query', turns: 'no-progress', input: QUERY_INPUT },
-  { name: 'declined approval', flow: 'site', turns: 'reject', input: SITE_INPUT, then: [{ cmd: 'reject', text: '名称要改' }] },
+  {
+    name: 'declined approval',
+    flow: 'site',
+    turns: 'reject',
+    input: SITE_INPUT,
+    then: [{ cmd: 'reject', text: '名称要改' }],
+  },
 ];
 
 /** What must be the same whichever model path played the turns. */
@@ -60,10 +78,15 @@ afterAll(async () => {
 const sandbox = useSandbox();
 
 async function play(scenario: Scenario, box: Sandbox, model: string): Promise<Outcome> {
-  const results: CliResult[] = [await box.cli(['run', flowFile(scenario.flow), '--input', scenario.input, '--model', model])];
+  const results: CliResult[] = [
+    await box.cli(['run', flowFile(scenario.flow), '--input', scenario.input, '--model', model]),
+  ];
   const runId = results[0]!.summary?.runId ?? '';
   for (const step of scenario.then ?? []) {
-    const args = step.cmd === 'answer' ? [step.cmd, runId, step.text ?? ''] : [step.cmd, runId, ...(step.text ? ['--comment', step.text] : [])];
+    const args =
+      step.cmd === 'answer'
+        ? [step.cmd, runId, step.text ?? '']
+        : [step.cmd, runId, ...(step.text ? ['--comment', step.text] : [])];
     results.push(await box.cli(args));
   }
   const events = (await box.trace(runId)).events;
@@ -86,7 +109,10 @@ function step(event: TraceEvent): unknown {
   return rest;
 }
 
-async function throughProvider(scenario: Scenario, variant: Variant): Promise<{ outcome: Outcome; fake: StrictFake }> {
+async function throughProvider(
+  scenario: Scenario,
+  variant: Variant,
+): Promise<{ outcome: Outcome; fake: StrictFake }> {
   const fake = await startStrictFake(variant.kind, playTurns(turnsFile(scenario.turns)));
   fakes.push(fake);
   const box = sandbox();
@@ -103,7 +129,10 @@ describe.each(SCENARIOS)('scenario $name through real provider paths', (scenario
   it.concurrent.each(VARIANTS)(
     '$name: no refused request, the same run as the scripted model',
     async (variant) => {
-      const [{ outcome, fake }, expected] = await Promise.all([throughProvider(scenario, variant), baseline()]);
+      const [{ outcome, fake }, expected] = await Promise.all([
+        throughProvider(scenario, variant),
+        baseline(),
+      ]);
       expect(fake.refusals().map((r) => r.refused?.message)).toEqual([]);
       expect(fake.requests.every((r) => r.stream === variant.stream)).toBe(true);
       expect(outcome).toEqual(expected);

@@ -32,7 +32,10 @@ function demoFlow(box: Sandbox): string {
   return file;
 }
 
-async function demoBox(kind: (typeof VARIANTS)[number], play: Play): Promise<{ box: Sandbox; fake: StrictFake; model: string }> {
+async function demoBox(
+  kind: (typeof VARIANTS)[number],
+  play: Play,
+): Promise<{ box: Sandbox; fake: StrictFake; model: string }> {
   const fake = await startStrictFake(kind.kind, play);
   fakes.push(fake);
   const box = sandbox();
@@ -49,11 +52,17 @@ describe('the demo flow through real provider paths', () => {
       const flow = demoFlow(box);
       const first = await box.cli(['run', flow, '--input', INPUT, '--model', model]);
       expect(first.code, first.stderr).toBe(3);
-      expect(first.summary?.suspension).toMatchObject({ kind: 'APPROVAL', pending: { tool: 'web_site_create' } });
+      expect(first.summary?.suspension).toMatchObject({
+        kind: 'APPROVAL',
+        pending: { tool: 'web_site_create' },
+      });
       const runId = first.summary!.runId;
       const approved = await box.cli(['approve', runId, '--comment', 'ok']);
       expect(approved.code, approved.stderr).toBe(0);
-      expect(approved.summary).toMatchObject({ status: 'completed', outputs: { create: { siteId: expect.any(String) } } });
+      expect(approved.summary).toMatchObject({
+        status: 'completed',
+        outputs: { create: { siteId: expect.any(String) } },
+      });
       expect(box.writes()).toHaveLength(1);
       expect(fake.refusals().map((r) => r.refused?.message)).toEqual([]);
       expect(fake.requests.every((r) => r.stream === variant.stream)).toBe(true);
@@ -63,33 +72,46 @@ describe('the demo flow through real provider paths', () => {
 });
 
 describe('retry in a new process', () => {
-  it('takes up a run that failed on a provider outage and completes it; a run that is not failed exits 4', async () => {
-    const turns = playTurns(join(DEMO, 'turns.yaml'));
-    const outage = { on: false };
-    const { box, fake, model } = await demoBox(VARIANTS[0]!, (i, body) => (outage.on ? { fault: 'server-error' } : turns(i, body)));
-    const flow = demoFlow(box);
-    const first = await box.cli(['run', flow, '--input', INPUT, '--model', model]);
-    expect(first.code, first.stderr).toBe(3);
-    const runId = first.summary!.runId;
+  it(
+    'takes up a run that failed on a provider outage and completes it; a run that is not failed exits 4',
+    async () => {
+      const turns = playTurns(join(DEMO, 'turns.yaml'));
+      const outage = { on: false };
+      const { box, fake, model } = await demoBox(VARIANTS[0]!, (i, body) =>
+        outage.on ? { fault: 'server-error' } : turns(i, body),
+      );
+      const flow = demoFlow(box);
+      const first = await box.cli(['run', flow, '--input', INPUT, '--model', model]);
+      expect(first.code, first.stderr).toBe(3);
+      const runId = first.summary!.runId;
 
-    outage.on = true;
-    const failed = await box.cli(['approve', runId]);
-    expect(failed.code).toBe(1);
-    expect(failed.summary).toMatchObject({ status: 'failed', reason: 'MODEL_FAILED' });
-    expect(failed.summary?.message).toMatch(/^anthropic:claude-test: HTTP 529 Overloaded/);
+      outage.on = true;
+      const failed = await box.cli(['approve', runId]);
+      expect(failed.code).toBe(1);
+      expect(failed.summary).toMatchObject({ status: 'failed', reason: 'MODEL_FAILED' });
+      expect(failed.summary?.message).toMatch(/^anthropic:claude-test: HTTP 529 Overloaded/);
 
-    outage.on = false;
-    const retried = await box.cli(['retry', runId]);
-    expect(retried.code, retried.stderr).toBe(0);
-    expect(retried.summary).toMatchObject({ status: 'completed', outputs: { create: { siteId: expect.any(String) } } });
-    expect(retried.events[0]).toMatchObject({ type: 'run.retried', reason: 'MODEL_FAILED', who: 'acceptance' });
-    expect(box.writes()).toHaveLength(1);
-    expect(fake.refusals()).toEqual([]);
+      outage.on = false;
+      const retried = await box.cli(['retry', runId]);
+      expect(retried.code, retried.stderr).toBe(0);
+      expect(retried.summary).toMatchObject({
+        status: 'completed',
+        outputs: { create: { siteId: expect.any(String) } },
+      });
+      expect(retried.events[0]).toMatchObject({
+        type: 'run.retried',
+        reason: 'MODEL_FAILED',
+        who: 'acceptance',
+      });
+      expect(box.writes()).toHaveLength(1);
+      expect(fake.refusals()).toEqual([]);
 
-    const again = await box.cli(['retry', runId]);
-    expect(again.code).toBe(4);
-    expect(again.stdout).toBe('');
-    expect(again.stderr.trim().split('\n')).toHaveLength(1);
-    expect(again.stderr).toContain('only a failed run can be retried');
-  }, SCENARIO_TIMEOUT_MS);
+      const again = await box.cli(['retry', runId]);
+      expect(again.code).toBe(4);
+      expect(again.stdout).toBe('');
+      expect(again.stderr.trim().split('\n')).toHaveLength(1);
+      expect(again.stderr).toContain('only a failed run can be retried');
+    },
+    SCENARIO_TIMEOUT_MS,
+  );
 });

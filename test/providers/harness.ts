@@ -55,15 +55,27 @@ export async function harness(
     name: 'order_create',
     description: 'Create an order',
     write: true,
-    inputSchema: { type: 'object', properties: { itemId: { type: 'number' }, quantity: { type: 'integer' } }, required: ['itemId'] },
+    inputSchema: {
+      type: 'object',
+      properties: { itemId: { type: 'number' }, quantity: { type: 'integer' } },
+      required: ['itemId'],
+    },
     execute: (args) => {
       orders.push(args);
       return { orderId: `o-${orders.length}` };
     },
   });
   const flow = await loadFlow(orderFlow(model), { knownTools: ['item_lookup', 'order_create'] });
-  const providers = createProviderRegistry({ env: { ...env, ...options.env }, ...(options.model ? { model: options.model } : {}) });
-  const runtime = createRuntime({ store: options.store ?? 'memory', tools: [lookup, create], logger: false, providers });
+  const providers = createProviderRegistry({
+    env: { ...env, ...options.env },
+    ...(options.model ? { model: options.model } : {}),
+  });
+  const runtime = createRuntime({
+    store: options.store ?? 'memory',
+    tools: [lookup, create],
+    logger: false,
+    providers,
+  });
   return {
     runtime,
     fake,
@@ -89,12 +101,19 @@ const call = (id: string, name: string, args: unknown) => ({ id, name, args: JSO
 export const ORDER_STORY: Turn[] = [
   { text: 'Let me look the item up.', calls: [call('call_1', 'item_lookup', { id: 7 })] },
   { calls: [call('call_2', 'order_create', { itemId: 7, quantity: 2 })] },
-  { calls: [call('call_3', 'builtin_node_approval', { tool: 'order_create', summary: 'Order 2 of item 7' })] },
+  {
+    calls: [call('call_3', 'builtin_node_approval', { tool: 'order_create', summary: 'Order 2 of item 7' })],
+  },
   { calls: [call('call_4', 'order_create', { itemId: 7, quantity: 2 })] },
   {
     text: 'Done.',
     calls: [
-      call('call_5', 'builtin_output_set', { key: 'orderId', value: 'o-1', sourceType: 'evidence', sourceRef: 'ev_2' }),
+      call('call_5', 'builtin_output_set', {
+        key: 'orderId',
+        value: 'o-1',
+        sourceType: 'evidence',
+        sourceRef: 'ev_2',
+      }),
       call('call_6', 'builtin_node_finish', { summary: 'Ordered 2 of item 7.' }),
     ],
   },

@@ -42,17 +42,32 @@ export const VARIANTS: readonly Variant[] = (['anthropic', 'openai', 'qwen'] as 
 ]);
 
 /** The `--model` name and the environment that point the CLI at a fake of this kind. */
-export function providerSetup(kind: FakeKind, url: string, key: string, stream: boolean): { model: string; env: Record<string, string> } {
-  const streamEnv: Record<string, string> = { AGENT_RUNTIME_MODEL_STREAM: stream ? '1' : '0', AGENT_RUNTIME_MODEL_MAX_RETRIES: '0' };
+export function providerSetup(
+  kind: FakeKind,
+  url: string,
+  key: string,
+  stream: boolean,
+): { model: string; env: Record<string, string> } {
+  const streamEnv: Record<string, string> = {
+    AGENT_RUNTIME_MODEL_STREAM: stream ? '1' : '0',
+    AGENT_RUNTIME_MODEL_MAX_RETRIES: '0',
+  };
   switch (kind) {
     case 'anthropic':
-      return { model: 'anthropic:claude-test', env: { ...streamEnv, ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: url } };
+      return {
+        model: 'anthropic:claude-test',
+        env: { ...streamEnv, ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: url },
+      };
     case 'openai':
       return { model: 'openai:gpt-test', env: { ...streamEnv, OPENAI_API_KEY: key, OPENAI_BASE_URL: url } };
     case 'qwen':
       return {
         model: 'qwen:qwen-test',
-        env: { ...streamEnv, AGENT_RUNTIME_PROVIDER_QWEN_BASE_URL: url, AGENT_RUNTIME_PROVIDER_QWEN_API_KEY: key },
+        env: {
+          ...streamEnv,
+          AGENT_RUNTIME_PROVIDER_QWEN_BASE_URL: url,
+          AGENT_RUNTIME_PROVIDER_QWEN_API_KEY: key,
+        },
       };
   }
 }

@@ -11,7 +11,8 @@ const noWait = { sleep: () => Promise.resolve(), random: () => 0 };
 
 /** The order story, with a provider outage (529/500 on every attempt) while `outage.on` is set. */
 function withOutage(outage: { on: boolean; at: number }): Play {
-  return (i) => (outage.on && i >= outage.at ? { fault: 'server-error' } : (ORDER_STORY[i] ?? { text: 'no more turns' }));
+  return (i) =>
+    outage.on && i >= outage.at ? { fault: 'server-error' } : (ORDER_STORY[i] ?? { text: 'no more turns' });
 }
 
 describe.each(['anthropic', 'openai', 'qwen'] as const)('retry through %s', (kind) => {
@@ -42,31 +43,48 @@ describe.each(['anthropic', 'openai', 'qwen'] as const)('retry through %s', (kin
     const rounds = events.filter((e) => e.type === 'react.round').map((e) => e.round);
     expect(rounds).toEqual([1, 2, 3, 4, 5, 5]);
     expect(events.at(-1)).toMatchObject({ type: 'run.completed' });
-    await expect(h.runtime.retry(first.runId)).rejects.toThrow(/is completed; only a failed run can be retried/);
+    await expect(h.runtime.retry(first.runId)).rejects.toThrow(
+      /is completed; only a failed run can be retried/,
+    );
   });
 });
 
 describe('retry after the model gave up', () => {
   it('starts the round and stall counts afresh and tells the model, in a user message, why the node is retried', async () => {
-    const giveUp = { id: 'call_0', name: 'builtin_node_fail', args: JSON.stringify({ reason: 'I do not know the item' }) };
+    const giveUp = {
+      id: 'call_0',
+      name: 'builtin_node_fail',
+      args: JSON.stringify({ reason: 'I do not know the item' }),
+    };
     const turns = [{ calls: [giveUp] }, ...ORDER_STORY];
     const h = await harness('anthropic', (i) => turns[i] ?? { text: 'no more turns' });
     open.push(h);
     const failed = await h.runtime.start(h.flow, { input: { text: 'Order 2 of item 7' } });
-    expect(failed).toMatchObject({ status: 'failed', reason: 'FAILED_BY_MODEL', message: 'I do not know the item' });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      reason: 'FAILED_BY_MODEL',
+      message: 'I do not know the item',
+    });
 
     const suspended = await h.runtime.retry(failed.runId);
     expect(suspended).toMatchObject({ status: 'suspended', suspension: { kind: 'APPROVAL' } });
-    const afterRetry = h.fake.requests[1]!.body.messages as { role: string; content: { type: string; text?: string }[] }[];
+    const afterRetry = h.fake.requests[1]!.body.messages as {
+      role: string;
+      content: { type: string; text?: string }[];
+    }[];
     const last = afterRetry.at(-1)!;
     expect(last.role).toBe('user');
     const texts = last.content.filter((b) => b.type === 'text').map((b) => b.text ?? '');
-    expect(texts.join('\n')).toContain('This node failed with FAILED_BY_MODEL (I do not know the item) and is being retried');
+    expect(texts.join('\n')).toContain(
+      'This node failed with FAILED_BY_MODEL (I do not know the item) and is being retried',
+    );
     expect(texts.at(-1)).toBe('Required outputs not written yet: orderId');
 
     const done = await h.runtime.approve(failed.runId, {});
     expect(done.status).toBe('completed');
-    const rounds = (await traceOf(h.runtime, failed.runId)).filter((e) => e.type === 'react.round').map((e) => e.round);
+    const rounds = (await traceOf(h.runtime, failed.runId))
+      .filter((e) => e.type === 'react.round')
+      .map((e) => e.round);
     expect(rounds).toEqual([1, 1, 2, 3, 4, 5]);
     expect(h.fake.refusals()).toEqual([]);
   });
@@ -76,7 +94,9 @@ describe('retry after the model gave up', () => {
     open.push(h);
     const suspended = await h.runtime.start(h.flow, { input: { text: 'Order 2 of item 7' } });
     const before = await traceOf(h.runtime, suspended.runId);
-    await expect(h.runtime.retry(suspended.runId)).rejects.toThrow(/is suspended; only a failed run can be retried/);
+    await expect(h.runtime.retry(suspended.runId)).rejects.toThrow(
+      /is suspended; only a failed run can be retried/,
+    );
     expect(await traceOf(h.runtime, suspended.runId)).toEqual(before);
   });
 });

@@ -8,9 +8,14 @@ type Json = Record<string, unknown>;
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const blocksOf = (content: unknown): Json[] =>
-  typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? content.filter(isRecord) : [];
+  typeof content === 'string'
+    ? [{ type: 'text', text: content }]
+    : Array.isArray(content)
+      ? content.filter(isRecord)
+      : [];
 
 /**
  * Anthropic Messages (`POST /v1/messages`): `model` and `max_tokens` required; `messages` non-empty,
@@ -20,12 +25,15 @@ const blocksOf = (content: unknown): Json[] =>
  */
 export function anthropicRefusal(body: Json): string | null {
   if (typeof body.model !== 'string' || body.model === '') return 'model: Field required';
-  if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1) return 'max_tokens: Field required';
+  if (!Number.isInteger(body.max_tokens) || (body.max_tokens as number) < 1)
+    return 'max_tokens: Field required';
   const messages = body.messages;
   if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
-  const problem = anthropicSystem(body.system) ?? anthropicTools(body.tools) ?? anthropicMessages(messages as unknown[]);
+  const problem =
+    anthropicSystem(body.system) ?? anthropicTools(body.tools) ?? anthropicMessages(messages as unknown[]);
   if (problem) return problem;
-  if (countCacheControl(body) > 4) return 'A maximum of 4 blocks with cache_control may be provided. Found more.';
+  if (countCacheControl(body) > 4)
+    return 'A maximum of 4 blocks with cache_control may be provided. Found more.';
   return null;
 }
 
@@ -34,7 +42,8 @@ function anthropicSystem(system: unknown): string | null {
   if (!Array.isArray(system)) return 'system: Input should be a valid list';
   for (const [i, block] of system.entries()) {
     if (!isRecord(block) || block.type !== 'text') return `system.${i}.type: Input should be 'text'`;
-    if (typeof block.text !== 'string' || block.text === '') return 'system: text content blocks must be non-empty';
+    if (typeof block.text !== 'string' || block.text === '')
+      return 'system: text content blocks must be non-empty';
   }
   return null;
 }
@@ -56,18 +65,22 @@ function anthropicMessages(messages: unknown[]): string | null {
     if (!isRecord(message) || (message.role !== 'user' && message.role !== 'assistant'))
       return `messages.${i}.role: Input should be 'user' or 'assistant'`;
     const blocks = blocksOf(message.content);
-    if (blocks.length === 0) return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
+    if (blocks.length === 0)
+      return `messages.${i}: all messages must have non-empty content except for the optional final assistant message`;
     for (const block of blocks) {
       if (block.type === 'text' && (typeof block.text !== 'string' || block.text === ''))
         return 'messages: text content blocks must be non-empty';
       if (block.type === 'tool_use' && (typeof block.id !== 'string' || !TOOL_USE_ID.test(block.id)))
         return `messages.${i}.content: tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
-      if (block.type === 'tool_use' && message.role !== 'assistant') return `messages.${i}: tool_use blocks are only allowed in assistant messages`;
-      if (block.type === 'tool_result' && message.role !== 'user') return `messages.${i}: tool_result blocks are only allowed in user messages`;
+      if (block.type === 'tool_use' && message.role !== 'assistant')
+        return `messages.${i}: tool_use blocks are only allowed in assistant messages`;
+      if (block.type === 'tool_result' && message.role !== 'user')
+        return `messages.${i}: tool_result blocks are only allowed in user messages`;
     }
   }
   if ((messages[0] as Json).role !== 'user') return 'messages: first message must use the "user" role';
-  if ((messages.at(-1) as Json).role !== 'user') return 'messages: the final message must use the "user" role (this runtime never prefills)';
+  if ((messages.at(-1) as Json).role !== 'user')
+    return 'messages: the final message must use the "user" role (this runtime never prefills)';
   return anthropicPairing(messages as Json[]);
 }
 
@@ -80,7 +93,11 @@ function anthropicPairing(messages: Json[]): string | null {
     const previousUses = new Set(previous.filter((b) => b.type === 'tool_use').map((b) => b.id as string));
     const results = blocks.filter((b) => b.type === 'tool_result');
     const firstOther = blocks.findIndex((b) => b.type !== 'tool_result');
-    if (results.length > 0 && firstOther !== -1 && blocks.slice(firstOther).some((b) => b.type === 'tool_result'))
+    if (
+      results.length > 0 &&
+      firstOther !== -1 &&
+      blocks.slice(firstOther).some((b) => b.type === 'tool_result')
+    )
       return `messages.${i}: tool_result blocks must come first in the content, before any other block`;
     for (const result of results) {
       if (!previousUses.has(result.tool_use_id as string))
@@ -88,7 +105,11 @@ function anthropicPairing(messages: Json[]): string | null {
     }
     if (uses.length === 0) continue;
     const next = messages[i + 1];
-    const answered = new Set(blocksOf(next?.content).filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id as string));
+    const answered = new Set(
+      blocksOf(next?.content)
+        .filter((b) => b.type === 'tool_result')
+        .map((b) => b.tool_use_id as string),
+    );
     const missing = uses.filter((id) => !answered.has(id));
     if (missing.length > 0)
       return `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
@@ -117,16 +138,24 @@ export interface OpenAiRefusal {
  * message; no trailing assistant message; function names by pattern; `stream_options` only with `stream`.
  */
 export function openAiRefusal(body: Json): OpenAiRefusal | null {
-  if (typeof body.model !== 'string' || body.model === '') return { message: "you must provide a model parameter", param: null };
+  if (typeof body.model !== 'string' || body.model === '')
+    return { message: 'you must provide a model parameter', param: null };
   const messages = body.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return { message: "[] is too short - 'messages'", param: 'messages' };
+  if (!Array.isArray(messages) || messages.length === 0)
+    return { message: "[] is too short - 'messages'", param: 'messages' };
   if (body.stream_options !== undefined && body.stream !== true)
-    return { message: 'The parameter `stream_options` is only allowed when `stream` is enabled.', param: 'stream_options' };
+    return {
+      message: 'The parameter `stream_options` is only allowed when `stream` is enabled.',
+      param: 'stream_options',
+    };
   const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
   for (const [i, tool] of tools.entries()) {
     const name = isRecord(tool) && isRecord(tool.function) ? tool.function.name : undefined;
     if (typeof name !== 'string' || !TOOL_NAME.test(name))
-      return { message: `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`, param: `tools[${i}].function.name` };
+      return {
+        message: `Invalid 'tools[${i}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+        param: `tools[${i}].function.name`,
+      };
   }
   return openAiMessages(messages as unknown[]);
 }
@@ -136,27 +165,50 @@ function openAiMessages(messages: unknown[]): OpenAiRefusal | null {
   for (const [i, message] of messages.entries()) {
     const role = isRecord(message) ? message.role : undefined;
     if (!isRecord(message) || !['system', 'developer', 'user', 'assistant', 'tool'].includes(role as string))
-      return { message: `Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', 'developer'.`, param: `messages.[${i}].role` };
+      return {
+        message: `Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'tool', 'developer'.`,
+        param: `messages.[${i}].role`,
+      };
     if (role === 'tool') {
       const id = message.tool_call_id as string;
       if (!open || !open.ids.has(id))
-        return { message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", param: `messages.[${i}].role` };
+        return {
+          message:
+            "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+          param: `messages.[${i}].role`,
+        };
       open.ids.delete(id);
       continue;
     }
     if (open && open.ids.size > 0)
-      return { message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open.ids].join(', ')}`, param: `messages.[${open.index}].role` };
+      return {
+        message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open.ids].join(', ')}`,
+        param: `messages.[${open.index}].role`,
+      };
     open = null;
     if (role === 'assistant' && Array.isArray(message.tool_calls) && message.tool_calls.length > 0)
       open = { index: i, ids: new Set((message.tool_calls as Json[]).map((c) => c.id as string)) };
-    if (role === 'user' && (message.content === '' || message.content === null || message.content === undefined))
-      return { message: `Invalid 'messages[${i}].content': string too short. Expected a string with minimum length 1, but got an empty string instead.`, param: `messages.[${i}].content` };
+    if (
+      role === 'user' &&
+      (message.content === '' || message.content === null || message.content === undefined)
+    )
+      return {
+        message: `Invalid 'messages[${i}].content': string too short. Expected a string with minimum length 1, but got an empty string instead.`,
+        param: `messages.[${i}].content`,
+      };
   }
   if (open && open.ids.size > 0)
-    return { message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open.ids].join(', ')}`, param: `messages.[${open.index}].role` };
-  if (!messages.some((m) => isRecord(m) && m.role === 'user')) return { message: 'No user query found in messages.', param: 'messages' };
+    return {
+      message: `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open.ids].join(', ')}`,
+      param: `messages.[${open.index}].role`,
+    };
+  if (!messages.some((m) => isRecord(m) && m.role === 'user'))
+    return { message: 'No user query found in messages.', param: 'messages' };
   if (isRecord(messages.at(-1)) && (messages.at(-1) as Json).role === 'assistant')
-    return { message: 'The final message must not be an assistant message (this runtime never prefills).', param: 'messages' };
+    return {
+      message: 'The final message must not be an assistant message (this runtime never prefills).',
+      param: 'messages',
+    };
   return null;
 }
 
@@ -167,8 +219,12 @@ function openAiMessages(messages: unknown[]): OpenAiRefusal | null {
  */
 export function qwenTemplateRefusal(body: Json): string | null {
   const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
-  const query = messages.some((m) => m.role === 'user' && !(typeof m.content === 'string' && m.content.trim().startsWith('<tool_response>')));
+  const query = messages.some(
+    (m) =>
+      m.role === 'user' && !(typeof m.content === 'string' && m.content.trim().startsWith('<tool_response>')),
+  );
   if (!query) return 'No user query found in messages.';
-  if (messages.some((m, i) => m.role === 'system' && i > 0)) return 'System message must be at the beginning.';
+  if (messages.some((m, i) => m.role === 'system' && i > 0))
+    return 'System message must be at the beginning.';
   return null;
 }

@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { anthropicEvents, anthropicMessage, openaiChunks, openaiCompletion, type Turn } from '../model/ai-sdk/wire.js';
+import {
+  anthropicEvents,
+  anthropicMessage,
+  openaiChunks,
+  openaiCompletion,
+  type Turn,
+} from '../model/ai-sdk/wire.js';
 import { anthropicRefusal, openAiRefusal, qwenTemplateRefusal } from './rules.js';
 
 /** The provider a strict fake speaks. `qwen` is an OpenAI-compatible server with the Qwen chat template. */
@@ -10,7 +16,10 @@ export type FakeKind = 'anthropic' | 'openai' | 'qwen';
 export type Fault = 'unauthorized' | 'rate-limit' | 'server-error' | 'malformed' | 'hang';
 
 /** What the fake answers to the i-th accepted request: a turn, or a fault. */
-export type Play = (index: number, body: Record<string, unknown>) => Turn | { fault: Fault; retryAfter?: number };
+export type Play = (
+  index: number,
+  body: Record<string, unknown>,
+) => Turn | { fault: Fault; retryAfter?: number };
 
 /** One request the fake received and what it did with it. */
 export interface SeenRequest {
@@ -41,7 +50,11 @@ export interface StrictFake {
  * the request's `cache_control` prefix (tools, system) equals an earlier one, OpenAI when the system
  * message and tools do.
  */
-export async function startStrictFake(kind: FakeKind, play: Play, key = `sk-${kind}-test`): Promise<StrictFake> {
+export async function startStrictFake(
+  kind: FakeKind,
+  play: Play,
+  key = `sk-${kind}-test`,
+): Promise<StrictFake> {
   const requests: SeenRequest[] = [];
   const prefixes = new Set<string>();
   let accepted = 0;
@@ -50,15 +63,26 @@ export async function startStrictFake(kind: FakeKind, play: Play, key = `sk-${ki
     void readBody(req).then((text) => {
       const seen: SeenRequest = { path: req.url ?? '/', body: {}, stream: false, refused: null };
       requests.push(seen);
-      const refuse = (status: number, message: string, type = 'invalid_request_error', param: string | null = null): void => {
+      const refuse = (
+        status: number,
+        message: string,
+        type = 'invalid_request_error',
+        param: string | null = null,
+      ): void => {
         seen.refused = { status, message };
         sendError(res, kind, status, message, type, param);
       };
       const auth = kind === 'anthropic' ? req.headers['x-api-key'] : req.headers.authorization;
       if (auth !== (kind === 'anthropic' ? key : `Bearer ${key}`))
-        return refuse(401, kind === 'anthropic' ? 'invalid x-api-key' : 'Incorrect API key provided', 'authentication_error', null);
+        return refuse(
+          401,
+          kind === 'anthropic' ? 'invalid x-api-key' : 'Incorrect API key provided',
+          'authentication_error',
+          null,
+        );
       const path = kind === 'anthropic' ? '/v1/messages' : '/v1/chat/completions';
-      if (req.method !== 'POST' || seen.path !== path) return refuse(404, `Not found: ${req.method} ${seen.path}`, 'not_found_error');
+      if (req.method !== 'POST' || seen.path !== path)
+        return refuse(404, `Not found: ${req.method} ${seen.path}`, 'not_found_error');
       if (kind === 'anthropic' && typeof req.headers['anthropic-version'] !== 'string')
         return refuse(400, 'anthropic-version: header is required');
       let body: unknown;
@@ -67,7 +91,8 @@ export async function startStrictFake(kind: FakeKind, play: Play, key = `sk-${ki
       } catch {
         return refuse(400, 'There was an error parsing the body of your request as JSON');
       }
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) return refuse(400, 'the body must be a JSON object');
+      if (typeof body !== 'object' || body === null || Array.isArray(body))
+        return refuse(400, 'the body must be a JSON object');
       seen.body = body as Record<string, unknown>;
       seen.stream = seen.body.stream === true;
       const problem = refusalOf(kind, seen.body);
@@ -99,7 +124,10 @@ export async function startStrictFake(kind: FakeKind, play: Play, key = `sk-${ki
   };
 }
 
-function refusalOf(kind: FakeKind, body: Record<string, unknown>): { message: string; param: string | null } | null {
+function refusalOf(
+  kind: FakeKind,
+  body: Record<string, unknown>,
+): { message: string; param: string | null } | null {
   if (kind === 'anthropic') {
     const message = anthropicRefusal(body);
     return message ? { message, param: null } : null;
@@ -111,7 +139,14 @@ function refusalOf(kind: FakeKind, body: Record<string, unknown>): { message: st
 }
 
 /** The provider's error body: Anthropic `{type:'error', error:{type, message}}`, OpenAI `{error:{message, type, param, code}}`. */
-function sendError(res: ServerResponse, kind: FakeKind, status: number, message: string, type: string, param: string | null): void {
+function sendError(
+  res: ServerResponse,
+  kind: FakeKind,
+  status: number,
+  message: string,
+  type: string,
+  param: string | null,
+): void {
   const body =
     kind === 'anthropic'
       ? { type: 'error', error: { type, message } }
@@ -123,12 +158,33 @@ function sendError(res: ServerResponse, kind: FakeKind, status: number, message:
 function playFault(res: ServerResponse, kind: FakeKind, fault: Fault, retryAfter = 1): void {
   switch (fault) {
     case 'unauthorized':
-      return sendError(res, kind, 401, kind === 'anthropic' ? 'invalid x-api-key' : 'Incorrect API key provided', 'authentication_error', null);
+      return sendError(
+        res,
+        kind,
+        401,
+        kind === 'anthropic' ? 'invalid x-api-key' : 'Incorrect API key provided',
+        'authentication_error',
+        null,
+      );
     case 'rate-limit':
       res.setHeader('retry-after', String(retryAfter));
-      return sendError(res, kind, 429, 'Rate limit reached; please retry later', kind === 'anthropic' ? 'rate_limit_error' : 'requests', null);
+      return sendError(
+        res,
+        kind,
+        429,
+        'Rate limit reached; please retry later',
+        kind === 'anthropic' ? 'rate_limit_error' : 'requests',
+        null,
+      );
     case 'server-error':
-      return sendError(res, kind, kind === 'anthropic' ? 529 : 500, kind === 'anthropic' ? 'Overloaded' : 'The server had an error while processing your request', kind === 'anthropic' ? 'overloaded_error' : 'server_error', null);
+      return sendError(
+        res,
+        kind,
+        kind === 'anthropic' ? 529 : 500,
+        kind === 'anthropic' ? 'Overloaded' : 'The server had an error while processing your request',
+        kind === 'anthropic' ? 'overloaded_error' : 'server_error',
+        null,
+      );
     case 'malformed':
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"id": "broken", "choices": [');
@@ -139,20 +195,31 @@ function playFault(res: ServerResponse, kind: FakeKind, fault: Fault, retryAfter
 }
 
 /** Cached prompt tokens: a request whose cacheable prefix was seen before reads it from the cache. */
-function cachedTokens(kind: FakeKind, body: Record<string, unknown>, seen: Set<string>): { read: number; write: number } {
+function cachedTokens(
+  kind: FakeKind,
+  body: Record<string, unknown>,
+  seen: Set<string>,
+): { read: number; write: number } {
   const messages = Array.isArray(body.messages) ? (body.messages as Record<string, unknown>[]) : [];
   const prefix =
     kind === 'anthropic'
       ? JSON.stringify([body.tools, body.system])
       : JSON.stringify([body.tools, messages.filter((m) => m.role === 'system')]);
-  if (kind === 'anthropic' && !JSON.stringify([body.tools, body.system]).includes('cache_control')) return { read: 0, write: 0 };
+  if (kind === 'anthropic' && !JSON.stringify([body.tools, body.system]).includes('cache_control'))
+    return { read: 0, write: 0 };
   const size = Math.ceil(prefix.length / 4);
   if (seen.has(prefix)) return { read: size, write: 0 };
   seen.add(prefix);
   return { read: 0, write: kind === 'anthropic' ? size : 0 };
 }
 
-function answer(res: ServerResponse, kind: FakeKind, stream: boolean, turn: Turn, cached: { read: number; write: number }): void {
+function answer(
+  res: ServerResponse,
+  kind: FakeKind,
+  stream: boolean,
+  turn: Turn,
+  cached: { read: number; write: number },
+): void {
   if (!stream) {
     const body = kind === 'anthropic' ? anthropicMessage(turn) : openaiCompletion(turn);
     addCacheUsage(kind, body, cached);
@@ -161,7 +228,12 @@ function answer(res: ServerResponse, kind: FakeKind, stream: boolean, turn: Turn
     return;
   }
   const events = kind === 'anthropic' ? anthropicEvents(turn) : openaiChunks(turn);
-  for (const event of events) addCacheUsage(kind, kind === 'anthropic' ? (event.data as { message?: unknown }).message : event.data, cached);
+  for (const event of events)
+    addCacheUsage(
+      kind,
+      kind === 'anthropic' ? (event.data as { message?: unknown }).message : event.data,
+      cached,
+    );
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const event of events) {
     const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data);

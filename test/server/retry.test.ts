@@ -18,7 +18,9 @@ const TURNS = `turns:
 
 let t: TestServer;
 beforeAll(async () => {
-  t = await startServer({ flowsDir: await tempDir({ 'giving-up/flow.yaml': FLOW, 'giving-up/turns.yaml': TURNS }) });
+  t = await startServer({
+    flowsDir: await tempDir({ 'giving-up/flow.yaml': FLOW, 'giving-up/turns.yaml': TURNS }),
+  });
 });
 afterAll(async () => {
   await t.stop();
@@ -46,7 +48,9 @@ describe('POST /v1/runs/{id}/retry', () => {
 
     const again = await t.call('POST', `/v1/runs/${runId}/retry`, { token: TOKENS.operator });
     expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({ error: { message: expect.stringContaining('only a failed run can be retried') } });
+    expect(await again.json()).toMatchObject({
+      error: { message: expect.stringContaining('only a failed run can be retried') },
+    });
   });
 
   it('is in the OpenAPI document', async () => {

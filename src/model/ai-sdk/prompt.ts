@@ -22,7 +22,8 @@ export function toPrompt(
   cache = false,
 ): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
-  if (system !== '') prompt.push({ role: 'system', content: system, ...(cache ? { providerOptions: CACHE_BREAKPOINT } : {}) });
+  if (system !== '')
+    prompt.push({ role: 'system', content: system, ...(cache ? { providerOptions: CACHE_BREAKPOINT } : {}) });
   for (const message of messages) {
     switch (message.role) {
       case 'user':

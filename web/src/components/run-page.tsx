@@ -146,7 +146,9 @@ function RetryButton({ summary }: { summary: RunSummary }) {
       // The page follows the run again from its start (its trace goes on after run.failed).
       () => window.location.reload(),
       (failure: unknown) =>
-        setError(t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) })),
+        setError(
+          t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) }),
+        ),
     );
   };
   return (

@@ -21,12 +21,22 @@ export const RETRYABLE_REASONS: Readonly<Record<string, 'same-round' | 'fresh-co
   FAILED_BY_MODEL: 'fresh-counts',
 });
 
-/** Throws RunConflictError (nothing changed) unless the run failed in a node for a reason `retry` takes up. */
+/**
+ * Throws RunConflictError (nothing changed) unless the run is a top-level run that failed in a node for
+ * a reason `retry` takes up.
+ */
 export function checkRetryable(record: RunRecord): void {
   if (record.status !== 'failed') {
     throw new RunConflictError(
       record.runId,
       `run ${record.runId} is ${record.status}; only a failed run can be retried`,
+    );
+  }
+  if (record.parentRunId !== null) {
+    // The parent's delegate call has already taken the child's failure as its observation.
+    throw new RunConflictError(
+      record.runId,
+      `run ${record.runId} is a delegated child run of ${record.parentRunId}; retry the parent run instead`,
     );
   }
   const reason = record.reason ?? '';

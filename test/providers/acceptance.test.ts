@@ -1,15 +1,21 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { flowFile, turnsFile, type CliResult, type Sandbox, type TraceEvent } from '../acceptance/cli.js';
-import { SCENARIO_TIMEOUT_MS, SITE_INPUT, useSandbox } from '../acceptance/scenario.js';
+import { loadFlow } from '../../src/flow/load.js';
+import { createProviderRegistry } from '../../src/model/providers.js';
+import { createRuntime, type Runtime } from '../../src/runtime/create.js';
+import type { RunSummary } from '../../src/runtime/summary.js';
+import type { StoredEvent } from '../../src/store/store.js';
+import { flowFile, Sandbox, turnsFile } from '../acceptance/cli.js';
+import { SCENARIO_TIMEOUT_MS, SITE_INPUT } from '../acceptance/scenario.js';
 import { playTurns, providerSetup, VARIANTS, type Variant } from './play.js';
 import { startStrictFake, type StrictFake } from './strict-fake.js';
 
 /**
  * The seed's acceptance scenarios (test/acceptance, docs/acceptance.md) through the three provider
- * paths, with and without streaming, against strict fakes that refuse what the real APIs refuse. Each
- * scenario's command chain runs once with the scripted model and once per provider path, every command
- * a CLI subprocess; the provider runs must send no refused request and end exactly like the scripted
- * run: the same exit codes, statuses and outputs, and the same trace step by step.
+ * paths, with and without streaming, against strict fakes that refuse what the real APIs refuse, with
+ * the real demo-cloud MCP server and a SQLite store. Each scenario's command chain runs once with the
+ * scripted model and once per provider path (in this process: the CLI path, with approval in a new
+ * process, is test/providers/demo.test.ts); the provider runs must send no refused request and end
+ * exactly like the scripted run: the same statuses, outputs, pending items and trace, step by step.
  */
 
 type Step = { cmd: 'approve' | 'reject' | 'answer'; text?: string };
@@ -19,12 +25,13 @@ interface Scenario {
   turns: string;
   input: string;
   then?: Step[];
+  seed?: { siteId: string; name: string }[];
 }
 
 const QUERY_INPUT = '查询我的空间和站点';
 const SCENARIOS: Scenario[] = [
   {
-    name: '1/8 write, approve, complete',
+    name: '1/8 write, approve',
     flow: 'site',
     turns: 'write-then-approve',
     input: SITE_INPUT,
@@ -49,6 +56,7 @@ const SCENARIOS: Scenario[] = [
     flow: 'site',
     turns: 'approved-write-fails',
     input: SITE_INPUT,
+    seed: [{ siteId: 'site_1', name: '官网' }],
     then: [{ cmd: 'approve' }, { cmd: 'answer', text: '换成 官网二号' }],
   },
   { name: '12 downstream business failure', flow: 'query', turns: 'business-failure', input: QUERY_INPUT },
@@ -64,48 +72,64 @@ const SCENARIOS: Scenario[] = [
 
 /** What must be the same whichever model path played the turns. */
 interface Outcome {
-  exits: number[];
-  summaries: { status?: string; reason?: string; outputs?: unknown; suspension?: unknown }[];
+  summaries: Pick<RunSummary, 'status' | 'reason' | 'outputs' | 'suspension'>[];
   steps: unknown[];
   writes: number;
 }
 
+const boxes: Sandbox[] = [];
 const fakes: StrictFake[] = [];
 afterAll(async () => {
   for (const fake of fakes.splice(0)) await fake.close();
+  for (const box of boxes.splice(0)) box.dispose();
 });
 
-const sandbox = useSandbox();
-
-async function play(scenario: Scenario, box: Sandbox, model: string): Promise<Outcome> {
-  const results: CliResult[] = [
-    await box.cli(['run', flowFile(scenario.flow), '--input', scenario.input, '--model', model]),
-  ];
-  const runId = results[0]!.summary?.runId ?? '';
-  for (const step of scenario.then ?? []) {
-    const args =
-      step.cmd === 'answer'
-        ? [step.cmd, runId, step.text ?? '']
-        : [step.cmd, runId, ...(step.text ? ['--comment', step.text] : [])];
-    results.push(await box.cli(args));
+/** Runs the scenario's chain on a runtime of its own (its own SQLite file and demo data folder). */
+async function play(scenario: Scenario, model: string, env: Record<string, string>): Promise<Outcome> {
+  const box = new Sandbox();
+  boxes.push(box);
+  if (scenario.seed) box.seedSites(scenario.seed);
+  const loaded = await loadFlow(flowFile(scenario.flow));
+  for (const server of Object.values(loaded.flow.mcpServers ?? {})) {
+    if ('command' in server) server.env = { ...server.env, DEMO_CLOUD_DATA: box.dataDir };
   }
-  const events = (await box.trace(runId)).events;
-  return {
-    exits: results.map((r) => r.code),
-    summaries: results.map((r) => ({
-      status: r.summary?.status,
-      reason: r.summary?.reason,
-      outputs: r.summary?.outputs,
-      suspension: r.summary?.suspension,
-    })),
-    steps: events.map(step),
-    writes: box.writes().length,
-  };
+  const providers = createProviderRegistry({ env });
+  const runtime: Runtime = createRuntime({ store: `sqlite:${box.db}`, logger: false, providers });
+  try {
+    const summaries = [await runtime.start(loaded, { input: { text: scenario.input }, model })];
+    const runId = summaries[0]!.runId;
+    for (const step of scenario.then ?? []) {
+      const options = { comment: step.text ?? null, who: 'acceptance' };
+      if (step.cmd === 'answer')
+        summaries.push(await runtime.answer(runId, step.text ?? '', { who: 'acceptance' }));
+      else summaries.push(await runtime[step.cmd](runId, options));
+    }
+    const events: StoredEvent[] = [];
+    for await (const event of runtime.events(runId, { follow: false })) events.push(event);
+    return {
+      summaries: summaries.map(({ status, reason, outputs, suspension }) => ({
+        status,
+        reason,
+        outputs,
+        suspension,
+      })),
+      steps: events.map(step),
+      writes: box.writes().length,
+    };
+  } finally {
+    await runtime.close();
+  }
 }
 
-/** An event without what differs between model paths (times, the model's name, usage). */
-function step(event: TraceEvent): unknown {
-  const { seq: _seq, ts: _ts, runId: _runId, usage: _usage, model: _model, ...rest } = event;
+/** An event without what differs between model paths (times, usage). */
+function step(event: StoredEvent): unknown {
+  const {
+    seq: _seq,
+    ts: _ts,
+    runId: _runId,
+    usage: _usage,
+    ...rest
+  } = event as StoredEvent & { usage?: unknown };
   return rest;
 }
 
@@ -115,24 +139,20 @@ async function throughProvider(
 ): Promise<{ outcome: Outcome; fake: StrictFake }> {
   const fake = await startStrictFake(variant.kind, playTurns(turnsFile(scenario.turns)));
   fakes.push(fake);
-  const box = sandbox();
   const { model, env } = providerSetup(variant.kind, fake.url, fake.key, variant.stream);
-  box.env = env;
-  return { outcome: await play(scenario, box, model), fake };
+  return { outcome: await play(scenario, model, env), fake };
 }
 
 describe.each(SCENARIOS)('scenario $name through real provider paths', (scenario) => {
   let scripted: Promise<Outcome> | null = null;
   const baseline = (): Promise<Outcome> =>
-    (scripted ??= play(scenario, sandbox(), `scripted:${turnsFile(scenario.turns)}`));
+    (scripted ??= play(scenario, `scripted:${turnsFile(scenario.turns)}`, {}));
 
   it.concurrent.each(VARIANTS)(
     '$name: no refused request, the same run as the scripted model',
     async (variant) => {
-      const [{ outcome, fake }, expected] = await Promise.all([
-        throughProvider(scenario, variant),
-        baseline(),
-      ]);
+      const expected = await baseline();
+      const { outcome, fake } = await throughProvider(scenario, variant);
       expect(fake.refusals().map((r) => r.refused?.message)).toEqual([]);
       expect(fake.requests.every((r) => r.stream === variant.stream)).toBe(true);
       expect(outcome).toEqual(expected);

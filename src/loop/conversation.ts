@@ -21,10 +21,11 @@ export interface OpeningParts {
  * never breaks a provider's prompt cache. Never empty (an empty input is shown as `""`).
  */
 export function openingMessage(parts: OpeningParts): string {
-  const input = renderInput(parts.input);
-  if (Object.keys(parts.earlierOutputs).length === 0) return input === '' ? '""' : input;
+  const rendered = renderInput(parts.input);
+  const input = blank(rendered) ? '""' : rendered;
+  if (Object.keys(parts.earlierOutputs).length === 0) return input;
   const h = HEADINGS[parts.locale];
-  return `${h.input}\n${input === '' ? '""' : input}\n\n${h.earlier}\n${JSON.stringify(parts.earlierOutputs)}`;
+  return `${h.input}\n${input}\n\n${h.earlier}\n${JSON.stringify(parts.earlierOutputs)}`;
 }
 
 /** The run input as the model reads it: its text when it is `{text}` only, else JSON. */
@@ -43,7 +44,8 @@ export function renderInput(input: unknown): string {
  * per-round phase hint) as the last user-side content. What "valid" means (Anthropic Messages, OpenAI
  * Chat Completions, chat templates such as Qwen's):
  * - the first message is a user message and the last is never an assistant message;
- * - empty assistant turns (no text, no calls) are left out; empty user texts become `""`;
+ * - blank assistant texts are dropped (a turn with neither text nor calls is left out); blank user
+ *   texts become `""`;
  * - every tool call of an assistant turn is answered by a tool message before the next user or
  *   assistant message (a call left without one, e.g. after a wave that ended early, gets the
  *   `[SKIPPED]` message), and a tool message answering no call of the turn before it is left out.
@@ -55,7 +57,7 @@ export function modelConversation(
   stored: readonly ConversationMessage[],
   newest: string | null,
 ): ConversationMessage[] {
-  const out: ConversationMessage[] = [{ role: 'user', content: opening === '' ? '""' : opening }];
+  const out: ConversationMessage[] = [{ role: 'user', content: blank(opening) ? '""' : opening }];
   let open: { calls: ModelToolCall[]; answered: Set<string> } | null = null;
   const close = (): void => {
     if (!open) return;
@@ -75,11 +77,13 @@ export function modelConversation(
     }
     close();
     if (message.role === 'user') {
-      out.push({ role: 'user', content: message.content === '' ? '""' : message.content });
+      out.push({ role: 'user', content: blank(message.content) ? '""' : message.content });
       continue;
     }
-    if (message.text === '' && message.toolCalls.length === 0) continue;
-    out.push(message);
+    // Anthropic refuses text blocks without non-whitespace text.
+    const text = blank(message.text) ? '' : message.text;
+    if (text === '' && message.toolCalls.length === 0) continue;
+    out.push(text === message.text ? message : { ...message, text });
     if (message.toolCalls.length > 0) open = { calls: message.toolCalls, answered: new Set() };
   }
   close();
@@ -95,6 +99,10 @@ export function modelConversation(
  */
 export function retryNotice(locale: Locale, reason: string, message: string): string {
   return `${HEADINGS[locale].retried}\n${hint(locale, 'NODE_RETRIED', { reason, message })}`;
+}
+
+function blank(text: string): boolean {
+  return text.trim() === '';
 }
 
 function withoutBookkeeping(message: Extract<ConversationMessage, { role: 'tool' }>): ConversationMessage {

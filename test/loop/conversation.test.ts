@@ -74,6 +74,11 @@ describe('modelConversation', () => {
     expect(stored).toHaveLength(5);
   });
 
+  it('drops blank assistant text (Anthropic refuses whitespace-only text blocks) and blank user text', () => {
+    const out = modelConversation('en', 'go', [assistant(' \n', 'a'), tool('a'), user('  ')], null);
+    expect(out).toEqual([user('go'), assistant('', 'a'), tool('a'), user('""')]);
+  });
+
   it('never ends on an assistant turn', () => {
     const out = modelConversation('en', 'go', [assistant('thinking')], null);
     expect(out.at(-1)).toEqual(user('The previous round called no tool.'));

@@ -70,6 +70,8 @@ function anthropicMessages(messages: unknown[]): string | null {
     for (const block of blocks) {
       if (block.type === 'text' && (typeof block.text !== 'string' || block.text === ''))
         return 'messages: text content blocks must be non-empty';
+      if (block.type === 'text' && (block.text as string).trim() === '')
+        return 'messages: text content blocks must contain non-whitespace text';
       if (block.type === 'tool_use' && (typeof block.id !== 'string' || !TOOL_USE_ID.test(block.id)))
         return `messages.${i}.content: tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`;
       if (block.type === 'tool_use' && message.role !== 'assistant')

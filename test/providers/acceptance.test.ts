@@ -26,6 +26,8 @@ interface Scenario {
   input: string;
   then?: Step[];
   seed?: { siteId: string; name: string }[];
+  /** The turns send arguments that are not JSON (see `comparable`). */
+  rawArgs?: boolean;
 }
 
 const QUERY_INPUT = '查询我的空间和站点';
@@ -47,7 +49,7 @@ const SCENARIOS: Scenario[] = [
     then: [{ cmd: 'answer', text: '就叫 官网 吧' }],
   },
   { name: '5 verbal confirmation', flow: 'site', turns: 'follow-up-ungrounded', input: SITE_INPUT },
-  { name: '6 parameter provenance', flow: 'site', turns: 'provenance', input: SITE_INPUT },
+  { name: '6 parameter provenance', flow: 'site', turns: 'provenance', input: SITE_INPUT, rawArgs: true },
   { name: '7 MCP tool timeout', flow: 'timeout', turns: 'timeout', input: '检查服务是否可用' },
   { name: '9 query node', flow: 'query', turns: 'query-finish', input: QUERY_INPUT },
   { name: '10 output rejected', flow: 'query', turns: 'output-rejected', input: QUERY_INPUT },
@@ -91,7 +93,10 @@ async function play(scenario: Scenario, model: string, env: Record<string, strin
   if (scenario.seed) box.seedSites(scenario.seed);
   const loaded = await loadFlow(flowFile(scenario.flow));
   for (const server of Object.values(loaded.flow.mcpServers ?? {})) {
-    if ('command' in server) server.env = { ...server.env, DEMO_CLOUD_DATA: box.dataDir };
+    if (!('command' in server)) continue;
+    server.env = { ...server.env, DEMO_CLOUD_DATA: box.dataDir };
+    // A loaded machine may take longer than the default 10 s to start a server.
+    server.connectTimeoutMs = 60_000;
   }
   const providers = createProviderRegistry({ env });
   const runtime: Runtime = createRuntime({ store: `sqlite:${box.db}`, logger: false, providers });
@@ -133,6 +138,24 @@ function step(event: StoredEvent): unknown {
   return rest;
 }
 
+/**
+ * The outcome as compared for a variant. Anthropic's non-streaming API always returns tool arguments as
+ * a JSON object, so arguments that are not JSON reach the runtime as a string there (ARG_JSON_INVALID
+ * all the same, with another detail in its message and the string as `args`): those two fields are
+ * left out of the comparison for that path only.
+ */
+function comparable(outcome: Outcome, scenario: Scenario, variant: Variant | null): Outcome {
+  if (!scenario.rawArgs || (variant !== null && (variant.kind !== 'anthropic' || variant.stream)))
+    return outcome;
+  const steps = outcome.steps.map((s) => {
+    const e = s as { type?: string; errorCode?: unknown };
+    if (e.type !== 'tool.invoked' || e.errorCode !== 'ARG_JSON_INVALID') return s;
+    const { message: _message, args: _args, ...rest } = s as Record<string, unknown>;
+    return rest;
+  });
+  return { ...outcome, steps };
+}
+
 async function throughProvider(
   scenario: Scenario,
   variant: Variant,
@@ -148,14 +171,15 @@ describe.each(SCENARIOS)('scenario $name through real provider paths', (scenario
   const baseline = (): Promise<Outcome> =>
     (scripted ??= play(scenario, `scripted:${turnsFile(scenario.turns)}`, {}));
 
-  it.concurrent.each(VARIANTS)(
+  // One after the other: each test starts a demo MCP server, which a loaded machine starts slowly.
+  it.each(VARIANTS)(
     '$name: no refused request, the same run as the scripted model',
     async (variant) => {
       const expected = await baseline();
       const { outcome, fake } = await throughProvider(scenario, variant);
       expect(fake.refusals().map((r) => r.refused?.message)).toEqual([]);
       expect(fake.requests.every((r) => r.stream === variant.stream)).toBe(true);
-      expect(outcome).toEqual(expected);
+      expect(comparable(outcome, scenario, variant)).toEqual(comparable(expected, scenario, variant));
     },
     SCENARIO_TIMEOUT_MS,
   );

@@ -22,11 +22,15 @@ afterAll(async () => {
 });
 const sandbox = useSandbox();
 
-/** The demo flow copied into the sandbox, its MCP server and data folder pointing at absolute paths. */
+/** The demo flow copied into the sandbox, its MCP server and data folder as absolute paths. */
 function demoFlow(box: Sandbox): string {
   const text = readFileSync(join(DEMO, 'flow.yaml'), 'utf8')
     .replace('../demo-cloud/server.js', join(REPO_ROOT, 'examples/demo-cloud/server.js'))
-    .replace('DEMO_CLOUD_DATA: ./.data', `DEMO_CLOUD_DATA: ${JSON.stringify(box.dataDir)}`);
+    .replace(
+      'env: { DEMO_CLOUD_DATA: ./.data }',
+      // A loaded machine may take longer than the default 10 s to start the server.
+      `env: { DEMO_CLOUD_DATA: ${JSON.stringify(box.dataDir)} }\n    connectTimeoutMs: 60000`,
+    );
   const file = join(box.dir, 'flow.yaml');
   writeFileSync(file, text);
   return file;
@@ -45,7 +49,7 @@ async function demoBox(
 }
 
 describe('the demo flow through real provider paths', () => {
-  it.concurrent.each(VARIANTS)(
+  it.each(VARIANTS)(
     '$name: suspends, is approved in a new process, completes; no refused request',
     async (variant) => {
       const { box, fake, model } = await demoBox(variant, playTurns(join(DEMO, 'turns.yaml')));

@@ -145,8 +145,9 @@ export class Runtime {
     if (this.responding.has(runId)) throw new RunConflictError(runId, `run ${runId} is already being continued by another request`);
     this.responding.add(runId);
     try {
-      checkRetryable(await this.require(runId));
-      const model = this.modelFor(await this.require(runId), options.model); // a bad model fails before anything changes
+      const before = await this.require(runId);
+      checkRetryable(before);
+      const model = this.modelFor(before, options.model); // a bad model fails before anything changes
       const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
       if (!record || record.status !== 'failed') {
         if (record) await this.release(record);

@@ -78,7 +78,7 @@ export function applyRetry(
   const doc = session.doc;
   doc.nodeId = nodeId;
   doc.node ??= newNodeState(nodeId);
-  doc.loop = { ...newLoopState(), wave: null };
+  doc.loop = newLoopState();
   if (RETRYABLE_REASONS[reason] === 'same-round') {
     if (reason === 'MODEL_FAILED' && doc.node.rounds > 0) doc.node.rounds -= 1;
   } else {

@@ -6,14 +6,10 @@ import { IdempotencyHeader, RunIdParam, RunSummarySchema, errors, json } from '.
 /** The body of `POST /v1/runs/{id}/retry`: optionally another model for the rest of the run. */
 export const RetrySchema = z
   .strictObject({
-    model: z
-      .string()
-      .min(1)
-      .optional()
-      .openapi({
-        description: 'Continue with this model from now on (`<provider>:<model id>`)',
-        example: 'anthropic:claude-sonnet-4-5',
-      }),
+    model: z.string().min(1).optional().openapi({
+      description: 'Continue with this model from now on (`<provider>:<model id>`)',
+      example: 'anthropic:claude-sonnet-4-5',
+    }),
   })
   .openapi('Retry');
 

@@ -67,6 +67,7 @@ commands:
   answer RUN_ID TEXT                   answer the pending follow-up and continue
                                        (approve/reject/answer --expect ID: only if the run still waits for pending item ID)
   resume RUN_ID                        continue a run left running by a dead process
+  retry RUN_ID [--model M]             take a failed run up again in the node that failed
   cancel RUN_ID                        cancel a run that has not ended
   status RUN_ID [--json]               show a run
   runs [--status S] [--json]           list runs
@@ -82,4 +83,4 @@ the commands that drive a run take --model, --trace FILE, --json and --durabilit
 tool results in the trace are cut at env AGENT_RUNTIME_TRACE_RESULT_BYTES bytes of JSON (default 16384; 0: none).
 
 exit codes: 0 completed, 1 failed or cancelled, 2 usage/flow error or unknown run id,
-            3 suspended (waiting for a person), 4 the run is not waiting for this input`;
+            3 suspended (waiting for a person), 4 the run is not waiting for this input (retry: not failed)`;

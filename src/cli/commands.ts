@@ -53,6 +53,15 @@ export const resume: Command = async (argv) => {
   return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.resume(runId, modelOption(parsed))));
 };
 
+/** `retry RUN_ID [--model M]`: takes a failed run up again in its failed node (exit codes as `resume`; 4 if not failed). */
+export const retry: Command = async (argv) => {
+  const parsed = parse('retry', argv, DRIVING, { min: 1, max: 1, names: 'RUN_ID' });
+  const runId = parsed.positionals[0] as string;
+  return withContext(parsed, async (ctx) =>
+    finish(ctx, await ctx.runtime.retry(runId, { who: process.env.USER ?? null, ...modelOption(parsed) })),
+  );
+};
+
 /** `cancel RUN_ID`. */
 export const cancel: Command = async (argv) => {
   const parsed = parse('cancel', argv, { ...COMMON, trace: { type: 'string' } }, { min: 1, max: 1, names: 'RUN_ID' });

@@ -5,7 +5,7 @@ import { RunInputError } from '../flow/input.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../runtime/errors.js';
 import { StoreError } from '../store/store.js';
 import { USAGE, UsageError } from './args.js';
-import { answer, cancel, decide, resume, run, runs, status, trace, type Command } from './commands.js';
+import { answer, cancel, decide, resume, retry, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
 import { evidence } from './evidence.js';
 
@@ -15,6 +15,7 @@ const COMMANDS: Record<string, Command> = {
   reject: decide('reject'),
   answer,
   resume,
+  retry,
   cancel,
   status,
   runs,

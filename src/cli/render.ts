@@ -72,6 +72,8 @@ export class TraceRenderer {
         return this.paint('bold', `⏸ waiting for ${f.kind === 'APPROVAL' ? 'approval' : 'an answer'}`);
       case 'run.resumed':
         return this.paint('bold', `▶ resumed (${[f.kind, f.decision, f.answer].filter(Boolean).map(String).join(', ')})`);
+      case 'run.retried':
+        return this.paint('bold', `↻ retried in node ${String(e.nodeId)} (after ${String(f.reason)})`);
       case 'node.completed':
         return this.paint('SUCCESS', `● node ${String(e.nodeId)} completed`) + ` ${JSON.stringify(f.outputs)}`;
       case 'node.failed':

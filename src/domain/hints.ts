@@ -193,6 +193,10 @@ const TEXTS = {
     'zh-CN': '上一轮没有调用任何工具。',
     en: 'The previous round called no tool.',
   },
+  NODE_RETRIED: {
+    'zh-CN': '本节点此前以 {reason} 失败（{message}），现由操作员重试：轮次与无进展计数已重新开始，之前的对话、证据、批准与产出仍然有效。',
+    en: 'This node failed with {reason} ({message}) and is being retried by an operator: its round and stall counts start afresh; the conversation, evidence, approvals and outputs so far still hold.',
+  },
   // ---- phase hint (contract facts only)
   PHASE_MISSING: { 'zh-CN': '必填产出尚未写入：{keys}', en: 'Required outputs not written yet: {keys}' },
   PHASE_ALL_WRITTEN: { 'zh-CN': '必填产出已全部写入', en: 'All required outputs are written' },

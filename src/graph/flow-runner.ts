@@ -83,13 +83,15 @@ export function startNode(host: Pick<GraphHost, 'doc' | 'emit' | 'resetConversat
 }
 
 function endRun(host: GraphHost, exit: Exclude<NodeExit, { kind: 'suspended' | 'stopped' }>, nodeId: string): void {
-  host.doc.nodeId = null;
-  host.doc.node = null;
   if (exit.kind === 'completed') {
+    host.doc.nodeId = null;
+    host.doc.node = null;
     host.emit({ type: 'run.completed', outputs: { ...host.run.nodeOutputs } });
     host.update({ status: 'completed', suspension: null, leaseOwner: null, leaseExpiresAt: null });
     return;
   }
+  // A failed run keeps its node run (state, loop position, conversation key) so that `retry` can
+  // continue it there (src/runtime/retry.ts).
   host.emit({ type: 'run.failed', reason: exit.reason, failedNode: nodeId, message: exit.message });
   host.update({
     status: 'failed',

@@ -8,7 +8,7 @@ import type { LoopState } from '../loop/loop-state.js';
 export interface RunStateDoc {
   schema: 1;
   run: Omit<RunState, 'evidence'>;
-  /** The node being run, or null once the run has ended. */
+  /** The node being run; null once the run has completed or was cancelled (a failed run keeps its failed node for `retry`). */
   nodeId: string | null;
   /** How many node runs have started (the current one's key is `<nodeId>#<nodeRuns>`). */
   nodeRuns: number;

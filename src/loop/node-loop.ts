@@ -48,8 +48,10 @@ export interface LoopHost {
   interrupted?(call: ModelToolCall): boolean;
   /** The run's model calls so far (the scripted model's turn index). */
   modelCalls(): number;
-  /** The system prompt of this round. */
+  /** The node run's system prompt: the same on every round. */
   systemPrompt(): string;
+  /** The conversation a model call sends: the stored one made valid for providers, `newest` last (src/loop/conversation.ts). */
+  modelMessages(newest: string | null): ConversationMessage[];
   /** The phase hint of this round, or null. */
   phaseHint(): string | null;
   tools(): ModelTool[];
@@ -136,7 +138,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   const phase = host.phaseHint();
   if (phase) host.emit({ type: 'phase.hint', nodeId: host.nodeId, round, text: phase });
   const result = await host.model.call(
-    { system: host.systemPrompt(), messages: host.conversation(), tools: host.tools(), signal: host.signal },
+    { system: host.systemPrompt(), messages: host.modelMessages(phase), tools: host.tools(), signal: host.signal },
     { runId: host.runId, nodeId: host.nodeId, callIndex: host.modelCalls(), round },
   );
   if (!result.ok) {

@@ -25,29 +25,26 @@ const RULES: Localized<string> = {
   ].join('\n'),
 };
 
-const HEADINGS: Localized<{ task: string; input: string; outputs: string; earlier: string; required: string; optional: string; from: string }> = {
-  'zh-CN': { task: '## 节点任务', input: '## 用户输入', outputs: '## 产出契约', earlier: '## 前序节点产出', required: '必填', optional: '选填', from: '来自' },
-  en: { task: '## Node task', input: '## User input', outputs: '## Output contract', earlier: '## Outputs of earlier nodes', required: 'required', optional: 'optional', from: 'from' },
+const HEADINGS: Localized<{ task: string; outputs: string; required: string; optional: string; from: string }> = {
+  'zh-CN': { task: '## 节点任务', outputs: '## 产出契约', required: '必填', optional: '选填', from: '来自' },
+  en: { task: '## Node task', outputs: '## Output contract', required: 'required', optional: 'optional', from: 'from' },
 };
 
 /** What a node's system prompt is made of. */
 export interface PromptParts {
   locale: Locale;
   instructions: string;
-  input: unknown;
   outputs: Record<string, { required: boolean; sources: string[]; from?: string[]; description?: string }>;
-  earlierOutputs: Record<string, Record<string, unknown>>;
-  phaseHint: string | null;
 }
 
-/** The system prompt of one round: rules, node instructions, input, output contract, phase hint. */
+/**
+ * The system prompt of a node run: the rules, the node's instructions and its output contract. It is
+ * the same on every round of the node (providers cache it); the run input goes into the first user
+ * message and the per-round phase hint into the newest user-side content (src/loop/conversation.ts).
+ */
 export function buildSystemPrompt(parts: PromptParts): string {
   const h = HEADINGS[parts.locale];
   const sections = [RULES[parts.locale], `${h.task}\n${parts.instructions.trim()}`];
-  sections.push(`${h.input}\n${renderInput(parts.input)}`);
-  if (Object.keys(parts.earlierOutputs).length > 0) {
-    sections.push(`${h.earlier}\n${JSON.stringify(parts.earlierOutputs)}`);
-  }
   const keys = Object.entries(parts.outputs);
   if (keys.length > 0) {
     const lines = keys.map(([key, c]) => {
@@ -57,17 +54,7 @@ export function buildSystemPrompt(parts: PromptParts): string {
     });
     sections.push(`${h.outputs}\n${lines.join('\n')}`);
   }
-  if (parts.phaseHint) sections.push(parts.phaseHint);
   return sections.join('\n\n');
-}
-
-/** The run input as the first user message: its text when it is `{text}` only, else JSON. */
-export function renderInput(input: unknown): string {
-  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
-    const entries = Object.entries(input);
-    if (entries.length === 1 && entries[0]?.[0] === 'text' && typeof entries[0][1] === 'string') return entries[0][1];
-  }
-  return JSON.stringify(input);
 }
 
 /** The raw rules text (for docs and tests). */

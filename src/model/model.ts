@@ -27,11 +27,17 @@ export type ConversationMessage =
       counted?: string;
     };
 
-/** Token usage of one model call. */
+/**
+ * Token usage of one model call (or summed). `inputTokens` counts every prompt token, cached or not;
+ * `cacheReadTokens` / `cacheWriteTokens` say how many of them were read from / written to the
+ * provider's prompt cache, and are present only when the provider reported some.
+ */
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** One model call: the system prompt, the node run's conversation and the visible tools. */
@@ -74,11 +80,15 @@ export interface ModelClient {
 
 export const ZERO_USAGE: TokenUsage = Object.freeze({ inputTokens: 0, outputTokens: 0, totalTokens: 0 });
 
-/** Adds two usages. */
+/** Adds two usages; the cache counts appear only when one of them has some. */
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  const read = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  const write = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
   return {
     inputTokens: a.inputTokens + b.inputTokens,
     outputTokens: a.outputTokens + b.outputTokens,
     totalTokens: a.totalTokens + b.totalTokens,
+    ...(read > 0 ? { cacheReadTokens: read } : {}),
+    ...(write > 0 ? { cacheWriteTokens: write } : {}),
   };
 }

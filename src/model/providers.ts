@@ -46,7 +46,8 @@ const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
  * flow's `providers:` or by AGENT_RUNTIME_PROVIDER_<NAME>_BASE_URL (and _API_KEY). The returned
  * resolver throws ModelConfigError for an unknown provider or a missing key, so the error comes
  * before the run starts. Adapter tuning from the environment: AGENT_RUNTIME_MODEL_TIMEOUT_MS,
- * AGENT_RUNTIME_MODEL_MAX_RETRIES, AGENT_RUNTIME_MODEL_STREAM (`1`/`true`).
+ * AGENT_RUNTIME_MODEL_MAX_RETRIES, AGENT_RUNTIME_MODEL_STREAM (`1`/`true`), AGENT_RUNTIME_MODEL_PROMPT_CACHE
+ * (`0`/`false` turns Anthropic cache breakpoints off).
  */
 export function createProviderRegistry(options: ProviderRegistryOptions = {}): ProviderResolver {
   const env = options.env ?? process.env;
@@ -107,7 +108,7 @@ export function providerEnvPrefix(provider: string): string {
   return `AGENT_RUNTIME_PROVIDER_${provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
-/** Adapter tuning from AGENT_RUNTIME_MODEL_TIMEOUT_MS / _MAX_RETRIES / _STREAM; throws ModelConfigError for bad values. */
+/** Adapter tuning from AGENT_RUNTIME_MODEL_TIMEOUT_MS / _MAX_RETRIES / _STREAM / _PROMPT_CACHE; throws ModelConfigError for bad values. */
 export function modelOptionsFromEnv(env: Env, model = 'model'): AiSdkModelOptions {
   const options: AiSdkModelOptions = {};
   const timeout = env.AGENT_RUNTIME_MODEL_TIMEOUT_MS;
@@ -116,16 +117,22 @@ export function modelOptionsFromEnv(env: Env, model = 'model'): AiSdkModelOption
   const retries = env.AGENT_RUNTIME_MODEL_MAX_RETRIES;
   if (retries !== undefined && retries !== '')
     options.maxRetries = integer(model, 'AGENT_RUNTIME_MODEL_MAX_RETRIES', retries, 0);
-  const stream = env.AGENT_RUNTIME_MODEL_STREAM?.trim().toLowerCase();
-  if (stream !== undefined && stream !== '') {
-    if (!['1', 'true', '0', 'false'].includes(stream)) {
-      throw new ModelConfigError(
-        `${model}: AGENT_RUNTIME_MODEL_STREAM must be 1, true, 0 or false (got ${JSON.stringify(stream)})`,
-      );
-    }
-    options.stream = stream === '1' || stream === 'true';
-  }
+  const stream = flag(model, 'AGENT_RUNTIME_MODEL_STREAM', env);
+  if (stream !== undefined) options.stream = stream;
+  const cache = flag(model, 'AGENT_RUNTIME_MODEL_PROMPT_CACHE', env);
+  if (cache !== undefined) options.promptCache = cache;
   return options;
+}
+
+function flag(model: string, variable: string, env: Env): boolean | undefined {
+  const value = env[variable]?.trim().toLowerCase();
+  if (value === undefined || value === '') return undefined;
+  if (!['1', 'true', '0', 'false'].includes(value)) {
+    throw new ModelConfigError(
+      `${model}: ${variable} must be 1, true, 0 or false (got ${JSON.stringify(value)})`,
+    );
+  }
+  return value === '1' || value === 'true';
 }
 
 function builtIn(provider: 'openai' | 'anthropic', model: string, env: Env): ProviderSettings {

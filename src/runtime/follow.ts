@@ -50,10 +50,11 @@ export async function* followEvents(
         if (event.seq <= after) continue;
         after = event.seq;
         yield event;
-        if (TERMINAL.has(event.type)) return;
       }
       if (options.follow === false || options.signal?.aborted) return;
-      if (fromStore && batch.length === 0) {
+      // A terminal event ends the stream unless the run went on since (a failed run taken up by `retry`).
+      const last = batch.at(-1);
+      if ((fromStore && batch.length === 0) || (last !== undefined && TERMINAL.has(last.type))) {
         const run = await store.getRun(runId);
         // Nothing more will come for an unknown or ended run (its last event may precede `after`).
         if (!run || ENDED.has(run.status)) return;

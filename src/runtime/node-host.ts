@@ -5,6 +5,7 @@ import { newLoopState } from '../loop/loop-state.js';
 import type { CallResult, LoopHost } from '../loop/node-loop.js';
 import { phaseHint } from '../loop/phase-hint.js';
 import { buildSystemPrompt } from '../loop/react-prompt.js';
+import { modelConversation, openingMessage } from '../loop/conversation.js';
 import type { ModelClient, ModelTool, ModelToolCall } from '../model/model.js';
 import { createCallContext, type CallContext, type CallServices, type ControlEffect } from '../tools/pipeline.js';
 import type { ToolDescriptor } from '../tools/tool.js';
@@ -44,7 +45,17 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     description: t.description,
     inputSchema: t.inputSchema,
   }));
-  let prompt: { hint: string | null; text: string } | null = null;
+  // Fixed for the node run: providers cache the system prompt, the tools and the opening message.
+  let fixed: { system: string; opening: string } | null = null;
+  const prompt = (): { system: string; opening: string } =>
+    (fixed ??= {
+      system: buildSystemPrompt({
+        locale,
+        instructions: renderInstructions(node.instructions, { input: session.current.input, nodes: session.run.nodeOutputs }),
+        outputs: node.outputs,
+      }),
+      opening: openingMessage({ locale, input: session.current.input, earlierOutputs: session.run.nodeOutputs }),
+    });
   const host: LoopHost = {
     runId: session.runId,
     nodeId: node.id,
@@ -57,21 +68,8 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     interrupted: (call) => session.run.inFlight.some((w) => w.callId === call.callId && w.nodeId === node.id),
     modelCalls: () => doc.modelCalls,
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
-    systemPrompt: () => {
-      // Within a node run only the phase hint can change the prompt: build it again only then.
-      const hintNow = phaseHint(locale, node.outputs, nodeState.outputs);
-      if (prompt && prompt.hint === hintNow) return prompt.text;
-      const text = buildSystemPrompt({
-        locale,
-        instructions: renderInstructions(node.instructions, { input: session.current.input, nodes: session.run.nodeOutputs }),
-        input: session.current.input,
-        outputs: node.outputs,
-        earlierOutputs: session.run.nodeOutputs,
-        phaseHint: hintNow,
-      });
-      prompt = { hint: hintNow, text };
-      return text;
-    },
+    systemPrompt: () => prompt().system,
+    modelMessages: (newest) => modelConversation(locale, prompt().opening, session.conversation(), newest),
     tools: () => tools,
     conversation: () => session.conversation(),
     callTool: (call, round) => callTool(session, node, deps, call, round),

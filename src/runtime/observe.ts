@@ -9,7 +9,7 @@ import type { EventSink, RunSession } from './session.js';
 import type { Toolbox } from './toolbox.js';
 
 /** Why a process works on a run (the segment's `agent_runtime.segment` attribute). */
-export type SegmentReason = 'start' | 'approval' | 'answer' | 'recovery' | 'drive' | 'cancel';
+export type SegmentReason = 'start' | 'approval' | 'answer' | 'recovery' | 'drive' | 'cancel' | 'retry';
 
 /**
  * Opens the telemetry segment of a run in this process. A run keeps one trace across processes: its

@@ -27,6 +27,7 @@ import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
 import { checkExpected, waitingFor } from './pending-id.js';
 import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cancel.js';
 import { conflictMessage, isFlowRef, leaseFromEnv } from './runtime-helpers.js';
+import { applyRetry, checkRetryable, reopenFailedNode } from './retry.js';
 
 /** Options of `createRuntime` (SPEC §14). */
 export interface RuntimeOptions {
@@ -161,6 +162,35 @@ export class Runtime {
   /** Answers the pending follow-up question of a suspended run and continues it. */
   answer(runId: string, text: string, options: RespondOptions = {}): Promise<RunSummary> {
     return this.respond(runId, { kind: 'FOLLOW_UP', answer: text, who: options.who ?? null }, options);
+  }
+
+  /**
+   * Takes a `failed` run up again in its failed node (src/runtime/retry.ts says how), then drives it
+   * like `resume`. Throws RunConflictError, nothing changed, when the run has not failed (or failed
+   * outside a node), or another request or process is continuing it.
+   */
+  async retry(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
+    if (this.responding.has(runId)) throw new RunConflictError(runId, `run ${runId} is already being continued by another request`);
+    this.responding.add(runId);
+    try {
+      const before = await this.require(runId);
+      checkRetryable(before);
+      const model = this.modelFor(before, options.model); // a bad model fails before anything changes
+      const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
+      if (!record || record.status !== 'failed') {
+        if (record) await this.release(record);
+        throw new RunConflictError(runId, `run ${runId} is being continued by another process`);
+      }
+      const ref = this.flowRef(record);
+      const session = await this.session(reopenFailedNode(record), 'retry');
+      applyRetry(session, ref.flow, options.who ?? null, typeof options.model === 'string' ? options.model : undefined);
+      if (this.queued(record)) session.update({ leaseOwner: null, leaseExpiresAt: null });
+      await session.checkpoint();
+      options.onAccepted?.(summarize(session.current));
+      return this.queued(record) ? await this.handOff(session) : await this.driveSession(session, ref, model);
+    } finally {
+      this.responding.delete(runId);
+    }
   }
 
   /** Continues a run left `running` by a dead process (its lease expired). */

@@ -1,5 +1,5 @@
 import type { EvidenceRecord, RunState } from '../domain/run-state.js';
-import type { ConversationMessage, TokenUsage } from '../model/model.js';
+import { addUsage, type ConversationMessage, type TokenUsage } from '../model/model.js';
 import { VersionConflictError, type Commit, type RunPatch, type RunRecord, type Store, type StoredEvent, type StoredMessage } from '../store/store.js';
 import type { EventPayload } from '../trace/events.js';
 import { DEFAULT_RESULT_BYTES, withBoundedResult } from '../trace/result.js';
@@ -94,11 +94,7 @@ export class RunSession {
 
   addUsage(usage: TokenUsage): void {
     const u = this.patch.usage ?? this.committing?.patch.usage ?? this.record.usage;
-    this.patch.usage = {
-      inputTokens: u.inputTokens + usage.inputTokens,
-      outputTokens: u.outputTokens + usage.outputTokens,
-      totalTokens: u.totalTokens + usage.totalTokens,
-    };
+    this.patch.usage = addUsage(u, usage);
   }
 
   /** Stages changes of the run row for the next checkpoint. */

@@ -13,6 +13,7 @@ import { registerFlowRoutes } from './flows-routes.js';
 import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 import { registerRunRoutes } from './runs-routes.js';
+import { registerRetryRoute } from './retry-route.js';
 import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
 
@@ -157,6 +158,7 @@ function buildApp(
   );
   app.use('/v1/*', requireRole('viewer'));
   registerRunRoutes(app, deps);
+  registerRetryRoute(app, deps);
   registerEventRoutes(app, deps);
   registerFlowRoutes(app, deps);
   registerEvidenceRoutes(app, deps);

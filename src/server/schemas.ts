@@ -23,6 +23,16 @@ const Usage = z.object({
   inputTokens: z.number().int(),
   outputTokens: z.number().int(),
   totalTokens: z.number().int(),
+  cacheReadTokens: z
+    .number()
+    .int()
+    .optional()
+    .describe('Prompt tokens read from the provider cache (part of inputTokens)'),
+  cacheWriteTokens: z
+    .number()
+    .int()
+    .optional()
+    .describe('Prompt tokens written to the provider cache (part of inputTokens)'),
 });
 
 const Pending = z

@@ -3,11 +3,13 @@ import type { EvidenceRecord } from '../domain/run-state.js';
 /** The status of a run (SPEC §9). */
 export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';
 
-/** Token usage summed over a run. */
+/** Token usage summed over a run; the prompt-cache counts are present only when a provider reported some. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
   totalTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /**

@@ -69,6 +69,8 @@ export type EventPayload =
       who?: string | null;
       answer?: string;
     }
+  /** A failed run taken up again by an operator (`retry`): it continues in the node that failed. */
+  | { type: 'run.retried'; nodeId: string; reason: string; message: string; who: string | null }
   | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown> }
   | { type: 'node.failed'; nodeId: string; reason: string; message: string }
   | { type: 'run.completed'; outputs: Record<string, Record<string, unknown>> }
@@ -92,6 +94,7 @@ export const EVENT_TYPES = [
   'node.suspended',
   'run.suspended',
   'run.resumed',
+  'run.retried',
   'node.completed',
   'node.failed',
   'run.completed',

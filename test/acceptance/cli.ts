@@ -71,6 +71,8 @@ export class Sandbox {
   readonly db: string;
   readonly traceFile: string;
   readonly dataDir: string;
+  /** Extra environment of every CLI process of this sandbox (e.g. a provider's base URL and key). */
+  env: Record<string, string> = {};
 
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), 'acceptance-'));
@@ -112,6 +114,7 @@ export class Sandbox {
     const started = Date.now();
     const { code, stdout, stderr } = await spawnCli([...args, ...extra], this.dir, {
       DEMO_CLOUD_DATA: this.dataDir,
+      ...this.env,
     });
     const ms = Date.now() - started;
     const events = this.traceLines()

@@ -216,8 +216,19 @@ describe('node loop: suspension and phase hints', () => {
       ['shaped', 2, 'Required outputs not written yet: answer'],
       ['shaped', 3, 'All required outputs are written'],
     ]);
-    expect(model.requests[0]?.system).not.toContain('Required outputs');
-    expect(model.requests[3]?.system).toContain('All required outputs are written');
+    // The phase hint is the newest user-side content; the system prompt stays the same in a node run.
+    expect(model.requests[0]?.messages.at(-1)).toEqual({ role: 'user', content: 'go' });
+    expect(model.requests[3]?.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'All required outputs are written',
+    });
+    expect(model.requests[1]?.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'Required outputs not written yet: answer',
+    });
+    expect(new Set(model.requests.slice(1).map((r) => r.system)).size).toBe(1);
+    for (const r of model.requests)
+      expect(r.system).not.toMatch(/Required outputs (not written|are written)/);
     for (const e of hints)
       expect(String(e.text).toLowerCase()).not.toMatch(/write outputs|query|you may finish/);
   });

@@ -50,8 +50,9 @@ describe('Runtime: continuing a run in other Runtime instances on one SQLite fil
     expect(model.contexts.map((c) => c.callIndex)).toEqual([4, 5]);
     // The model in the third instance sees the whole node conversation, in order.
     const messages = model.requests[0]?.messages ?? [];
-    // (The run input is in the system prompt, not a message.)
+    // The run input is the first user message; the phase hint the last one.
     expect(messages.map((m) => (m.role === 'tool' ? `tool ${m.tool}` : m.role))).toEqual([
+      'user',
       'assistant',
       'tool lookup',
       'tool save',
@@ -61,9 +62,10 @@ describe('Runtime: continuing a run in other Runtime instances on one SQLite fil
       'tool save',
       'assistant',
       'tool builtin_node_follow_up',
+      'user',
     ]);
-    const last = messages.at(-1);
-    expect(last?.role === 'tool' && last.content).toContain('no, thanks');
+    const answered = messages.at(-2);
+    expect(answered?.role === 'tool' && answered.content).toContain('no, thanks');
     const events = await eventsOf(three, first.runId);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.filter((e) => e.type === 'react.round').map((e) => e.round)).toEqual([1, 2, 3, 4, 5, 6]);

@@ -81,6 +81,11 @@ async function everyEvent(runtimes: Runtime[]): Promise<StoredEvent[]> {
   const a = await main.start(loaded, { input: { text: 'find item 7' }, model });
   await main.approve(a.runId, { comment: 'ok', who: 'ana' });
   await main.answer(a.runId, '7', { who: 'ana' });
+  // The report node failed (FAILED_BY_MODEL): an operator retries it, and it finishes this time.
+  await main.retry(a.runId, {
+    who: 'ana',
+    model: script(...Array.from({ length: 10 }, () => ({})), turn([call.finish('reported')])),
+  });
   const b = await main.start(loaded, { input: { text: 'x' }, model: script(turn([call.ask('Q?')])) });
   await main.cancel(b.runId);
 

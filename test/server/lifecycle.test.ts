@@ -121,6 +121,7 @@ describe('GET /v1/openapi.json', () => {
           'POST /v1/runs/{id}/answer',
           'POST /v1/runs/{id}/approval',
           'POST /v1/runs/{id}/cancel',
+          'POST /v1/runs/{id}/retry',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });

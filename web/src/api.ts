@@ -240,6 +240,13 @@ export class Api {
     );
   }
 
+  /** `POST /v1/runs/{id}/retry`: takes a failed run up again in the node that failed. */
+  retry(runId: string): Promise<RunSummary> {
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, undefined, {
+      'idempotency-key': idempotencyKey(),
+    });
+  }
+
   /** `POST /v1/runs/{id}/cancel`. */
   cancel(runId: string): Promise<RunSummary> {
     return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, undefined, {

@@ -52,6 +52,7 @@ export function usePolling<T>(load: () => Promise<T>, everyMs: number, deps: rea
 const SUMMARY_CHANGES = new Set([
   'run.suspended',
   'run.resumed',
+  'run.retried',
   'node.completed',
   'node.failed',
   'run.completed',

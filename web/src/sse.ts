@@ -123,7 +123,7 @@ function isFatal(error: unknown): boolean {
   return typeof status === 'number' && status >= 400 && status < 500;
 }
 
-/** One connection: resolves 'ended' after a run-ending event, 'closed' when the stream closed earlier. */
+/** One connection: resolves 'ended' when the stream closed after a run-ending event, 'closed' when it closed earlier. */
 async function readOnce(
   options: FollowOptions,
   last: number,
@@ -137,9 +137,12 @@ async function readOnce(
   options.onState('live');
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   const parser = new SseParser();
+  // The server closes the stream once the run has ended; a run-ending event that is not the last one
+  // (a failed run taken up again by `retry`) is followed by the rest of the run.
+  let ended = false;
   for (;;) {
     const { value, done } = await reader.read();
-    if (done) return 'closed';
+    if (done) return ended ? 'ended' : 'closed';
     for (const message of parser.feed(value)) {
       const event = JSON.parse(message.data) as TraceEvent;
       if (event.type === 'model.delta') {
@@ -150,10 +153,7 @@ async function readOnce(
       last = event.seq;
       seen(event);
       options.onEvent(event);
-      if (ENDINGS.has(event.type)) {
-        await reader.cancel();
-        return 'ended';
-      }
+      ended = ENDINGS.has(event.type);
     }
   }
 }

@@ -218,6 +218,16 @@ function apply(view: RunView, e: TraceEvent): void {
     case 'run.resumed':
       resumed(view, e);
       return;
+    case 'run.retried': {
+      // A failed run taken up again: it has not ended, and its failed node runs again.
+      view.ending = null;
+      const node = nodeOf(view, e);
+      if (node) {
+        node.status = 'running';
+        node.failure = null;
+      }
+      return;
+    }
     default:
       applyNodeEvent(view, e);
   }

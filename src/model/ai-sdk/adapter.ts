@@ -20,6 +20,12 @@ export interface AiSdkModelOptions {
   initialRetryDelayMs?: number;
   /** Cap of any wait between attempts, including a provider's `retry-after`, in ms (default 30000). */
   maxRetryDelayMs?: number;
+  /**
+   * Anthropic prompt caching: cache breakpoints (`cache_control`) on the tool list and the system
+   * prompt, which stay the same across the rounds of a node. Default true; false sends none. Other
+   * providers ignore the breakpoints (OpenAI caches long prompt prefixes by itself).
+   */
+  promptCache?: boolean;
   /** Passed to the provider when set. */
   maxOutputTokens?: number;
   temperature?: number;
@@ -81,9 +87,10 @@ async function invoke(
   options: AiSdkModelOptions,
   signal: AbortSignal,
 ): Promise<CollectedResponse> {
-  const tools = toTools(request.tools);
+  const cache = options.promptCache !== false;
+  const tools = toTools(request.tools, cache);
   const callOptions: LanguageModelV4CallOptions = {
-    prompt: toPrompt(request.system, request.messages),
+    prompt: toPrompt(request.system, request.messages, cache),
     abortSignal: signal,
     ...(tools.length > 0 ? { tools, toolChoice: { type: 'auto' } } : {}),
     ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),

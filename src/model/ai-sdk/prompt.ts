@@ -13,11 +13,17 @@ import type { ConversationMessage, ModelTool } from '../model.js';
  * (the providers re-serialise them; a string that is not a JSON object goes back as `{}`), each tool
  * message becomes a tool result for its call id, and consecutive tool messages share one tool message.
  * Call ids are made safe for every provider (Anthropic accepts `[A-Za-z0-9_-]` only), the same way for
- * a call and its result, so a conversation started on one provider continues on another.
+ * a call and its result, so a conversation started on one provider continues on another. With `cache`,
+ * the system message carries an Anthropic cache breakpoint (other providers ignore it).
  */
-export function toPrompt(system: string, messages: readonly ConversationMessage[]): LanguageModelV4Prompt {
+export function toPrompt(
+  system: string,
+  messages: readonly ConversationMessage[],
+  cache = false,
+): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
-  if (system !== '') prompt.push({ role: 'system', content: system });
+  if (system !== '')
+    prompt.push({ role: 'system', content: system, ...(cache ? { providerOptions: CACHE_BREAKPOINT } : {}) });
   for (const message of messages) {
     switch (message.role) {
       case 'user':
@@ -40,13 +46,23 @@ export function toPrompt(system: string, messages: readonly ConversationMessage[
   return prompt;
 }
 
-/** The tools offered to the model, each with its JSON Schema as is. */
-export function toTools(tools: readonly ModelTool[]): LanguageModelV4FunctionTool[] {
-  return tools.map((tool) => ({
+/**
+ * Anthropic's prompt-cache breakpoint (`cache_control: {type: 'ephemeral'}`) as AI SDK provider
+ * options: the Anthropic provider puts it on the block it marks; every other provider ignores it.
+ */
+export const CACHE_BREAKPOINT = Object.freeze({ anthropic: { cacheControl: { type: 'ephemeral' } } });
+
+/**
+ * The tools offered to the model, each with its JSON Schema as is. With `cache`, the last tool carries
+ * a cache breakpoint, which on Anthropic caches the whole tool list.
+ */
+export function toTools(tools: readonly ModelTool[], cache = false): LanguageModelV4FunctionTool[] {
+  return tools.map((tool, i) => ({
     type: 'function',
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
+    ...(cache && i === tools.length - 1 ? { providerOptions: CACHE_BREAKPOINT } : {}),
   }));
 }
 

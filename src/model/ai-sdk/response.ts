@@ -94,12 +94,22 @@ class FormingCalls {
   }
 }
 
-/** Token usage in our shape from any AI SDK usage (v3/v4 `{inputTokens: {total}}`, v2 flat numbers). */
+/** Token usage in our shape from any AI SDK usage (v3/v4 `{inputTokens: {total, cacheRead, cacheWrite}}`, v2 flat numbers and `cachedInputTokens`). */
 export function toUsage(usage: unknown): TokenUsage {
   const record = isRecord(usage) ? usage : {};
   const inputTokens = count(record.inputTokens);
   const outputTokens = count(record.outputTokens);
-  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+  // v3/v4 split the input tokens: cache reads (Anthropic, OpenAI `cached_tokens`) and cache writes.
+  const input = isRecord(record.inputTokens) ? record.inputTokens : {};
+  const read = count(input.cacheRead ?? record.cachedInputTokens);
+  const write = count(input.cacheWrite);
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: inputTokens + outputTokens,
+    ...(read > 0 ? { cacheReadTokens: read } : {}),
+    ...(write > 0 ? { cacheWriteTokens: write } : {}),
+  };
 }
 
 function count(value: unknown): number {

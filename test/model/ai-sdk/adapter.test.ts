@@ -103,9 +103,17 @@ describe.each(FORMATS)('aiSdkModel over $format', ({ format, family, stream }) =
       ]);
     } else {
       expect(server.requests[0]!.headers['x-api-key']).toBe('sk-test-secret');
-      expect(body.system).toEqual([{ type: 'text', text: 'You are careful.' }]);
+      // Prompt caching is on by default: breakpoints on the system prompt and the (last) tool.
+      expect(body.system).toEqual([
+        { type: 'text', text: 'You are careful.', cache_control: { type: 'ephemeral' } },
+      ]);
       expect(body.tools).toMatchObject([
-        { name: 'lookup', description: 'Find an item', input_schema: LOOKUP.inputSchema },
+        {
+          name: 'lookup',
+          description: 'Find an item',
+          input_schema: LOOKUP.inputSchema,
+          cache_control: { type: 'ephemeral' },
+        },
       ]);
       expect(body.messages).toEqual([
         { role: 'user', content: [{ type: 'text', text: 'find item 7' }] },

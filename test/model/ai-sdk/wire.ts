@@ -92,12 +92,15 @@ export function openaiChunks(turn: Turn): SseEvent[] {
   return events;
 }
 
-/** An Anthropic Messages response body (tool_use blocks need valid JSON arguments). */
+/**
+ * An Anthropic Messages response body. Arguments that are not JSON go out as the raw string (the real
+ * API never does that; it lets scripted turns with broken arguments play on Anthropic too).
+ */
 export function anthropicMessage(turn: Turn): unknown {
   const content: unknown[] = [];
   if (turn.text) content.push({ type: 'text', text: turn.text });
   for (const call of turn.calls ?? [])
-    content.push({ type: 'tool_use', id: call.id, name: call.name, input: JSON.parse(call.args) });
+    content.push({ type: 'tool_use', id: call.id, name: call.name, input: jsonOrRaw(call.args) });
   return {
     id: 'msg_test',
     type: 'message',
@@ -173,4 +176,12 @@ function split(text: string): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < text.length; i += 7) pieces.push(text.slice(i, i + 7));
   return pieces;
+}
+
+function jsonOrRaw(args: string): unknown {
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
 }

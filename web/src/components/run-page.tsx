@@ -92,6 +92,7 @@ function RunHeader({ runId, live }: { runId: string; live: LiveRun }) {
         )}
       </dl>
       {summary && <CancelButton summary={summary} onCancelled={live.setSummary} />}
+      {summary && <RetryButton summary={summary} />}
     </section>
   );
 }
@@ -127,6 +128,38 @@ function CancelButton({
     <p>
       <button type="button" className="danger" onClick={cancel}>
         {t('cancelRun')}
+      </button>
+      {error && (
+        <span role="alert" className="error">
+          {' '}
+          {error}
+        </span>
+      )}
+    </p>
+  );
+}
+
+/** For operators on a failed run: takes it up again (`POST /v1/runs/{id}/retry`) and follows it anew. */
+function RetryButton({ summary }: { summary: RunSummary }) {
+  const { t } = useI18n();
+  const { api, canAct } = useSession();
+  const [error, setError] = useState<string | null>(null);
+  if (!canAct || summary.status !== 'failed') return null;
+  const retry = (): void => {
+    if (!window.confirm(t('confirmRetry'))) return;
+    api.retry(summary.runId).then(
+      // The page follows the run again from its start (its trace goes on after run.failed).
+      () => window.location.reload(),
+      (failure: unknown) =>
+        setError(
+          t('actionFailed', { message: failure instanceof Error ? failure.message : String(failure) }),
+        ),
+    );
+  };
+  return (
+    <p>
+      <button type="button" onClick={retry}>
+        {t('retryRun')}
       </button>
       {error && (
         <span role="alert" className="error">

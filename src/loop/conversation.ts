@@ -1,0 +1,110 @@
+import { hint } from '../domain/hints.js';
+import type { Locale, Localized } from '../domain/locale.js';
+import type { ConversationMessage, ModelToolCall } from '../model/model.js';
+import { renderSkipped } from './render.js';
+
+const HEADINGS: Localized<{ input: string; earlier: string; retried: string }> = {
+  'zh-CN': { input: '## 用户输入', earlier: '## 前序节点产出', retried: '## 重试' },
+  en: { input: '## User input', earlier: '## Outputs of earlier nodes', retried: '## Retry' },
+};
+
+/** What the first user message of a node run is made of: the run input and earlier nodes' outputs. */
+export interface OpeningParts {
+  locale: Locale;
+  input: unknown;
+  earlierOutputs: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * The first user message of a node run: the run input (its text alone when the input is `{text}` and
+ * no node ran before), and the outputs of earlier nodes as JSON. Fixed for the whole node run, so it
+ * never breaks a provider's prompt cache. Never empty (an empty input is shown as `""`).
+ */
+export function openingMessage(parts: OpeningParts): string {
+  const rendered = renderInput(parts.input);
+  const input = blank(rendered) ? '""' : rendered;
+  if (Object.keys(parts.earlierOutputs).length === 0) return input;
+  const h = HEADINGS[parts.locale];
+  return `${h.input}\n${input}\n\n${h.earlier}\n${JSON.stringify(parts.earlierOutputs)}`;
+}
+
+/** The run input as the model reads it: its text when it is `{text}` only, else JSON. */
+export function renderInput(input: unknown): string {
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const entries = Object.entries(input);
+    if (entries.length === 1 && entries[0]?.[0] === 'text' && typeof entries[0][1] === 'string')
+      return entries[0][1];
+  }
+  return JSON.stringify(input) ?? 'null';
+}
+
+/**
+ * The conversation one model call sends, as a pure function of the node run's stored messages: the
+ * opening user message, then the stored messages made valid for every provider, then `newest` (the
+ * per-round phase hint) as the last user-side content. What "valid" means (Anthropic Messages, OpenAI
+ * Chat Completions, chat templates such as Qwen's):
+ * - the first message is a user message and the last is never an assistant message;
+ * - blank assistant texts are dropped (a turn with neither text nor calls is left out); blank user
+ *   texts become `""`;
+ * - every tool call of an assistant turn is answered by a tool message before the next user or
+ *   assistant message (a call left without one, e.g. after a wave that ended early, gets the
+ *   `[SKIPPED]` message), and a tool message answering no call of the turn before it is left out.
+ * The stored messages are not changed; the same input always gives the same output.
+ */
+export function modelConversation(
+  locale: Locale,
+  opening: string,
+  stored: readonly ConversationMessage[],
+  newest: string | null,
+): ConversationMessage[] {
+  const out: ConversationMessage[] = [{ role: 'user', content: blank(opening) ? '""' : opening }];
+  let open: { calls: ModelToolCall[]; answered: Set<string> } | null = null;
+  const close = (): void => {
+    if (!open) return;
+    for (const call of open.calls) {
+      if (!open.answered.has(call.callId))
+        out.push({ role: 'tool', callId: call.callId, tool: call.tool, content: renderSkipped(locale) });
+    }
+    open = null;
+  };
+  for (const message of stored) {
+    if (message.role === 'tool') {
+      if (!open || open.answered.has(message.callId) || !open.calls.some((c) => c.callId === message.callId))
+        continue;
+      open.answered.add(message.callId);
+      out.push(withoutBookkeeping(message));
+      continue;
+    }
+    close();
+    if (message.role === 'user') {
+      out.push({ role: 'user', content: blank(message.content) ? '""' : message.content });
+      continue;
+    }
+    // Anthropic refuses text blocks without non-whitespace text.
+    const text = blank(message.text) ? '' : message.text;
+    if (text === '' && message.toolCalls.length === 0) continue;
+    out.push(text === message.text ? message : { ...message, text });
+    if (message.toolCalls.length > 0) open = { calls: message.toolCalls, answered: new Set() };
+  }
+  close();
+  if (newest) out.push({ role: 'user', content: newest });
+  else if (out.at(-1)?.role === 'assistant')
+    out.push({ role: 'user', content: hint(locale, 'NO_TOOL_CALL') });
+  return out;
+}
+
+/**
+ * The user message that tells the model its node is being retried after a failure (stored in the
+ * node run's conversation by `retry`): the reason code and the failure message.
+ */
+export function retryNotice(locale: Locale, reason: string, message: string): string {
+  return `${HEADINGS[locale].retried}\n${hint(locale, 'NODE_RETRIED', { reason, message })}`;
+}
+
+function blank(text: string): boolean {
+  return text.trim() === '';
+}
+
+function withoutBookkeeping(message: Extract<ConversationMessage, { role: 'tool' }>): ConversationMessage {
+  return { role: 'tool', callId: message.callId, tool: message.tool, content: message.content };
+}

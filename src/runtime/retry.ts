@@ -1,0 +1,98 @@
+import type { Flow } from '../domain/flow.js';
+import { newNodeState } from '../domain/run-state.js';
+import type { RunStateDoc } from '../graph/state-doc.js';
+import { retryNotice } from '../loop/conversation.js';
+import { newLoopState } from '../loop/loop-state.js';
+import type { RunRecord } from '../store/store.js';
+import { RunConflictError } from './errors.js';
+import type { RunSession } from './session.js';
+
+/**
+ * The failure reasons `retry` takes up, and how: for MODEL_FAILED and TOOLS_UNAVAILABLE (an outage, a
+ * key fixed since) the same round is asked again; for the others the node's round and stall counts
+ * start afresh and the model is told why the node is retried. A failure outside a node (EDGE_ERROR) or
+ * of another kind cannot be retried.
+ */
+export const RETRYABLE_REASONS: Readonly<Record<string, 'same-round' | 'fresh-counts'>> = Object.freeze({
+  MODEL_FAILED: 'same-round',
+  TOOLS_UNAVAILABLE: 'same-round',
+  NO_PROGRESS: 'fresh-counts',
+  ROUND_LIMIT: 'fresh-counts',
+  FAILED_BY_MODEL: 'fresh-counts',
+});
+
+/**
+ * Throws RunConflictError (nothing changed) unless the run is a top-level run that failed in a node for
+ * a reason `retry` takes up.
+ */
+export function checkRetryable(record: RunRecord): void {
+  if (record.status !== 'failed') {
+    throw new RunConflictError(
+      record.runId,
+      `run ${record.runId} is ${record.status}; only a failed run can be retried`,
+    );
+  }
+  if (record.parentRunId !== null) {
+    // The parent's delegate call has already taken the child's failure as its observation.
+    throw new RunConflictError(
+      record.runId,
+      `run ${record.runId} is a delegated child run of ${record.parentRunId}; retry the parent run instead`,
+    );
+  }
+  const reason = record.reason ?? '';
+  if (!Object.hasOwn(RETRYABLE_REASONS, reason) || record.failedNode === null) {
+    throw new RunConflictError(
+      record.runId,
+      `run ${record.runId} failed with ${reason || 'no reason'}, which retry does not take up (it retries ${Object.keys(RETRYABLE_REASONS).join(', ')})`,
+    );
+  }
+}
+
+/**
+ * Points a failed run's state at its failed node before its session is opened, so that the node run's
+ * conversation is loaded (runs that failed before failed runs kept their node have `nodeId: null`).
+ */
+export function reopenFailedNode(record: RunRecord): RunRecord {
+  const doc = record.state as RunStateDoc;
+  if (doc.nodeId !== null || record.failedNode === null) return record;
+  return { ...record, state: { ...doc, nodeId: record.failedNode, node: null, loop: newLoopState() } };
+}
+
+/**
+ * Prepares a failed run to continue in its failed node (the caller holds its lease and checked it with
+ * `checkRetryable`): the node's state, evidence, approvals, outputs and conversation stay; for
+ * MODEL_FAILED the round that got no answer is asked again (its number is reused), otherwise rounds and
+ * stalls start from zero and a user message tells the model that the node is retried and why it
+ * failed. Traces `run.retried` and stages the run as `running` again (no reason, node or message).
+ */
+export function applyRetry(
+  session: RunSession,
+  flow: Flow,
+  who: string | null,
+  model: string | undefined,
+): void {
+  const record = session.current;
+  const nodeId = record.failedNode ?? '';
+  const reason = record.reason ?? '';
+  const message = record.message ?? '';
+  const doc = session.doc;
+  doc.nodeId = nodeId;
+  doc.node ??= newNodeState(nodeId);
+  doc.loop = newLoopState();
+  if (RETRYABLE_REASONS[reason] === 'same-round') {
+    if (reason === 'MODEL_FAILED' && doc.node.rounds > 0) doc.node.rounds -= 1;
+  } else {
+    doc.node.rounds = 0;
+    doc.node.stalls = 0;
+    session.addMessage({ role: 'user', content: retryNotice(flow.locale, reason, message) });
+  }
+  session.emit({ type: 'run.retried', nodeId, reason, message, who });
+  session.update({
+    status: 'running',
+    suspension: null,
+    reason: null,
+    failedNode: null,
+    message: null,
+    ...(model !== undefined ? { model } : {}),
+  });
+}

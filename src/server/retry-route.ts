@@ -1,5 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { absolutizeModel } from '../model/resolve.js';
+import { requestModel } from './request-policy.js';
 import { assertOpen, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import { IdempotencyHeader, RunIdParam, RunSummarySchema, errors, json } from './schemas.js';
 
@@ -41,7 +41,8 @@ export function registerRetryRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
     const { id } = c.req.valid('param');
     const body = (c.req.header('content-type') ?? '').includes('json') ? c.req.valid('json') : {};
     const who = c.get('principal').name;
-    const model = body.model === undefined ? undefined : absolutizeModel(body.model, deps.flows.baseDir);
+    // Like a start request's: a provider name, never a server path (docs/security.md).
+    const model = body.model === undefined ? undefined : requestModel(body.model, deps.policy);
     const produce = async () => {
       assertOpen(deps, c);
       await visibleRun(deps, c.get('principal'), id);

@@ -72,6 +72,19 @@ describe('models named by requests', () => {
     expect(answers[0]?.message).toMatch(/--scripted-models/);
   });
 
+  it('refuses a scripted model path on retry too, before the run is looked at', async () => {
+    for (const model of ['scripted:/etc/passwd', 'scripted:../secret.yaml']) {
+      const res = await bare.call('POST', '/v1/runs/run_none/retry', {
+        token: SEC.operator,
+        json: { model },
+      });
+      const error = await errorOf(res);
+      expect(error).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+      expect(error.message).toMatch(/--scripted-models/);
+      expect(error.message).not.toContain(CANARY);
+    }
+  });
+
   it("keeps a flow's own scripted model from --flows DIR working", async () => {
     const response = await bare.call('POST', '/v1/runs', {
       token: SEC.operator,

@@ -40,6 +40,8 @@ export interface LoopHost {
   readonly loop: LoopState;
   readonly model: ModelClient;
   readonly signal: AbortSignal;
+  /** Before each model call: the node's exit when the run has reached its token or cost budget (issue 20). */
+  budget?(): Promise<NodeExit | null>;
   /** The run's model calls so far (the scripted model's turn index). */
   modelCalls(): number;
   /** The system prompt of this round. */
@@ -124,6 +126,8 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   if (node.rounds >= limits.maxRounds) {
     return { kind: 'failed', reason: 'ROUND_LIMIT', message: hint(host.locale, 'ROUND_LIMIT_REACHED', { maxRounds: limits.maxRounds }) };
   }
+  const overBudget = await host.budget?.();
+  if (overBudget) return overBudget;
   node.rounds += 1;
   const round = node.rounds;
   host.emit({ type: 'react.round', nodeId: host.nodeId, round });

@@ -40,6 +40,8 @@ export interface ModelRequest {
   messages: readonly ConversationMessage[];
   tools: readonly ModelTool[];
   signal?: AbortSignal;
+  /** The node's `limits.maxOutputTokens`: passed to the provider as the call's output limit. */
+  maxOutputTokens?: number;
 }
 
 /** Where a model call stands in its run; the scripted model answers by `callIndex`. */

@@ -10,8 +10,9 @@ import { createCallContext, type CallContext, type CallServices, type ControlEff
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
-import type { PendingItem } from '../trace/events.js';
+import type { EventPayload, PendingItem } from '../trace/events.js';
 import { recoverWrite } from './recovery.js';
+import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
 
 /** What a node run needs besides the session: its tools, the pipeline and the model. */
 export interface NodeDeps {
@@ -44,14 +45,18 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     inputSchema: t.inputSchema,
   }));
   let prompt: { hint: string | null; text: string } | null = null;
+  const limits = nodeLimits(deps.flow, node);
+  const emit = (event: EventPayload) => session.emit(event);
   const host: LoopHost = {
     runId: session.runId,
     nodeId: node.id,
     locale,
-    limits: nodeLimits(deps.flow, node),
+    limits,
     node: nodeState,
     loop: doc.loop,
-    model: deps.model,
+    // Context budget, compaction and output limit of every request (issue 20).
+    model: contextModel(deps.model, { nodeId: node.id, locale, limits, node: nodeState, emit }),
+    budget: () => budgetExit(limits, deps.flow, deps.model.id, locale, () => session.spent()),
     signal: deps.signal,
     modelCalls: () => doc.modelCalls,
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
@@ -79,6 +84,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     recordModelCall: (usage) => {
       doc.modelCalls += 1;
       session.addUsage(usage);
+      recordCost(doc, deps.flow, deps.model.id, usage);
     },
     log: (level, message) => deps.logger[level](message),
     checkpoint: () => session.checkpoint(),
@@ -100,7 +106,7 @@ async function callTool(
     nodeId: node.id,
     run: session.run,
     node: nodeState,
-    visible: deps.visible,
+    visible: visibleWithReader(deps.visible, nodeState, deps.flow.locale),
     tools: deps.tools,
     services: { ...deps.services, checkpoint: () => session.checkpoint() },
   });

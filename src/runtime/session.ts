@@ -93,6 +93,16 @@ export class RunSession {
     };
   }
 
+  /**
+   * What the run has spent (input + output tokens, and cost from `prices`), its child runs included
+   * (recursively, as their drivers committed it), with this session's staged usage.
+   */
+  async spent(): Promise<{ tokens: number; cost: number }> {
+    const u = this.patch.usage ?? this.committing?.patch.usage ?? this.record.usage;
+    const children = await childrenSpent(this.store, this.runId);
+    return { tokens: u.inputTokens + u.outputTokens + children.tokens, cost: (this.doc.cost ?? 0) + children.cost };
+  }
+
   /** Stages changes of the run row for the next checkpoint. */
   update(patch: RunPatch): void {
     Object.assign(this.patch, patch);
@@ -167,6 +177,18 @@ export class RunSession {
     for (const sink of this.sinks) for (const event of events) sink(event);
     this.hub.publish(events);
   }
+}
+
+/** What the child runs of a run (and theirs) have spent, as committed. */
+async function childrenSpent(store: Store, runId: string): Promise<{ tokens: number; cost: number }> {
+  let tokens = 0;
+  let cost = 0;
+  for (const child of await store.listRuns({ parentRunId: runId })) {
+    const below = await childrenSpent(store, child.runId);
+    tokens += child.usage.inputTokens + child.usage.outputTokens + below.tokens;
+    cost += ((child.state as RunStateDoc | null)?.cost ?? 0) + below.cost;
+  }
+  return { tokens, cost };
 }
 
 let lastMs = -1;

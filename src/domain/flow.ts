@@ -45,15 +45,21 @@ export const LimitsSchema = z
       .describe(
         "Token budget of one model request; over it the conversation is compacted. Default: from the model's known context window, none for other models.",
       ),
-    maxOutputTokens: positive.optional().describe('Output token limit of one model call, passed to the provider.'),
+    maxOutputTokens: positive
+      .optional()
+      .describe('Output token limit of one model call, passed to the provider.'),
     maxTokens: positive
       .optional()
-      .describe('Input + output tokens the run may spend (all nodes, child runs included); reaching it fails the node with BUDGET_EXCEEDED.'),
+      .describe(
+        'Input + output tokens the run may spend (all nodes, child runs included); reaching it fails the node with BUDGET_EXCEEDED.',
+      ),
     maxCost: z
       .number()
       .positive()
       .optional()
-      .describe('Cost the run may spend, from `prices` (all nodes, child runs included); reaching it fails the node with BUDGET_EXCEEDED.'),
+      .describe(
+        'Cost the run may spend, from `prices` (all nodes, child runs included); reaching it fails the node with BUDGET_EXCEEDED.',
+      ),
   })
   .describe('Loop limits (SPEC §6).');
 
@@ -229,7 +235,10 @@ export const FlowSchema = z
       .describe("<provider>:<model id>; `scripted:<file>` resolves against the flow's folder."),
     providers: z.record(id, ProviderSchema).optional(),
     prices: z
-      .record(z.string().regex(MODEL_PATTERN, { error: 'expected <provider>:<model id>, e.g. openai:gpt-4.1' }), PriceSchema)
+      .record(
+        z.string().regex(MODEL_PATTERN, { error: 'expected <provider>:<model id>, e.g. openai:gpt-4.1' }),
+        PriceSchema,
+      )
       .optional()
       .describe('Prices per model (`<provider>:<model id>`), for `limits.maxCost`.'),
     mcpServers: z.record(id, McpServerSchema).default({}),

@@ -59,12 +59,17 @@ export function newContextState(): ContextState {
  * (the previous call's reported input tokens plus an estimate of what was added, or the estimate of
  * the whole, whichever is larger) is over the budget. See the module comment for the rules.
  */
-export function compactConversation(messages: readonly ConversationMessage[], options: CompactionOptions): Compaction {
+export function compactConversation(
+  messages: readonly ConversationMessage[],
+  options: CompactionOptions,
+): Compaction {
   const { lead, rounds } = segment(messages);
-  const state = options.state;
+  // A state from a longer conversation (not this one) would fold the newest rounds: start afresh.
+  const state = options.state.stubbed > rounds.length ? newContextState() : options.state;
   const view = render(lead, rounds, state.stubbed, state.dropped, options.locale);
   let before = options.fixedTokens + estimateMessages(view);
-  if (state.last) before = Math.max(before, state.last.inputTokens + estimateMessages(messages.slice(state.last.messages)));
+  if (state.last)
+    before = Math.max(before, state.last.inputTokens + estimateMessages(messages.slice(state.last.messages)));
   if (before <= options.budget) return { messages: view, state, compacted: null };
   const target = Math.floor(options.budget * TARGET_RATIO);
   let best: { stubbed: number; dropped: number; size: number } | null = null;
@@ -96,10 +101,17 @@ function choose(
 ): { stubbed: number; dropped: number; size: number } {
   const target = Math.floor(options.budget * TARGET_RATIO);
   const stubbed = Math.min(Math.max(start.stubbed, 0), rounds.length);
-  const kept = rounds.map((round, i) => estimateMessages(i < stubbed ? round.map((m) => stubbedMessage(m, options.locale)) : round));
-  const lines = rounds.map((round) => digestLines(round, options.locale).reduce((n, line) => n + estimateText(line) + 1, 0));
+  const kept = rounds.map((round, i) =>
+    estimateMessages(i < stubbed ? round.map((m) => stubbedMessage(m, options.locale)) : round),
+  );
+  const lines = rounds.map((round) =>
+    digestLines(round, options.locale).reduce((n, line) => n + estimateText(line) + 1, 0),
+  );
   const leadSize = estimateMessages(lead);
-  const header = estimateMessage({ role: 'user', content: hint(options.locale, 'CONTEXT_DIGEST', { from: 1, to: rounds.length }) });
+  const header = estimateMessage({
+    role: 'user',
+    content: hint(options.locale, 'CONTEXT_DIGEST', { from: 1, to: rounds.length }),
+  });
   let dropped = Math.min(start.dropped, stubbed);
   const size = (d: number): number => {
     let n = options.fixedTokens + leadSize + (d > 0 ? header : 0);
@@ -115,7 +127,10 @@ function choose(
 }
 
 /** Splits a conversation into its lead and its rounds. */
-function segment(messages: readonly ConversationMessage[]): { lead: ConversationMessage[]; rounds: ConversationMessage[][] } {
+function segment(messages: readonly ConversationMessage[]): {
+  lead: ConversationMessage[];
+  rounds: ConversationMessage[][];
+} {
   const lead: ConversationMessage[] = [];
   const rounds: ConversationMessage[][] = [];
   for (const message of messages) {
@@ -179,14 +194,17 @@ function digestLines(round: readonly ConversationMessage[], locale: Locale): str
   const [answer, ...rest] = round;
   const lines: string[] = [];
   const results = new Map<string, string>();
-  for (const message of rest) if (message.role === 'tool') results.set(message.callId, headOf(message.content));
+  for (const message of rest)
+    if (message.role === 'tool') results.set(message.callId, headOf(message.content));
   if (answer?.role === 'assistant') {
     for (const call of answer.toolCalls) {
       const head = results.get(call.callId) ?? '';
       lines.push(`- ${call.tool} ${clip(call.rawArgs, DIGEST_ARGS_CHARS)} → ${digestHead(head)}`);
     }
   }
-  for (const message of rest) if (message.role === 'user') lines.push(`- ${hint(locale, 'CONTEXT_DIGEST_USER', { text: message.content })}`);
+  for (const message of rest)
+    if (message.role === 'user')
+      lines.push(`- ${hint(locale, 'CONTEXT_DIGEST_USER', { text: message.content })}`);
   return lines;
 }
 

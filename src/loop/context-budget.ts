@@ -33,7 +33,8 @@ export function estimateMessage(message: ConversationMessage): number {
       return MESSAGE_OVERHEAD + estimateText(message.callId) + estimateText(message.content);
     case 'assistant': {
       let n = MESSAGE_OVERHEAD + estimateText(message.text);
-      for (const call of message.toolCalls) n += MESSAGE_OVERHEAD + estimateText(call.callId + call.tool + call.rawArgs);
+      for (const call of message.toolCalls)
+        n += MESSAGE_OVERHEAD + estimateText(call.callId + call.tool + call.rawArgs);
       return n;
     }
   }
@@ -50,7 +51,11 @@ export function estimateMessages(messages: readonly ConversationMessage[]): numb
 export function estimateFixed(system: string, tools: readonly ModelTool[]): number {
   let n = MESSAGE_OVERHEAD + estimateText(system);
   for (const tool of tools) {
-    n += TOOL_OVERHEAD + estimateText(tool.name) + estimateText(tool.description) + estimateText(JSON.stringify(tool.inputSchema));
+    n +=
+      TOOL_OVERHEAD +
+      estimateText(tool.name) +
+      estimateText(tool.description) +
+      estimateText(JSON.stringify(tool.inputSchema));
   }
   return n;
 }

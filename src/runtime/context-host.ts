@@ -61,7 +61,8 @@ export function contextModel(model: ModelClient, options: ContextModelOptions): 
             droppedRounds: result.state.dropped,
           });
         }
-        if (result.state.compactions > 0 && !tools.some((t) => t.name === EVIDENCE_READ)) tools = [...tools, reader];
+        if (result.state.compactions > 0 && !tools.some((t) => t.name === EVIDENCE_READ))
+          tools = [...tools, reader];
       }
       const sent = {
         ...request,
@@ -71,7 +72,10 @@ export function contextModel(model: ModelClient, options: ContextModelOptions): 
       };
       const answer = await model.call(sent, context);
       if (answer.ok && budget !== null && node.context) {
-        node.context = { ...node.context, last: { inputTokens: answer.usage.inputTokens, messages: request.messages.length } };
+        node.context = {
+          ...node.context,
+          last: { inputTokens: answer.usage.inputTokens, messages: request.messages.length },
+        };
       }
       return answer;
     },
@@ -96,7 +100,8 @@ function toModelTool(descriptor: ToolDescriptor): ModelTool {
 export function recordCost(doc: RunStateDoc, flow: Flow, modelId: string, usage: TokenUsage): void {
   const price = flow.prices?.[modelId];
   if (!price) return;
-  doc.cost = (doc.cost ?? 0) + (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
+  doc.cost =
+    (doc.cost ?? 0) + (usage.inputTokens * price.input + usage.outputTokens * price.output) / 1_000_000;
 }
 
 /** What the run has spent so far: its own model calls and its child runs'. */
@@ -120,7 +125,8 @@ export async function budgetExit(
 ): Promise<NodeExit | null> {
   if (limits.maxTokens === undefined && limits.maxCost === undefined) return null;
   const fail = (message: string): NodeExit => ({ kind: 'failed', reason: 'BUDGET_EXCEEDED', message });
-  if (limits.maxCost !== undefined && !flow.prices?.[modelId]) return fail(hint(locale, 'BUDGET_NO_PRICE', { model: modelId }));
+  if (limits.maxCost !== undefined && !flow.prices?.[modelId])
+    return fail(hint(locale, 'BUDGET_NO_PRICE', { model: modelId }));
   const now = await spent();
   if (limits.maxTokens !== undefined && now.tokens >= limits.maxTokens) {
     return fail(hint(locale, 'BUDGET_TOKENS_REACHED', { spent: now.tokens, limit: limits.maxTokens }));

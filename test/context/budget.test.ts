@@ -16,7 +16,17 @@ import { newNodeState } from '../../src/domain/run-state.js';
 import { LimitsSchema } from '../../src/domain/flow.js';
 import { startFakeProvider, type FakeProvider } from '../model/ai-sdk/fake-provider.js';
 import { reply } from '../model/ai-sdk/wire.js';
-import { eventsOf, flow, makeRuntime, ofType, script, sqliteUrl, tempDir, toolKit, type ToolKit } from '../runtime/helpers.js';
+import {
+  eventsOf,
+  flow,
+  makeRuntime,
+  ofType,
+  script,
+  sqliteUrl,
+  tempDir,
+  toolKit,
+  type ToolKit,
+} from '../runtime/helpers.js';
 
 const runtimes: Runtime[] = [];
 const servers: FakeProvider[] = [];
@@ -37,12 +47,24 @@ function setup(options: { kit?: ToolKit; store?: string } = {}) {
 describe('limits.maxTokens', () => {
   it('fails the node BUDGET_EXCEEDED before the next model call; the approved write that crossed it ran to its end', async () => {
     const { kit, runtime } = setup({ store: sqliteUrl() });
-    const loaded = await flow({ limits: { maxTokens: 5_000 }, nodes: [{ id: 'work', tools: ['lookup', 'save'] }] });
+    const loaded = await flow({
+      limits: { maxTokens: 5_000 },
+      nodes: [{ id: 'work', tools: ['lookup', 'save'] }],
+    });
     const model = script(
       { calls: [{ tool: 'save', args: { name: 'a' } }], usage: usage(1_000) },
-      { calls: [{ tool: 'builtin_node_approval', args: { tool: 'save', summary: 'save a' } }], usage: usage(1_200) },
+      {
+        calls: [{ tool: 'builtin_node_approval', args: { tool: 'save', summary: 'save a' } }],
+        usage: usage(1_200),
+      },
       // This answer brings the run to 5,500 tokens; its write still runs, then no model call follows.
-      { calls: [{ tool: 'save', args: { name: 'a' } }, { tool: 'lookup', args: { id: 1 } }], usage: usage(2_900, 200) },
+      {
+        calls: [
+          { tool: 'save', args: { name: 'a' } },
+          { tool: 'lookup', args: { id: 1 } },
+        ],
+        usage: usage(2_900, 200),
+      },
       { calls: [{ tool: 'builtin_node_finish', args: { summary: 'never asked' } }] },
     );
     const first = await runtime.start(loaded, { input: { text: 'save a' }, model });
@@ -54,7 +76,9 @@ describe('limits.maxTokens', () => {
     expect(kit.calls.save).toEqual([{ name: 'a' }]);
     expect(kit.count('lookup')).toBe(1);
     const events = await eventsOf(runtime, run.runId);
-    const tail = events.slice(-4).map((e) => [e.type, 'tool' in e ? e.tool : null, 'outcome' in e ? e.outcome : null]);
+    const tail = events
+      .slice(-4)
+      .map((e) => [e.type, 'tool' in e ? e.tool : null, 'outcome' in e ? e.outcome : null]);
     expect(tail).toEqual([
       ['tool.invoked', 'save', 'SUCCESS'],
       ['tool.invoked', 'lookup', 'SUCCESS'],
@@ -70,20 +94,39 @@ describe('limits.maxTokens', () => {
     const dir = tempDir('budget-child-');
     writeFileSync(
       join(dir, 'child.yaml'),
-      ['id: helper', 'locale: en', 'model: scripted:./child-turns.yaml', 'nodes:', '  - id: help', '    instructions: Help.'].join('\n'),
+      [
+        'id: helper',
+        'locale: en',
+        'model: scripted:./child-turns.yaml',
+        'nodes:',
+        '  - id: help',
+        '    instructions: Help.',
+      ].join('\n'),
     );
     writeFileSync(
       join(dir, 'child-turns.yaml'),
-      ['turns:', '  - calls: [{ tool: builtin_node_finish, args: { summary: helped } }]', '    usage: { inputTokens: 4000, outputTokens: 500 }'].join('\n'),
+      [
+        'turns:',
+        '  - calls: [{ tool: builtin_node_finish, args: { summary: helped } }]',
+        '    usage: { inputTokens: 4000, outputTokens: 500 }',
+      ].join('\n'),
     );
     const runtime = createRuntime({ store: 'memory', logger: false });
     runtimes.push(runtime);
     const parent = await loadFlow(
-      { id: 'parent', locale: 'en', limits: { maxTokens: 5_000 }, nodes: [{ id: 'main', delegates: ['./child.yaml'] }] },
+      {
+        id: 'parent',
+        locale: 'en',
+        limits: { maxTokens: 5_000 },
+        nodes: [{ id: 'main', delegates: ['./child.yaml'] }],
+      },
       { baseDir: dir },
     );
     const model = script(
-      { calls: [{ tool: 'builtin_node_delegate', args: { flow: 'helper', task: 'help' } }], usage: usage(600) },
+      {
+        calls: [{ tool: 'builtin_node_delegate', args: { flow: 'helper', task: 'help' } }],
+        usage: usage(600),
+      },
       { calls: [{ tool: 'builtin_node_finish', args: { summary: 'never asked' } }] },
     );
     const run = await runtime.start(parent, { input: { text: 'go' }, model });
@@ -109,14 +152,25 @@ describe('limits.maxCost', () => {
       { calls: [{ tool: 'builtin_node_finish', args: { summary: 'never asked' } }] },
     );
     const run = await runtime.start(loaded, { input: { text: 'go' }, model });
-    expect(run).toMatchObject({ status: 'failed', reason: 'BUDGET_EXCEEDED', message: 'The run has cost 0.01, reaching maxCost 0.01' });
+    expect(run).toMatchObject({
+      status: 'failed',
+      reason: 'BUDGET_EXCEEDED',
+      message: 'The run has cost 0.01, reaching maxCost 0.01',
+    });
     expect(kit.count('lookup')).toBe(2);
   });
 
   it('without a price for the model, fails before the first call', async () => {
     const { kit, runtime } = setup();
-    const loaded = await flow({ limits: { maxCost: 1 }, prices: { 'openai:gpt-4.1': { input: 2, output: 8 } }, nodes: [{ id: 'work', tools: ['lookup'] }] });
-    const run = await runtime.start(loaded, { input: { text: 'go' }, model: script({ calls: [{ tool: 'lookup', args: { id: 1 } }] }) });
+    const loaded = await flow({
+      limits: { maxCost: 1 },
+      prices: { 'openai:gpt-4.1': { input: 2, output: 8 } },
+      nodes: [{ id: 'work', tools: ['lookup'] }],
+    });
+    const run = await runtime.start(loaded, {
+      input: { text: 'go' },
+      model: script({ calls: [{ tool: 'lookup', args: { id: 1 } }] }),
+    });
     expect(run).toMatchObject({ status: 'failed', reason: 'BUDGET_EXCEEDED' });
     expect(run.message).toContain('scripted:inline');
     expect(kit.count('lookup')).toBe(0);
@@ -125,9 +179,17 @@ describe('limits.maxCost', () => {
 
 describe('limits.maxOutputTokens', () => {
   it.each(['openai', 'anthropic'] as const)('is sent to the provider (%s)', async (family) => {
-    const server = await startFakeProvider([reply(family === 'openai' ? 'openai-json' : 'anthropic-json', { text: 'ok', usage: { input: 1, output: 1 } })]);
+    const server = await startFakeProvider([
+      reply(family === 'openai' ? 'openai-json' : 'anthropic-json', {
+        text: 'ok',
+        usage: { input: 1, output: 1 },
+      }),
+    ]);
     servers.push(server);
-    const lm = createLanguageModel({ name: family, family, baseURL: server.url(), apiKey: 'sk-test', headers: {} }, 'test-model');
+    const lm = createLanguageModel(
+      { name: family, family, baseURL: server.url(), apiKey: 'sk-test', headers: {} },
+      'test-model',
+    );
     const limits = LimitsSchema.parse({ maxOutputTokens: 333 });
     const model = contextModel(aiSdkModel(lm, { maxRetries: 0 }), {
       nodeId: 'n',
@@ -136,7 +198,10 @@ describe('limits.maxOutputTokens', () => {
       node: newNodeState('n'),
       emit: () => undefined,
     });
-    const result = await model.call({ system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [] }, { runId: 'r', nodeId: 'n', callIndex: 0 });
+    const result = await model.call(
+      { system: 's', messages: [{ role: 'user', content: 'hi' }], tools: [] },
+      { runId: 'r', nodeId: 'n', callIndex: 0 },
+    );
     expect(result.ok).toBe(true);
     const body = server.requests[0]?.body as Record<string, unknown>;
     expect(body.max_tokens ?? body.max_completion_tokens).toBe(333);

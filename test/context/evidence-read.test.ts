@@ -4,7 +4,16 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { call, eventsOf, flow, makeRuntime, ofType, recordingModel, toolKit, turn } from '../runtime/helpers.js';
+import {
+  call,
+  eventsOf,
+  flow,
+  makeRuntime,
+  ofType,
+  recordingModel,
+  toolKit,
+  turn,
+} from '../runtime/helpers.js';
 
 const runtimes: Runtime[] = [];
 afterEach(async () => {
@@ -19,7 +28,11 @@ describe('builtin_evidence_read', () => {
     const runtime = makeRuntime(kit);
     runtimes.push(runtime);
     // A budget so small that the third request already compacts (it keeps only the newest round whole).
-    const loaded = await flow({ id: 'reader', limits: { contextTokens: 100 }, nodes: [{ id: 'only', tools: ['lookup'] }] });
+    const loaded = await flow({
+      id: 'reader',
+      limits: { contextTokens: 100 },
+      nodes: [{ id: 'only', tools: ['lookup'] }],
+    });
     const model = recordingModel(
       turn([read({ id: 'ev_1' })]),
       turn([call.tool('lookup', { id: 1 })]),
@@ -45,7 +58,9 @@ describe('builtin_evidence_read', () => {
       ['SUCCESS', null, 'ev_2', false],
       ['SUCCESS', null, 'ev_1', false],
     ]);
-    expect(reads[1]?.message).toBe('There is no evidence ev_9. Next: use an evidence id of this run (ev_1, ev_2, ev_3).');
+    expect(reads[1]?.message).toBe(
+      'There is no evidence ev_9. Next: use an evidence id of this run (ev_1, ev_2, ev_3).',
+    );
     // Each read's answer, as the next request shows it (the newest round stays whole).
     const answers = [7, 8].map((i) => model.requests[i]?.messages.at(-1) ?? { role: 'user', content: '' });
     expect(answers.map((m) => (m.role === 'tool' ? m.content : ''))).toEqual([

@@ -3,7 +3,13 @@
 // line {callIndex, tokens, request}. With `crashAt` it exits abruptly when that model call comes,
 // before answering it, like a process killed mid-run. Prints the run summary as JSON on stdout.
 import { appendFileSync } from 'node:fs';
-import { createRuntime, defineTool, loadFlow, RunConflictError, scriptedModel } from '../../dist/src/index.js';
+import {
+  createRuntime,
+  defineTool,
+  loadFlow,
+  RunConflictError,
+  scriptedModel,
+} from '../../dist/src/index.js';
 import { estimateRequest } from '../../dist/src/loop/context-budget.js';
 
 const config = JSON.parse(process.argv[2]);
@@ -33,7 +39,14 @@ const fetchPage = defineTool({
 const turns = [];
 for (let i = 1; i <= ROUNDS - 3; i += 1) turns.push({ calls: [{ tool: 'fetch_page', args: { page: i } }] });
 turns.push({ calls: [{ tool: 'builtin_evidence_read', args: { id: 'ev_3', path: 'marker' } }] });
-turns.push({ calls: [{ tool: 'builtin_output_set', args: { key: 'marker', value: 'marker-3', sourceType: 'evidence', sourceRef: 'ev_3' } }] });
+turns.push({
+  calls: [
+    {
+      tool: 'builtin_output_set',
+      args: { key: 'marker', value: 'marker-3', sourceType: 'evidence', sourceRef: 'ev_3' },
+    },
+  ],
+});
 turns.push({ calls: [{ tool: 'builtin_node_finish', args: { summary: 'read every page' } }] });
 const inner = scriptedModel({ turns }, 'scripted:long-run');
 
@@ -41,12 +54,22 @@ const inner = scriptedModel({ turns }, 'scripted:long-run');
 const model = {
   id: 'scripted:long-run',
   async call(request, context) {
-    const sent = { system: request.system, messages: request.messages, tools: request.tools, maxOutputTokens: request.maxOutputTokens };
+    const sent = {
+      system: request.system,
+      messages: request.messages,
+      tools: request.tools,
+      maxOutputTokens: request.maxOutputTokens,
+    };
     const tokens = estimateRequest(request);
-    appendFileSync(config.out, JSON.stringify({ callIndex: context.callIndex, tokens, request: JSON.stringify(sent) }) + '\n');
+    appendFileSync(
+      config.out,
+      JSON.stringify({ callIndex: context.callIndex, tokens, request: JSON.stringify(sent) }) + '\n',
+    );
     if (context.callIndex === config.crashAt) process.exit(7);
     const answer = await inner.call(request, context);
-    return answer.ok ? { ...answer, usage: { inputTokens: tokens, outputTokens: 20, totalTokens: tokens + 20 } } : answer;
+    return answer.ok
+      ? { ...answer, usage: { inputTokens: tokens, outputTokens: 20, totalTokens: tokens + 20 } }
+      : answer;
   },
 };
 

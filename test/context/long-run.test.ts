@@ -28,7 +28,12 @@ interface Recorded {
 interface ChildResult {
   runId: string;
   code: number;
-  summary?: { status: string; outputs: Record<string, Record<string, unknown>>; reason?: string; message?: string };
+  summary?: {
+    status: string;
+    outputs: Record<string, Record<string, unknown>>;
+    reason?: string;
+    message?: string;
+  };
   compacted: { before: number; after: number; round: number; budget: number }[];
   requests: Recorded[];
 }
@@ -114,8 +119,13 @@ describe('long runs stay inside the context budget (issue 20)', () => {
     const byIndex = new Map(clean.requests.map((r) => [r.callIndex, r.request]));
     const sent = [...crashed.requests, ...resumed.requests];
     // The crashed call is asked again by the resumed process.
-    expect(sent.map((r) => r.callIndex)).toEqual([...Array.from({ length: CRASH_AT + 1 }, (_, i) => i), ...Array.from({ length: 200 - CRASH_AT }, (_, i) => CRASH_AT + i)]);
+    expect(sent.map((r) => r.callIndex)).toEqual([
+      ...Array.from({ length: CRASH_AT + 1 }, (_, i) => i),
+      ...Array.from({ length: 200 - CRASH_AT }, (_, i) => CRASH_AT + i),
+    ]);
     for (const r of sent) expect(r.request === byIndex.get(r.callIndex), `request ${r.callIndex}`).toBe(true);
-    expect(resumed.compacted.map((c) => [c.round, c.before, c.after])).toEqual(clean.compacted.map((c) => [c.round, c.before, c.after]));
+    expect(resumed.compacted.map((c) => [c.round, c.before, c.after])).toEqual(
+      clean.compacted.map((c) => [c.round, c.before, c.after]),
+    );
   });
 });

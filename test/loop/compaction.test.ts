@@ -3,20 +3,38 @@ import { compactConversation, newContextState } from '../../src/loop/compaction.
 import { estimateMessages } from '../../src/loop/context-budget.js';
 import type { ConversationMessage } from '../../src/model/model.js';
 
-const big = (n: number) => JSON.stringify({ rows: Array.from({ length: 200 }, (_, i) => `item ${n}-${i} shipped to warehouse`) });
+const big = (n: number) =>
+  JSON.stringify({ rows: Array.from({ length: 200 }, (_, i) => `item ${n}-${i} shipped to warehouse`) });
 
 /** A conversation: the input, then `rounds` rounds each reading one large result. */
-function conversation(rounds: number, extra: (i: number) => ConversationMessage[] = () => []): ConversationMessage[] {
+function conversation(
+  rounds: number,
+  extra: (i: number) => ConversationMessage[] = () => [],
+): ConversationMessage[] {
   const messages: ConversationMessage[] = [{ role: 'user', content: 'read the log' }];
   for (let i = 1; i <= rounds; i += 1) {
-    messages.push({ role: 'assistant', text: '', toolCalls: [{ callId: `c${i}`, tool: 'read', rawArgs: `{"page":${i}}` }] });
-    messages.push({ role: 'tool', callId: `c${i}`, tool: 'read', content: `[SUCCESS] Call of read succeeded (evidence: ev_${i})\n${big(i)}` });
+    messages.push({
+      role: 'assistant',
+      text: '',
+      toolCalls: [{ callId: `c${i}`, tool: 'read', rawArgs: `{"page":${i}}` }],
+    });
+    messages.push({
+      role: 'tool',
+      callId: `c${i}`,
+      tool: 'read',
+      content: `[SUCCESS] Call of read succeeded (evidence: ev_${i})\n${big(i)}`,
+    });
     messages.push(...extra(i));
   }
   return messages;
 }
 
-const options = (budget: number) => ({ budget, fixedTokens: 500, state: newContextState(), locale: 'en' as const });
+const options = (budget: number) => ({
+  budget,
+  fixedTokens: 500,
+  state: newContextState(),
+  locale: 'en' as const,
+});
 
 describe('compactConversation', () => {
   it('leaves a conversation within its budget as it is', () => {
@@ -63,9 +81,21 @@ describe('compactConversation', () => {
     const messages = conversation(40, (i) =>
       i === 2
         ? [
-            { role: 'assistant', text: '', toolCalls: [{ callId: 'x2', tool: 'write', rawArgs: '{}' }, { callId: 'y2', tool: 'ask', rawArgs: '{}' }] },
+            {
+              role: 'assistant',
+              text: '',
+              toolCalls: [
+                { callId: 'x2', tool: 'write', rawArgs: '{}' },
+                { callId: 'y2', tool: 'ask', rawArgs: '{}' },
+              ],
+            },
             { role: 'tool', callId: 'x2', tool: 'write', content: failed.replace('ev_f', 'ev_99') },
-            { role: 'tool', callId: 'y2', tool: 'ask', content: `[SUCCESS] The user answered: blue\n${big(1)}` },
+            {
+              role: 'tool',
+              callId: 'y2',
+              tool: 'ask',
+              content: `[SUCCESS] The user answered: blue\n${big(1)}`,
+            },
             { role: 'user', content: 'The previous round called no tool.' },
           ]
         : [],
@@ -73,7 +103,9 @@ describe('compactConversation', () => {
     for (const budget of [30_000, 6_000]) {
       const result = compactConversation(messages, options(budget));
       const all = result.messages.map((m) => (m.role === 'assistant' ? '' : m.content)).join('\n');
-      expect(all).toContain('Business failure [E42]: quota exceeded. Next: explain it to the user (evidence: ev_99)');
+      expect(all).toContain(
+        'Business failure [E42]: quota exceeded. Next: explain it to the user (evidence: ev_99)',
+      );
       expect(all).toContain('[SUCCESS] The user answered: blue');
       expect(all).toContain('The previous round called no tool.');
     }
@@ -90,7 +122,9 @@ describe('compactConversation', () => {
     expect(later.state.stubbed).toBeGreaterThanOrEqual(first.state.stubbed);
     expect(later.state.dropped).toBeGreaterThanOrEqual(first.state.dropped);
     expect(later.compacted).toBeNull();
-    expect(JSON.stringify(later.messages.slice(0, first.messages.length))).toBe(JSON.stringify(first.messages));
+    expect(JSON.stringify(later.messages.slice(0, first.messages.length))).toBe(
+      JSON.stringify(first.messages),
+    );
   });
 
   it('counts the provider-reported input tokens of the previous call', () => {

@@ -8,9 +8,23 @@ import type { BuiltinTool } from './registry.js';
 
 /** What builtin_evidence_read produces (for docs/observations.md). */
 export const EVIDENCE_READ_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'builtin_evidence_read', case: 'the evidence record’s payload, or the part `path` selects', code: null },
-  { producer: 'builtin_evidence_read', case: 'no evidence of this run has that id (next lists some)', code: 'EVIDENCE_NOT_FOUND', next: 'NEXT_EVIDENCE_ID' },
-  { producer: 'builtin_evidence_read', case: '`path` is not a valid JSONata expression over the payload', code: 'ARG_REJECTED', next: 'NEXT_ARG_REJECTED' },
+  {
+    producer: 'builtin_evidence_read',
+    case: 'the evidence record’s payload, or the part `path` selects',
+    code: null,
+  },
+  {
+    producer: 'builtin_evidence_read',
+    case: 'no evidence of this run has that id (next lists some)',
+    code: 'EVIDENCE_NOT_FOUND',
+    next: 'NEXT_EVIDENCE_ID',
+  },
+  {
+    producer: 'builtin_evidence_read',
+    case: '`path` is not a valid JSONata expression over the payload',
+    code: 'ARG_REJECTED',
+    next: 'NEXT_ARG_REJECTED',
+  },
 ];
 
 /** How many evidence ids a rejection's next step lists (the newest ones). */
@@ -34,12 +48,15 @@ export const evidenceReadTool: BuiltinTool = {
       throw new ToolRejectedException(
         code('EVIDENCE_NOT_FOUND'),
         code('EVIDENCE_NOT_FOUND').reason(ctx.locale, { id }),
-        hint(ctx.locale, 'NEXT_EVIDENCE_ID', { ids: ids.length > 0 ? list(ctx.locale, ids) : hint(ctx.locale, 'NONE') }),
+        hint(ctx.locale, 'NEXT_EVIDENCE_ID', {
+          ids: ids.length > 0 ? list(ctx.locale, ids) : hint(ctx.locale, 'NONE'),
+        }),
       );
     }
     const about = { id, tool: record.tool, outcome: record.outcome, args: JSON.stringify(record.args) };
     const path = typeof args.path === 'string' && args.path.trim() !== '' ? args.path : null;
-    if (!path) return Observation.success(hint(ctx.locale, 'EVIDENCE_READ', about), record.payload).withEvidence(id);
+    if (!path)
+      return Observation.success(hint(ctx.locale, 'EVIDENCE_READ', about), record.payload).withEvidence(id);
     let part: unknown;
     try {
       part = await evaluate(path, record.payload);
@@ -51,6 +68,9 @@ export const evidenceReadTool: BuiltinTool = {
         hint(ctx.locale, 'NEXT_ARG_REJECTED', { field: 'path', tool: 'builtin_evidence_read' }),
       );
     }
-    return Observation.success(hint(ctx.locale, 'EVIDENCE_READ_PART', { ...about, path }), part ?? null).withEvidence(id);
+    return Observation.success(
+      hint(ctx.locale, 'EVIDENCE_READ_PART', { ...about, path }),
+      part ?? null,
+    ).withEvidence(id);
   },
 };

@@ -110,29 +110,61 @@ export interface Spent {
   cost: number;
 }
 
+/** A run budget and what its run (with its child runs) has spent against it. */
+export interface BudgetLine {
+  maxTokens?: number;
+  maxCost?: number;
+  spent: Spent;
+}
+
+/** Where the budget check reads what was spent. */
+export interface BudgetSources {
+  /** This run, child runs included. */
+  spent(): Promise<Spent>;
+  /** The budgets of the run's ancestors when it is a delegated child run (a child spends from them too). */
+  ancestors(): Promise<BudgetLine[]>;
+  /** True for a delegated child run (only then are ancestors read). */
+  isChild: boolean;
+}
+
 /**
- * The budget check before a model call: when the run (child runs included) has reached
- * `limits.maxTokens` or `limits.maxCost`, the node fails with BUDGET_EXCEEDED. It runs between calls,
- * so no call (and no write) is ever interrupted. With `maxCost` and no price for the model, the node
- * fails before calling it (its cost could not be counted).
+ * The budget check before a model call: when the run (child runs included) — or, for a child run,
+ * an ancestor run — has reached its `limits.maxTokens` or `limits.maxCost`, the node fails with
+ * BUDGET_EXCEEDED. It runs between calls, so no call (and no write) is ever interrupted. With `maxCost`
+ * and no price for the model, the node fails before calling it (its cost could not be counted).
  */
 export async function budgetExit(
   limits: Limits,
   flow: Flow,
   modelId: string,
   locale: Locale,
-  spent: () => Promise<Spent>,
+  sources: BudgetSources,
 ): Promise<NodeExit | null> {
-  if (limits.maxTokens === undefined && limits.maxCost === undefined) return null;
-  const fail = (message: string): NodeExit => ({ kind: 'failed', reason: 'BUDGET_EXCEEDED', message });
-  if (limits.maxCost !== undefined && !flow.prices?.[modelId])
-    return fail(hint(locale, 'BUDGET_NO_PRICE', { model: modelId }));
-  const now = await spent();
-  if (limits.maxTokens !== undefined && now.tokens >= limits.maxTokens) {
-    return fail(hint(locale, 'BUDGET_TOKENS_REACHED', { spent: now.tokens, limit: limits.maxTokens }));
+  const own = limits.maxTokens !== undefined || limits.maxCost !== undefined;
+  if (!own && !sources.isChild) return null;
+  if (limits.maxCost !== undefined && !flow.prices?.[modelId]) {
+    return failed(hint(locale, 'BUDGET_NO_PRICE', { model: modelId }));
   }
-  if (limits.maxCost !== undefined && now.cost >= limits.maxCost) {
-    return fail(hint(locale, 'BUDGET_COST_REACHED', { spent: roundCost(now.cost), limit: limits.maxCost }));
+  const lines = sources.isChild ? await sources.ancestors() : [];
+  if (own) lines.unshift({ ...limits, spent: await sources.spent() });
+  for (const line of lines) {
+    const reached = reachedMessage(line, locale);
+    if (reached) return failed(reached);
+  }
+  return null;
+}
+
+function failed(message: string): NodeExit {
+  return { kind: 'failed', reason: 'BUDGET_EXCEEDED', message };
+}
+
+function reachedMessage(line: BudgetLine, locale: Locale): string | null {
+  const { spent } = line;
+  if (line.maxTokens !== undefined && spent.tokens >= line.maxTokens) {
+    return hint(locale, 'BUDGET_TOKENS_REACHED', { spent: spent.tokens, limit: line.maxTokens });
+  }
+  if (line.maxCost !== undefined && spent.cost >= line.maxCost) {
+    return hint(locale, 'BUDGET_COST_REACHED', { spent: roundCost(spent.cost), limit: line.maxCost });
   }
   return null;
 }

@@ -56,7 +56,12 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     loop: doc.loop,
     // Context budget, compaction and output limit of every request (issue 20).
     model: contextModel(deps.model, { nodeId: node.id, locale, limits, node: nodeState, emit }),
-    budget: () => budgetExit(limits, deps.flow, deps.model.id, locale, () => session.spent()),
+    budget: () =>
+      budgetExit(limits, deps.flow, deps.model.id, locale, {
+        spent: () => session.spent(),
+        ancestors: () => session.ancestorBudgets(),
+        isChild: session.current.parentRunId !== null,
+      }),
     signal: deps.signal,
     modelCalls: () => doc.modelCalls,
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),

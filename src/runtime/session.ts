@@ -103,6 +103,29 @@ export class RunSession {
     return { tokens: u.inputTokens + u.outputTokens + children.tokens, cost: (this.doc.cost ?? 0) + children.cost };
   }
 
+  /**
+   * The run budgets of this run's ancestors (a delegated child run spends from its parents' budgets
+   * too): for each ancestor whose flow sets `limits.maxTokens` or `limits.maxCost`, those limits and
+   * what that ancestor's whole tree has committed so far.
+   */
+  async ancestorBudgets(): Promise<{ maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[]> {
+    const out: { maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[] = [];
+    let parentId = this.record.parentRunId;
+    for (let depth = 0; parentId && depth < MAX_ANCESTORS; depth += 1) {
+      const parent = await this.store.getRun(parentId);
+      if (!parent) break;
+      const limits = (parent.flow as { limits?: { maxTokens?: number; maxCost?: number } } | null)?.limits ?? {};
+      if (limits.maxTokens !== undefined || limits.maxCost !== undefined) {
+        const below = await childrenSpent(this.store, parent.runId);
+        const tokens = parent.usage.inputTokens + parent.usage.outputTokens + below.tokens;
+        const cost = ((parent.state as RunStateDoc | null)?.cost ?? 0) + below.cost;
+        out.push({ ...pickLimits(limits), spent: { tokens, cost } });
+      }
+      parentId = parent.parentRunId;
+    }
+    return out;
+  }
+
   /** Stages changes of the run row for the next checkpoint. */
   update(patch: RunPatch): void {
     Object.assign(this.patch, patch);
@@ -177,6 +200,16 @@ export class RunSession {
     for (const sink of this.sinks) for (const event of events) sink(event);
     this.hub.publish(events);
   }
+}
+
+/** How far up a chain of delegations budgets are looked for (delegation chains are short). */
+const MAX_ANCESTORS = 16;
+
+function pickLimits(limits: { maxTokens?: number; maxCost?: number }): { maxTokens?: number; maxCost?: number } {
+  return {
+    ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
+    ...(limits.maxCost !== undefined ? { maxCost: limits.maxCost } : {}),
+  };
 }
 
 /** What the child runs of a run (and theirs) have spent, as committed. */

@@ -135,6 +135,68 @@ describe('limits.maxTokens', () => {
     expect(run.message).toBe('The run has used 5200 tokens, reaching maxTokens 5000');
     expect(run.usage.totalTokens).toBe(700);
   });
+  it('a child run spends from its parent budget: it stops once the parent tree reached it, then the parent', async () => {
+    const dir = tempDir('budget-child-');
+    writeFileSync(
+      join(dir, 'child.yaml'),
+      [
+        'id: helper',
+        'locale: en',
+        'model: scripted:./child-turns.yaml',
+        'nodes:',
+        '  - id: help',
+        '    instructions: Help.',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'child-turns.yaml'),
+      [
+        'turns:',
+        '  - text: thinking',
+        '    usage: { inputTokens: 3000, outputTokens: 0 }',
+        '  - text: still thinking',
+        '    usage: { inputTokens: 3000, outputTokens: 0 }',
+        '  - calls: [{ tool: builtin_node_finish, args: { summary: never asked } }]',
+      ].join('\n'),
+    );
+    const runtime = createRuntime({ store: 'memory', logger: false });
+    runtimes.push(runtime);
+    const parent = await loadFlow(
+      {
+        id: 'parent',
+        locale: 'en',
+        limits: { maxTokens: 5_000 },
+        nodes: [{ id: 'main', delegates: ['./child.yaml'] }],
+      },
+      { baseDir: dir },
+    );
+    const model = script(
+      {
+        calls: [{ tool: 'builtin_node_delegate', args: { flow: 'helper', task: 'help' } }],
+        usage: usage(600),
+      },
+      { calls: [{ tool: 'builtin_node_finish', args: { summary: 'never asked' } }] },
+    );
+    const run = await runtime.start(parent, { input: { text: 'go' }, model });
+    const [child] = await runtime.list({ parentRunId: run.runId });
+    expect(child).toMatchObject({
+      status: 'failed',
+      reason: 'BUDGET_EXCEEDED',
+      usage: { totalTokens: 6_000 },
+    });
+    expect(child?.message).toBe('The run has used 6700 tokens, reaching maxTokens 5000');
+    expect(run).toMatchObject({
+      status: 'failed',
+      reason: 'BUDGET_EXCEEDED',
+      message: 'The run has used 6700 tokens, reaching maxTokens 5000',
+    });
+    const events = await eventsOf(runtime, run.runId);
+    expect(ofType(events, 'tool.invoked')[0]).toMatchObject({
+      tool: 'builtin_node_delegate',
+      outcome: 'FAILED',
+      errorCode: 'DELEGATE_FAILED',
+    });
+  });
 });
 
 describe('limits.maxCost', () => {

@@ -4,6 +4,7 @@ import { dirname, relative, resolve, isAbsolute } from 'node:path';
 import { FlowSchema, type Flow } from '../domain/flow.js';
 import { FlowError, formatPath, type FlowProblem, type RawProblem } from './problems.js';
 import { schemaProblems } from './schema-issues.js';
+import { budgetProblems } from './semantic-budget.js';
 import { graphProblems } from './semantic-graph.js';
 import { toolProblems } from './semantic-tools.js';
 import { noPositions, parseSource, type Locator } from './source.js';
@@ -152,6 +153,7 @@ async function inspectData(
   const flow = parsed.data;
   const raw: RawProblem[] = [
     ...graphProblems(flow),
+    ...budgetProblems(flow),
     ...toolProblems(flow, new Set(options.knownTools ?? [])),
   ];
   const nested = await delegateProblems(flow, dir ?? process.cwd(), path, visiting, options, raw);

@@ -239,6 +239,21 @@ describe('limits.maxCost', () => {
   });
 });
 
+describe('validation', () => {
+  it('rejects maxCost without prices, and without a price of the flow model', async () => {
+    await expect(flow({ limits: { maxCost: 1 }, nodes: [{ id: 'work' }] })).rejects.toThrow(
+      /limits\.maxCost.*expected `prices`/s,
+    );
+    await expect(
+      flow({
+        model: 'openai:gpt-4.1',
+        prices: { 'openai:gpt-4o': { input: 1, output: 1 } },
+        nodes: [{ id: 'work', limits: { maxCost: 1 } }],
+      }),
+    ).rejects.toThrow(/nodes\[0\]\.limits\.maxCost.*openai:gpt-4\.1/s);
+  });
+});
+
 describe('limits.maxOutputTokens', () => {
   it.each(['openai', 'anthropic'] as const)('is sent to the provider (%s)', async (family) => {
     const server = await startFakeProvider([

@@ -71,12 +71,12 @@ export function compactConversation(
   if (state.last)
     before = Math.max(before, state.last.inputTokens + estimateMessages(messages.slice(state.last.messages)));
   if (before <= options.budget) return { messages: view, state, compacted: null };
-  const target = Math.floor(options.budget * TARGET_RATIO);
+  // The newest two rounds stay whole unless even then the request is over the budget.
   let best: { stubbed: number; dropped: number; size: number } | null = null;
   for (const keep of [KEEP_ROUNDS, 1]) {
     const limit = Math.max(rounds.length - keep, state.stubbed);
     best = choose(lead, rounds, { stubbed: limit, dropped: state.dropped }, limit, options);
-    if (best.size <= target) break;
+    if (best.size <= options.budget) break;
   }
   if (!best || (best.stubbed === state.stubbed && best.dropped === state.dropped)) {
     // Nothing more may be compacted: the request goes as it is (the provider decides).

@@ -195,7 +195,7 @@ function digestLines(round: readonly ConversationMessage[], locale: Locale): str
   const lines: string[] = [];
   const results = new Map<string, string>();
   for (const message of rest)
-    if (message.role === 'tool') results.set(message.callId, headOf(message.content));
+    if (message.role === 'tool') results.set(message.callId, digestResult(message.content));
   if (answer?.role === 'assistant') {
     for (const call of answer.toolCalls) {
       const head = results.get(call.callId) ?? '';
@@ -206,6 +206,12 @@ function digestLines(round: readonly ConversationMessage[], locale: Locale): str
     if (message.role === 'user')
       lines.push(`- ${hint(locale, 'CONTEXT_DIGEST_USER', { text: message.content })}`);
   return lines;
+}
+
+/** A result in the digest: its outcome line, or all of it when it has no evidence id (it could not be read again). */
+function digestResult(content: string): string {
+  const head = headOf(content);
+  return EVIDENCE_AT_END.test(head) ? head : content.replace(/\n/g, ' ');
 }
 
 /**

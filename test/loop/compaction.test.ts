@@ -94,7 +94,7 @@ describe('compactConversation', () => {
               role: 'tool',
               callId: 'y2',
               tool: 'ask',
-              content: `[SUCCESS] The user answered: blue\n${big(1)}`,
+              content: '[SUCCESS] The user answered: blue\n{"answer":"blue, the dark one"}',
             },
             { role: 'user', content: 'The previous round called no tool.' },
           ]
@@ -107,6 +107,7 @@ describe('compactConversation', () => {
         'Business failure [E42]: quota exceeded. Next: explain it to the user (evidence: ev_99)',
       );
       expect(all).toContain('[SUCCESS] The user answered: blue');
+      expect(all).toContain('{"answer":"blue, the dark one"}');
       expect(all).toContain('The previous round called no tool.');
     }
   });

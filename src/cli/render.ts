@@ -68,6 +68,8 @@ export class TraceRenderer {
         return this.paint('dim', `    no tool call`);
       case 'phase.hint':
         return this.paint('dim', `    hint: ${String(f.text)}`);
+      case 'context.compacted':
+        return this.paint('dim', `    context compacted: ~${String(f.before)} → ~${String(f.after)} tokens (budget ${String(f.budget)})`);
       case 'run.suspended':
         return this.paint('bold', `⏸ waiting for ${f.kind === 'APPROVAL' ? 'approval' : 'an answer'}`);
       case 'run.resumed':

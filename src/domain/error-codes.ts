@@ -15,7 +15,8 @@ export type Producer =
   | 'builtin_node_follow_up'
   | 'builtin_output_set'
   | 'builtin_node_finish'
-  | 'builtin_node_delegate';
+  | 'builtin_node_delegate'
+  | 'builtin_evidence_read';
 
 interface CodeSpec {
   readonly no: number;
@@ -54,6 +55,7 @@ const SPECS = {
   OUTPUT_VALUE_MISMATCH: { no: 42263, producer: 'builtin_output_set', outcome: 'REJECTED', reason: { 'zh-CN': '来源校验失败：{detail}', en: 'Source check failed: {detail}' } },
   FINISH_OUTPUTS_MISSING: { no: 42270, producer: 'builtin_node_finish', outcome: 'REJECTED', reason: { 'zh-CN': '必填产出未写入：{keys}', en: 'Required outputs not written: {keys}' } },
   DELEGATION_OUT_OF_BOUNDS: { no: 42280, producer: 'builtin_node_delegate', outcome: 'REJECTED', reason: { 'zh-CN': '流程 {flow} 不在本节点可委派的范围内', en: 'Flow {flow} is not among the flows this node may delegate to' } },
+  EVIDENCE_NOT_FOUND: { no: 42290, producer: 'builtin_evidence_read', outcome: 'REJECTED', reason: { 'zh-CN': '证据 {id} 不存在', en: 'There is no evidence {id}' } },
   APPROVAL_REQUIRED: { no: 20201, producer: 'write-gate', outcome: 'DEFERRED', reason: { 'zh-CN': '该写操作须经用户确认', en: 'This write needs the user’s approval' } },
   WRITE_PENDING_VERIFY: { no: 20202, producer: 'write-gate', outcome: 'DEFERRED', reason: { 'zh-CN': '写操作 {tool} 的结果尚待核实', en: 'The result of the write {tool} is not verified yet' } },
   WRITE_IN_FLIGHT: { no: 20203, producer: 'write-gate', outcome: 'DEFERRED', reason: { 'zh-CN': '相同的写操作 {tool} 正在执行', en: 'The same write {tool} is executing' } },

@@ -40,8 +40,35 @@ export const LimitsSchema = z
         'How often one tool may be called with the same arguments in a node; one more trips FINGERPRINT_TRIP.',
       ),
     toolTimeoutMs: positive.default(30_000).describe('Timeout of one tool call in milliseconds.'),
+    contextTokens: positive
+      .optional()
+      .describe(
+        "Token budget of one model request; over it the conversation is compacted. Default: from the model's known context window, none for other models.",
+      ),
+    maxOutputTokens: positive
+      .optional()
+      .describe('Output token limit of one model call, passed to the provider.'),
+    maxTokens: positive
+      .optional()
+      .describe(
+        'Input + output tokens the run may spend (all nodes, child runs included); reaching it fails the node with BUDGET_EXCEEDED.',
+      ),
+    maxCost: z
+      .number()
+      .positive()
+      .optional()
+      .describe(
+        'Cost the run may spend, from `prices` (all nodes, child runs included); reaching it fails the node with BUDGET_EXCEEDED.',
+      ),
   })
   .describe('Loop limits (SPEC §6).');
+
+export const PriceSchema = z
+  .strictObject({
+    input: z.number().nonnegative().describe('Price of one million input tokens.'),
+    output: z.number().nonnegative().describe('Price of one million output tokens.'),
+  })
+  .describe('The price of a model, per million tokens, in the currency `maxCost` is given in.');
 
 export const ProviderSchema = z
   .strictObject({
@@ -207,6 +234,13 @@ export const FlowSchema = z
       .optional()
       .describe("<provider>:<model id>; `scripted:<file>` resolves against the flow's folder."),
     providers: z.record(id, ProviderSchema).optional(),
+    prices: z
+      .record(
+        z.string().regex(MODEL_PATTERN, { error: 'expected <provider>:<model id>, e.g. openai:gpt-4.1' }),
+        PriceSchema,
+      )
+      .optional()
+      .describe('Prices per model (`<provider>:<model id>`), for `limits.maxCost`.'),
     mcpServers: z.record(id, McpServerSchema).default({}),
     limits: LimitsSchema.prefault({}),
     aliases: z
@@ -227,6 +261,7 @@ export const FlowSchema = z
 
 export type Limits = z.infer<typeof LimitsSchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
+export type Price = z.infer<typeof PriceSchema>;
 export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;

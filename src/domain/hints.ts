@@ -249,6 +249,40 @@ const TEXTS = {
   SUSPENDED_FOLLOW_UP: { 'zh-CN': '已向用户提问，等待回答', en: 'The question was sent to the user; waiting for the answer' },
   SUSPENDED_APPROVAL: { 'zh-CN': '已申请用户确认 {tool}，等待决定', en: 'Approval of {tool} was requested; waiting for the decision' },
   DELEGATE_COMPLETED: { 'zh-CN': '委派的流程 {flow} 已完成', en: 'The delegated flow {flow} completed' },
+  // ---- context compaction and budgets (issue 20)
+  CONTEXT_STUB: {
+    'zh-CN': '[结果已压缩（{chars} 字符）；调用 builtin_evidence_read {"id":"{id}"} 可再次查看]',
+    en: '[result compacted ({chars} characters); builtin_evidence_read {"id":"{id}"} shows it again]',
+  },
+  CONTEXT_DIGEST: {
+    'zh-CN': '本节点第 {from}–{to} 轮已压缩，以控制上下文长度。以下是这些轮次的调用及结论；需要再次查看某个结果时，用其 evidence 编号调用 builtin_evidence_read。',
+    en: 'Rounds {from}–{to} of this node were compacted to keep the conversation within its budget. Their calls and outcomes follow; to see a result again, call builtin_evidence_read with its evidence id.',
+  },
+  CONTEXT_DIGEST_USER: { 'zh-CN': '用户消息：{text}', en: 'User message: {text}' },
+  EVIDENCE_READ: {
+    'zh-CN': '{id} 是 {tool} 的调用结果（{outcome}，参数 {args}）',
+    en: '{id} is the result of {tool} ({outcome}, arguments {args})',
+  },
+  EVIDENCE_READ_PART: {
+    'zh-CN': '{id} 是 {tool} 的调用结果（{outcome}，参数 {args}），以下是 {path} 选出的部分',
+    en: '{id} is the result of {tool} ({outcome}, arguments {args}); this is the part {path} selects',
+  },
+  NEXT_EVIDENCE_ID: {
+    'zh-CN': '使用本次运行已有的证据编号（{ids}）',
+    en: 'use an evidence id of this run ({ids})',
+  },
+  BUDGET_TOKENS_REACHED: {
+    'zh-CN': '运行已用 {spent} 个 token，达到上限 maxTokens = {limit}',
+    en: 'The run has used {spent} tokens, reaching maxTokens {limit}',
+  },
+  BUDGET_COST_REACHED: {
+    'zh-CN': '运行费用已达 {spent}，达到上限 maxCost = {limit}',
+    en: 'The run has cost {spent}, reaching maxCost {limit}',
+  },
+  BUDGET_NO_PRICE: {
+    'zh-CN': '设置了 maxCost，但配置的 prices 中没有模型 {model} 的价格',
+    en: 'maxCost is set, but `prices` has no price for the model {model}',
+  },
 } as const satisfies Record<string, Localized<string>>;
 
 export type HintKey = keyof typeof TEXTS;

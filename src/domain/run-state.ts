@@ -100,6 +100,23 @@ export interface NodeState {
   outputs: Record<string, OutputValue>;
   /** True after an approved write failed, until the next follow-up (which is then never UNGROUNDED). */
   approvedWriteFailed: boolean;
+  /** How the node run's conversation is compacted (absent until the first model call with a context budget). */
+  context?: ContextState;
+}
+
+/**
+ * The persisted position of a node run's context compaction (src/loop/compaction.ts): rounds are
+ * counted from the node run's first model answer; the first `dropped` rounds are folded into one
+ * digest message and the first `stubbed` rounds have their tool results replaced by stubs. Both only
+ * grow, so the compacted conversation is a pure function of the conversation and this state.
+ */
+export interface ContextState {
+  stubbed: number;
+  dropped: number;
+  /** How often the node run compacted (builtin_evidence_read is offered once this is above 0). */
+  compactions: number;
+  /** The previous model call: its reported input tokens and how many messages it was sent, under this state. */
+  last: { inputTokens: number; messages: number } | null;
 }
 
 /** Per run. */

@@ -5,6 +5,7 @@ import { confinedPath, InputFileError, readInputFile } from '../fs/input-file.js
 import { checkShape } from '../fs/yaml-limits.js';
 import { FlowError, formatPath, type FlowProblem, type RawProblem } from './problems.js';
 import { schemaProblems } from './schema-issues.js';
+import { budgetProblems } from './semantic-budget.js';
 import { graphProblems } from './semantic-graph.js';
 import { toolProblems } from './semantic-tools.js';
 import { noPositions, parseSourceAsync, type Locator } from './source.js';
@@ -163,6 +164,7 @@ async function inspectData(
   const flow = parsed.data;
   const raw: RawProblem[] = [
     ...graphProblems(flow),
+    ...budgetProblems(flow),
     ...toolProblems(flow, new Set(options.knownTools ?? [])),
   ];
   const nested = await delegateProblems(flow, dir ?? process.cwd(), path, visiting, options, raw);

@@ -16,6 +16,8 @@ export interface RunStateDoc {
   loop: LoopState;
   /** The run's model calls so far, across nodes and processes. */
   modelCalls: number;
+  /** What the run's own model calls cost so far, from the flow's `prices` (absent: nothing priced yet). */
+  cost?: number;
   /** For a delegated child run: the parent's delegate call that started it. */
   parentCallId?: string;
   /** The run's trace context (W3C traceparent) when telemetry is on, so every process joins one trace. */

@@ -46,6 +46,8 @@ export interface LoopHost {
   readonly signal: AbortSignal;
   /** Whether this call is a write left in flight by a driver that died (settled even after a stop). */
   interrupted?(call: ModelToolCall): boolean;
+  /** Before each model call: the node's exit when the run has reached its token or cost budget (issue 20). */
+  budget?(): Promise<NodeExit | null>;
   /** The run's model calls so far (the scripted model's turn index). */
   modelCalls(): number;
   /** The node run's system prompt: the same on every round. */
@@ -132,6 +134,8 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   if (node.rounds >= limits.maxRounds) {
     return { kind: 'failed', reason: 'ROUND_LIMIT', message: hint(host.locale, 'ROUND_LIMIT_REACHED', { maxRounds: limits.maxRounds }) };
   }
+  const overBudget = await host.budget?.();
+  if (overBudget) return overBudget;
   node.rounds += 1;
   const round = node.rounds;
   host.emit({ type: 'react.round', nodeId: host.nodeId, round });

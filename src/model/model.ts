@@ -46,6 +46,8 @@ export interface ModelRequest {
   messages: readonly ConversationMessage[];
   tools: readonly ModelTool[];
   signal?: AbortSignal;
+  /** The node's `limits.maxOutputTokens`: passed to the provider as the call's output limit. */
+  maxOutputTokens?: number;
   /** Told about the answer while a streaming model writes it (live followers; nothing is persisted from it). */
   onDelta?: (delta: ModelDelta) => void;
 }

@@ -11,9 +11,10 @@ import { createCallContext, type CallContext, type CallServices, type ControlEff
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
-import type { PendingItem } from '../trace/events.js';
+import type { EventPayload, PendingItem } from '../trace/events.js';
 import { recoverWrite } from './recovery.js';
 import { pendingId } from './pending-id.js';
+import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
 
 /** What a node run needs besides the session: its tools, the pipeline and the model. */
 export interface NodeDeps {
@@ -56,14 +57,23 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
       }),
       opening: openingMessage({ locale, input: session.current.input, earlierOutputs: session.run.nodeOutputs }),
     });
+  const limits = nodeLimits(deps.flow, node);
+  const emit = (event: EventPayload) => session.emit(event);
   const host: LoopHost = {
     runId: session.runId,
     nodeId: node.id,
     locale,
-    limits: nodeLimits(deps.flow, node),
+    limits,
     node: nodeState,
     loop: doc.loop,
-    model: deps.model,
+    // Context budget, compaction and output limit of every request (issue 20).
+    model: contextModel(deps.model, { nodeId: node.id, locale, limits, node: nodeState, emit }),
+    budget: () =>
+      budgetExit(limits, deps.flow, deps.model.id, locale, {
+        spent: () => session.spent(),
+        ancestors: () => session.ancestorBudgets(),
+        isChild: session.current.parentRunId !== null,
+      }),
     signal: deps.signal,
     interrupted: (call) => session.run.inFlight.some((w) => w.callId === call.callId && w.nodeId === node.id),
     modelCalls: () => doc.modelCalls,
@@ -79,6 +89,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     recordModelCall: (usage) => {
       doc.modelCalls += 1;
       session.addUsage(usage);
+      recordCost(doc, deps.flow, deps.model.id, usage);
     },
     log: (level, message) => deps.logger[level](message),
     checkpoint: () => session.checkpoint(),
@@ -100,7 +111,7 @@ async function callTool(
     nodeId: node.id,
     run: session.run,
     node: nodeState,
-    visible: deps.visible,
+    visible: visibleWithReader(deps.visible, nodeState, deps.flow.locale),
     tools: deps.tools,
     services: { ...deps.services, checkpoint: (options) => session.checkpoint(options) },
   });

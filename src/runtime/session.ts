@@ -97,6 +97,39 @@ export class RunSession {
     this.patch.usage = addUsage(u, usage);
   }
 
+  /**
+   * What the run has spent (input + output tokens, and cost from `prices`), its child runs included
+   * (recursively, as their drivers committed it), with this session's staged usage.
+   */
+  async spent(): Promise<{ tokens: number; cost: number }> {
+    const u = this.patch.usage ?? this.committing?.patch.usage ?? this.record.usage;
+    const children = await childrenSpent(this.store, this.runId);
+    return { tokens: u.inputTokens + u.outputTokens + children.tokens, cost: (this.doc.cost ?? 0) + children.cost };
+  }
+
+  /**
+   * The run budgets of this run's ancestors (a delegated child run spends from its parents' budgets
+   * too): for each ancestor whose flow sets `limits.maxTokens` or `limits.maxCost`, those limits and
+   * what that ancestor's whole tree has committed so far.
+   */
+  async ancestorBudgets(): Promise<{ maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[]> {
+    const out: { maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[] = [];
+    let parentId = this.record.parentRunId;
+    for (let depth = 0; parentId && depth < MAX_ANCESTORS; depth += 1) {
+      const parent = await this.store.getRun(parentId);
+      if (!parent) break;
+      const limits = (parent.flow as { limits?: { maxTokens?: number; maxCost?: number } } | null)?.limits ?? {};
+      if (limits.maxTokens !== undefined || limits.maxCost !== undefined) {
+        const below = await childrenSpent(this.store, parent.runId);
+        const tokens = parent.usage.inputTokens + parent.usage.outputTokens + below.tokens;
+        const cost = ((parent.state as RunStateDoc | null)?.cost ?? 0) + below.cost;
+        out.push({ ...pickLimits(limits), spent: { tokens, cost } });
+      }
+      parentId = parent.parentRunId;
+    }
+    return out;
+  }
+
   /** Stages changes of the run row for the next checkpoint. */
   update(patch: RunPatch): void {
     Object.assign(this.patch, patch);
@@ -202,6 +235,28 @@ async function readWorkingSet(store: Store, runId: string, nodeRun: string | nul
   if (store.workingSet) return store.workingSet(runId, nodeRun);
   const evidence = await store.evidence(runId);
   return { evidence, messages: nodeRun ? await store.messages(runId, nodeRun) : [] };
+}
+
+/** How far up a chain of delegations budgets are looked for (delegation chains are short). */
+const MAX_ANCESTORS = 16;
+
+function pickLimits(limits: { maxTokens?: number; maxCost?: number }): { maxTokens?: number; maxCost?: number } {
+  return {
+    ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
+    ...(limits.maxCost !== undefined ? { maxCost: limits.maxCost } : {}),
+  };
+}
+
+/** What the child runs of a run (and theirs) have spent, as committed. */
+async function childrenSpent(store: Store, runId: string): Promise<{ tokens: number; cost: number }> {
+  let tokens = 0;
+  let cost = 0;
+  for (const child of await store.listRuns({ parentRunId: runId })) {
+    const below = await childrenSpent(store, child.runId);
+    tokens += child.usage.inputTokens + child.usage.outputTokens + below.tokens;
+    cost += ((child.state as RunStateDoc | null)?.cost ?? 0) + below.cost;
+  }
+  return { tokens, cost };
 }
 
 let lastMs = -1;

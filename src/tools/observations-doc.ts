@@ -3,6 +3,7 @@ import { hintTemplate, type HintKey } from '../domain/hints.js';
 import { Outcome } from '../domain/outcome.js';
 import { CONTROL_TOOLS_PRODUCES } from './builtin/control-tools.js';
 import { DELEGATE_PRODUCES } from './builtin/delegate.js';
+import { EVIDENCE_READ_PRODUCES } from './builtin/evidence-read.js';
 import { DEFAULT_CONFIRM_WORDS, DEFAULT_YES_NO_OPTIONS } from './builtin/follow-up-rules.js';
 import { NODE_TOOLS_PRODUCES } from './builtin/node-tools.js';
 import { CATALOG_PRODUCES } from './catalog.js';
@@ -76,6 +77,7 @@ export function producedCases(): ProducedCase[] {
     ...NODE_TOOLS_PRODUCES,
     ...CONTROL_TOOLS_PRODUCES,
     ...DELEGATE_PRODUCES,
+    ...EVIDENCE_READ_PRODUCES,
     ...EXTERNAL,
   ];
 }

@@ -58,6 +58,18 @@ export type EventPayload =
   | { type: 'tool.skipped'; nodeId: string; round: number; callId: string; tool: string }
   | { type: 'react.stall'; nodeId: string; round: number; stalls: number; maxStalls: number }
   | { type: 'phase.hint'; nodeId: string; round: number; text: string }
+  | {
+      /** The node run's conversation was compacted before this round's model call (estimated tokens). */
+      type: 'context.compacted';
+      nodeId: string;
+      round: number;
+      before: number;
+      after: number;
+      budget: number;
+      /** Rounds whose tool results are stubs, and rounds folded into the digest, from the first on. */
+      stubbedRounds: number;
+      droppedRounds: number;
+    }
   | { type: 'node.suspended'; nodeId: string; kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem }
   | { type: 'run.suspended'; nodeId: string; kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem }
   | {
@@ -91,6 +103,7 @@ export const EVENT_TYPES = [
   'tool.skipped',
   'react.stall',
   'phase.hint',
+  'context.compacted',
   'node.suspended',
   'run.suspended',
   'run.resumed',

@@ -32,6 +32,8 @@ const SPEC_TABLE: readonly [string, number, string][] = [
   ['OUTPUT_VALUE_MISMATCH', 42263, 'REJECTED'],
   ['FINISH_OUTPUTS_MISSING', 42270, 'REJECTED'],
   ['DELEGATION_OUT_OF_BOUNDS', 42280, 'REJECTED'],
+  // Issue 20 (not in the SPEC §2 table): builtin_evidence_read with an unknown id.
+  ['EVIDENCE_NOT_FOUND', 42290, 'REJECTED'],
   ['APPROVAL_REQUIRED', 20201, 'DEFERRED'],
   ['WRITE_PENDING_VERIFY', 20202, 'DEFERRED'],
   ['WRITE_IN_FLIGHT', 20203, 'DEFERRED'],

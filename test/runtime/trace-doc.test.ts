@@ -109,8 +109,20 @@ async function everyEvent(runtimes: Runtime[]): Promise<StoredEvent[]> {
   await rescuer.resume(runId, { model: script(...turns) });
   gated.release();
   await abandoned;
+  // A compaction (context.compacted): a context budget too small for three rounds.
+  const tight = await flow({
+    id: 'tight',
+    limits: { contextTokens: 100 },
+    nodes: [{ id: 'only', tools: ['lookup'] }],
+  });
+  const lookups = [1, 2, 3].map((id) => turn([call.tool('lookup', { id })]));
+  const c = await main.start(tight, {
+    input: { text: 'x' },
+    model: script(...lookups, turn([call.finish()])),
+  });
   return [
     ...(await eventsOf(main, a.runId)),
+    ...(await eventsOf(main, c.runId)),
     ...(await eventsOf(main, b.runId)),
     ...(await eventsOf(main, runId)),
   ];

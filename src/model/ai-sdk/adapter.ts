@@ -89,11 +89,13 @@ async function invoke(
 ): Promise<CollectedResponse> {
   const cache = options.promptCache !== false;
   const tools = toTools(request.tools, cache);
+  // The request's limit (a flow's `limits.maxOutputTokens`) wins over the adapter option.
+  const outputLimit = request.maxOutputTokens ?? options.maxOutputTokens;
   const callOptions: LanguageModelV4CallOptions = {
     prompt: toPrompt(request.system, request.messages, cache),
     abortSignal: signal,
     ...(tools.length > 0 ? { tools, toolChoice: { type: 'auto' } } : {}),
-    ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    ...(outputLimit !== undefined ? { maxOutputTokens: outputLimit } : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
   };

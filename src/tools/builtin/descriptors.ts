@@ -9,6 +9,7 @@ export const BUILTIN_NAMES = [
   'builtin_node_approval',
   'builtin_output_set',
   'builtin_node_delegate',
+  'builtin_evidence_read',
 ] as const;
 
 /** A builtin tool name. */
@@ -97,6 +98,17 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
       task: { type: 'string', description: { 'zh-CN': '交给该流程的任务说明', en: 'The task for that flow' } },
     },
     required: ['flow', 'task'],
+  },
+  builtin_evidence_read: {
+    description: {
+      'zh-CN': '按 evidence 编号读取本次运行中一次工具调用的结果（可用 JSONata 的 path 只取其中一部分）。用于再次查看已被压缩的结果。',
+      en: 'Reads the result of a tool call of this run by its evidence id (optionally only the part a JSONata `path` selects). Use it to see again a result that was compacted.',
+    },
+    properties: {
+      id: { type: 'string', description: { 'zh-CN': '证据编号，如 ev_3', en: 'The evidence id, e.g. ev_3' } },
+      path: { type: 'string', description: { 'zh-CN': '可选：JSONata 表达式，从结果中选出一部分', en: 'Optional: a JSONata expression selecting a part of the result' } },
+    },
+    required: ['id'],
   },
 };
 

@@ -5,6 +5,7 @@ import type { CallContext } from '../pipeline.js';
 import type { ToolDescriptor } from '../tool.js';
 import { approvalTool, followUpTool } from './control-tools.js';
 import { delegateTool } from './delegate.js';
+import { evidenceReadTool } from './evidence-read.js';
 import { BUILTIN_NAMES, builtinDescriptor, type BuiltinName } from './descriptors.js';
 import { mergeFollowUpRules, type FollowUpRules } from './follow-up-rules.js';
 import { failTool, finishTool, outputSetTool } from './node-tools.js';
@@ -50,6 +51,7 @@ export function createBuiltins(options: BuiltinOptions = {}): BuiltinRegistry {
     builtin_node_approval: approvalTool,
     builtin_output_set: outputSetTool,
     builtin_node_delegate: delegateTool,
+    builtin_evidence_read: evidenceReadTool,
   };
   return {
     get: (name) => (Object.hasOwn(tools, name) ? tools[name as BuiltinName] : undefined),

@@ -1,0 +1,102 @@
+import type { ConversationMessage, ModelTool } from '../model/model.js';
+
+/**
+ * Deterministic size estimates of model requests, and the default context budget of known models.
+ * The estimate is conservative on purpose (it counts more tokens than the providers' tokenizers
+ * usually do): an ASCII character counts a third of a token, any other character (CJK, emoji) one
+ * token, and every message and tool definition a fixed overhead. It depends only on the text, so
+ * every process computes the same number for the same conversation.
+ */
+
+/** Tokens added per message (role markers, separators) and per tool definition. */
+const MESSAGE_OVERHEAD = 4;
+const TOOL_OVERHEAD = 8;
+
+/** Estimated tokens of a text. */
+export function estimateText(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c < 128) ascii += 1;
+    else if (c < 0xdc00 || c > 0xdfff) other += 1; // a surrogate pair counts once
+  }
+  return Math.ceil(ascii / 3) + other;
+}
+
+/** Estimated tokens of one conversation message as a provider would receive it. */
+export function estimateMessage(message: ConversationMessage): number {
+  switch (message.role) {
+    case 'user':
+      return MESSAGE_OVERHEAD + estimateText(message.content);
+    case 'tool':
+      return MESSAGE_OVERHEAD + estimateText(message.callId) + estimateText(message.content);
+    case 'assistant': {
+      let n = MESSAGE_OVERHEAD + estimateText(message.text);
+      for (const call of message.toolCalls)
+        n += MESSAGE_OVERHEAD + estimateText(call.callId + call.tool + call.rawArgs);
+      return n;
+    }
+  }
+}
+
+/** Estimated tokens of a list of messages. */
+export function estimateMessages(messages: readonly ConversationMessage[]): number {
+  let n = 0;
+  for (const message of messages) n += estimateMessage(message);
+  return n;
+}
+
+/** Estimated tokens of the parts of a request besides the conversation: the system prompt and the tools. */
+export function estimateFixed(system: string, tools: readonly ModelTool[]): number {
+  let n = MESSAGE_OVERHEAD + estimateText(system);
+  for (const tool of tools) {
+    n +=
+      TOOL_OVERHEAD +
+      estimateText(tool.name) +
+      estimateText(tool.description) +
+      estimateText(JSON.stringify(tool.inputSchema));
+  }
+  return n;
+}
+
+/** Estimated tokens of a whole request (what the test fakes and the compaction measure). */
+export function estimateRequest(request: {
+  system: string;
+  messages: readonly ConversationMessage[];
+  tools: readonly ModelTool[];
+}): number {
+  return estimateFixed(request.system, request.tools) + estimateMessages(request.messages);
+}
+
+/**
+ * Default context budgets of known models, in tokens, matched against the model id (the part after
+ * `<provider>:`) by prefix, first match wins. Each is about 80% of the model's documented context
+ * window, leaving room for the answer and for the estimate's error. Documented in docs/flows.md.
+ */
+export const KNOWN_CONTEXT_BUDGETS: readonly { prefix: string; tokens: number }[] = Object.freeze([
+  { prefix: 'gpt-4.1', tokens: 800_000 },
+  { prefix: 'gpt-4o', tokens: 100_000 },
+  { prefix: 'gpt-5', tokens: 300_000 },
+  { prefix: 'o3', tokens: 160_000 },
+  { prefix: 'o4-mini', tokens: 160_000 },
+  { prefix: 'claude-', tokens: 160_000 },
+  { prefix: 'qwen-max', tokens: 26_000 },
+  { prefix: 'qwen-plus', tokens: 100_000 },
+  { prefix: 'qwen-turbo', tokens: 800_000 },
+  { prefix: 'qwen-long', tokens: 800_000 },
+  { prefix: 'deepseek-chat', tokens: 50_000 },
+  { prefix: 'deepseek-reasoner', tokens: 50_000 },
+]);
+
+/**
+ * The context budget of a node: `limits.contextTokens` when given, else the known model's default,
+ * else null (no compaction: a model the runtime does not know needs an explicit budget).
+ */
+export function contextBudget(explicit: number | undefined, modelName: string): number | null {
+  if (explicit !== undefined) return explicit;
+  const at = modelName.indexOf(':');
+  const modelId = at >= 0 ? modelName.slice(at + 1) : modelName;
+  const known = KNOWN_CONTEXT_BUDGETS.find((k) => modelId.startsWith(k.prefix));
+  return known ? known.tokens : null;
+}

@@ -1,0 +1,76 @@
+import { code } from '../../domain/error-codes.js';
+import { hint, list } from '../../domain/hints.js';
+import { Observation } from '../../domain/observation.js';
+import { evaluate, ExpressionError } from '../expressions.js';
+import type { ProducedCase } from '../produces.js';
+import { ToolRejectedException } from '../rejected.js';
+import type { BuiltinTool } from './registry.js';
+
+/** What builtin_evidence_read produces (for docs/observations.md). */
+export const EVIDENCE_READ_PRODUCES: readonly ProducedCase[] = [
+  {
+    producer: 'builtin_evidence_read',
+    case: 'the evidence record’s payload, or the part `path` selects',
+    code: null,
+  },
+  {
+    producer: 'builtin_evidence_read',
+    case: 'no evidence of this run has that id (next lists some)',
+    code: 'EVIDENCE_NOT_FOUND',
+    next: 'NEXT_EVIDENCE_ID',
+  },
+  {
+    producer: 'builtin_evidence_read',
+    case: '`path` is not a valid JSONata expression over the payload',
+    code: 'ARG_REJECTED',
+    next: 'NEXT_ARG_REJECTED',
+  },
+];
+
+/** How many evidence ids a rejection's next step lists (the newest ones). */
+const LISTED_IDS = 10;
+
+/**
+ * builtin_evidence_read (issue 20): returns an evidence record of the run — its payload, or the part
+ * a JSONata `path` selects — so that the model can see again a result that context compaction
+ * replaced by a stub. The observation carries the record's evidence id, so outputs can cite it. It
+ * reads the ledger only; it never calls a tool. The model is offered it once its node run compacted
+ * (src/runtime/context-host.ts); it is never in a node's static catalog.
+ */
+export const evidenceReadTool: BuiltinTool = {
+  name: 'builtin_evidence_read',
+  visible: () => false,
+  async execute(args, ctx) {
+    const id = typeof args.id === 'string' ? args.id : '';
+    const record = ctx.run.evidence.find((e) => e.id === id);
+    if (!record) {
+      const ids = ctx.run.evidence.slice(-LISTED_IDS).map((e) => e.id);
+      throw new ToolRejectedException(
+        code('EVIDENCE_NOT_FOUND'),
+        code('EVIDENCE_NOT_FOUND').reason(ctx.locale, { id }),
+        hint(ctx.locale, 'NEXT_EVIDENCE_ID', {
+          ids: ids.length > 0 ? list(ctx.locale, ids) : hint(ctx.locale, 'NONE'),
+        }),
+      );
+    }
+    const about = { id, tool: record.tool, outcome: record.outcome, args: JSON.stringify(record.args) };
+    const path = typeof args.path === 'string' && args.path.trim() !== '' ? args.path : null;
+    if (!path)
+      return Observation.success(hint(ctx.locale, 'EVIDENCE_READ', about), record.payload).withEvidence(id);
+    let part: unknown;
+    try {
+      part = await evaluate(path, record.payload);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      throw new ToolRejectedException(
+        code('ARG_REJECTED'),
+        code('ARG_REJECTED').reason(ctx.locale, { field: 'path', rule: error.message }),
+        hint(ctx.locale, 'NEXT_ARG_REJECTED', { field: 'path', tool: 'builtin_evidence_read' }),
+      );
+    }
+    return Observation.success(
+      hint(ctx.locale, 'EVIDENCE_READ_PART', { ...about, path }),
+      part ?? null,
+    ).withEvidence(id);
+  },
+};

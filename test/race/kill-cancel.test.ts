@@ -4,7 +4,8 @@
  * look-back's `tool.invoked` with `lookBack: true`, the interrupted call's `tool.invoked`), then ends
  * the run `cancelled`.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/open.js';
 import { ensureBuilt, runCli, spawnCli } from '../cli/helpers/cli.js';
@@ -13,6 +14,15 @@ import { FLOW, checkTrial, inFlight, rootDir, until, world } from './harness.js'
 const root = rootDir('kill');
 beforeAll(() => ensureBuilt(), 180_000);
 afterAll(() => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
+
+/** Resolves once the race server has received a write (polled with a deadline). */
+async function received(dir: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(join(dir, 'received.jsonl'))) {
+    if (Date.now() > deadline) throw new Error(`the server received no write within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 3));
+  }
+}
 
 describe('cancel of a run whose driver died with a write in flight', () => {
   it('looks back, records the write, and ends the run cancelled', async () => {
@@ -26,6 +36,8 @@ describe('cancel of a run whose driver died with a write in flight', () => {
       const approving = spawnCli(['approve', runId, '--expect', suspension.pending.id, '--db', w.db], opts);
       const gone = new Promise((r) => approving.on('exit', r));
       await until(store, runId, inFlight);
+      // Killed while the server holds the write: it executes, and only a look-back can record it.
+      await received(w.dir);
       approving.kill('SIGKILL');
       await gone;
       const cancelled = await runCli(['cancel', runId, '--json', '--db', w.db], opts);

@@ -53,10 +53,10 @@ describe('flows per tenant', () => {
     // The shared flow is untouched for everyone else.
     expect(await versionRun(SEC.operator, 'site-builder')).toBe('1');
     expect((await listed(SEC.acmeViewer)).map((f) => [f.flowId, f.version, f.tenant])).toEqual([
-      ['site-builder', '7', 'acme'],
+      ['site-builder', 7, 'acme'],
     ]);
     expect((await listed(SEC.viewer)).map((f) => [f.flowId, f.version, f.tenant])).toEqual([
-      ['site-builder', '1', undefined],
+      ['site-builder', 1, undefined],
     ]);
   });
 

@@ -1,4 +1,6 @@
 import type { FlowInput } from '../domain/flow.js';
+import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
+import { RuntimeInputError } from './errors.js';
 import type { FlowRef } from './toolbox.js';
 
 /** True for a loaded flow (`loadFlow`'s result or `{flow, dir}`), false for a plain flow object. */
@@ -24,4 +26,13 @@ export function leaseFromEnv(): number {
   const raw = process.env.AGENT_RUNTIME_LEASE_MS;
   const value = raw === undefined ? NaN : Number(raw);
   return Number.isFinite(value) && value > 0 ? value : 15_000;
+}
+
+/** The bound of traced tool results: the option, else the env, else 16 KiB; a bad value is bad input. */
+export function traceResultBytes(option: number | undefined): number {
+  try {
+    return option === undefined ? resultBytesFromEnv() : checkResultBytes(option, 'traceResultBytes');
+  } catch (error) {
+    throw new RuntimeInputError((error as Error).message, { cause: error });
+  }
 }

@@ -12,7 +12,7 @@ import { drive } from './driver.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from './errors.js';
 import { EventHub } from './event-hub.js';
 import { EventPoller } from './event-poller.js';
-import { RunSession, type EventSink } from './session.js';
+import { RunSession } from './session.js';
 import { summarize, type RunSummary } from './summary.js';
 import type { FlowRef, Toolbox } from './toolbox.js';
 import { refuseToolNameConflicts } from './tool-names.js';
@@ -20,64 +20,16 @@ import { applyResponse, type PersonResponse } from './respond.js';
 import { followEvents } from './follow.js';
 import { newRun, newRunId } from './new-run.js';
 import { delegateService, existingChild, respondThroughChild } from './delegation.js';
-import { noopTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import { noopTelemetry } from '../telemetry/telemetry.js';
 import type { ModelDeltaEvent } from './live.js';
 import { RunObservers, type SegmentReason } from './observe.js';
-import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
 import { checkExpected, waitingFor } from './pending-id.js';
 import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cancel.js';
-import { conflictMessage, isFlowRef, leaseFromEnv } from './runtime-helpers.js';
+import { conflictMessage, isFlowRef, leaseFromEnv, traceResultBytes } from './runtime-helpers.js';
+import type { RespondOptions, RuntimeOptions, StartOptions } from './runtime-options.js';
 import { applyRetry, checkRetryable, reopenFailedNode } from './retry.js';
 
-/** Options of `createRuntime` (SPEC §14). */
-export interface RuntimeOptions {
-  /** The store, or a promise of it (opened lazily by `createRuntime`). */
-  store: Store | Promise<Store>;
-  toolbox: Toolbox;
-  logger?: Logger;
-  /** Lease length in ms (default env AGENT_RUNTIME_LEASE_MS, else 15000). */
-  leaseMs?: number;
-  /** Receives every committed event of runs this runtime drives (e.g. `--trace FILE`). */
-  onEvent?: EventSink;
-  /** Resolves `<provider>:<model id>` strings other than `scripted:`. */
-  providers?: (provider: string, modelId: string) => ModelClient;
-  /**
-   * Queue mode (SPEC §13): `start` and approve/reject/answer of a top-level run persist it with its
-   * lease released and hand its id here instead of driving it; a worker then drives it with `drive`.
-   * Child runs are always driven by their parent's driver.
-   */
-  enqueue?: (runId: string) => Promise<void>;
-  /** OpenTelemetry traces and metrics (default: none, docs/observability.md); a function is called on first use. */
-  telemetry?: Telemetry | (() => Promise<Telemetry>);
-  /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: none). */
-  traceResultBytes?: number;
-}
-
-/** Options of `start`. */
-export interface StartOptions {
-  input?: unknown;
-  model?: ModelSpec;
-  tenant?: string | null;
-  parentRunId?: string;
-  /** For a child run: the parent's delegate call (so a repeated call after a crash finds it). */
-  parentCallId?: string;
-  /** Called once the new run is persisted, before driving starts (lets a server answer at once). */
-  onAccepted?: (summary: RunSummary) => void;
-}
-
-/** A decision or answer from a person, with who gave it. */
-export interface RespondOptions {
-  comment?: string | null;
-  who?: string | null;
-  model?: ModelSpec;
-  /**
-   * The id of the pending item this response is for (the summary's `suspension.pending.id`): the
-   * response is refused (RunConflictError, nothing changed) when the run waits for another item.
-   */
-  expect?: string;
-  /** Called once the response is persisted, before driving continues (lets a server answer at once). */
-  onAccepted?: (summary: RunSummary) => void;
-}
+export type { RuntimeOptions, StartOptions, RespondOptions } from './runtime-options.js';
 
 /** The embedded runtime: starts runs and continues them after a person responds or a crash. */
 export class Runtime {
@@ -493,14 +445,5 @@ export class Runtime {
     if (local) return local;
     if (record.model) return this.model(record.model, record.flow as Flow);
     throw new RuntimeInputError(`run ${record.runId} was started with a model object; pass the model to continue it`);
-  }
-}
-
-/** The bound of traced tool results: the option, else the env, else 16 KiB; a bad value is bad input. */
-function traceResultBytes(option: number | undefined): number {
-  try {
-    return option === undefined ? resultBytesFromEnv() : checkResultBytes(option, 'traceResultBytes');
-  } catch (error) {
-    throw new RuntimeInputError((error as Error).message, { cause: error });
   }
 }

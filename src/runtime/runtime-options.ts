@@ -1,0 +1,58 @@
+import type { Logger } from '../log/logger.js';
+import type { ModelClient } from '../model/model.js';
+import type { ModelSpec } from '../model/resolve.js';
+import type { Store } from '../store/store.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
+import type { EventSink } from './session.js';
+import type { RunSummary } from './summary.js';
+import type { Toolbox } from './toolbox.js';
+
+/** Options of `createRuntime` (SPEC §14). */
+export interface RuntimeOptions {
+  /** The store, or a promise of it (opened lazily by `createRuntime`). */
+  store: Store | Promise<Store>;
+  toolbox: Toolbox;
+  logger?: Logger;
+  /** Lease length in ms (default env AGENT_RUNTIME_LEASE_MS, else 15000). */
+  leaseMs?: number;
+  /** Receives every committed event of runs this runtime drives (e.g. `--trace FILE`). */
+  onEvent?: EventSink;
+  /** Resolves `<provider>:<model id>` strings other than `scripted:`. */
+  providers?: (provider: string, modelId: string) => ModelClient;
+  /**
+   * Queue mode (SPEC §13): `start` and approve/reject/answer of a top-level run persist it with its
+   * lease released and hand its id here instead of driving it; a worker then drives it with `drive`.
+   * Child runs are always driven by their parent's driver.
+   */
+  enqueue?: (runId: string) => Promise<void>;
+  /** OpenTelemetry traces and metrics (default: none, docs/observability.md); a function is called on first use. */
+  telemetry?: Telemetry | (() => Promise<Telemetry>);
+  /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: none). */
+  traceResultBytes?: number;
+}
+
+/** Options of `start`. */
+export interface StartOptions {
+  input?: unknown;
+  model?: ModelSpec;
+  tenant?: string | null;
+  parentRunId?: string;
+  /** For a child run: the parent's delegate call (so a repeated call after a crash finds it). */
+  parentCallId?: string;
+  /** Called once the new run is persisted, before driving starts (lets a server answer at once). */
+  onAccepted?: (summary: RunSummary) => void;
+}
+
+/** A decision or answer from a person, with who gave it. */
+export interface RespondOptions {
+  comment?: string | null;
+  who?: string | null;
+  model?: ModelSpec;
+  /**
+   * The id of the pending item this response is for (the summary's `suspension.pending.id`): the
+   * response is refused (RunConflictError, nothing changed) when the run waits for another item.
+   */
+  expect?: string;
+  /** Called once the response is persisted, before driving continues (lets a server answer at once). */
+  onAccepted?: (summary: RunSummary) => void;
+}

@@ -1,5 +1,5 @@
 /**
- * The public API of g2rain-agent-runtime (SPEC §14). Every export here is public; heavy adapters
+ * The public API of g2rain-agent-runtime (README.md). Every export here is public; heavy adapters
  * live behind subpath exports.
  */
 import './node-guard.js';

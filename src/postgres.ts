@@ -1,5 +1,5 @@
 /**
- * `g2rain-agent-runtime/postgres`: the PostgreSQL store and the multi-worker queue (SPEC §13). Kept
+ * `g2rain-agent-runtime/postgres`: the PostgreSQL store and the multi-worker queue (docs/scale-out.md). Kept
  * out of the main entry so that `pg` and `pg-boss` load only for those who use them. Every export
  * here is public API; named exports only.
  */

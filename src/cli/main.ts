@@ -28,7 +28,7 @@ const COMMANDS: Record<string, Command> = {
   init: async (argv) => (await import('./init.js')).init(argv),
 };
 
-/** Runs the CLI with `argv` (without node and script) and returns the exit code (SPEC §10). */
+/** Runs the CLI with `argv` (without node and script) and returns the exit code (docs/cli.md). */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {

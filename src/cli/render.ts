@@ -139,7 +139,7 @@ export function runsTable(list: readonly RunSummary[]): string {
   return table(['RUN_ID', 'STATUS', 'FLOW', 'UPDATED', 'PARENT'], rows);
 }
 
-/** The exit code for a run's status (SPEC §10). */
+/** The exit code for a run's status (docs/cli.md). */
 export function exitCodeFor(status: RunSummary['status']): number {
   switch (status) {
     case 'completed':

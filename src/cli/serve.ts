@@ -30,7 +30,7 @@ export const serve: Command = (argv) =>
 
 /**
  * `serve [--host H] [--port P] [--db URL] [--flows DIR [--watch]] [--tokens FILE] [--scripted-models DIR]
- * [--allow-stdio COMMAND]… [--allow-mcp-host HOST]… [--max-streams-per-token N]` (SPEC §10, §12): the HTTP API
+ * [--allow-stdio COMMAND]… [--allow-mcp-host HOST]… [--max-streams-per-token N]` (docs/cli.md; docs/api.md): the HTTP API
  * until SIGINT/SIGTERM, then a graceful shutdown. Prints the URL on stdout, the log on stderr.
  * Exits 2 for bad flags, an unusable token file or flows folder, an address in use, or a
  * non-loopback host without tokens.

@@ -16,7 +16,7 @@ export interface WorkerIo {
 export const worker: Command = (argv) => runWorkerCommand(argv, { stopped: shutdownSignal });
 
 /**
- * `worker --db postgres://… [--concurrency N] [--shutdown-timeout S]` (SPEC §10, §13): takes runnable
+ * `worker --db postgres://… [--concurrency N] [--shutdown-timeout S]` (docs/cli.md; docs/scale-out.md): takes runnable
  * runs of the shared PostgreSQL store from its queue and drives them, until SIGINT/SIGTERM; then stops
  * taking runs and gives the runs it drives up to S seconds (default 10) to reach a suspension or an
  * end — runs still going are taken over by other workers once their lease expires. Lease length: env

@@ -1,7 +1,7 @@
 import type { Locale, Localized } from './locale.js';
 import type { OutcomeName } from './outcome.js';
 
-/** Who produces a code (SPEC §2). Documentation only: producers pick their codes, the loop never reads them. */
+/** Who produces a code (docs/observations.md). Documentation only: producers pick their codes, the loop never reads them. */
 export type Producer =
   | 'invoker'
   | 'response-contract'
@@ -80,7 +80,7 @@ export class RuntimeErrorCode {
     readonly name: RuntimeErrorCodeName,
     readonly no: number,
     readonly producer: Producer,
-    /** The outcome an observation with this code has (SPEC §2 table). */
+    /** The outcome an observation with this code has (docs/observations.md table). */
     readonly outcome: OutcomeName,
     private readonly templates: Localized<string>,
   ) {}

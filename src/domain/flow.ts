@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The flow file format (SPEC §3) as zod schemas. Unknown keys are errors everywhere (`strictObject`).
+ * The flow file format (docs/flows.md) as zod schemas. Unknown keys are errors everywhere (`strictObject`).
  * The JSON Schema published with the package (schema/flow.schema.json) is generated from these, so the
  * descriptions here are what editors show. Cross-field rules (ids exist, expressions parse, …) are
  * checked after parsing by src/flow/semantic.ts.
@@ -61,7 +61,7 @@ export const LimitsSchema = z
         'Cost the run may spend, from `prices` (all nodes, child runs included); reaching it fails the node with BUDGET_EXCEEDED.',
       ),
   })
-  .describe('Loop limits (SPEC §6).');
+  .describe('Loop limits of each node (docs/flows.md, `limits`).');
 
 export const PriceSchema = z
   .strictObject({
@@ -257,7 +257,7 @@ export const FlowSchema = z
       .default([])
       .describe('The first edge (in file order) whose `when` holds is taken.'),
   })
-  .describe('A g2rain-agent-runtime flow (SPEC §3).');
+  .describe('A g2rain-agent-runtime flow (docs/flows.md).');
 
 export type Limits = z.infer<typeof LimitsSchema>;
 export type ProviderConfig = z.infer<typeof ProviderSchema>;

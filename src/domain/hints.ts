@@ -2,7 +2,7 @@ import type { Locale, Localized } from './locale.js';
 import { fill, type ReasonParams } from './error-codes.js';
 
 /**
- * Every text the runtime shows to the model besides the codes' reason templates (SPEC §2, seed §7).
+ * Every text the runtime shows to the model besides the codes' reason templates (docs/observations.md, docs/flows.md).
  * NEXT_* texts say what to do next and always give advice; the other texts only state facts.
  * Templates use `{name}` placeholders, filled by `hint()`.
  */

@@ -14,7 +14,7 @@ export interface ObservationJSON {
 }
 
 /**
- * The result of one tool call as the model sees it (SPEC §2). Built only through the four factories:
+ * The result of one tool call as the model sees it (docs/observations.md). Built only through the four factories:
  * a non-success without an error code or a next step cannot exist, and a code can only be used with
  * the outcome the SPEC table gives it.
  */

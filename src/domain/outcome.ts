@@ -1,5 +1,5 @@
 /**
- * The kind of result a tool call had, decided by whoever produced it (SPEC §2).
+ * The kind of result a tool call had, decided by whoever produced it (docs/observations.md).
  * Whether it advances the node or counts a stall is a property of the value itself,
  * so the loop never has to look at error codes or scenarios.
  */

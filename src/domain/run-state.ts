@@ -1,6 +1,6 @@
 /**
  * The mutable, persistable state of a run that the guards and builtin tools read and change
- * (SPEC §4, §5, §7). Plain JSON data: the store persists it after every step.
+ * (docs/design.md; docs/observations.md; docs/flows.md). Plain JSON data: the store persists it after every step.
  * Evidence and approvals are per run; gated calls, fingerprint counts, stalls and pending writes
  * are per node run.
  */
@@ -18,7 +18,7 @@ export interface EvidenceRecord {
   ts: string;
   nodeId: string;
   callId: string;
-  /** True for a runtime look-back query (SPEC §9). */
+  /** True for a runtime look-back query (docs/durability.md). */
   lookBack?: boolean;
   /** For a look-back that confirmed an interrupted write: the write's fingerprint, counted as its evidence. */
   confirmsFingerprint?: string;
@@ -49,7 +49,7 @@ export interface GatedCall {
   declined?: boolean;
 }
 
-/** A write whose result matched `pending`: accepted, not done yet (SPEC §4 step 4c). */
+/** A write whose result matched `pending`: accepted, not done yet (pipeline step 4c, docs/design.md). */
 export interface PendingWrite {
   tool: string;
   fingerprint: string;
@@ -60,7 +60,7 @@ export interface PendingWrite {
   scope: { args: Record<string, unknown>; result: unknown; key: string };
 }
 
-/** A write marked as sent and not yet known to be done (SPEC §9). */
+/** A write marked as sent and not yet known to be done (docs/durability.md). */
 export interface InFlightWrite {
   fingerprint: string;
   tool: string;

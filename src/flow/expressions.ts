@@ -1,7 +1,7 @@
 import jsonata from 'jsonata';
 
 /**
- * Parses a JSONata expression (SPEC §3/§7: `when`, `path`, `pending`, `verify`, `recover`, response
+ * Parses a JSONata expression (docs/flows.md: `when`, `path`, `pending`, `verify`, `recover`, response
  * paths) and returns what is wrong with it, or undefined when it parses. Only syntax is checked here;
  * evaluation belongs to the runtime.
  */

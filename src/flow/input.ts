@@ -4,7 +4,7 @@ import type { Flow } from '../domain/flow.js';
 import { validateAgainst } from './json-schema.js';
 
 /**
- * The run input (SPEC §3, §10): `--input TEXT` gives `{text: TEXT}`; `--input-json JSON|@file` gives
+ * The run input (docs/flows.md; docs/cli.md): `--input TEXT` gives `{text: TEXT}`; `--input-json JSON|@file` gives
  * structured input. Either is validated against the flow's `input` schema.
  */
 

@@ -45,7 +45,7 @@ export interface FlowInspection {
 }
 
 /**
- * Loads a flow from a YAML/JSON file path or from a flow object (SPEC §3, §14): parses, validates the
+ * Loads a flow from a YAML/JSON file path or from a flow object (docs/flows.md; README.md): parses, validates the
  * structure (unknown keys are errors), applies defaults, then checks the meaning (ids, edges,
  * expressions, templates, tools, delegates, input schema). Throws a `FlowError` listing every problem
  * found; never anything else for bad input.
@@ -191,7 +191,7 @@ export function placer(file: string, locate: Locator): (raw: RawProblem) => Flow
 }
 
 /**
- * Delegate flows (SPEC §5) exist relative to the flow's folder, load without problems (theirs are
+ * Delegate flows (docs/observations.md) exist relative to the flow's folder, load without problems (theirs are
  * reported under their own file), and have distinct ids within one node, since the model names them
  * by id. A flow delegating back to itself or an ancestor is not loaded again.
  */

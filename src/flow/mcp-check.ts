@@ -3,7 +3,7 @@ import { listOf, suggest, type RawProblem } from './problems.js';
 import { toolRefs } from './semantic-tools.js';
 
 /**
- * The server part of `validate` (SPEC §3): with the tool lists of the flow's MCP servers, every tool the
+ * The server part of `validate` (docs/flows.md): with the tool lists of the flow's MCP servers, every tool the
  * flow names exists, no two servers export one model-facing name unless one is aliased, every alias
  * names a tool of its server, and param contracts name parameters the tool has.
  */

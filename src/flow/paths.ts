@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { LoadedFlow } from './load.js';
 
-/** The prefix of the deterministic model (SPEC §8). */
+/** The prefix of the deterministic model (docs/models/README.md). */
 export const SCRIPTED_PREFIX = 'scripted:';
 
 /**
@@ -13,7 +13,7 @@ export function resolveFlowPath(loaded: LoadedFlow, path: string): string {
 }
 
 /**
- * The flow's `model` with a relative `scripted:` file made absolute against the flow's folder (SPEC §3),
+ * The flow's `model` with a relative `scripted:` file made absolute against the flow's folder (docs/flows.md),
  * so that it can be persisted and used from any directory; other models as written; undefined if none.
  */
 export function flowModel(loaded: LoadedFlow): string | undefined {

@@ -5,7 +5,7 @@ import { listOf, suggest, type RawProblem } from './problems.js';
 import { parseTemplateRefs, type TemplateRef } from './templates.js';
 
 /**
- * Checks of the flow's graph (SPEC §3, §7): node ids unique, edges between existing nodes, `when`
+ * Checks of the flow's graph (docs/flows.md): node ids unique, edges between existing nodes, `when`
  * parses, every node reachable from the first one, instruction templates naming outputs of nodes that
  * can run before, and the `input` schema being a valid JSON Schema.
  */

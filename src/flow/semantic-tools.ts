@@ -3,7 +3,7 @@ import { jsonataProblem } from './expressions.js';
 import { jsonSchemaIssues } from './json-schema.js';
 import { listOf, suggest, type PathSegment, type RawProblem } from './problems.js';
 
-/** Names starting with this are the runtime's builtin tools (SPEC §5): visible everywhere, never listed. */
+/** Names starting with this are the runtime's builtin tools (docs/observations.md): visible everywhere, never listed. */
 export const BUILTIN_PREFIX = 'builtin_';
 
 /** How a tool is named in a flow. */
@@ -46,7 +46,7 @@ export function toolRefs(flow: Flow): ToolRef[] {
 }
 
 /**
- * Static checks of the tools a flow names (SPEC §3): builtin names are not listed, policies and `from`
+ * Static checks of the tools a flow names (docs/flows.md): builtin names are not listed, policies and `from`
  * name tools some node can see (or a recover tool, or a tool the host registers), verify tools are
  * visible where their write is, expressions parse, contracts are consistent, schemas are valid, aliases
  * name a declared server. Whether the tools exist at all is the server check's job (validate).

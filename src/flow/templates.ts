@@ -1,5 +1,5 @@
 /**
- * References inside node instructions (SPEC §7): `{{nodes.<id>.outputs}}`, `{{nodes.<id>.outputs.<key>…}}`,
+ * References inside node instructions (docs/flows.md): `{{nodes.<id>.outputs}}`, `{{nodes.<id>.outputs.<key>…}}`,
  * `{{input}}` and `{{input.<field>…}}` (further `.x` segments go into the value; src/graph/templates.ts fills them). White space inside the braces is allowed. Anything else inside
  * `{{ }}` is a problem of the flow, so a typo never reaches the model as literal text.
  */

@@ -24,7 +24,7 @@ export interface FlowValidation {
 }
 
 /**
- * Checks a flow file completely (SPEC §3, §10 `validate`): everything `loadFlow` checks, that a
+ * Checks a flow file completely (docs/flows.md; docs/cli.md `validate`): everything `loadFlow` checks, that a
  * `scripted:` model file exists, and, with `servers`, that every tool the flow names exists on its
  * servers without ambiguity. Never throws for a bad flow; a valid flow has no problems.
  */

@@ -1,7 +1,7 @@
 import jsonata from 'jsonata';
 import type { FlowEdge } from '../domain/flow.js';
 
-/** What an edge's `when` sees about the node just finished (SPEC §7). */
+/** What an edge's `when` sees about the node just finished (docs/flows.md). */
 export interface EdgeScope {
   status: 'completed' | 'failed';
   outputs: Record<string, unknown>;

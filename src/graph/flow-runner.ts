@@ -25,7 +25,7 @@ export interface GraphHost {
 export type GraphExit = 'suspended' | 'completed' | 'failed' | 'stopped';
 
 /**
- * Runs nodes one at a time along edges (SPEC §7) from where the run stands, until the run ends or
+ * Runs nodes one at a time along edges (docs/flows.md) from where the run stands, until the run ends or
  * suspends. The first matching edge in file order wins; no matching edge ends the run with the last
  * node's status.
  */

@@ -1,6 +1,6 @@
 /**
  * Fills `{{nodes.<id>.outputs.<key>}}` and `{{input.<path>}}` in node instructions with earlier
- * outputs and the run input (SPEC §7). Objects are inserted as JSON; an unknown reference is left
+ * outputs and the run input (docs/flows.md). Objects are inserted as JSON; an unknown reference is left
  * as written (validation reports it before a run starts).
  */
 export function renderInstructions(

@@ -17,7 +17,7 @@ export interface SuspendedCall {
   kind: 'APPROVAL' | 'FOLLOW_UP';
   /** The gated call's fingerprint for an approval. */
   fingerprint?: string;
-  /** True for the runtime's own question after an interrupted write (SPEC §9): no tool call behind it. */
+  /** True for the runtime's own question after an interrupted write (docs/durability.md): no tool call behind it. */
   runtimeQuestion?: boolean;
   /** Set when a delegated child run suspended: the person's response goes to that run. */
   childRunId?: string;

@@ -76,7 +76,7 @@ export interface LoopHost {
 }
 
 /**
- * The ReAct loop of one node (SPEC §6). It counts by outcome only and never looks at error codes:
+ * The ReAct loop of one node (docs/design.md). It counts by outcome only and never looks at error codes:
  * stalls skip the rest of the wave and count one, DEFERRED skips without counting, SUCCESS resets.
  * Resumes mid-wave from `host.loop.wave` after a restart.
  */
@@ -102,7 +102,7 @@ export async function runNode(host: LoopHost): Promise<NodeExit> {
 
 /**
  * Counts the suspending call a person has responded to: its tool message and `tool.invoked` now,
- * then the usual counting by outcome (SPEC §6); the loop goes on with the next round.
+ * then the usual counting by outcome (docs/design.md); the loop goes on with the next round.
  */
 async function countResolved(host: LoopHost): Promise<NodeExit | null> {
   const resolved = host.loop.resolved;
@@ -111,7 +111,7 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
   const { call } = resolved;
   const observation = Observation.fromJSON(resolved.observation);
   if (call.runtimeQuestion) {
-    // The answer to the runtime's own question reaches the model as a user message (SPEC §9).
+    // The answer to the runtime's own question reaches the model as a user message (docs/durability.md).
     const answer = (observation.data as { answer?: unknown } | undefined)?.answer;
     host.addMessage({ role: 'user', content: typeof answer === 'string' ? answer : observation.reason });
     await host.checkpoint();
@@ -170,7 +170,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
     return stallAndSkip(host, round);
   }
   // Not checkpointed here: the turn is committed with its first call's result, one commit per step
-  // (SPEC §9). Whatever has an effect outside the run commits it first: a write is marked in flight
+  // (docs/durability.md). Whatever has an effect outside the run commits it first: a write is marked in flight
   // and checkpointed before it is sent, a delegate checkpoints before it starts a child run, and a
   // slow read has it committed while it runs (guards/invoke.ts). A crash before that commit loses
   // only quick reads and builtins without outside effects, and the round is asked again.
@@ -203,7 +203,7 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     }
     traceCall(host, call, round, result);
     if (result.runtimeQuestion) return askAfterRecovery(host, call, round, result.runtimeQuestion);
-    // Not checkpointed here: the graph commits the node's end together with this call (SPEC §9). A
+    // Not checkpointed here: the graph commits the node's end together with this call (docs/durability.md). A
     // crash in between re-runs the builtin if an earlier call of the wave committed its turn, else the
     // round is asked again.
     if (effect?.kind === 'finish' && result.observation.ok) {
@@ -251,7 +251,7 @@ async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | n
 }
 
 /**
- * An interrupted write whose result is unknown (SPEC §9): its FAILED observation counts like any
+ * An interrupted write whose result is unknown (docs/durability.md): its FAILED observation counts like any
  * other, the rest of the wave is skipped, and the run asks the person how to go on.
  */
 async function askAfterRecovery(host: LoopHost, call: ModelToolCall, round: number, question: string): Promise<NodeExit> {

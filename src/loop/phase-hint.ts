@@ -2,7 +2,7 @@ import { hint, list } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 
 /**
- * The phase hint states contract facts only (seed §7.4): nothing when the node has no required
+ * The phase hint states contract facts only (`phase.hint` in docs/trace.md): nothing when the node has no required
  * outputs; otherwise the required keys not written yet, or that all are written. It never infers
  * progress ("query", "write outputs", "you may finish").
  */

@@ -1,7 +1,7 @@
 import type { Locale, Localized } from '../domain/locale.js';
 
 /**
- * The general rules every node's system prompt starts with (seed §7.3). They state how to react to
+ * The general rules every node's system prompt starts with (the node loop in docs/design.md). They state how to react to
  * observations and how writes are confirmed; they never guess task progress.
  */
 const RULES: Localized<string> = {

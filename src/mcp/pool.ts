@@ -24,7 +24,7 @@ export interface McpPoolOptions {
 
 /**
  * Keeps one connection per (flow id + version, server id), shared by every run of that flow version in
- * this process (SPEC §3). Connections start lazily; `close()` closes them all (ending stdio servers).
+ * this process (docs/flows.md). Connections start lazily; `close()` closes them all (ending stdio servers).
  */
 export class McpPool {
   private readonly connections = new Map<string, McpConnection>();

@@ -1,7 +1,7 @@
 import type { McpCallResult } from './types.js';
 
 /**
- * A tool's *result* as the rest of the runtime sees it (SPEC §3): the MCP result's `structuredContent`;
+ * A tool's *result* as the rest of the runtime sees it (docs/flows.md): the MCP result's `structuredContent`;
  * else, when the content is exactly one text block, that text parsed as JSON, or the text itself when it
  * is not JSON; else (no content) null; else (several or non-text blocks) the content blocks as they are.
  */
@@ -21,7 +21,7 @@ function parseOrText(text: string): unknown {
   try {
     return JSON.parse(trimmed) as unknown;
   } catch {
-    // Not JSON: the text itself is the result (SPEC §3), so there is nothing to report.
+    // Not JSON: the text itself is the result (docs/flows.md), so there is nothing to report.
     return text;
   }
 }

@@ -18,7 +18,7 @@ export interface StdioLaunch {
 }
 
 /**
- * How a stdio server is started (SPEC §3): `env` is added to the inherited environment; the working
+ * How a stdio server is started (docs/flows.md): `env` is added to the inherited environment; the working
  * directory is `cwd` resolved against the flow's folder, or the flow's folder itself; `node` means the
  * Node binary running the runtime (`process.execPath`), so the pinned Node runs the server too.
  * `${NAME}` in an `env` value is replaced by the process's variable here, at start, and nowhere else.

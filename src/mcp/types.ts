@@ -22,7 +22,7 @@ export interface McpCallOptions {
   readonly timeoutMs: number;
   /** Aborts the call (run cancelled). */
   readonly signal?: AbortSignal;
-  /** Sent in the request's `_meta`, e.g. `{ idempotencyKey }` (SPEC §9). */
+  /** Sent in the request's `_meta`, e.g. `{ idempotencyKey }` (docs/durability.md). */
   readonly meta?: Readonly<Record<string, unknown>>;
 }
 

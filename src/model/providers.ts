@@ -6,7 +6,7 @@ import type { ModelClient } from './model.js';
 /** An environment to read keys and settings from (default `process.env`). */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** A flow's `providers:` section (SPEC §3). */
+/** A flow's `providers:` section (docs/flows.md). */
 export type FlowProviders = Readonly<Record<string, ProviderConfig>>;
 
 /**
@@ -40,7 +40,7 @@ const OPENAI_URL = 'https://api.openai.com/v1';
 const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
 
 /**
- * Model selection of SPEC §8 on the AI SDK. `openai` and `anthropic` exist without declaration
+ * Model selection (docs/models/README.md) on the AI SDK. `openai` and `anthropic` exist without declaration
  * (OPENAI_API_KEY / ANTHROPIC_API_KEY required; OPENAI_BASE_URL / ANTHROPIC_BASE_URL override the
  * API root, which includes `/v1`). Any other name is an OpenAI-compatible endpoint declared in the
  * flow's `providers:` or by AGENT_RUNTIME_PROVIDER_<NAME>_BASE_URL (and _API_KEY). The returned
@@ -67,7 +67,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
 }
 
 /**
- * How to reach a provider (SPEC §8), or a ModelConfigError saying what is missing. A flow declaration
+ * How to reach a provider (docs/models/README.md), or a ModelConfigError saying what is missing. A flow declaration
  * wins over the built-in `openai` / `anthropic`; for a declared provider AGENT_RUNTIME_PROVIDER_<NAME>_BASE_URL
  * overrides its `baseURL`, and the key is `apiKeyEnv`'s variable, else AGENT_RUNTIME_PROVIDER_<NAME>_API_KEY.
  */

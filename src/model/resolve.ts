@@ -8,14 +8,14 @@ import { createProviderRegistry, type FlowProviders, type ProviderResolver } fro
 /** A model as a caller may give it: a `<provider>:<model id>` string, a ModelClient or an AI SDK language model. */
 export type ModelSpec = string | ModelClient | AiSdkLanguageModel;
 
-/** True for a model object: a ModelClient or an AI SDK language model (SPEC §14), i.e. not a model name. */
+/** True for a model object: a ModelClient or an AI SDK language model (README.md), i.e. not a model name. */
 export function isModelClient(value: unknown): value is ModelClient | AiSdkLanguageModel {
   if (isLanguageModel(value)) return true;
   return typeof value === 'object' && value !== null && typeof (value as ModelClient).call === 'function';
 }
 
 /**
- * Makes a `scripted:` path absolute against `baseDir` (SPEC §10: the run persists its model with the
+ * Makes a `scripted:` path absolute against `baseDir` (docs/cli.md: the run persists its model with the
  * path resolved against the current directory, or the flow's folder for a flow's own `model:`).
  */
 export function absolutizeModel(spec: string, baseDir: string): string {

@@ -17,14 +17,14 @@ const TurnSchema = z.strictObject({
     .optional(),
 });
 
-/** The scripted model's file format (SPEC §8). */
+/** The scripted model's file format (docs/models/README.md). */
 export const ScriptSchema = z.strictObject({ turns: z.array(TurnSchema) });
 
 export type ScriptedTurn = z.input<typeof TurnSchema>;
 export type Script = z.input<typeof ScriptSchema>;
 
 /**
- * A deterministic model for tests and demos (SPEC §8): turn i answers the run's i-th model call,
+ * A deterministic model for tests and demos (docs/models/README.md): turn i answers the run's i-th model call,
  * counted across nodes and process restarts (the count is the run's, so the model is stateless).
  * A turn naming another node, or a call past the last turn, fails the call with a clear message.
  */

@@ -10,7 +10,7 @@ import { loadTelemetry, type TelemetryOptions } from '../telemetry/load.js';
 
 export { Runtime } from './runtime.js';
 
-/** Options of `createRuntime` (SPEC §14; names are binding, options may grow). */
+/** Options of `createRuntime` (README.md; names are binding, options may grow). */
 export interface CreateRuntimeOptions {
   /** `'memory'` (default), `'sqlite:path'`, `'postgres://…'` or a Store. */
   store?: string | Store;
@@ -31,7 +31,7 @@ export interface CreateRuntimeOptions {
   onEvent?: EventSink;
   /** Resolves provider model names other than `scripted:`. */
   providers?: (provider: string, modelId: string) => ModelClient;
-  /** Queue mode (SPEC §13): hand runnable runs to a queue (e.g. `RunQueue.enqueue` of `./postgres`) instead of driving them. */
+  /** Queue mode (docs/scale-out.md): hand runnable runs to a queue (e.g. `RunQueue.enqueue` of `./postgres`) instead of driving them. */
   enqueue?: (runId: string) => Promise<void>;
   /**
    * OpenTelemetry: the application's tracer/meter providers; default: the standard OTEL_* variables

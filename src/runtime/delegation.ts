@@ -26,7 +26,7 @@ export type StartChild = (
 export type ExistingChild = (parentRunId: string, parentCallId: string) => Promise<RunSummary | null>;
 
 /**
- * builtin_node_delegate's service (SPEC §5): the flows a node may delegate to are its `delegates`
+ * builtin_node_delegate's service (docs/observations.md): the flows a node may delegate to are its `delegates`
  * files (relative to the parent flow's folder), named by their `id`; a child run gets `task` as its
  * input text and the child flow's own model, else the parent's.
  */
@@ -98,7 +98,7 @@ export interface ChildRouting {
 }
 
 /**
- * A parent suspended by a delegated child: the person's response goes to the child (SPEC §5).
+ * A parent suspended by a delegated child: the person's response goes to the child (docs/observations.md).
  * When the child waits again, the parent keeps waiting with the child's new pending item (that
  * summary is returned); when the child ends, its result becomes the delegate call's observation
  * (left for the loop to count) and null is returned.

@@ -24,7 +24,7 @@ export interface DriveContext {
 
 /**
  * Drives a run from where its session stands until it ends or suspends, holding and renewing its
- * lease (SPEC §9) so that every other driver backs off meanwhile.
+ * lease (docs/durability.md) so that every other driver backs off meanwhile.
  */
 export async function drive(session: RunSession, ref: FlowRef, model: ModelClient, ctx: DriveContext): Promise<GraphExit> {
   session.lease = { owner: ctx.owner, ms: ctx.leaseMs };
@@ -79,7 +79,7 @@ async function runOneNode(session: RunSession, ref: FlowRef, node: FlowNode, mod
   return runNode(host);
 }
 
-/** Traces a runtime look-back as its own `tool.invoked` (SPEC §9: a real read with `lookBack: true`). */
+/** Traces a runtime look-back as its own `tool.invoked` (docs/durability.md: a real read with `lookBack: true`). */
 function traceLookBack(session: RunSession, nodeId: string, locale: Locale, event: LookBackEvent): void {
   const obs = event.observation;
   session.emit({

@@ -29,7 +29,7 @@ export function newRunId(): string {
 /**
  * The row and first events of a run that is created already started — `run.started`, its first
  * node started — so that one commit creates it and a crash right after leaves a run `resume` can
- * continue (SPEC §9).
+ * continue (docs/durability.md).
  */
 export function newRun(runId: string, spec: NewRunInput): { run: NewRun; events: StoredEvent[] } {
   const { flow, input } = spec;

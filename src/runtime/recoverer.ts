@@ -8,7 +8,7 @@ export interface Recoverer {
 }
 
 /**
- * Resumes, now and every `intervalMs`, each `running` run whose lease has expired (SPEC §9: a run
+ * Resumes, now and every `intervalMs`, each `running` run whose lease has expired (docs/durability.md: a run
  * whose lease expired while running was left by a dead process). Used by `serve`; a live lease
  * makes the resume back off with a conflict, which is expected and ignored.
  */

@@ -9,7 +9,7 @@ import { lookBack } from '../tools/guards/look-back.js';
 import type { CallContext } from '../tools/pipeline.js';
 
 /**
- * Crash recovery of a write that was in flight when its driver died (SPEC §9). The interrupted call
+ * Crash recovery of a write that was in flight when its driver died (docs/durability.md). The interrupted call
  * is never re-sent blindly:
  * - `idempotent: true` → re-sent through the pipeline with the same idempotency key (its approval,
  *   not yet consumed, lets exactly that call through once more; the server deduplicates);

@@ -10,7 +10,7 @@ export type PersonResponse =
   | { kind: 'FOLLOW_UP'; answer: string; who: string | null };
 
 /**
- * Applies a person's response to the suspending call (SPEC §5, §6): records the approval or the
+ * Applies a person's response to the suspending call (docs/observations.md; docs/design.md): records the approval or the
  * answer, traces `run.resumed`, and leaves the call's final observation for the loop to count.
  * The caller has checked that the run waits for exactly this kind of input.
  */

@@ -7,7 +7,7 @@ import type { EventSink } from './session.js';
 import type { RunSummary } from './summary.js';
 import type { Toolbox } from './toolbox.js';
 
-/** Options of `createRuntime` (SPEC §14). */
+/** Options of `createRuntime` (README.md). */
 export interface RuntimeOptions {
   /** The store, or a promise of it (opened lazily by `createRuntime`). */
   store: Store | Promise<Store>;
@@ -20,7 +20,7 @@ export interface RuntimeOptions {
   /** Resolves `<provider>:<model id>` strings other than `scripted:`. */
   providers?: (provider: string, modelId: string) => ModelClient;
   /**
-   * Queue mode (SPEC §13): `start` and approve/reject/answer of a top-level run persist it with its
+   * Queue mode (docs/scale-out.md): `start` and approve/reject/answer of a top-level run persist it with its
    * lease released and hand its id here instead of driving it; a worker then drives it with `drive`.
    * Child runs are always driven by their parent's driver.
    */

@@ -163,7 +163,7 @@ export class Runtime {
   }
 
   /**
-   * Drives a `running` run that no live lease holds (a queue worker's entry point, SPEC §13): a run
+   * Drives a `running` run that no live lease holds (a queue worker's entry point, docs/scale-out.md): a run
    * handed off in queue mode continues where it stands; one whose driver died (lease expired) is
    * taken over like `resume` (`run.resumed` RECOVERY first). Throws RunConflictError when the run is
    * not running, a live lease holds it, or this runtime already drives it.
@@ -404,7 +404,7 @@ export class Runtime {
   }
 
   private async session(record: RunRecord, reason: SegmentReason): Promise<RunSession> {
-    // A child run's events are its own trace: they do not reach the parent's `--trace` sink (SPEC §5).
+    // A child run's events are its own trace: they do not reach the parent's `--trace` sink (docs/observations.md).
     const sinks = this.options.onEvent && record.parentRunId === null ? [this.options.onEvent] : [];
     const { segment, sink } = await this.observers.open(await this.db(), record, reason);
     const session = await RunSession.open(await this.db(), this.hub, record, sink ? [...sinks, sink] : sinks);

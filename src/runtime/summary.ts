@@ -1,7 +1,7 @@
 import type { RunRecord, RunStatus, Usage } from '../store/store.js';
 import type { PendingItem } from '../trace/events.js';
 
-/** The run summary of SPEC §14, printed by `--json` and answered by the HTTP API. */
+/** The run summary (docs/api.md), printed by `--json` and answered by the HTTP API. */
 export interface RunSummary {
   runId: string;
   status: RunStatus;

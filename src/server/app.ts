@@ -44,7 +44,7 @@ export interface ServerOptions {
   shutdownGraceMs?: number;
 }
 
-/** The HTTP API of SPEC §12 as a Hono app, with listening and graceful shutdown. */
+/** The HTTP API of docs/api.md as a Hono app, with listening and graceful shutdown. */
 export interface ApiServer {
   /** The Hono app (its `fetch` serves requests; `request()` is handy in tests). */
   readonly app: OpenAPIHono<AppEnv>;
@@ -62,7 +62,7 @@ export interface ApiServer {
   close(): Promise<number>;
 }
 
-/** Creates the API server (SPEC §12): routes, auth, OpenAPI document, background runs. */
+/** Creates the API server (docs/api.md): routes, auth, OpenAPI document, background runs. */
 export function createServer(options: ServerOptions): ApiServer {
   const logger = options.logger ?? createStderrLogger();
   const tokens = options.tokens && options.tokens.length > 0 ? options.tokens : null;

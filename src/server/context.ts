@@ -40,7 +40,7 @@ export interface ServerDeps {
 export const ANONYMOUS: Principal = { name: 'anonymous', role: 'admin', tenant: null };
 
 /**
- * Bearer-token authentication (SPEC §12): sets the request's principal, or answers 401. With no
+ * Bearer-token authentication (docs/api.md): sets the request's principal, or answers 401. With no
  * tokens configured every request is the anonymous admin.
  */
 export function authenticate(tokens: readonly TokenEntry[] | null): MiddlewareHandler<AppEnv> {

@@ -13,7 +13,7 @@ const runEvents = createRoute({
   tags: ['runs'],
   summary: "The run's trace events as Server-Sent Events, replayed then live",
   description:
-    "Each SSE message is one trace event (SPEC §11) as JSON in `data`, with `id` = the event's `seq`. " +
+    "Each SSE message is one trace event (docs/trace.md) as JSON in `data`, with `id` = the event's `seq`. " +
     'Replays the events after `Last-Event-ID` (or `?after=`), then streams new ones as they are committed, with a ' +
     '`: keep-alive` comment line between them, and closes after `run.completed`, `run.failed` or `run.cancelled`. ' +
     'A suspended run keeps the stream open. Send the same `Authorization` header (read it with fetch streaming). ' +
@@ -50,7 +50,7 @@ function claimStream(deps: ServerDeps, token: string): () => void {
   };
 }
 
-/** Registers `GET /v1/runs/{id}/events` (SPEC §12). */
+/** Registers `GET /v1/runs/{id}/events` (docs/api.md). */
 export function registerEventRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
   app.openapi(runEvents, async (c) => {
     const { id } = c.req.valid('param');

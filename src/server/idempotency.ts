@@ -26,7 +26,7 @@ interface Entry {
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * The `Idempotency-Key` memory of one server process (SPEC §9, §12): the first successful (2xx)
+ * The `Idempotency-Key` memory of one server process (docs/durability.md; docs/api.md): the first successful (2xx)
  * response to a key is replayed for every later request with the same key, caller and route; a
  * request arriving while the first is in progress waits for it. Error responses are not remembered:
  * an error changed nothing, so a retry simply runs again. The map is bounded (oldest forgotten first)

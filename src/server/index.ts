@@ -1,5 +1,5 @@
 /**
- * The HTTP API (SPEC §12): `createServer` with its flow registry and token configuration. Planned as
+ * The HTTP API (docs/api.md): `createServer` with its flow registry and token configuration. Planned as
  * the package's `./server` subpath export.
  */
 import '../node-guard.js';

@@ -21,7 +21,7 @@ export interface Listening {
   stopAccepting(): Promise<void>;
 }
 
-/** Listening without tokens on a non-loopback address: refused (SPEC §12). */
+/** Listening without tokens on a non-loopback address: refused (docs/api.md). */
 export class UnsafeListenError extends Error {
   override readonly name = 'UnsafeListenError';
 }

@@ -102,7 +102,7 @@ const cancel = createRoute({
   responses: { 200: json(RunSummarySchema, 'The cancelled run.'), ...errors(401, 403, 404, 409) },
 });
 
-/** Registers the run routes of SPEC §12 (the events stream lives in events.ts). */
+/** Registers the run routes of docs/api.md (the events stream lives in events.ts). */
 export function registerRunRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
   app.openapi(startRun, async (c) => {
     const body = c.req.valid('json');

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 
 /**
- * The request and response schemas of the HTTP API (SPEC §12). The same zod schemas validate the
+ * The request and response schemas of the HTTP API (docs/api.md). The same zod schemas validate the
  * requests and generate `/v1/openapi.json`, so the document cannot drift from what the server checks.
  */
 
@@ -56,7 +56,7 @@ const Pending = z
     description: 'A gated write waiting for approval, or a question waiting for an answer.',
   });
 
-/** The run summary of SPEC §14. */
+/** The run summary (docs/api.md), as `runtime.status()` returns it. */
 export const RunSummarySchema = z
   .object({
     runId: z.string().openapi({ example: 'run_3f2a9c0d1b7e4a6f8c21' }),
@@ -76,7 +76,7 @@ export const RunSummarySchema = z
   })
   .openapi('RunSummary');
 
-/** A trace event of SPEC §11 (the fields beyond the common ones depend on `type`). */
+/** A trace event of docs/trace.md (the fields beyond the common ones depend on `type`). */
 export const TraceEventSchema = z
   .looseObject({
     seq: z.number().int(),

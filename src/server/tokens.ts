@@ -52,7 +52,7 @@ export function hashToken(token: string): Buffer {
 }
 
 /**
- * Validates a token list (`[{token | tokenSha256, role, tenant?, name}]`, SPEC §12) and keeps only hashes:
+ * Validates a token list (`[{token | tokenSha256, role, tenant?, name}]`, docs/api.md) and keeps only hashes:
  * plain tokens are hashed here and dropped. Throws TokenConfigError naming `source` and each problem;
  * an empty list and a token configured twice are errors.
  */

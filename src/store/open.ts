@@ -10,7 +10,7 @@ export const DEFAULT_DB_URL = 'sqlite:.agent-runtime/runtime.db';
 export interface OpenStoreOptions {
   /** The folder relative `sqlite:` paths resolve against. Default `process.cwd()`. */
   cwd?: string;
-  /** SQLite durability (SPEC §9, `--durability strict`). Default `normal`. */
+  /** SQLite durability (docs/durability.md, `--durability strict`). Default `normal`. */
   durability?: Durability;
   /** SQLite busy timeout, ms. */
   busyTimeoutMs?: number;
@@ -46,7 +46,7 @@ export function parseStoreUrl(url: string, cwd: string = process.cwd()): StoreLo
 }
 
 /**
- * The store URL a command uses (SPEC §10): the `--db` value, else env `AGENT_RUNTIME_DB`, else
+ * The store URL a command uses (docs/cli.md): the `--db` value, else env `AGENT_RUNTIME_DB`, else
  * `sqlite:.agent-runtime/runtime.db` under `cwd`. Empty values count as absent. The default comes back
  * with an absolute path, so it does not move if the process changes directory.
  */

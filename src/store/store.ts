@@ -1,6 +1,6 @@
 import type { EvidenceRecord } from '../domain/run-state.js';
 
-/** The status of a run (SPEC §9). */
+/** The status of a run (docs/durability.md). */
 export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';
 
 /** Token usage summed over a run; the prompt-cache counts are present only when a provider reported some. */
@@ -13,7 +13,7 @@ export interface Usage {
 }
 
 /**
- * A persisted trace event (SPEC §11): `seq` per run, increasing from 1. The writer numbers events; a
+ * A persisted trace event (docs/trace.md): `seq` per run, increasing from 1. The writer numbers events; a
  * commit's events must be above the run's `lastSeq` and increasing. Stored as JSON: fields that are
  * `undefined` are dropped.
  */
@@ -157,7 +157,7 @@ export class StoreError extends Error {
 }
 
 /**
- * Durable storage of runs (SPEC §9). Every implementation passes the same contract suite
+ * Durable storage of runs (docs/durability.md). Every implementation passes the same contract suite
  * (test/store/store.contract.ts). A commit is atomic: the patch and every appended row land together
  * or not at all, and only if the run is still at the expected version. Values are stored as JSON, and
  * returned objects are the caller's own: mutating them (or what was passed in) never changes the store.

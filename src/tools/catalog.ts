@@ -31,7 +31,7 @@ export interface CatalogInput {
 }
 
 /**
- * The catalog of one node (SPEC §4 step 1, §5): the node's declared tools plus the builtins visible
+ * The catalog of one node (pipeline step 1, docs/design.md; docs/observations.md): the node's declared tools plus the builtins visible
  * there (all of them, except builtin_node_delegate where the node has no `delegates`).
  */
 export function buildCatalog(input: CatalogInput): Catalog {

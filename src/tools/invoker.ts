@@ -27,8 +27,8 @@ export interface ToolInvokerOptions {
 }
 
 /**
- * Calls real tools (MCP and local) and turns every outcome into an Observation (SPEC §4 step 6). It never
- * throws for a tool's failure: SUCCESS carries the tool's result (SPEC §3), failures are FAILED with the
+ * Calls real tools (MCP and local) and turns every outcome into an Observation (pipeline step 6, docs/design.md). It never
+ * throws for a tool's failure: SUCCESS carries the tool's result (docs/flows.md), failures are FAILED with the
  * code ToolErrors assigns. It throws only for wiring bugs (a builtin or an unknown tool or server). It does
  * not log; the pipeline does.
  */

@@ -1,6 +1,6 @@
 /**
  * Value matching shared by the param contract, the output validator and the follow-up checks
- * (SPEC §4 step 3). One normalisation, used on both sides of every comparison:
+ * (pipeline step 3, docs/design.md). One normalisation, used on both sides of every comparison:
  *
  * - Unicode NFKC (full-width letters, digits and spaces fold to their half-width forms),
  * - lower case,
@@ -103,7 +103,7 @@ function subTrees(tree: unknown): unknown[] {
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
 
 /**
- * True when the user said `value` in one of `texts` (SPEC §4 step 3, `source: user`): a normalised
+ * True when the user said `value` in one of `texts` (pipeline step 3, docs/design.md, `source: user`): a normalised
  * text match. A number (or a numeric string) matches only where its digits stand with no digit or
  * decimal point right before or after (`10` is not found in `100` or `10.5`). An object or array
  * matches when every scalar leaf does.
@@ -134,7 +134,7 @@ function containsNumber(haystack: string, digits: string): boolean {
 }
 
 /**
- * True when `question` only repeats what the user said (SPEC §5 follow-up echo): the question,
+ * True when `question` only repeats what the user said (docs/observations.md follow-up echo): the question,
  * normalised and without punctuation, is non-empty and contained in one of `texts` normalised the same way.
  */
 export function echoes(question: string, texts: readonly string[]): boolean {

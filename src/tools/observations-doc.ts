@@ -36,18 +36,18 @@ const EXTERNAL: readonly ProducedCase[] = [
   { producer: 'recovery', case: 'after a crash, an interrupted write’s effect cannot be determined (no `recover`, or the look-back failed)', code: 'WRITE_RESULT_UNKNOWN', next: 'NEXT_WRITE_RESULT_UNKNOWN' },
 ];
 
-/** Where the SPEC is silent, what the pipeline does (SPEC §0: write down the choice). */
+/** Choices the pipeline makes that the rest of the docs do not spell out, written down. */
 const CHOICES = [
-  '## Choices where the SPEC is silent',
+  '## Choices the pipeline makes',
   '',
   '- An empty (blank) argument string means `{}`: some OpenAI-compatible providers send it for tools without parameters.',
   '- Missing required fields are reported all at once (`缺少必填参数 [spaceId、name]`) and before any other schema violation;',
   '  of the other violations the most specific (deepest field) is reported. A tool schema Ajv cannot compile is logged',
   '  and not enforced (the server still validates). `$schema` 2020-12 / 2019-09 select Ajv 2020 / 2019, else draft-07.',
   '- `enum` in a param contract is exact JSON equality (the value is sent to the tool as is); `source: evidence` and',
-  '  `source: user` use the normalised matching of SPEC §4 step 3; objects deep-match with leaves compared as scalars.',
+  '  `source: user` use the normalised matching of step 3 of the pipeline in [design](design.md#the-path-of-a-tool-call); objects deep-match with leaves compared as scalars.',
   '- `source: evidence` without `from` accepts the SUCCESS evidence of any tool; look-back evidence counts.',
-  '- Builtin tools are counted by the fingerprint step like any other call (SPEC §4 step 5 exempts only approved writes',
+  '- Builtin tools are counted by the fingerprint step like any other call (step 5 of the pipeline in [design](design.md#the-path-of-a-tool-call) exempts only approved writes',
   '  and verify calls of a pending write): a third identical rejected `builtin_output_set` trips.',
   '- builtin_node_approval naming a tool the flow does not have while a gated call waits is APPROVAL_TOOL_MISMATCH',
   '  (the next step names the gated tool); naming a known read tool is APPROVAL_NOT_GATED. An approval already granted',
@@ -64,7 +64,7 @@ const CHOICES = [
   '',
 ];
 
-/** Every declared producer case, in pipeline order (SPEC §4), then the builtins (SPEC §5), then the rest. */
+/** Every declared producer case, in pipeline order (docs/design.md), then the builtins (docs/observations.md), then the rest. */
 export function producedCases(): ProducedCase[] {
   return [
     ...CATALOG_PRODUCES,
@@ -101,7 +101,7 @@ export function renderObservationsDoc(): string {
     '     declarations beside each guard and builtin. Do not edit by hand: test/tools/pipeline.observations-doc.test.ts',
     '     fails when this file drifts from the code. -->',
     '',
-    'Every tool call ends in one observation, classified by whoever produced it (SPEC §2, §4). The loop only',
+    'Every tool call ends in one observation, classified by whoever produced it ([design](design.md#the-path-of-a-tool-call)). The loop only',
     'counts by outcome:',
     '',
     '| outcome | advances (resets stalls) | stalls (counts one) |',

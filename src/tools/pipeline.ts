@@ -22,7 +22,7 @@ export interface ToolCall {
   readonly rawArgs: string;
 }
 
-/** The pending item of an approval suspension (SPEC §5 builtin_node_approval). */
+/** The pending item of an approval suspension (docs/observations.md builtin_node_approval). */
 export interface ApprovalPending {
   tool: string;
   args: Record<string, unknown>;
@@ -43,7 +43,7 @@ export interface FollowUpPending {
   id?: string;
 }
 
-/** A request to wait for a person (SPEC §5). */
+/** A request to wait for a person (docs/observations.md). */
 export type SuspensionRequest =
   | { kind: 'APPROVAL'; pending: ApprovalPending; fingerprint: string }
   | { kind: 'FOLLOW_UP'; pending: FollowUpPending };
@@ -79,7 +79,7 @@ export interface PipelineLogger {
   error(message: string, fields?: Readonly<Record<string, unknown>>): void;
 }
 
-/** A runtime look-back of an interrupted write (SPEC §4 step 6, §9), for the trace (`lookBack: true`). */
+/** A runtime look-back of an interrupted write (pipeline step 6, docs/design.md; docs/durability.md), for the trace (`lookBack: true`). */
 export interface LookBackEvent {
   /** The interrupted write's call id and tool. */
   callId: string;
@@ -93,7 +93,7 @@ export interface LookBackEvent {
   found: boolean;
 }
 
-/** The result of a delegated child run (SPEC §5 builtin_node_delegate). */
+/** The result of a delegated child run (docs/observations.md builtin_node_delegate). */
 export type DelegateResult =
   | { status: 'completed'; childRunId: string; outputs: Record<string, unknown> }
   | { status: 'failed'; childRunId: string; reason: string; message: string }
@@ -111,7 +111,7 @@ export interface DelegateService {
 export interface CallServices {
   /** Real tools (MCP and local) are invoked through this. */
   readonly invoker: ToolInvokerPort;
-  /** Persists the run state now (write-ahead for in-flight writes, SPEC §9). */
+  /** Persists the run state now (write-ahead for in-flight writes, docs/durability.md). */
   /**
    * Persists what is buffered. `beforeEffect`: the commit that precedes an effect outside the run (a
    * write's in-flight mark, a delegate's start); it fails when anything else changed the run meanwhile,
@@ -267,7 +267,7 @@ export interface PipelineOptions {
 export type Pipeline = (ctx: CallContext) => Promise<Observation>;
 
 /**
- * The invocation pipeline of SPEC §4: catalog → ArgPolicy → ParamContract → WriteGate → Fingerprint →
+ * The invocation pipeline of docs/design.md: catalog → ArgPolicy → ParamContract → WriteGate → Fingerprint →
  * invoke, then ResponseContract → WriteGate.after → Evidence on the way back; the first step that
  * produces an observation ends the chain. The log step wraps everything (one `TOOL invoked` line).
  * As an onion the after-steps sit in reverse: Evidence wraps WriteGate, which wraps Fingerprint and

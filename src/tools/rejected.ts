@@ -1,7 +1,7 @@
 import type { RuntimeErrorCode } from '../domain/error-codes.js';
 
 /**
- * Thrown by a builtin tool to reject a call (SPEC §4 step 6): becomes a REJECTED observation with
+ * Thrown by a builtin tool to reject a call (pipeline step 6, docs/design.md): becomes a REJECTED observation with
  * this code, reason and next step. Recognised along an error's `cause` chain, even when wrapped.
  */
 export class ToolRejectedException extends Error {

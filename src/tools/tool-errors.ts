@@ -4,7 +4,7 @@ import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { causeChain, describeError, recognise } from '../mcp/errors.js';
 
-/** The codes the invoker produces (SPEC §2), all FAILED. */
+/** The codes the invoker produces (docs/observations.md), all FAILED. */
 export type InvokerErrorCode = Extract<
   RuntimeErrorCodeName,
   | 'TOOL_TIMEOUT'
@@ -113,7 +113,7 @@ export function observeError(
 }
 
 /**
- * Invoker-level failures (SPEC §2): per code its next step, `observe` building the FAILED observation, and
+ * Invoker-level failures (docs/observations.md): per code its next step, `observe` building the FAILED observation, and
  * `classify` mapping thrown errors to codes.
  */
 export const ToolErrors = Object.freeze({

@@ -24,12 +24,12 @@ export interface ToolDescriptor {
 export interface LocalToolContext {
   /** Aborted when the call times out or the run is cancelled. */
   readonly signal: AbortSignal;
-  /** The idempotency key of a write (SPEC §9), when the call is a write. */
+  /** The idempotency key of a write (docs/durability.md), when the call is a write. */
   readonly idempotencyKey?: string;
 }
 
 /**
- * A tool implemented in the host program (SPEC §14). It goes through the same pipeline as MCP tools.
+ * A tool implemented in the host program (README.md). It goes through the same pipeline as MCP tools.
  * `execute` returns its result, or a promise of it; it may throw or reject for a failure. A promise is
  * timed out and cancelled through `context.signal`; a value returned at once has nothing to wait for.
  */
@@ -62,7 +62,7 @@ export interface DefineZodToolOptions<Schema extends z.ZodType> {
 }
 
 /**
- * Defines a local tool (SPEC §14) from a zod schema, whose type `execute`'s arguments get, or from a JSON
+ * Defines a local tool (README.md) from a zod schema, whose type `execute`'s arguments get, or from a JSON
  * Schema. Throws for an invalid tool name or a schema that is neither (e.g. a zod 3 schema).
  */
 export function defineTool<Schema extends z.ZodType>(

@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../model/model.js';
 
-/** Fields every trace event has (SPEC §11). */
+/** Fields every trace event has (docs/trace.md). */
 export interface EventBase {
   seq: number;
   ts: string;
@@ -22,7 +22,7 @@ export type PendingItem =
     }
   | { question: string; options: string[] | null; id?: string };
 
-/** The payload of each trace event type, without the base fields (SPEC §11). */
+/** The payload of each trace event type, without the base fields (docs/trace.md). */
 export type EventPayload =
   | { type: 'run.started'; flowId: string; flowVersion: string | number; input: unknown; parentRunId?: string }
   | { type: 'node.started'; nodeId: string; maxRounds?: number; maxStalls?: number }
@@ -92,7 +92,7 @@ export type EventPayload =
 /** A complete trace event. */
 export type TraceEvent = EventBase & EventPayload;
 
-/** Every event type, in SPEC §11 order. */
+/** Every event type, in docs/trace.md order. */
 export const EVENT_TYPES = [
   'run.started',
   'node.started',

@@ -36,7 +36,7 @@ export interface RunQueueWorkOptions {
 }
 
 /**
- * The queue of runnable runs (SPEC §13), on pg-boss in the store's database. One job names one run;
+ * The queue of runnable runs (docs/scale-out.md), on pg-boss in the store's database. One job names one run;
  * the queue's `short` policy keys jobs by run id, so a run waits in the queue at most once however
  * often it is enqueued (a job already taken does not block a new one). A job only says "this run may
  * have work": the run's lease in the store decides who drives it, so a duplicate or stale job is

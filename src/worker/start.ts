@@ -46,7 +46,7 @@ export interface WorkerHandle {
 }
 
 /**
- * Starts a worker process's machinery on a PostgreSQL store (SPEC §13): the store, the run queue
+ * Starts a worker process's machinery on a PostgreSQL store (docs/scale-out.md): the store, the run queue
  * (pg-boss, in `<schema>_queue`), a runtime in queue mode and a RunWorker taking runs from the queue.
  */
 export async function startWorker(options: StartWorkerOptions): Promise<WorkerHandle> {

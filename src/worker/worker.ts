@@ -30,7 +30,7 @@ interface Committed {
 }
 
 /**
- * A queue worker (SPEC §13): takes run ids from the queue and drives each run with `Runtime.drive`,
+ * A queue worker (docs/scale-out.md): takes run ids from the queue and drives each run with `Runtime.drive`,
  * which holds and renews the run's lease in the store while it works (the heartbeat), so one run is
  * driven by one worker at a time; a run whose lease is live elsewhere is skipped (its job completes).
  * A sweep every `sweepMs` queues the runs that are `running` while no live lease holds them — handed

@@ -1,16 +1,16 @@
 /**
- * The console's client of the public HTTP API (SPEC §12, docs/api.md). Every request carries the
+ * The console's client of the public HTTP API (docs/api.md). Every request carries the
  * bearer token in the Authorization header; errors become ApiError with the server's `{error: {code, message}}`.
  */
 
-/** Run statuses (SPEC §9). */
+/** Run statuses (docs/durability.md). */
 export const RUN_STATUSES = ['running', 'suspended', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Roles, weakest first. */
 export type Role = 'viewer' | 'operator' | 'admin';
 
-/** A gated write waiting for approval (SPEC §5): `provenance` maps an argument to the evidence id it came from. */
+/** A gated write waiting for approval (docs/observations.md): `provenance` maps an argument to the evidence id it came from. */
 export interface ApprovalPending {
   tool: string;
   args: Record<string, unknown>;
@@ -47,7 +47,7 @@ export interface FollowUpPending {
 export type Pending = ApprovalPending | FollowUpPending;
 export type SuspensionKind = 'APPROVAL' | 'FOLLOW_UP';
 
-/** The run summary of SPEC §14 as `GET /v1/runs/{id}` answers it. */
+/** The run summary (docs/api.md) as `GET /v1/runs/{id}` answers it. */
 export interface RunSummary {
   runId: string;
   status: RunStatus;
@@ -63,7 +63,7 @@ export interface RunSummary {
   updatedAt: string;
 }
 
-/** A trace event (SPEC §11); the fields beyond the common ones depend on `type`. */
+/** A trace event (docs/trace.md); the fields beyond the common ones depend on `type`. */
 export interface TraceEvent {
   seq: number;
   ts: string;

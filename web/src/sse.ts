@@ -1,5 +1,5 @@
 /**
- * Server-Sent Events read with `fetch` streaming (SPEC §12): unlike EventSource, fetch sends the bearer
+ * Server-Sent Events read with `fetch` streaming (docs/api.md): unlike EventSource, fetch sends the bearer
  * token in the Authorization header. Reconnects with `Last-Event-ID` after a dropped connection, so
  * no event is lost or repeated.
  */

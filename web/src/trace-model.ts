@@ -1,5 +1,5 @@
 /**
- * Folds a run's trace events (SPEC §11) into what the run page shows: the nodes with their status
+ * Folds a run's trace events (docs/trace.md) into what the run page shows: the nodes with their status
  * and stall counter, and per node a timeline of rounds (model text, tool calls with their
  * observations) and suspensions with who decided and when. Pure: the same events give the same view.
  */
@@ -88,7 +88,7 @@ export interface NodeView {
   id: string;
   status: NodeStatus;
   items: TimelineItem[];
-  /** Consecutive stalls now (a SUCCESS resets them, SPEC §6) and the limit (null when the trace does not say it). */
+  /** Consecutive stalls now (a SUCCESS resets them, docs/design.md) and the limit (null when the trace does not say it). */
   stalls: number;
   maxStalls: number | null;
   /** The node run's round limit (null for traces written before `node.started` carried it). */
@@ -133,7 +133,7 @@ export function emptyRun(): RunView {
 
 /**
  * Splits an observation message into reason and next step at "。下一步：" (zh-CN) or ". Next: " (en),
- * as SPEC §2 joins them. A success summary has no next step.
+ * as docs/observations.md joins them. A success summary has no next step.
  */
 export function splitMessage(message: string): { reason: string; next: string | null } {
   for (const [marker, end] of [
@@ -366,7 +366,7 @@ function toolInvoked(node: NodeView, round: RoundView, e: TraceEvent): void {
     result: e.result ?? null,
     resultTruncated: e.resultTruncated === true,
   });
-  // SUCCESS advances and resets the consecutive stall count (SPEC §2, §6).
+  // SUCCESS advances and resets the consecutive stall count (docs/observations.md; docs/design.md).
   if (call.outcome === 'SUCCESS') node.stalls = 0;
 }
 

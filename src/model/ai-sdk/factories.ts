@@ -3,7 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4 } from '@ai-sdk/provider';
 
-/** The provider families the runtime knows (SPEC §8). */
+/** The provider families the runtime knows (docs/models/README.md). */
 export type ProviderFamily = 'openai' | 'anthropic' | 'openai-compatible';
 
 /** Everything needed to reach one provider; built by `resolveProviderSettings` (src/model/providers.ts). */

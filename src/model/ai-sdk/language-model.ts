@@ -6,7 +6,7 @@ import type {
 } from '@ai-sdk/provider';
 
 /**
- * An AI SDK language model object (SPEC §14: `model` accepts any): what `openai.chat('gpt-4.1')`,
+ * An AI SDK language model object (README.md: `model` accepts any): what `openai.chat('gpt-4.1')`,
  * `anthropic('claude-…')`, `createOpenAICompatible(…)(id)` or a community provider returns. The
  * current specification is v4 (AI SDK 7); v3 and v2 models are accepted too.
  */

@@ -46,7 +46,7 @@ const UNIQUE_VIOLATION = '23505';
 const FIXED_CACHE_SIZE = 1000;
 
 /**
- * The Store for several processes and machines sharing one PostgreSQL (SPEC §9, §13). A commit is
+ * The Store for several processes and machines sharing one PostgreSQL (docs/durability.md; docs/scale-out.md). A commit is
  * one statement, hence one transaction: the compare-and-set `UPDATE … WHERE version = $n` of the run
  * row, with the appended rows inserted only if it matched — one round trip whose cost does not grow
  * with the run's history. Concurrent commits on one run serialise on its row lock; the loser sees

@@ -1,7 +1,7 @@
 import type { Locale, Localized } from '../../domain/locale.js';
 import type { JsonSchema, ToolDescriptor } from '../tool.js';
 
-/** The names of the builtin tools (SPEC §5). */
+/** The names of the builtin tools (docs/observations.md). */
 export const BUILTIN_NAMES = [
   'builtin_node_finish',
   'builtin_node_fail',
@@ -82,7 +82,7 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
     properties: {
       key: { type: 'string', description: { 'zh-CN': '产出键', en: 'The output key' } },
       value: { type: 'json', description: { 'zh-CN': '产出的值（任意 JSON）', en: 'The value (any JSON)' } },
-      // No schema enum: an unknown type is the validator's OUTPUT_SOURCE_INVALID (SPEC §5), with the accepted ones.
+      // No schema enum: an unknown type is the validator's OUTPUT_SOURCE_INVALID (docs/observations.md), with the accepted ones.
       sourceType: { type: 'string', description: { 'zh-CN': '来源类型：evidence、user、node 或 model', en: 'The source type: evidence, user, node or model' } },
       sourceRef: { type: 'string', description: { 'zh-CN': '来源引用：证据编号或 <节点id>.<键>', en: 'The source reference: an evidence id or <node id>.<key>' } },
     },

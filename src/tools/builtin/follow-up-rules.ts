@@ -1,7 +1,7 @@
 import { normalise } from '../matching.js';
 
 /**
- * The project's word lists for telling a follow-up that verbally confirms a write (SPEC §5
+ * The project's word lists for telling a follow-up that verbally confirms a write (docs/observations.md
  * FOLLOW_UP_UNGROUNDED (a)). Matching is on normalised text (case, width and white space folded), in
  * both languages whatever the flow's locale. Extend them with `createBuiltins({ followUp: { … } })`;
  * the lists are documented in docs/observations.md.

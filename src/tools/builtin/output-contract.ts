@@ -6,7 +6,7 @@ import { userTexts, type OutputValue, type RunState } from '../../domain/run-sta
 import { occursIn, saidByUser, showValue } from '../matching.js';
 import { ToolRejectedException } from '../rejected.js';
 
-/** The source types of SPEC §5. */
+/** The source types an output may cite (docs/flows.md, outputs). */
 export const SOURCE_TYPES = ['evidence', 'user', 'node', 'model'] as const;
 type SourceType = (typeof SOURCE_TYPES)[number];
 
@@ -19,7 +19,7 @@ export interface OutputWrite {
 }
 
 /**
- * Checks a builtin_output_set call against the node's output contracts (SPEC §5). Each rejection is a
+ * Checks a builtin_output_set call against the node's output contracts (docs/observations.md). Each rejection is a
  * ToolRejectedException whose reason names what is wrong and whose next step names what is accepted;
  * for a non-required output the next step adds "也可以不写，直接调用 builtin_node_finish".
  */

@@ -11,7 +11,7 @@ import { mergeFollowUpRules, type FollowUpRules } from './follow-up-rules.js';
 import { failTool, finishTool, outputSetTool } from './node-tools.js';
 
 /**
- * A builtin tool (SPEC §5). It runs in the pipeline's invoke step with the call context; it rejects
+ * A builtin tool (docs/observations.md). It runs in the pipeline's invoke step with the call context; it rejects
  * a call by throwing ToolRejectedException, asks the loop to end the node or suspend the run through
  * `ctx.effect`, and returns its observation otherwise.
  */
@@ -21,7 +21,7 @@ export interface BuiltinTool {
   visible(node: FlowNode): boolean;
   /**
    * True for a builtin with an effect outside the run (a delegation starts a child run): the step so
-   * far is committed before it runs, like a write's in-flight mark (SPEC §9). A failed commit is not
+   * far is committed before it runs, like a write's in-flight mark (docs/durability.md). A failed commit is not
    * the tool's failure: it stops the driver.
    */
   readonly writeAhead?: boolean;
@@ -31,7 +31,7 @@ export interface BuiltinTool {
 /** The builtins of a runtime. */
 export interface BuiltinRegistry {
   get(name: string): BuiltinTool | undefined;
-  /** Descriptors of the builtins visible in `node`, in `locale`, in SPEC §5 order (for the model and the catalog). */
+  /** Descriptors of the builtins visible in `node`, in `locale`, in the order of BUILTIN_NAMES (for the model and the catalog). */
   descriptors(node: FlowNode, locale: Locale): ToolDescriptor[];
 }
 

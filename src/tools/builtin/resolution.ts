@@ -7,7 +7,7 @@ import { logToolCall } from '../guards/log.js';
 import type { FollowUpPending, PipelineLogger } from '../pipeline.js';
 
 /**
- * What the loop calls when a person responds to a suspension (SPEC §5, §6). Each helper changes the
+ * What the loop calls when a person responds to a suspension (docs/observations.md; docs/design.md). Each helper changes the
  * run/node state and returns the final observation of the suspending call (its tool message), and
  * logs its `TOOL invoked` line when a logger is given.
  */

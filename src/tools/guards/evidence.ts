@@ -24,7 +24,7 @@ export function nextEvidenceId(evidence: readonly EvidenceRecord[]): string {
 
 /**
  * Appends an evidence record for an executed SUCCESS or FAILED call to `ctx.run.evidence` and
- * returns it (SPEC §4 step 9). The runtime persists new records with the next checkpoint.
+ * returns it (pipeline step 9, docs/design.md). The runtime persists new records with the next checkpoint.
  */
 export function recordEvidence(ctx: CallContext, input: EvidenceInput): EvidenceRecord {
   const obs = input.observation;

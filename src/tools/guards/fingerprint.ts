@@ -20,7 +20,7 @@ export function isPendingVerifyCall(ctx: CallContext): boolean {
 /**
  * Step 5 (FingerprintInterceptor): counts each fingerprint per node run; the call that makes the count
  * exceed `fingerprintRepeats` (and every later one) is REJECTED FINGERPRINT_TRIP, not executed.
- * Approved writes and verify calls of a pending write are not counted (SPEC §4 step 5); builtin
+ * Approved writes and verify calls of a pending write are not counted (pipeline step 5, docs/design.md); builtin
  * tools are counted like any other call (the seed's incident: five identical rejected output_set calls).
  */
 export function fingerprintGuard(): Guard {

@@ -21,7 +21,7 @@ export const INVOKE_PRODUCES: readonly ProducedCase[] = [
 /**
  * Step 6, the chain's terminal: builtins run here with the context; real tools go to the invoker
  * with the per-call timeout. A write is marked in flight and checkpointed before it is sent
- * (write-ahead, SPEC §9), sent with its idempotency key in `_meta`, looked back with `recover`
+ * (write-ahead, docs/durability.md), sent with its idempotency key in `_meta`, looked back with `recover`
  * when it timed out or lost its server, and unmarked afterwards whatever happened.
  */
 export function invokeStep(builtins: BuiltinRegistry): (ctx: CallContext) => Promise<Observation> {
@@ -42,7 +42,7 @@ const SLOW_READ_MS = 100;
 
 /**
  * A read is not committed before it is sent: its step (the model's turn and this call) commits once,
- * after it (SPEC §9), and a crash before that asks the model again, which is safe for a read. A read
+ * after it (docs/durability.md), and a crash before that asks the model again, which is safe for a read. A read
  * still running after SLOW_READ_MS has the step so far committed meanwhile, so that watchers see the
  * model's turn while it runs, and a crash resumes with this read, repeated. A failed commit (the run
  * was cancelled or taken over) is thrown once the read is done, like the write-ahead commit's.
@@ -100,7 +100,7 @@ async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<O
     ctx.executed = true;
     const obs = await send(ctx, descriptor, ctx.args ?? {}, { meta: { idempotencyKey: key } });
     if (needsLookBack(obs) && ctx.policy?.recover) {
-      // The write executed (and failed) before its look-back did: its evidence comes first (SPEC §4 step 9).
+      // The write executed (and failed) before its look-back did: its evidence comes first (pipeline step 9, docs/design.md).
       const own = recordEvidence(ctx, { tool: ctx.call.tool, args: ctx.args ?? {}, observation: obs });
       return await lookBack(ctx, obs.withEvidence(own.id), key, ctx.policy.recover);
     }

@@ -2,7 +2,7 @@ import type { Observation } from '../../domain/observation.js';
 import type { Guard, PipelineLogger } from '../pipeline.js';
 
 /**
- * Writes the human-readable line of one call (SPEC §4 step 6):
+ * Writes the human-readable line of one call (pipeline step 6, docs/design.md):
  * `TOOL invoked tool=… outcome=… code=…`, at WARN for FAILED and INFO otherwise.
  */
 export function logToolCall(

@@ -17,7 +17,7 @@ export function needsLookBack(obs: Observation): boolean {
 }
 
 /**
- * The write look-back (SPEC §4 step 6): runs `recover.tool` with `recover.args` (over {args, key}) as
+ * The write look-back (pipeline step 6, docs/design.md): runs `recover.tool` with `recover.args` (over {args, key}) as
  * a real read through the invoker, judges it by that tool's response contract and `found` (over
  * {args, key, verify}), records it as evidence (`lookBack: true`; `confirmsFingerprint` when found)
  * and tells `services.onLookBack`. Found → SUCCESS citing the look-back's evidence and payload;
@@ -41,7 +41,7 @@ export async function lookBack(ctx: CallContext, failure: Observation, key: stri
   }
   const raw = await send(ctx, descriptor, lookArgs, {});
   const judged = await applyResponseContract(ctx.flow.tools[recover.tool]?.response, raw, ctx.locale, logger);
-  // null: `found` could not be evaluated — the look-back then decides nothing (SPEC §9: it failed).
+  // null: `found` could not be evaluated — the look-back then decides nothing (docs/durability.md: it failed).
   const verdict = judged.ok ? await isFound(ctx, recover.found, { args, key, verify: judged.data }) : null;
   const found = verdict === true;
   const record = recordEvidence(ctx, {

@@ -14,7 +14,7 @@ export const RESPONSE_CONTRACT_PRODUCES: readonly ProducedCase[] = [
 ];
 
 /**
- * Judges a SUCCESS result by the tool's response contract (SPEC §4 step 7): the value at `okPath`
+ * Judges a SUCCESS result by the tool's response contract (pipeline step 7, docs/design.md): the value at `okPath`
  * must equal one of `okValues` (scalars compare as in matching.ts, so `"0"` equals `0`); otherwise
  * FAILED TOOL_BUSINESS_FAILED with reason `业务失败 [<code>]：<message>` (without a downstream code
  * `业务失败：<message>`), next NEXT_BUSINESS, and the response body as data. Anything else passes unchanged.

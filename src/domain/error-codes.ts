@@ -85,7 +85,7 @@ export class RuntimeErrorCode {
     private readonly templates: Localized<string>,
   ) {}
 
-  /** Every code of the SPEC table, in table order. */
+  /** Every code of the table above, in table order. */
   static values(): RuntimeErrorCode[] {
     return [...RuntimeErrorCode.registry().values()];
   }

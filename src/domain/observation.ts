@@ -16,7 +16,7 @@ export interface ObservationJSON {
 /**
  * The result of one tool call as the model sees it (docs/observations.md). Built only through the four factories:
  * a non-success without an error code or a next step cannot exist, and a code can only be used with
- * the outcome the SPEC table gives it.
+ * the outcome the code table (error-codes.ts) gives it.
  */
 export class Observation {
   private constructor(

@@ -5,8 +5,8 @@
  * - Unicode NFKC (full-width letters, digits and spaces fold to their half-width forms),
  * - lower case,
  * - every white-space character removed,
- * - optionally, every Unicode punctuation character (categories P*) removed — only where the SPEC
- *   says so (the follow-up echo and same-question checks).
+ * - optionally, every Unicode punctuation character (categories P*) removed — only where a check
+ *   asks for it (the follow-up echo and same-question checks).
  */
 
 /** Options of `normalise`. */

@@ -271,7 +271,7 @@ export type Pipeline = (ctx: CallContext) => Promise<Observation>;
  * invoke, then ResponseContract → WriteGate.after → Evidence on the way back; the first step that
  * produces an observation ends the chain. The log step wraps everything (one `TOOL invoked` line).
  * As an onion the after-steps sit in reverse: Evidence wraps WriteGate, which wraps Fingerprint and
- * ResponseContract, so they run in SPEC order after the invoke step.
+ * ResponseContract, so they run in the documented order after the invoke step.
  */
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const builtins = options.builtins ?? defaultBuiltins;

@@ -43,7 +43,7 @@ export const RUN_SELECT_MUTABLE =
 /** Every column of a run. */
 export const RUN_SELECT = `${RUN_SELECT_MUTABLE}, flow, input`;
 
-/** What never changes after a run's creation (SPEC: a store may hand these out frozen and shared). */
+/** What never changes after a run's creation (the Store contract: a store may hand these out frozen and shared). */
 export interface FixedParts {
   flow: unknown;
   input: unknown;

@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The places a reader of the repository sees: they must not cite a specification they do not have. */
+const scanned = ['README.md', 'docs', 'src', 'web/src', 'examples', 'schema'];
+const textFile = /\.(md|ts|tsx|mts|js|mjs|json|yaml|yml|css|html)$/;
+const citation = /\b(SPEC|seed) ?§/;
+
+function filesUnder(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path, { withFileTypes: true }).flatMap((entry) =>
+    entry.name === 'node_modules' || entry.name === 'dist' ? [] : filesUnder(join(path, entry.name)),
+  );
+}
+
+/** `file:line` of every line of `files` that cites a section of the specification. */
+function citations(files: string[]): string[] {
+  return files.flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, index) => (citation.test(line) ? [`${relative(root, file)}:${index + 1}`] : [])),
+  );
+}
+
+describe('docs and code stand on their own', () => {
+  it('finds a citation where there is one', () => {
+    expect(citation.test('as SPEC §4 says')).toBe(true);
+    expect(citation.test('the pipeline in docs/design.md')).toBe(false);
+  });
+
+  it('cites no "SPEC §N" in README.md, docs/, src/, web/src/, examples/ or schema/', () => {
+    const files = scanned
+      .flatMap((path) => filesUnder(join(root, path)))
+      .filter((file) => textFile.test(file));
+    expect(files.length).toBeGreaterThan(100);
+    expect(citations(files), 'say it in your own words or link docs/design.md or another docs page').toEqual(
+      [],
+    );
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * Issue 20's "done when", through real provider paths: the node of 200 rounds over a tool returning
  * 20 KB per call with a 32k-token context budget runs in a child process (SQLite file, built package)
- * whose model is `anthropic:` or `openai:` through the provider registry and the AI SDK, against a
+ * whose model is `anthropic:`, `openai:` or an OpenAI-compatible `qwen:` server through the provider registry and the AI SDK, against a
  * strict provider fake (test/providers/strict-fake.ts) in this process. The fake refuses what the real
  * API refuses, measures every request body on its own (`approximateTokens`: bytes of the JSON body / 3,
  * independent of the runtime's estimator) and reports that measure as the input tokens. Every request
@@ -86,7 +86,7 @@ async function child(
 /** The text of the tool result answering `callId`, whatever the wire format. */
 function toolResult(kind: FakeKind, body: Json, callId: string): string | undefined {
   const messages = body.messages as Json[];
-  if (kind === 'openai')
+  if (kind !== 'anthropic')
     return messages.find((m) => m.role === 'tool' && m.tool_call_id === callId)?.content as string;
   for (const message of messages) {
     if (!Array.isArray(message.content)) continue;
@@ -110,6 +110,7 @@ beforeAll(() => ensureBuilt(), 600_000);
 describe.each([
   { kind: 'anthropic' as const, stream: false },
   { kind: 'openai' as const, stream: true },
+  { kind: 'qwen' as const, stream: false },
 ])('a 200-round node through $kind (stream: $stream) within a 32k context budget', ({ kind, stream }) => {
   let clean: { fake: StrictFake; result: ChildResult };
   let crash: { fake: StrictFake; first: ChildResult; resumed: ChildResult };
@@ -129,13 +130,16 @@ describe.each([
 
     let victim: ReturnType<typeof spawn> | null = null;
     let killed = false;
-    const b = await fakeFor((i) => {
-      if (i !== CRASH_AT || killed) return turn(i);
-      // The request has arrived; the process dies before any answer (the fake never answers it).
-      killed = true;
-      victim?.kill('SIGKILL');
-      return { fault: 'hang' };
-    }, join(dir, 'crashed.db'));
+    const b = await fakeFor(
+      (i) => {
+        if (i !== CRASH_AT || killed) return turn(i);
+        // The request has arrived; the process dies before any answer (the fake never answers it).
+        killed = true;
+        victim?.kill('SIGKILL');
+        return { fault: 'hang' };
+      },
+      join(dir, 'crashed.db'),
+    );
     const first = await child(b.config, (p) => (victim = p));
     const resumed = await child({ ...b.config, mode: 'resume', runId: first.runId });
     crash = { fake: b.fake, first, resumed };

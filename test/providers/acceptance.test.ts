@@ -111,7 +111,7 @@ async function play(scenario: Scenario, model: string, env: Record<string, strin
     }
     const events: StoredEvent[] = [];
     for await (const event of runtime.events(runId, { follow: false })) events.push(event);
-    return {
+    return withoutPendingIds({
       summaries: summaries.map(({ status, reason, outputs, suspension }) => ({
         status,
         reason,
@@ -120,10 +120,23 @@ async function play(scenario: Scenario, model: string, env: Record<string, strin
       })),
       steps: events.map(step),
       writes: box.writes().length,
-    };
+    });
   } finally {
     await runtime.close();
   }
+}
+
+/**
+ * The outcome with its pending items' ids made comparable: an id hashes the run id, which differs
+ * from run to run; the same item keeps its id across the outcome (`pnd_1` for the first id seen, …).
+ */
+function withoutPendingIds(outcome: Outcome): Outcome {
+  const seen = new Map<string, string>();
+  const text = JSON.stringify(outcome).replace(/pnd_[0-9a-f]{16}/g, (id) => {
+    if (!seen.has(id)) seen.set(id, `pnd_${seen.size + 1}`);
+    return seen.get(id)!;
+  });
+  return JSON.parse(text) as Outcome;
 }
 
 /** An event without what differs between model paths (times, usage). */

@@ -2,15 +2,18 @@ import type { ConversationMessage, ModelTool } from '../model/model.js';
 
 /**
  * Deterministic size estimates of model requests, and the default context budget of known models.
- * The estimate is conservative on purpose (it counts more tokens than the providers' tokenizers
- * usually do): an ASCII character counts a third of a token, any other character (CJK, emoji) one
- * token, and every message and tool definition a fixed overhead. It depends only on the text, so
- * every process computes the same number for the same conversation.
+ * The estimate is conservative on purpose: it counts more tokens than the providers' tokenizers
+ * usually do, and about as many as a third of the bytes of the JSON request body that carries the
+ * conversation. An ASCII character counts a third of a token, and twice that when a JSON body
+ * escapes it (quote, backslash, control characters such as newlines); any other character (CJK,
+ * emoji: three or four bytes) one token; every message, tool call and tool definition a fixed
+ * overhead for its JSON wrapping (role, type and id fields). It depends only on the text, so every
+ * process computes the same number for the same conversation.
  */
 
-/** Tokens added per message (role markers, separators) and per tool definition. */
-const MESSAGE_OVERHEAD = 4;
-const TOOL_OVERHEAD = 8;
+/** Tokens added per message and per tool call, and per tool definition (a third of their JSON wrapping's bytes). */
+const MESSAGE_OVERHEAD = 16;
+const TOOL_OVERHEAD = 32;
 
 /** Estimated tokens of a text. */
 export function estimateText(text: string): number {
@@ -18,7 +21,9 @@ export function estimateText(text: string): number {
   let other = 0;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
-    if (c < 128) ascii += 1;
+    if (c < 0x20 || c === 0x22 || c === 0x5c)
+      ascii += 2; // escaped in a JSON body: \n, \", \\
+    else if (c < 128) ascii += 1;
     else if (c < 0xdc00 || c > 0xdfff) other += 1; // a surrogate pair counts once
   }
   return Math.ceil(ascii / 3) + other;

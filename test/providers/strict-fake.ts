@@ -24,10 +24,35 @@ export type Play = (
 /** One request the fake received and what it did with it. */
 export interface SeenRequest {
   path: string;
+  /** The request body exactly as received (for byte-for-byte comparisons). */
+  text: string;
+  /** The body's size in tokens as the fake measures it (`approximateTokens` of `text`). */
+  inputTokens: number;
   body: Record<string, unknown>;
   stream: boolean;
   /** The refusal (status and message), or null when the request was accepted. */
   refused: { status: number; message: string } | null;
+}
+
+/**
+ * The fake's measure of a request's input tokens, independent of the runtime's own estimator: the
+ * UTF-8 bytes of the whole request body as sent (JSON syntax, escapes, field names, tool schemas and
+ * all) divided by 3. It over-estimates what a provider's tokenizer counts: the providers document
+ * about 4 characters of English per token (OpenAI) or about 3.5 (Anthropic), a CJK character (3 bytes)
+ * counts about one token, and the JSON wrapping around the texts is not tokenized at all.
+ */
+export function approximateTokens(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, 'utf8') / 3);
+}
+
+/** How a strict fake behaves besides its play. */
+export interface StrictFakeOptions {
+  /**
+   * Report each request's measured size (`approximateTokens`) as its input tokens, split the way the
+   * provider splits them (Anthropic: `input_tokens` without the cached prefix; OpenAI: `prompt_tokens`
+   * with it), instead of the turn's own usage.
+   */
+  reportInput?: boolean;
 }
 
 /** A strict provider fake on 127.0.0.1. */
@@ -48,12 +73,14 @@ export interface StrictFake {
  * the key, and otherwise plays `play(i)` for the i-th accepted request, as JSON or as SSE when the
  * request asks for a stream. It reports cached prompt tokens the way the provider does: Anthropic when
  * the request's `cache_control` prefix (tools, system) equals an earlier one, OpenAI when the system
- * message and tools do.
+ * message and tools do. It records every request's body as received and its measured size; with
+ * `options.reportInput` it reports that size as the input tokens.
  */
 export async function startStrictFake(
   kind: FakeKind,
   play: Play,
   key = `sk-${kind}-test`,
+  options: StrictFakeOptions = {},
 ): Promise<StrictFake> {
   const requests: SeenRequest[] = [];
   const prefixes = new Set<string>();
@@ -61,7 +88,14 @@ export async function startStrictFake(
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     void readBody(req).then((text) => {
-      const seen: SeenRequest = { path: req.url ?? '/', body: {}, stream: false, refused: null };
+      const seen: SeenRequest = {
+        path: req.url ?? '/',
+        text,
+        inputTokens: approximateTokens(text),
+        body: {},
+        stream: false,
+        refused: null,
+      };
       requests.push(seen);
       const refuse = (
         status: number,
@@ -101,7 +135,12 @@ export async function startStrictFake(
       if ('fault' in next) return playFault(res, kind, next.fault, next.retryAfter);
       accepted += 1;
       const cached = cachedTokens(kind, seen.body, prefixes);
-      const turn = { ...next, usage: next.usage ?? { input: 0, output: 0 } };
+      const usage = { ...(next.usage ?? { input: 0, output: 0 }) };
+      if (options.reportInput) {
+        const uncached = seen.inputTokens - cached.read - (kind === 'anthropic' ? cached.write : 0);
+        usage.input = Math.max(0, uncached);
+      }
+      const turn = { ...next, usage };
       answer(res, kind, seen.stream, turn, cached);
     });
   });

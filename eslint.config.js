@@ -3,7 +3,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'web/dist/**', 'coverage/**', '**/*.js', '**/*.mjs', '!examples/**/*.js', 'vitest.config.ts'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'web/dist/**',
+      'coverage/**',
+      '**/*.js',
+      '**/*.mjs',
+      '!examples/**/*.js',
+      'vitest.config.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

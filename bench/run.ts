@@ -46,7 +46,10 @@ async function bareLoop(k: number, model: ModelClient): Promise<number> {
   const messages: ConversationMessage[] = [{ role: 'user', content: 'go' }];
   const started = process.hrtime.bigint();
   for (let i = 0; ; i++) {
-    const result = await model.call({ system: '', messages, tools: [] }, { runId: 'bare', nodeId: 'work', callIndex: i });
+    const result = await model.call(
+      { system: '', messages, tools: [] },
+      { runId: 'bare', nodeId: 'work', callIndex: i },
+    );
     if (!result.ok) throw new Error(result.message);
     messages.push({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
     const call = result.toolCalls[0];
@@ -69,7 +72,8 @@ async function runtimeLoop(k: number, store: string): Promise<number> {
   const run = await runtime.start(flow, { input: { text: 'go' }, model });
   const elapsed = Number(process.hrtime.bigint() - started) / 1000;
   await runtime.close();
-  if (run.status !== 'completed') throw new Error(`bench run ended ${run.status}: ${run.reason ?? ''} ${run.message ?? ''}`);
+  if (run.status !== 'completed')
+    throw new Error(`bench run ended ${run.status}: ${run.reason ?? ''} ${run.message ?? ''}`);
   return elapsed;
 }
 

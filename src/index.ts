@@ -15,7 +15,12 @@ export { FlowError, type FlowProblem } from './flow/problems.js';
 export { resolveRunInput, RunInputError } from './flow/input.js';
 export { scriptedModel, loadScriptedModel, type Script, type ScriptedTurn } from './model/scripted.js';
 export { aiSdkModel, type AiSdkModelOptions } from './model/ai-sdk/adapter.js';
-export { createProviderRegistry, ModelConfigError, type ProviderRegistryOptions, type ProviderResolver } from './model/providers.js';
+export {
+  createProviderRegistry,
+  ModelConfigError,
+  type ProviderRegistryOptions,
+  type ProviderResolver,
+} from './model/providers.js';
 export type {
   ModelClient,
   ModelRequest,

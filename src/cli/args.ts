@@ -27,7 +27,12 @@ export interface Parsed {
 }
 
 /** Parses a command's arguments strictly: an unknown flag or a missing value is a UsageError naming it. */
-export function parse(command: string, argv: string[], options: ParseArgsOptionsConfig, positionals: { min: number; max: number; names: string }): Parsed {
+export function parse(
+  command: string,
+  argv: string[],
+  options: ParseArgsOptionsConfig,
+  positionals: { min: number; max: number; names: string },
+): Parsed {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
@@ -39,10 +44,14 @@ export function parse(command: string, argv: string[], options: ParseArgsOptions
   const count = parsed.positionals.length;
   if (count < positionals.min) throw new UsageError(`${command}: missing ${positionals.names}`);
   if (count > positionals.max) {
-    throw new UsageError(`${command}: unexpected argument ${JSON.stringify(parsed.positionals[positionals.max])}`);
+    throw new UsageError(
+      `${command}: unexpected argument ${JSON.stringify(parsed.positionals[positionals.max])}`,
+    );
   }
   if (typeof values.durability === 'string' && !['normal', 'strict'].includes(values.durability)) {
-    throw new UsageError(`${command}: --durability must be normal or strict, not ${JSON.stringify(values.durability)}`);
+    throw new UsageError(
+      `${command}: --durability must be normal or strict, not ${JSON.stringify(values.durability)}`,
+    );
   }
   return { values, positionals: parsed.positionals };
 }

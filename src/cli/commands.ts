@@ -16,33 +16,73 @@ const STATUSES: RunStatus[] = ['running', 'suspended', 'completed', 'failed', 'c
 
 /** `run FLOW --input TEXT | --input-json JSON|@file`. */
 export const run: Command = async (argv) => {
-  const parsed = parse('run', argv, { ...DRIVING, input: { type: 'string' }, 'input-json': { type: 'string' } }, { min: 1, max: 1, names: 'FLOW.yaml' });
+  const parsed = parse(
+    'run',
+    argv,
+    { ...DRIVING, input: { type: 'string' }, 'input-json': { type: 'string' } },
+    { min: 1, max: 1, names: 'FLOW.yaml' },
+  );
   const file = parsed.positionals[0] as string;
   const loaded = await loadFlow(resolve(file));
-  const input = await resolveRunInput(loaded.flow, { text: str(parsed, 'input'), json: str(parsed, 'input-json') });
+  const input = await resolveRunInput(loaded.flow, {
+    text: str(parsed, 'input'),
+    json: str(parsed, 'input-json'),
+  });
   const cliModel = str(parsed, 'model');
-  const model = cliModel !== undefined ? absolutizeModel(cliModel, process.cwd()) : flowModel(loaded.flow.model, loaded.dir);
-  return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.start(loaded, { input, ...(model ? { model } : {}) })));
+  const model =
+    cliModel !== undefined
+      ? absolutizeModel(cliModel, process.cwd())
+      : flowModel(loaded.flow.model, loaded.dir);
+  return withContext(parsed, async (ctx) =>
+    finish(ctx, await ctx.runtime.start(loaded, { input, ...(model ? { model } : {}) })),
+  );
 };
 
 /** `approve RUN_ID` / `reject RUN_ID` with an optional comment. */
 export function decide(decision: 'approve' | 'reject'): Command {
   return async (argv) => {
-    const parsed = parse(decision, argv, { ...DRIVING, comment: { type: 'string' }, ...EXPECT }, { min: 1, max: 1, names: 'RUN_ID' });
+    const parsed = parse(
+      decision,
+      argv,
+      { ...DRIVING, comment: { type: 'string' }, ...EXPECT },
+      { min: 1, max: 1, names: 'RUN_ID' },
+    );
     const runId = parsed.positionals[0] as string;
-    const options = { comment: str(parsed, 'comment') ?? null, who: process.env.USER ?? null, ...modelOption(parsed), ...expectOption(parsed) };
+    const options = {
+      comment: str(parsed, 'comment') ?? null,
+      who: process.env.USER ?? null,
+      ...modelOption(parsed),
+      ...expectOption(parsed),
+    };
     return withContext(parsed, async (ctx) =>
-      finish(ctx, decision === 'approve' ? await ctx.runtime.approve(runId, options) : await ctx.runtime.reject(runId, options)),
+      finish(
+        ctx,
+        decision === 'approve'
+          ? await ctx.runtime.approve(runId, options)
+          : await ctx.runtime.reject(runId, options),
+      ),
     );
   };
 }
 
 /** `answer RUN_ID TEXT`. */
 export const answer: Command = async (argv) => {
-  const parsed = parse('answer', argv, { ...DRIVING, ...EXPECT }, { min: 2, max: 2, names: 'RUN_ID and TEXT' });
+  const parsed = parse(
+    'answer',
+    argv,
+    { ...DRIVING, ...EXPECT },
+    { min: 2, max: 2, names: 'RUN_ID and TEXT' },
+  );
   const [runId, text] = parsed.positionals as [string, string];
   return withContext(parsed, async (ctx) =>
-    finish(ctx, await ctx.runtime.answer(runId, text, { who: process.env.USER ?? null, ...modelOption(parsed), ...expectOption(parsed) })),
+    finish(
+      ctx,
+      await ctx.runtime.answer(runId, text, {
+        who: process.env.USER ?? null,
+        ...modelOption(parsed),
+        ...expectOption(parsed),
+      }),
+    ),
   );
 };
 
@@ -50,7 +90,9 @@ export const answer: Command = async (argv) => {
 export const resume: Command = async (argv) => {
   const parsed = parse('resume', argv, DRIVING, { min: 1, max: 1, names: 'RUN_ID' });
   const runId = parsed.positionals[0] as string;
-  return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.resume(runId, modelOption(parsed))));
+  return withContext(parsed, async (ctx) =>
+    finish(ctx, await ctx.runtime.resume(runId, modelOption(parsed))),
+  );
 };
 
 /** `retry RUN_ID [--model M]`: takes a failed run up again in its failed node (exit codes as `resume`; 4 if not failed). */
@@ -64,7 +106,12 @@ export const retry: Command = async (argv) => {
 
 /** `cancel RUN_ID`. */
 export const cancel: Command = async (argv) => {
-  const parsed = parse('cancel', argv, { ...COMMON, trace: { type: 'string' } }, { min: 1, max: 1, names: 'RUN_ID' });
+  const parsed = parse(
+    'cancel',
+    argv,
+    { ...COMMON, trace: { type: 'string' } },
+    { min: 1, max: 1, names: 'RUN_ID' },
+  );
   const runId = parsed.positionals[0] as string;
   return withContext(parsed, async (ctx) => {
     const summary = await ctx.runtime.cancel(runId);
@@ -85,10 +132,17 @@ export const status: Command = async (argv) => {
 
 /** `runs [--status S]`. */
 export const runs: Command = async (argv) => {
-  const parsed = parse('runs', argv, { ...COMMON, status: { type: 'string' } }, { min: 0, max: 0, names: '' });
+  const parsed = parse(
+    'runs',
+    argv,
+    { ...COMMON, status: { type: 'string' } },
+    { min: 0, max: 0, names: '' },
+  );
   const wanted = str(parsed, 'status');
   if (wanted !== undefined && !STATUSES.includes(wanted as RunStatus)) {
-    throw new UsageError(`runs: --status must be one of ${STATUSES.join(', ')}, not ${JSON.stringify(wanted)}`);
+    throw new UsageError(
+      `runs: --status must be one of ${STATUSES.join(', ')}, not ${JSON.stringify(wanted)}`,
+    );
   }
   return withContext(parsed, async (ctx) => {
     const list = await ctx.runtime.list(wanted ? { status: wanted as RunStatus } : {});
@@ -123,7 +177,8 @@ async function withContext(parsed: Parsed, body: (ctx: CliContext) => Promise<nu
 }
 
 async function finish(ctx: CliContext, first: RunSummary): Promise<number> {
-  const summary = ctx.interactive && first.status === 'suspended' ? await askInline(ctx.runtime, first, ctx.err) : first;
+  const summary =
+    ctx.interactive && first.status === 'suspended' ? await askInline(ctx.runtime, first, ctx.err) : first;
   print(ctx, summary);
   return exitCodeFor(summary.status);
 }
@@ -152,4 +207,3 @@ function flowModel(model: string | undefined, dir: string | null): string | unde
   if (model === undefined) return undefined;
   return absolutizeModel(model, dir ?? process.cwd());
 }
-

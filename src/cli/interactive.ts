@@ -6,7 +6,11 @@ import type { RunSummary } from '../runtime/summary.js';
  * Asks a suspended run's approval or follow-up question in the terminal and continues the run,
  * until it no longer waits for a person. Shows the exact tool and arguments being approved.
  */
-export async function askInline(runtime: Runtime, first: RunSummary, err: (text: string) => void): Promise<RunSummary> {
+export async function askInline(
+  runtime: Runtime,
+  first: RunSummary,
+  err: (text: string) => void,
+): Promise<RunSummary> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   const ask = lineReader(rl, err);
   let summary = first;
@@ -15,10 +19,13 @@ export async function askInline(runtime: Runtime, first: RunSummary, err: (text:
       const pending = summary.suspension.pending as Record<string, unknown>;
       if (summary.suspension.kind === 'APPROVAL') {
         err(`\nApproval needed — the following call will run exactly as shown:\n`);
-        err(`  tool: ${String(pending.tool)}\n  args: ${JSON.stringify(pending.args, null, 2).replace(/\n/g, '\n  ')}\n`);
+        err(
+          `  tool: ${String(pending.tool)}\n  args: ${JSON.stringify(pending.args, null, 2).replace(/\n/g, '\n  ')}\n`,
+        );
         if (typeof pending.summary === 'string' && pending.summary) err(`  summary: ${pending.summary}\n`);
         const provenance = pending.provenance as Record<string, string> | undefined;
-        if (provenance && Object.keys(provenance).length) err(`  provenance: ${JSON.stringify(provenance)}\n`);
+        if (provenance && Object.keys(provenance).length)
+          err(`  provenance: ${JSON.stringify(provenance)}\n`);
         const said = pending.userProvenance as Record<string, string> | undefined;
         if (said && Object.keys(said).length) err(`  said by the user: ${JSON.stringify(said)}\n`);
         const yes = /^y(es)?$/i.test((await ask('Approve? [y/N] ')).trim());

@@ -75,7 +75,8 @@ function report(error: unknown): number {
     return 2;
   }
   process.stderr.write(`agent-runtime: internal error: ${message}\n`);
-  if (process.env.AGENT_RUNTIME_DEBUG && error instanceof Error) process.stderr.write(`${error.stack ?? ''}\n`);
+  if (process.env.AGENT_RUNTIME_DEBUG && error instanceof Error)
+    process.stderr.write(`${error.stack ?? ''}\n`);
   return 1;
 }
 

@@ -69,17 +69,28 @@ export class TraceRenderer {
       case 'phase.hint':
         return this.paint('dim', `    hint: ${String(f.text)}`);
       case 'context.compacted':
-        return this.paint('dim', `    context compacted: ~${String(f.before)} → ~${String(f.after)} tokens (budget ${String(f.budget)})`);
+        return this.paint(
+          'dim',
+          `    context compacted: ~${String(f.before)} → ~${String(f.after)} tokens (budget ${String(f.budget)})`,
+        );
       case 'run.suspended':
         return this.paint('bold', `⏸ waiting for ${f.kind === 'APPROVAL' ? 'approval' : 'an answer'}`);
       case 'run.resumed':
-        return this.paint('bold', `▶ resumed (${[f.kind, f.decision, f.answer].filter(Boolean).map(String).join(', ')})`);
+        return this.paint(
+          'bold',
+          `▶ resumed (${[f.kind, f.decision, f.answer].filter(Boolean).map(String).join(', ')})`,
+        );
       case 'run.retried':
         return this.paint('bold', `↻ retried in node ${String(e.nodeId)} (after ${String(f.reason)})`);
       case 'node.completed':
-        return this.paint('SUCCESS', `● node ${String(e.nodeId)} completed`) + ` ${JSON.stringify(f.outputs)}`;
+        return (
+          this.paint('SUCCESS', `● node ${String(e.nodeId)} completed`) + ` ${JSON.stringify(f.outputs)}`
+        );
       case 'node.failed':
-        return this.paint('FAILED', `● node ${String(e.nodeId)} failed: ${String(f.reason)} ${String(f.message)}`);
+        return this.paint(
+          'FAILED',
+          `● node ${String(e.nodeId)} failed: ${String(f.reason)} ${String(f.message)}`,
+        );
       case 'run.completed':
         return this.paint('SUCCESS', `✔ run completed`);
       case 'run.failed':
@@ -100,7 +111,10 @@ export class TraceRenderer {
     const lookBack = f.lookBack ? ' (look-back)' : '';
     const args = truncate(JSON.stringify(f.args), 120);
     const message = outcome === 'SUCCESS' ? '' : `\n      ${String(f.message)}`;
-    const result = 'result' in f ? `\n      ${this.paint('dim', resultPreview(f.result, f.resultTruncated === true))}` : '';
+    const result =
+      'result' in f
+        ? `\n      ${this.paint('dim', resultPreview(f.result, f.resultTruncated === true))}`
+        : '';
     return `    ${head} ${String(f.tool)}${lookBack} ${this.paint('dim', args)}${code}${ev}${message}${result}`;
   }
 }
@@ -121,21 +135,31 @@ export function describeSummary(summary: RunSummary, flags = ''): string {
     if (summary.suspension.kind === 'APPROVAL') {
       lines.push(`waiting for approval of ${String(pending.tool)} ${JSON.stringify(pending.args)}`);
       if (typeof pending.summary === 'string' && pending.summary) lines.push(`summary: ${pending.summary}`);
-      lines.push(`continue with: agent-runtime approve ${summary.runId}${flags}   (or: agent-runtime reject ${summary.runId}${flags} --comment TEXT)`);
+      lines.push(
+        `continue with: agent-runtime approve ${summary.runId}${flags}   (or: agent-runtime reject ${summary.runId}${flags} --comment TEXT)`,
+      );
     } else {
       lines.push(`waiting for an answer: ${String(pending.question)}`);
-      if (Array.isArray(pending.options) && pending.options.length) lines.push(`options: ${pending.options.join(' / ')}`);
+      if (Array.isArray(pending.options) && pending.options.length)
+        lines.push(`options: ${pending.options.join(' / ')}`);
       lines.push(`continue with: agent-runtime answer ${summary.runId} TEXT${flags}`);
     }
   }
-  if (summary.status === 'failed') lines.push(`reason: ${summary.reason ?? ''} ${summary.message ?? ''}`.trimEnd());
+  if (summary.status === 'failed')
+    lines.push(`reason: ${summary.reason ?? ''} ${summary.message ?? ''}`.trimEnd());
   if (summary.status === 'completed') lines.push(`outputs: ${JSON.stringify(summary.outputs)}`);
   return lines.join('\n');
 }
 
 /** The `runs` listing: a header row, then one row per run (a child run names its parent). */
 export function runsTable(list: readonly RunSummary[]): string {
-  const rows = list.map((s) => [s.runId, s.status, s.flowId, s.updatedAt, s.parentRunId ? `child of ${s.parentRunId}` : '']);
+  const rows = list.map((s) => [
+    s.runId,
+    s.status,
+    s.flowId,
+    s.updatedAt,
+    s.parentRunId ? `child of ${s.parentRunId}` : '',
+  ]);
   return table(['RUN_ID', 'STATUS', 'FLOW', 'UPDATED', 'PARENT'], rows);
 }
 

@@ -6,12 +6,19 @@ import type { Command } from './commands.js';
 
 /** `validate FLOW.yaml`: prints every problem on stderr, one per line; exit 0 when valid, else 2. */
 export const validate: Command = async (argv) => {
-  const parsed = parse('validate', argv, { ...COMMON, offline: { type: 'boolean' } }, { min: 1, max: 1, names: 'FLOW.yaml' });
+  const parsed = parse(
+    'validate',
+    argv,
+    { ...COMMON, offline: { type: 'boolean' } },
+    { min: 1, max: 1, names: 'FLOW.yaml' },
+  );
   const file = parsed.positionals[0] as string;
   const result = await validateFlow(resolve(file), { servers: parsed.values.offline !== true });
   for (const problem of result.problems) process.stderr.write(`${formatProblem(problem)}\n`);
   if (result.problems.length > 0) {
-    process.stderr.write(`${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n`);
+    process.stderr.write(
+      `${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n`,
+    );
     return 2;
   }
   process.stderr.write(`${file}: valid\n`);

@@ -13,7 +13,8 @@ const TEXTS = {
     en: 'call {tool} again with a valid JSON object as its arguments',
   },
   NEXT_REQUIRED_MISSING: {
-    'zh-CN': '补齐后再调用；无法补齐时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
+    'zh-CN':
+      '补齐后再调用；无法补齐时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
     en: 'add it and call again; if you cannot, ask the user with builtin_node_follow_up, or call builtin_node_fail with the reason',
   },
   NEXT_ARG_REJECTED: {
@@ -41,7 +42,8 @@ const TEXTS = {
     en: 'use one of the allowed values: {values}',
   },
   NEXT_FINGERPRINT_TRIP: {
-    'zh-CN': '不要再用相同参数调用 {tool}；根据已有结果继续，无法继续时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
+    'zh-CN':
+      '不要再用相同参数调用 {tool}；根据已有结果继续，无法继续时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
     en: 'do not call {tool} again with the same arguments; go on from the results you have, or ask the user with builtin_node_follow_up, or call builtin_node_fail with the reason',
   },
   NEXT_APPROVAL_REQUIRED: {
@@ -69,7 +71,8 @@ const TEXTS = {
     en: 'fix the cause of the business failure and call again; if you cannot, explain it to the user with builtin_node_follow_up and ask how to go on',
   },
   NEXT_APPROVED_FAILED: {
-    'zh-CN': '用 builtin_node_follow_up 向用户说明失败原因并询问如何处理；用户不再继续时调用 builtin_node_fail；不要自行改用其它写操作补救',
+    'zh-CN':
+      '用 builtin_node_follow_up 向用户说明失败原因并询问如何处理；用户不再继续时调用 builtin_node_fail；不要自行改用其它写操作补救',
     en: 'explain the failure to the user with builtin_node_follow_up and ask how to proceed; call builtin_node_fail if they stop; do not try another write to compensate',
   },
   // ---- next steps of invoker-level failures (ToolErrors)
@@ -94,7 +97,8 @@ const TEXTS = {
     en: 'fix the arguments as the tool’s input schema says and call again',
   },
   NEXT_TOOL_ERROR: {
-    'zh-CN': '根据错误信息修正后再调用；无法解决时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
+    'zh-CN':
+      '根据错误信息修正后再调用；无法解决时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
     en: 'fix what the error names and call again; if you cannot, ask the user with builtin_node_follow_up, or call builtin_node_fail with the reason',
   },
   // ---- next steps of the builtin tools
@@ -107,7 +111,8 @@ const TEXTS = {
     en: 'call builtin_node_approval with tool {gated}, the gated write tool',
   },
   NEXT_APPROVAL_DENIED: {
-    'zh-CN': '不要重试该写操作；调用 builtin_node_follow_up 询问用户如何处理，或调用 builtin_node_finish / builtin_node_fail 结束',
+    'zh-CN':
+      '不要重试该写操作；调用 builtin_node_follow_up 询问用户如何处理，或调用 builtin_node_finish / builtin_node_fail 结束',
     en: 'do not retry the write; ask the user how to go on with builtin_node_follow_up, or end with builtin_node_finish / builtin_node_fail',
   },
   NEXT_FOLLOW_UP_ANSWERED: {
@@ -194,14 +199,18 @@ const TEXTS = {
     en: 'The previous round called no tool.',
   },
   NODE_RETRIED: {
-    'zh-CN': '本节点此前以 {reason} 失败（{message}），现由操作员重试：轮次与无进展计数已重新开始，之前的对话、证据、批准与产出仍然有效。',
+    'zh-CN':
+      '本节点此前以 {reason} 失败（{message}），现由操作员重试：轮次与无进展计数已重新开始，之前的对话、证据、批准与产出仍然有效。',
     en: 'This node failed with {reason} ({message}) and is being retried by an operator: its round and stall counts start afresh; the conversation, evidence, approvals and outputs so far still hold.',
   },
   // ---- phase hint (contract facts only)
   PHASE_MISSING: { 'zh-CN': '必填产出尚未写入：{keys}', en: 'Required outputs not written yet: {keys}' },
   PHASE_ALL_WRITTEN: { 'zh-CN': '必填产出已全部写入', en: 'All required outputs are written' },
   // ---- follow-up UNGROUNDED reasons (what the question did)
-  UNGROUNDED_CONFIRMS_WRITE: { 'zh-CN': '在口头确认写操作 {tool}', en: 'asks to confirm the write {tool} verbally' },
+  UNGROUNDED_CONFIRMS_WRITE: {
+    'zh-CN': '在口头确认写操作 {tool}',
+    en: 'asks to confirm the write {tool} verbally',
+  },
   UNGROUNDED_ECHO: { 'zh-CN': '复述了用户已经说过的内容', en: 'repeats what the user already said' },
   // ---- guard and builtin details (issue 3: pipeline and builtins)
   DETAIL_JSON_PARSE: { 'zh-CN': '无法解析（{error}）', en: 'cannot parse ({error})' },
@@ -227,27 +236,63 @@ const TEXTS = {
   RULE_UNIQUE_ITEMS: { 'zh-CN': '各项不能重复', en: 'must not contain duplicate items' },
   RULE_MIN_PROPERTIES: { 'zh-CN': '至少应有 {limit} 个字段', en: 'must have at least {limit} properties' },
   RULE_MAX_PROPERTIES: { 'zh-CN': '最多只能有 {limit} 个字段', en: 'must have at most {limit} properties' },
-  RULE_ADDITIONAL: { 'zh-CN': '不是该工具接受的参数（接受：{allowed}）', en: 'is not an argument of this tool (accepted: {allowed})' },
-  RULE_OTHER: { 'zh-CN': '不满足 {keyword} 约束（{message}）', en: 'breaks the {keyword} constraint ({message})' },
+  RULE_ADDITIONAL: {
+    'zh-CN': '不是该工具接受的参数（接受：{allowed}）',
+    en: 'is not an argument of this tool (accepted: {allowed})',
+  },
+  RULE_OTHER: {
+    'zh-CN': '不满足 {keyword} 约束（{message}）',
+    en: 'breaks the {keyword} constraint ({message})',
+  },
   OUTPUT_TYPE_UNKNOWN: { 'zh-CN': '来源类型 {type} 不存在', en: 'there is no source type {type}' },
-  OUTPUT_TYPE_NOT_ACCEPTED: { 'zh-CN': '产出 [{key}] 不接受来源类型 {type}', en: 'output [{key}] does not accept source type {type}' },
+  OUTPUT_TYPE_NOT_ACCEPTED: {
+    'zh-CN': '产出 [{key}] 不接受来源类型 {type}',
+    en: 'output [{key}] does not accept source type {type}',
+  },
   OUTPUT_EVIDENCE_UNKNOWN: { 'zh-CN': '证据 {ref} 不存在', en: 'there is no evidence {ref}' },
-  OUTPUT_EVIDENCE_FAILED: { 'zh-CN': '{tool} 的调用 {ref} 未成功', en: 'the call {ref} of {tool} did not succeed' },
-  OUTPUT_EVIDENCE_TOOL: { 'zh-CN': '{tool}（{ref}）不是产出 [{key}] 接受的来源工具', en: '{tool} ({ref}) is not a source tool output [{key}] accepts' },
-  OUTPUT_VALUE_NOT_IN_EVIDENCE: { 'zh-CN': '{tool} 的结果 {ref} 中没有值 {value}', en: 'the result {ref} of {tool} does not hold the value {value}' },
-  OUTPUT_VALUE_NOT_SAID: { 'zh-CN': '用户的输入和回答中没有 {value}', en: 'the user’s input and answers do not contain {value}' },
+  OUTPUT_EVIDENCE_FAILED: {
+    'zh-CN': '{tool} 的调用 {ref} 未成功',
+    en: 'the call {ref} of {tool} did not succeed',
+  },
+  OUTPUT_EVIDENCE_TOOL: {
+    'zh-CN': '{tool}（{ref}）不是产出 [{key}] 接受的来源工具',
+    en: '{tool} ({ref}) is not a source tool output [{key}] accepts',
+  },
+  OUTPUT_VALUE_NOT_IN_EVIDENCE: {
+    'zh-CN': '{tool} 的结果 {ref} 中没有值 {value}',
+    en: 'the result {ref} of {tool} does not hold the value {value}',
+  },
+  OUTPUT_VALUE_NOT_SAID: {
+    'zh-CN': '用户的输入和回答中没有 {value}',
+    en: 'the user’s input and answers do not contain {value}',
+  },
   OUTPUT_NODE_UNKNOWN: { 'zh-CN': '节点产出 {ref} 不存在', en: 'there is no node output {ref}' },
-  OUTPUT_VALUE_NOT_IN_NODE: { 'zh-CN': '节点产出 {ref} 中没有值 {value}', en: 'the node output {ref} does not hold the value {value}' },
-  OUTPUT_REF_EVIDENCE: { 'zh-CN': '{tools} 成功调用的证据编号（如 ev_1）', en: 'the evidence id (e.g. ev_1) of a successful call of {tools}' },
-  OUTPUT_REF_NODE: { 'zh-CN': '已完成节点的产出，格式 <节点id>.<键>：{refs}', en: 'a completed node’s output as <node id>.<key>: {refs}' },
+  OUTPUT_VALUE_NOT_IN_NODE: {
+    'zh-CN': '节点产出 {ref} 中没有值 {value}',
+    en: 'the node output {ref} does not hold the value {value}',
+  },
+  OUTPUT_REF_EVIDENCE: {
+    'zh-CN': '{tools} 成功调用的证据编号（如 ev_1）',
+    en: 'the evidence id (e.g. ev_1) of a successful call of {tools}',
+  },
+  OUTPUT_REF_NODE: {
+    'zh-CN': '已完成节点的产出，格式 <节点id>.<键>：{refs}',
+    en: 'a completed node’s output as <node id>.<key>: {refs}',
+  },
   ANY_TOOL: { 'zh-CN': '任一工具', en: 'any tool' },
   NEXT_OUTPUT_USER_VALUE: {
     'zh-CN': '使用用户原话中的值；用户没有说过时调用 builtin_node_follow_up 询问',
     en: 'use a value in the user’s own words; if they have not said it, ask with builtin_node_follow_up',
   },
   NEXT_OUTPUT_NODE_VALUE: { 'zh-CN': '使用 {ref} 的值：{value}', en: 'use the value of {ref}: {value}' },
-  SUSPENDED_FOLLOW_UP: { 'zh-CN': '已向用户提问，等待回答', en: 'The question was sent to the user; waiting for the answer' },
-  SUSPENDED_APPROVAL: { 'zh-CN': '已申请用户确认 {tool}，等待决定', en: 'Approval of {tool} was requested; waiting for the decision' },
+  SUSPENDED_FOLLOW_UP: {
+    'zh-CN': '已向用户提问，等待回答',
+    en: 'The question was sent to the user; waiting for the answer',
+  },
+  SUSPENDED_APPROVAL: {
+    'zh-CN': '已申请用户确认 {tool}，等待决定',
+    en: 'Approval of {tool} was requested; waiting for the decision',
+  },
   DELEGATE_COMPLETED: { 'zh-CN': '委派的流程 {flow} 已完成', en: 'The delegated flow {flow} completed' },
   // ---- context compaction and budgets (issue 20)
   CONTEXT_STUB: {
@@ -255,7 +300,8 @@ const TEXTS = {
     en: '[result compacted ({chars} characters); builtin_evidence_read {"id":"{id}"} shows it again]',
   },
   CONTEXT_DIGEST: {
-    'zh-CN': '本节点第 {from}–{to} 轮已压缩，以控制上下文长度。以下是这些轮次的调用及结论；需要再次查看某个结果时，用其 evidence 编号调用 builtin_evidence_read。',
+    'zh-CN':
+      '本节点第 {from}–{to} 轮已压缩，以控制上下文长度。以下是这些轮次的调用及结论；需要再次查看某个结果时，用其 evidence 编号调用 builtin_evidence_read。',
     en: 'Rounds {from}–{to} of this node were compacted to keep the conversation within its budget. Their calls and outcomes follow; to see a result again, call builtin_evidence_read with its evidence id.',
   },
   CONTEXT_DIGEST_USER: { 'zh-CN': '用户消息：{text}', en: 'User message: {text}' },

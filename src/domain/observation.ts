@@ -78,7 +78,14 @@ export class Observation {
     if (code.outcome !== outcome.name) {
       throw new Error(`error code ${code.name} belongs to ${code.outcome}, not ${outcome.name}`);
     }
-    return new Observation(outcome, code, requireText(reason, 'reason'), requireText(next, 'next step'), data, null);
+    return new Observation(
+      outcome,
+      code,
+      requireText(reason, 'reason'),
+      requireText(next, 'next step'),
+      data,
+      null,
+    );
   }
 
   /** True for SUCCESS. */
@@ -103,7 +110,14 @@ export class Observation {
   /** A copy with another next step (a success has none to replace). */
   withNext(next: string): Observation {
     if (this.outcome === Outcome.SUCCESS) throw new Error('a SUCCESS observation has no next step');
-    return new Observation(this.outcome, this.code, this.reason, requireText(next, 'next step'), this.data, this.evidenceId);
+    return new Observation(
+      this.outcome,
+      this.code,
+      this.reason,
+      requireText(next, 'next step'),
+      this.data,
+      this.evidenceId,
+    );
   }
 
   /** A copy citing an evidence id. */
@@ -135,7 +149,8 @@ export function joinReasonAndNext(locale: Locale, reason: string, next: string):
 }
 
 function requireText(text: string | null | undefined, what: string): string {
-  if (typeof text !== 'string' || text.trim() === '') throw new Error(`an observation needs a non-empty ${what}`);
+  if (typeof text !== 'string' || text.trim() === '')
+    throw new Error(`an observation needs a non-empty ${what}`);
   return text;
 }
 

@@ -13,7 +13,12 @@ export class Outcome {
   /** The call is legitimate but a prerequisite step must come first. */
   static readonly DEFERRED = new Outcome('DEFERRED', false, false);
 
-  static readonly values: readonly Outcome[] = [Outcome.SUCCESS, Outcome.FAILED, Outcome.REJECTED, Outcome.DEFERRED];
+  static readonly values: readonly Outcome[] = [
+    Outcome.SUCCESS,
+    Outcome.FAILED,
+    Outcome.REJECTED,
+    Outcome.DEFERRED,
+  ];
 
   private constructor(
     readonly name: OutcomeName,

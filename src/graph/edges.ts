@@ -13,7 +13,11 @@ export interface EdgeScope {
  * holds for a completed node, and never for a failed one (a failed node continues only along an
  * edge that matches its `status = 'failed'`).
  */
-export async function nextNode(edges: readonly FlowEdge[], from: string, scope: EdgeScope): Promise<string | null> {
+export async function nextNode(
+  edges: readonly FlowEdge[],
+  from: string,
+  scope: EdgeScope,
+): Promise<string | null> {
   for (const edge of edges) {
     if (edge.from !== from) continue;
     if (edge.when === undefined) {

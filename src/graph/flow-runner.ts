@@ -72,7 +72,11 @@ export async function runGraph(host: GraphHost): Promise<GraphExit> {
  * Makes `nodeId` the current node with a fresh node run and emits `node.started` with the node's
  * effective `maxRounds` and `maxStalls` (the flow's limits, overridden by the node's own).
  */
-export function startNode(host: Pick<GraphHost, 'doc' | 'emit' | 'resetConversation'>, nodeId: string, flow: Flow): void {
+export function startNode(
+  host: Pick<GraphHost, 'doc' | 'emit' | 'resetConversation'>,
+  nodeId: string,
+  flow: Flow,
+): void {
   host.doc.nodeId = nodeId;
   host.doc.nodeRuns += 1;
   host.doc.node = newNodeState(nodeId);
@@ -82,7 +86,11 @@ export function startNode(host: Pick<GraphHost, 'doc' | 'emit' | 'resetConversat
   host.emit({ type: 'node.started', nodeId, maxRounds: limits.maxRounds, maxStalls: limits.maxStalls });
 }
 
-function endRun(host: GraphHost, exit: Exclude<NodeExit, { kind: 'suspended' | 'stopped' }>, nodeId: string): void {
+function endRun(
+  host: GraphHost,
+  exit: Exclude<NodeExit, { kind: 'suspended' | 'stopped' }>,
+  nodeId: string,
+): void {
   if (exit.kind === 'completed') {
     host.doc.nodeId = null;
     host.doc.node = null;

@@ -14,7 +14,10 @@ export function renderInstructions(
   });
 }
 
-function lookup(parts: string[], scope: { input: unknown; nodes: Record<string, Record<string, unknown>> }): unknown {
+function lookup(
+  parts: string[],
+  scope: { input: unknown; nodes: Record<string, Record<string, unknown>> },
+): unknown {
   const [head, ...rest] = parts;
   let current: unknown;
   if (head === 'input') current = scope.input;

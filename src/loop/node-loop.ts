@@ -3,7 +3,13 @@ import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { hint } from '../domain/hints.js';
 import type { NodeState } from '../domain/run-state.js';
-import type { ConversationMessage, ModelClient, ModelTool, ModelToolCall, TokenUsage } from '../model/model.js';
+import type {
+  ConversationMessage,
+  ModelClient,
+  ModelTool,
+  ModelToolCall,
+  TokenUsage,
+} from '../model/model.js';
 import type { ControlEffect } from '../tools/pipeline.js';
 import type { EventPayload } from '../trace/events.js';
 import { tracesResult } from '../trace/result.js';
@@ -84,7 +90,8 @@ export async function runNode(host: LoopHost): Promise<NodeExit> {
   for (;;) {
     if (host.signal.aborted && !recoveryDue(host)) return { kind: 'stopped' };
     // A node resumed after its last stall was persisted but before it failed (a crash in between).
-    if (host.node.stalls >= host.limits.maxStalls && !host.loop.resolved && !host.loop.wave) return noProgress(host);
+    if (host.node.stalls >= host.limits.maxStalls && !host.loop.resolved && !host.loop.wave)
+      return noProgress(host);
     if (host.loop.resolved) {
       const exit = await countResolved(host);
       if (exit) return exit;
@@ -118,7 +125,12 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
     return null;
   }
   const toolCall = { callId: call.callId, tool: call.tool, rawArgs: JSON.stringify(call.args) };
-  traceCall(host, toolCall, call.round, { observation, args: call.args, executed: false, ...(call.counted ? { counted: call.counted } : {}) });
+  traceCall(host, toolCall, call.round, {
+    observation,
+    args: call.args,
+    executed: false,
+    ...(call.counted ? { counted: call.counted } : {}),
+  });
   if (observation.outcome.stalls()) {
     host.node.stalls += 1;
     return stallAndSkip(host, call.round);
@@ -132,7 +144,11 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
 async function startRound(host: LoopHost): Promise<NodeExit | null> {
   const { node, limits } = host;
   if (node.rounds >= limits.maxRounds) {
-    return { kind: 'failed', reason: 'ROUND_LIMIT', message: hint(host.locale, 'ROUND_LIMIT_REACHED', { maxRounds: limits.maxRounds }) };
+    return {
+      kind: 'failed',
+      reason: 'ROUND_LIMIT',
+      message: hint(host.locale, 'ROUND_LIMIT_REACHED', { maxRounds: limits.maxRounds }),
+    };
   }
   const overBudget = await host.budget?.();
   if (overBudget) return overBudget;
@@ -142,7 +158,12 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   const phase = host.phaseHint();
   if (phase) host.emit({ type: 'phase.hint', nodeId: host.nodeId, round, text: phase });
   const result = await host.model.call(
-    { system: host.systemPrompt(), messages: host.modelMessages(phase), tools: host.tools(), signal: host.signal },
+    {
+      system: host.systemPrompt(),
+      messages: host.modelMessages(phase),
+      tools: host.tools(),
+      signal: host.signal,
+    },
     { runId: host.runId, nodeId: host.nodeId, callIndex: host.modelCalls(), round },
   );
   if (!result.ok) {
@@ -239,7 +260,13 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
 /** Emits the stall event, skips what is left of the wave (if any), persists and checks the limit. */
 async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | null> {
   const wave = host.loop.wave;
-  host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: host.node.stalls, maxStalls: host.limits.maxStalls });
+  host.emit({
+    type: 'react.stall',
+    nodeId: host.nodeId,
+    round,
+    stalls: host.node.stalls,
+    maxStalls: host.limits.maxStalls,
+  });
   if (wave) skipRest(host, wave.next);
   host.loop.wave = null;
   await host.checkpoint();
@@ -254,12 +281,28 @@ async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | n
  * An interrupted write whose result is unknown (docs/durability.md): its FAILED observation counts like any
  * other, the rest of the wave is skipped, and the run asks the person how to go on.
  */
-async function askAfterRecovery(host: LoopHost, call: ModelToolCall, round: number, question: string): Promise<NodeExit> {
+async function askAfterRecovery(
+  host: LoopHost,
+  call: ModelToolCall,
+  round: number,
+  question: string,
+): Promise<NodeExit> {
   host.node.stalls += 1;
-  host.emit({ type: 'react.stall', nodeId: host.nodeId, round, stalls: host.node.stalls, maxStalls: host.limits.maxStalls });
+  host.emit({
+    type: 'react.stall',
+    nodeId: host.nodeId,
+    round,
+    stalls: host.node.stalls,
+    maxStalls: host.limits.maxStalls,
+  });
   skipRest(host, host.loop.wave?.next ?? 0);
   host.loop.wave = null;
-  host.suspend(call, round, { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question, options: null } } }, { runtimeQuestion: true });
+  host.suspend(
+    call,
+    round,
+    { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question, options: null } } },
+    { runtimeQuestion: true },
+  );
   await host.checkpoint();
   return { kind: 'suspended' };
 }
@@ -272,7 +315,11 @@ function recoveryDue(host: LoopHost): boolean {
 }
 
 function noProgress(host: LoopHost): NodeExit {
-  return { kind: 'failed', reason: 'NO_PROGRESS', message: hint(host.locale, 'NO_PROGRESS_REACHED', { stalls: host.node.stalls }) };
+  return {
+    kind: 'failed',
+    reason: 'NO_PROGRESS',
+    message: hint(host.locale, 'NO_PROGRESS_REACHED', { stalls: host.node.stalls }),
+  };
 }
 
 /** Appends the call's tool message and its `tool.invoked` event. */
@@ -308,8 +355,19 @@ function skipRest(host: LoopHost, from: number): void {
   const wave = host.loop.wave;
   if (!wave) return;
   for (const call of wave.calls.slice(from)) {
-    host.addMessage({ role: 'tool', callId: call.callId, tool: call.tool, content: renderSkipped(host.locale) });
-    host.emit({ type: 'tool.skipped', nodeId: host.nodeId, round: wave.round, callId: call.callId, tool: call.tool });
+    host.addMessage({
+      role: 'tool',
+      callId: call.callId,
+      tool: call.tool,
+      content: renderSkipped(host.locale),
+    });
+    host.emit({
+      type: 'tool.skipped',
+      nodeId: host.nodeId,
+      round: wave.round,
+      callId: call.callId,
+      tool: call.tool,
+    });
   }
   wave.next = wave.calls.length;
 }

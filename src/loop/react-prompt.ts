@@ -25,9 +25,21 @@ const RULES: Localized<string> = {
   ].join('\n'),
 };
 
-const HEADINGS: Localized<{ task: string; outputs: string; required: string; optional: string; from: string }> = {
+const HEADINGS: Localized<{
+  task: string;
+  outputs: string;
+  required: string;
+  optional: string;
+  from: string;
+}> = {
   'zh-CN': { task: '## 节点任务', outputs: '## 产出契约', required: '必填', optional: '选填', from: '来自' },
-  en: { task: '## Node task', outputs: '## Output contract', required: 'required', optional: 'optional', from: 'from' },
+  en: {
+    task: '## Node task',
+    outputs: '## Output contract',
+    required: 'required',
+    optional: 'optional',
+    from: 'from',
+  },
 };
 
 /** What a node's system prompt is made of. */

@@ -10,7 +10,8 @@ export function renderObservation(obs: Observation, locale: Locale): string {
   const head = obs.code ? `[${obs.outcome.name} ${obs.code.name}]` : `[${obs.outcome.name}]`;
   const evidence = obs.evidenceId ? ` (${hint(locale, 'EVIDENCE', { id: obs.evidenceId })})` : '';
   const lines = [`${head} ${obs.message(locale)}${evidence}`];
-  if (obs.data !== undefined && obs.data !== null) lines.push(typeof obs.data === 'string' ? obs.data : JSON.stringify(obs.data));
+  if (obs.data !== undefined && obs.data !== null)
+    lines.push(typeof obs.data === 'string' ? obs.data : JSON.stringify(obs.data));
   return lines.join('\n');
 }
 

@@ -70,8 +70,7 @@ export interface ModelCallContext {
 
 /** The model's answer to one call, or why there is none. */
 export type ModelResult =
-  | { ok: true; text: string; toolCalls: ModelToolCall[]; usage: TokenUsage }
-  | { ok: false; message: string };
+  { ok: true; text: string; toolCalls: ModelToolCall[]; usage: TokenUsage } | { ok: false; message: string };
 
 /** A language model behind a small interface (STYLE.md habit 4). Never throws for a provider failure. */
 export interface ModelClient {

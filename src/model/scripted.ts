@@ -4,7 +4,11 @@ import { z } from 'zod';
 import type { ModelCallContext, ModelClient, ModelRequest, ModelResult } from './model.js';
 
 const CallSchema = z.union([
-  z.strictObject({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).optional(), id: z.string().optional() }),
+  z.strictObject({
+    tool: z.string().min(1),
+    args: z.record(z.string(), z.unknown()).optional(),
+    id: z.string().optional(),
+  }),
   z.strictObject({ tool: z.string().min(1), rawArgs: z.string(), id: z.string().optional() }),
 ]);
 
@@ -77,7 +81,8 @@ export function loadScriptedModel(file: string): ModelClient {
   const parsed = parseLimited(text, { ...YAML_LIMITS, maxValues: 1_000_000 });
   if (!parsed.ok) throw new Error(`scripted model file ${file} is not valid YAML: ${parsed.message}`);
   const checked = ScriptSchema.safeParse(parsed.data);
-  if (!checked.success) throw new Error(`scripted model file ${file}: ${describeIssues(checked.error.issues)}`);
+  if (!checked.success)
+    throw new Error(`scripted model file ${file}: ${describeIssues(checked.error.issues)}`);
   return scriptedModel(checked.data, `scripted:${file}`);
 }
 

@@ -16,7 +16,13 @@ import type { FlowRef } from './toolbox.js';
 /** Starts and drives a child run (the Runtime's `start` with a parent). */
 export type StartChild = (
   ref: FlowRef,
-  options: { input: unknown; model: ModelSpec; parentRunId: string; parentCallId: string; tenant: string | null },
+  options: {
+    input: unknown;
+    model: ModelSpec;
+    parentRunId: string;
+    parentCallId: string;
+    tenant: string | null;
+  },
 ) => Promise<RunSummary>;
 
 /**
@@ -81,7 +87,11 @@ export function delegateResult(summary: RunSummary): DelegateResult {
     return { status: 'completed', childRunId: summary.runId, outputs: summary.outputs };
   }
   if (summary.status === 'suspended' && summary.suspension) {
-    return { status: 'suspended', childRunId: summary.runId, suspension: summary.suspension as SuspensionRequest };
+    return {
+      status: 'suspended',
+      childRunId: summary.runId,
+      suspension: summary.suspension as SuspensionRequest,
+    };
   }
   return {
     status: 'failed',
@@ -138,7 +148,8 @@ export async function respondThroughChild(
     return summarize(session.current);
   }
   const result = delegateResult(child);
-  if (result.status === 'suspended') throw new Error(`child run ${childRunId} is suspended without a pending item`);
+  if (result.status === 'suspended')
+    throw new Error(`child run ${childRunId} is suspended without a pending item`);
   const flowId = typeof suspended.args.flow === 'string' ? suspended.args.flow : '';
   const observation = delegateObservation(result, flowId, ref.flow.locale);
   session.doc.loop.suspended = null;

@@ -26,11 +26,23 @@ export interface DriveContext {
  * Drives a run from where its session stands until it ends or suspends, holding and renewing its
  * lease (docs/durability.md) so that every other driver backs off meanwhile.
  */
-export async function drive(session: RunSession, ref: FlowRef, model: ModelClient, ctx: DriveContext): Promise<GraphExit> {
+export async function drive(
+  session: RunSession,
+  ref: FlowRef,
+  model: ModelClient,
+  ctx: DriveContext,
+): Promise<GraphExit> {
   session.lease = { owner: ctx.owner, ms: ctx.leaseMs };
-  const timer = setInterval(() => {
-    session.renewLease().catch((error: unknown) => ctx.logger.warn('RUN lease renewal failed', { runId: session.runId, error }));
-  }, Math.max(50, Math.floor(ctx.leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      session
+        .renewLease()
+        .catch((error: unknown) =>
+          ctx.logger.warn('RUN lease renewal failed', { runId: session.runId, error }),
+        );
+    },
+    Math.max(50, Math.floor(ctx.leaseMs / 3)),
+  );
   timer.unref();
   try {
     return await runGraph({
@@ -43,7 +55,9 @@ export async function drive(session: RunSession, ref: FlowRef, model: ModelClien
       checkpoint: () => session.checkpoint(),
       resetConversation: () => session.resetConversation(),
       runNode: (node) =>
-        ctx.traceNode ? ctx.traceNode(node.id, () => runOneNode(session, ref, node, model, ctx)) : runOneNode(session, ref, node, model, ctx),
+        ctx.traceNode
+          ? ctx.traceNode(node.id, () => runOneNode(session, ref, node, model, ctx))
+          : runOneNode(session, ref, node, model, ctx),
     });
   } finally {
     clearInterval(timer);
@@ -51,13 +65,23 @@ export async function drive(session: RunSession, ref: FlowRef, model: ModelClien
   }
 }
 
-async function runOneNode(session: RunSession, ref: FlowRef, node: FlowNode, model: ModelClient, ctx: DriveContext) {
+async function runOneNode(
+  session: RunSession,
+  ref: FlowRef,
+  node: FlowNode,
+  model: ModelClient,
+  ctx: DriveContext,
+) {
   let catalog: FlowCatalog;
   try {
     catalog = await ctx.toolbox.catalog(ref);
   } catch (error) {
     ctx.logger.error('RUN tools unavailable', { runId: session.runId, node: node.id, error });
-    return { kind: 'failed', reason: 'TOOLS_UNAVAILABLE', message: error instanceof Error ? error.message : String(error) } as const;
+    return {
+      kind: 'failed',
+      reason: 'TOOLS_UNAVAILABLE',
+      message: error instanceof Error ? error.message : String(error),
+    } as const;
   }
   const host = createNodeHost(session, node, {
     flow: ref.flow,

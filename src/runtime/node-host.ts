@@ -7,7 +7,12 @@ import { phaseHint } from '../loop/phase-hint.js';
 import { buildSystemPrompt } from '../loop/react-prompt.js';
 import { modelConversation, openingMessage } from '../loop/conversation.js';
 import type { ModelClient, ModelTool, ModelToolCall } from '../model/model.js';
-import { createCallContext, type CallContext, type CallServices, type ControlEffect } from '../tools/pipeline.js';
+import {
+  createCallContext,
+  type CallContext,
+  type CallServices,
+  type ControlEffect,
+} from '../tools/pipeline.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
@@ -52,10 +57,17 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     (fixed ??= {
       system: buildSystemPrompt({
         locale,
-        instructions: renderInstructions(node.instructions, { input: session.current.input, nodes: session.run.nodeOutputs }),
+        instructions: renderInstructions(node.instructions, {
+          input: session.current.input,
+          nodes: session.run.nodeOutputs,
+        }),
         outputs: node.outputs,
       }),
-      opening: openingMessage({ locale, input: session.current.input, earlierOutputs: session.run.nodeOutputs }),
+      opening: openingMessage({
+        locale,
+        input: session.current.input,
+        earlierOutputs: session.run.nodeOutputs,
+      }),
     });
   const limits = nodeLimits(deps.flow, node);
   const emit = (event: EventPayload) => session.emit(event);
@@ -165,7 +177,12 @@ function suspend(
   const pending: PendingItem = { ...s.pending, id: s.pending.id ?? pendingId(session, call.callId, s.kind) };
   session.emit({ type: 'node.suspended', nodeId, kind: s.kind, pending });
   session.emit({ type: 'run.suspended', nodeId, kind: s.kind, pending });
-  session.update({ status: 'suspended', suspension: { kind: s.kind, pending }, leaseOwner: null, leaseExpiresAt: null });
+  session.update({
+    status: 'suspended',
+    suspension: { kind: s.kind, pending },
+    leaseOwner: null,
+    leaseExpiresAt: null,
+  });
 }
 
 /** Resets the loop position for a fresh node run (used when a node starts). */

@@ -26,7 +26,8 @@ export function startRecoverer(runtime: Runtime, options: { intervalMs: number; 
       runtime
         .resume(run.runId)
         .catch((error: unknown) => {
-          if (!(error instanceof RunConflictError)) options.logger.error('RUN takeover failed', { runId: run.runId, error });
+          if (!(error instanceof RunConflictError))
+            options.logger.error('RUN takeover failed', { runId: run.runId, error });
         })
         .finally(() => busy.delete(run.runId));
     }

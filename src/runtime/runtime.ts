@@ -56,21 +56,32 @@ export class Runtime {
     this.logger = options.logger ?? silentLogger;
     this.leaseMs = options.leaseMs ?? leaseFromEnv();
     const telemetry = options.telemetry ?? noopTelemetry;
-    this.observers = new RunObservers(typeof telemetry === 'function' ? telemetry : () => Promise.resolve(telemetry));
+    this.observers = new RunObservers(
+      typeof telemetry === 'function' ? telemetry : () => Promise.resolve(telemetry),
+    );
     this.resultBytes = traceResultBytes(options.traceResultBytes);
-    this.poller = new EventPoller(() => this.db(), (runId) => this.active.has(runId), this.logger);
+    this.poller = new EventPoller(
+      () => this.db(),
+      (runId) => this.active.has(runId),
+      this.logger,
+    );
   }
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */
   async start(source: FlowRef | FlowInput, options: StartOptions = {}): Promise<RunSummary> {
     const ref = isFlowRef(source) ? source : await loadFlow(source);
     const flow = ref.flow;
-    const modelSpec = options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);
-    if (modelSpec === undefined) throw new RuntimeInputError(`flow ${flow.id} names no model and none was given`);
+    const modelSpec =
+      options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);
+    if (modelSpec === undefined)
+      throw new RuntimeInputError(`flow ${flow.id} names no model and none was given`);
     const model = this.model(modelSpec, flow);
     const input = options.input ?? {};
     const problems = validateRunInput(flow, input);
-    if (problems.length > 0) throw new RuntimeInputError(`the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new RuntimeInputError(
+        `the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`,
+      );
     if (!this.options.enqueue) await refuseToolNameConflicts(this.toolbox, ref);
     const store = await this.db();
     const parent = options.parentRunId ? await store.getRun(options.parentRunId) : null;
@@ -103,12 +114,20 @@ export class Runtime {
 
   /** Approves the pending write of a suspended run and continues it. */
   approve(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
-    return this.respond(runId, { kind: 'APPROVAL', decision: 'approved', comment: options.comment ?? null, who: options.who ?? null }, options);
+    return this.respond(
+      runId,
+      { kind: 'APPROVAL', decision: 'approved', comment: options.comment ?? null, who: options.who ?? null },
+      options,
+    );
   }
 
   /** Declines the pending write of a suspended run and continues it. */
   reject(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
-    return this.respond(runId, { kind: 'APPROVAL', decision: 'rejected', comment: options.comment ?? null, who: options.who ?? null }, options);
+    return this.respond(
+      runId,
+      { kind: 'APPROVAL', decision: 'rejected', comment: options.comment ?? null, who: options.who ?? null },
+      options,
+    );
   }
 
   /** Answers the pending follow-up question of a suspended run and continues it. */
@@ -122,20 +141,28 @@ export class Runtime {
    * outside a node), or another request or process is continuing it.
    */
   async retry(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
-    if (this.responding.has(runId)) throw new RunConflictError(runId, `run ${runId} is already being continued by another request`);
+    if (this.responding.has(runId))
+      throw new RunConflictError(runId, `run ${runId} is already being continued by another request`);
     this.responding.add(runId);
     try {
       const before = await this.require(runId);
       checkRetryable(before);
       const model = this.modelFor(before, options.model); // a bad model fails before anything changes
-      const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
+      const record = await (
+        await this.db()
+      ).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
       if (!record || record.status !== 'failed') {
         if (record) await this.release(record);
         throw new RunConflictError(runId, `run ${runId} is being continued by another process`);
       }
       const ref = this.flowRef(record);
       const session = await this.session(reopenFailedNode(record), 'retry');
-      applyRetry(session, ref.flow, options.who ?? null, typeof options.model === 'string' ? options.model : undefined);
+      applyRetry(
+        session,
+        ref.flow,
+        options.who ?? null,
+        typeof options.model === 'string' ? options.model : undefined,
+      );
       if (this.queued(record)) session.update({ leaseOwner: null, leaseExpiresAt: null });
       await session.checkpoint();
       options.onAccepted?.(summarize(session.current));
@@ -148,16 +175,27 @@ export class Runtime {
   /** Continues a run left `running` by a dead process (its lease expired). */
   async resume(runId: string, options: { model?: ModelSpec } = {}): Promise<RunSummary> {
     const before = await this.require(runId);
-    if (before.status !== 'running') throw new RunConflictError(runId, `run ${runId} is ${before.status}, not running`);
-    if (this.active.has(runId)) throw new RunConflictError(runId, `run ${runId} is being driven by this process`);
+    if (before.status !== 'running')
+      throw new RunConflictError(runId, `run ${runId} is ${before.status}, not running`);
+    if (this.active.has(runId))
+      throw new RunConflictError(runId, `run ${runId} is being driven by this process`);
     const model = this.modelFor(before, options.model); // a bad model fails here, before anything changes
-    const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
+    const record = await (
+      await this.db()
+    ).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
     if (!record || record.status !== 'running') {
-      throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
+      throw new RunConflictError(
+        runId,
+        `run ${runId} is driven by another process (its lease has not expired)`,
+      );
     }
     const session = await this.session(record, 'recovery');
     if (typeof options.model === 'string') session.update({ model: options.model });
-    session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
+    session.emit({
+      type: 'run.resumed',
+      kind: 'RECOVERY',
+      ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}),
+    });
     await session.checkpoint();
     return this.driveSession(session, this.flowRef(record), model);
   }
@@ -171,16 +209,28 @@ export class Runtime {
   async drive(runId: string): Promise<RunSummary> {
     const before = await this.require(runId);
     if (before.status !== 'running' || this.active.has(runId)) {
-      throw new RunConflictError(runId, `run ${runId} is ${this.active.has(runId) ? 'already driven here' : before.status}`);
+      throw new RunConflictError(
+        runId,
+        `run ${runId} is ${this.active.has(runId) ? 'already driven here' : before.status}`,
+      );
     }
-    const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
+    const record = await (
+      await this.db()
+    ).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
     if (!record || record.status !== 'running') {
       if (record) await this.release(record);
-      throw new RunConflictError(runId, `run ${runId} is driven by another process (its lease has not expired)`);
+      throw new RunConflictError(
+        runId,
+        `run ${runId} is driven by another process (its lease has not expired)`,
+      );
     }
     const session = await this.session(record, before.leaseOwner !== null ? 'recovery' : 'drive');
     if (before.leaseOwner !== null) {
-      session.emit({ type: 'run.resumed', kind: 'RECOVERY', ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}) });
+      session.emit({
+        type: 'run.resumed',
+        kind: 'RECOVERY',
+        ...(session.doc.nodeId ? { nodeId: session.doc.nodeId } : {}),
+      });
       await session.checkpoint();
     }
     return this.driveSession(session, this.flowRef(record), this.modelFor(record, undefined));
@@ -216,7 +266,10 @@ export class Runtime {
   }
 
   /** The run's trace events: replayed from the store, then live until the run ends (or `follow: false`). */
-  async *events(runId: string, options: { after?: number; follow?: boolean; signal?: AbortSignal } = {}): AsyncIterable<StoredEvent> {
+  async *events(
+    runId: string,
+    options: { after?: number; follow?: boolean; signal?: AbortSignal } = {},
+  ): AsyncIterable<StoredEvent> {
     yield* followEvents(await this.db(), this.hub, this.poller, runId, options);
   }
 
@@ -259,7 +312,11 @@ export class Runtime {
     return this.storeReady;
   }
 
-  private async respond(runId: string, response: PersonResponse, options: RespondOptions): Promise<RunSummary> {
+  private async respond(
+    runId: string,
+    response: PersonResponse,
+    options: RespondOptions,
+  ): Promise<RunSummary> {
     // Two responses racing in one process share this runtime's lease owner, so the lease alone
     // cannot tell them apart: the first one in holds the run until it is accepted.
     if (this.responding.has(runId)) {
@@ -273,7 +330,11 @@ export class Runtime {
     }
   }
 
-  private async respondOnce(runId: string, response: PersonResponse, options: RespondOptions): Promise<RunSummary> {
+  private async respondOnce(
+    runId: string,
+    response: PersonResponse,
+    options: RespondOptions,
+  ): Promise<RunSummary> {
     const before = await this.require(runId);
     const waiting = (before.suspension as { kind?: string } | null)?.kind;
     if (before.status !== 'suspended' || waiting !== response.kind) {
@@ -281,16 +342,24 @@ export class Runtime {
     }
     checkExpected(before, options.expect);
     const model = this.modelFor(before, options.model); // a bad model fails here, before anything changes
-    const record = await (await this.db()).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
+    const record = await (
+      await this.db()
+    ).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
     const now = record?.suspension as { kind?: string } | null | undefined;
     if (!record || record.status !== 'suspended' || now?.kind !== response.kind) {
       if (record) await this.release(record);
-      throw new RunConflictError(runId, `run ${runId} is no longer waiting for ${response.kind === 'APPROVAL' ? 'an approval' : 'an answer'}`);
+      throw new RunConflictError(
+        runId,
+        `run ${runId} is no longer waiting for ${response.kind === 'APPROVAL' ? 'an approval' : 'an answer'}`,
+      );
     }
     if (waitingFor(record) !== waitingFor(before)) {
       // It moved on to another item meanwhile (a racing response): this one was meant for the previous.
       await this.release(record);
-      throw new RunConflictError(runId, `run ${runId} now waits for another item (${waitingFor(record) ?? 'none'})`);
+      throw new RunConflictError(
+        runId,
+        `run ${runId} now waits for another item (${waitingFor(record) ?? 'none'})`,
+      );
     }
     const ref = this.flowRef(record);
     const session = await this.session(record, response.kind === 'APPROVAL' ? 'approval' : 'answer');
@@ -299,7 +368,11 @@ export class Runtime {
     if (childRunId) {
       const settled = await respondThroughChild(session, ref, childRunId, response, {
         respond: (id, r) =>
-          this.respond(id, r, { comment: options.comment ?? null, who: options.who ?? null, ...(options.expect !== undefined ? { expect: options.expect } : {}) }),
+          this.respond(id, r, {
+            comment: options.comment ?? null,
+            who: options.who ?? null,
+            ...(options.expect !== undefined ? { expect: options.expect } : {}),
+          }),
         release: (record) => this.release(record),
       });
       if (settled) {
@@ -311,7 +384,11 @@ export class Runtime {
       applyResponse(session, ref.flow, response, this.logger);
     }
     const queued = this.queued(record);
-    session.update({ status: 'running', suspension: null, ...(queued ? { leaseOwner: null, leaseExpiresAt: null } : {}) });
+    session.update({
+      status: 'running',
+      suspension: null,
+      ...(queued ? { leaseOwner: null, leaseExpiresAt: null } : {}),
+    });
     await session.checkpoint();
     options.onAccepted?.(summarize(session.current));
     if (queued) return this.handOff(session);
@@ -344,7 +421,12 @@ export class Runtime {
     return done;
   }
 
-  private async driveWith(session: RunSession, ref: FlowRef, model: ModelClient, controller: AbortController): Promise<RunSummary> {
+  private async driveWith(
+    session: RunSession,
+    ref: FlowRef,
+    model: ModelClient,
+    controller: AbortController,
+  ): Promise<RunSummary> {
     try {
       const driving = await this.observers.driving(session, model, this.toolbox);
       await drive(session, ref, driving.model, {
@@ -363,7 +445,16 @@ export class Runtime {
             // A child inherits the parent's provider declarations (its own win), so a model named
             // by the parent resolves in the child too.
             startChild: (childRef, options) =>
-              this.start({ ...childRef, flow: { ...childRef.flow, providers: { ...ref.flow.providers, ...childRef.flow.providers } } }, options),
+              this.start(
+                {
+                  ...childRef,
+                  flow: {
+                    ...childRef.flow,
+                    providers: { ...ref.flow.providers, ...childRef.flow.providers },
+                  },
+                },
+                options,
+              ),
             existingChild: async (parentRunId, parentCallId) =>
               existingChild(await this.db(), parentRunId, parentCallId, {
                 resume: (id) => this.resume(id),
@@ -415,7 +506,13 @@ export class Runtime {
 
   private async release(record: RunRecord): Promise<void> {
     try {
-      await (await this.db()).commit({ runId: record.runId, expectedVersion: record.version, patch: { leaseOwner: null, leaseExpiresAt: null } });
+      await (
+        await this.db()
+      ).commit({
+        runId: record.runId,
+        expectedVersion: record.version,
+        patch: { leaseOwner: null, leaseExpiresAt: null },
+      });
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
     }
@@ -444,6 +541,8 @@ export class Runtime {
     const local = this.models.get(record.runId);
     if (local) return local;
     if (record.model) return this.model(record.model, record.flow as Flow);
-    throw new RuntimeInputError(`run ${record.runId} was started with a model object; pass the model to continue it`);
+    throw new RuntimeInputError(
+      `run ${record.runId} was started with a model object; pass the model to continue it`,
+    );
   }
 }

@@ -1,6 +1,14 @@
 import type { EvidenceRecord, RunState } from '../domain/run-state.js';
 import { addUsage, type ConversationMessage, type TokenUsage } from '../model/model.js';
-import { VersionConflictError, type Commit, type RunPatch, type RunRecord, type Store, type StoredEvent, type StoredMessage } from '../store/store.js';
+import {
+  VersionConflictError,
+  type Commit,
+  type RunPatch,
+  type RunRecord,
+  type Store,
+  type StoredEvent,
+  type StoredMessage,
+} from '../store/store.js';
 import type { EventPayload } from '../trace/events.js';
 import { DEFAULT_RESULT_BYTES, withBoundedResult } from '../trace/result.js';
 import type { EventHub } from './event-hub.js';
@@ -44,12 +52,19 @@ export class RunSession {
   }
 
   /** Loads a run's working copy from the store. */
-  static async open(store: Store, hub: EventHub, record: RunRecord, sinks: readonly EventSink[] = []): Promise<RunSession> {
+  static async open(
+    store: Store,
+    hub: EventHub,
+    record: RunRecord,
+    sinks: readonly EventSink[] = [],
+  ): Promise<RunSession> {
     const doc = record.state as RunStateDoc;
     // A run at version 1 was just created and never committed: it has no evidence and no messages
     // yet (createRun appends events only), so there is nothing to read.
     const fresh = record.version === 1;
-    const { evidence, messages: stored } = fresh ? { evidence: [], messages: [] } : await readWorkingSet(store, record.runId, doc.nodeId ? nodeRunKey(doc) : null);
+    const { evidence, messages: stored } = fresh
+      ? { evidence: [], messages: [] }
+      : await readWorkingSet(store, record.runId, doc.nodeId ? nodeRunKey(doc) : null);
     const messages = stored.map((m) => m.message as ConversationMessage);
     if (doc.node) {
       // A suspending call's tool message comes only when the person responds: count it meanwhile.
@@ -104,7 +119,10 @@ export class RunSession {
   async spent(): Promise<{ tokens: number; cost: number }> {
     const u = this.patch.usage ?? this.committing?.patch.usage ?? this.record.usage;
     const children = await childrenSpent(this.store, this.runId);
-    return { tokens: u.inputTokens + u.outputTokens + children.tokens, cost: (this.doc.cost ?? 0) + children.cost };
+    return {
+      tokens: u.inputTokens + u.outputTokens + children.tokens,
+      cost: (this.doc.cost ?? 0) + children.cost,
+    };
   }
 
   /**
@@ -112,13 +130,16 @@ export class RunSession {
    * too): for each ancestor whose flow sets `limits.maxTokens` or `limits.maxCost`, those limits and
    * what that ancestor's whole tree has committed so far.
    */
-  async ancestorBudgets(): Promise<{ maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[]> {
+  async ancestorBudgets(): Promise<
+    { maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[]
+  > {
     const out: { maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[] = [];
     let parentId = this.record.parentRunId;
     for (let depth = 0; parentId && depth < MAX_ANCESTORS; depth += 1) {
       const parent = await this.store.getRun(parentId);
       if (!parent) break;
-      const limits = (parent.flow as { limits?: { maxTokens?: number; maxCost?: number } } | null)?.limits ?? {};
+      const limits =
+        (parent.flow as { limits?: { maxTokens?: number; maxCost?: number } } | null)?.limits ?? {};
       if (limits.maxTokens !== undefined || limits.maxCost !== undefined) {
         const below = await childrenSpent(this.store, parent.runId);
         const tokens = parent.usage.inputTokens + parent.usage.outputTokens + below.tokens;
@@ -150,7 +171,11 @@ export class RunSession {
       if (!this.lease || this.record.status !== 'running') return;
       const lease = this.lease;
       this.record = await this.commitAdopting(
-        (version) => ({ runId: this.record.runId, expectedVersion: version, patch: { leaseOwner: lease.owner, leaseExpiresAt: Date.now() + lease.ms } }),
+        (version) => ({
+          runId: this.record.runId,
+          expectedVersion: version,
+          patch: { leaseOwner: lease.owner, leaseExpiresAt: Date.now() + lease.ms },
+        }),
         true,
       );
     });
@@ -168,7 +193,10 @@ export class RunSession {
       if (!(error instanceof VersionConflictError) || !adopt) throw error;
       const fresh = await this.store.getRun(this.record.runId);
       const requested = (fresh?.state as RunStateDoc | undefined)?.cancelRequested === true;
-      const same = fresh?.status === 'running' && fresh.lastSeq === this.record.lastSeq && fresh.leaseOwner === this.lease?.owner;
+      const same =
+        fresh?.status === 'running' &&
+        fresh.lastSeq === this.record.lastSeq &&
+        fresh.leaseOwner === this.lease?.owner;
       if (!fresh || !requested || !same) throw error;
       this.doc.cancelRequested = true;
       this.onCancelRequested?.();
@@ -212,7 +240,14 @@ export class RunSession {
     let next: RunRecord;
     try {
       next = await this.commitAdopting(
-        (version) => ({ runId: this.record.runId, expectedVersion: version, patch: patch(), events, messages, evidence }),
+        (version) => ({
+          runId: this.record.runId,
+          expectedVersion: version,
+          patch: patch(),
+          events,
+          messages,
+          evidence,
+        }),
         adopt,
       );
     } catch (error) {
@@ -231,7 +266,11 @@ export class RunSession {
 }
 
 /** A run's evidence and its current node run's messages, in one read when the store offers it. */
-async function readWorkingSet(store: Store, runId: string, nodeRun: string | null): Promise<{ evidence: EvidenceRecord[]; messages: StoredMessage[] }> {
+async function readWorkingSet(
+  store: Store,
+  runId: string,
+  nodeRun: string | null,
+): Promise<{ evidence: EvidenceRecord[]; messages: StoredMessage[] }> {
   if (store.workingSet) return store.workingSet(runId, nodeRun);
   const evidence = await store.evidence(runId);
   return { evidence, messages: nodeRun ? await store.messages(runId, nodeRun) : [] };
@@ -240,7 +279,10 @@ async function readWorkingSet(store: Store, runId: string, nodeRun: string | nul
 /** How far up a chain of delegations budgets are looked for (delegation chains are short). */
 const MAX_ANCESTORS = 16;
 
-function pickLimits(limits: { maxTokens?: number; maxCost?: number }): { maxTokens?: number; maxCost?: number } {
+function pickLimits(limits: { maxTokens?: number; maxCost?: number }): {
+  maxTokens?: number;
+  maxCost?: number;
+} {
   return {
     ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
     ...(limits.maxCost !== undefined ? { maxCost: limits.maxCost } : {}),
@@ -282,7 +324,10 @@ function persistedDoc(doc: RunStateDoc): RunStateDoc {
 }
 
 /** The fingerprint counts of a node run, from its tool messages. */
-function countFingerprints(messages: readonly ConversationMessage[], pending: readonly (string | undefined)[]): Record<string, number> {
+function countFingerprints(
+  messages: readonly ConversationMessage[],
+  pending: readonly (string | undefined)[],
+): Record<string, number> {
   const counts: Record<string, number> = {};
   const add = (fp: string) => (counts[fp] = (counts[fp] ?? 0) + 1);
   for (const m of messages) if (m.role === 'tool' && m.counted) add(m.counted);

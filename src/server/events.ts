@@ -91,10 +91,14 @@ async function pump(
   }, deps.heartbeatMs);
   // Live deltas and committed events are written one after the other, never interleaved.
   let writing: Promise<void> = Promise.resolve();
-  const write = (message: { id?: string; data: string }) => (writing = writing.then(() => stream.writeSSE(message)));
+  const write = (message: { id?: string; data: string }) =>
+    (writing = writing.then(() => stream.writeSSE(message)));
   const unsubscribe = ENDED.has(record.status)
     ? () => undefined
-    : deps.runtime.deltas(record.runId, (delta) => void write({ data: JSON.stringify(delta) }).catch(() => controller.abort()));
+    : deps.runtime.deltas(
+        record.runId,
+        (delta) => void write({ data: JSON.stringify(delta) }).catch(() => controller.abort()),
+      );
   try {
     const events = deps.runtime.events(record.runId, {
       after: Math.min(requested, record.lastSeq),

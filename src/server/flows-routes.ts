@@ -21,7 +21,9 @@ const FlowBody = z.record(z.string(), z.unknown()).openapi('FlowDefinition', {
   description: 'A flow (docs/flows.md; JSON Schema in schema/flow.schema.json of the package).',
 });
 
-const RegisteredSchema = z.object({ flowId: z.string(), version: z.union([z.number().int(), z.string()]) }).openapi('RegisteredFlow');
+const RegisteredSchema = z
+  .object({ flowId: z.string(), version: z.union([z.number().int(), z.string()]) })
+  .openapi('RegisteredFlow');
 
 /** Registers `GET /v1/flows` and `POST /v1/flows` (docs/api.md). */
 export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {

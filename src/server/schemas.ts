@@ -115,13 +115,9 @@ export const ApprovalSchema = z
   .strictObject({
     decision: z.enum(['approve', 'reject']),
     comment: z.string().optional(),
-    expect: z
-      .string()
-      .min(1)
-      .optional()
-      .openapi({
-        description: 'The pending item id this decision is for; 409 when the run waits for another.',
-      }),
+    expect: z.string().min(1).optional().openapi({
+      description: 'The pending item id this decision is for; 409 when the run waits for another.',
+    }),
   })
   .openapi('Approval');
 
@@ -129,13 +125,9 @@ export const ApprovalSchema = z
 export const AnswerSchema = z
   .strictObject({
     text: z.string().min(1),
-    expect: z
-      .string()
-      .min(1)
-      .optional()
-      .openapi({
-        description: 'The pending item id this answer is for; 409 when the run waits for another.',
-      }),
+    expect: z.string().min(1).optional().openapi({
+      description: 'The pending item id this answer is for; 409 when the run waits for another.',
+    }),
   })
   .openapi('Answer');
 

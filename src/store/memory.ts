@@ -150,12 +150,16 @@ export class MemoryStore implements Store {
     return this.#sync(() => {
       const byIndex = this.#runs.get(runId)?.messages.get(nodeRun);
       if (!byIndex) return [];
-      return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, m]) => JSON.parse(m) as StoredMessage);
+      return [...byIndex.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([, m]) => JSON.parse(m) as StoredMessage);
     });
   }
 
   evidence(runId: string): Promise<EvidenceRecord[]> {
-    return this.#sync(() => (this.#runs.get(runId)?.evidence ?? []).map((e) => JSON.parse(e) as EvidenceRecord));
+    return this.#sync(() =>
+      (this.#runs.get(runId)?.evidence ?? []).map((e) => JSON.parse(e) as EvidenceRecord),
+    );
   }
 
   acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null> {

@@ -47,7 +47,8 @@ export function buildCatalog(input: CatalogInput): Catalog {
     else missing.push(name);
   }
   const builtins = input.builtins ?? defaultBuiltins;
-  for (const descriptor of builtins.descriptors(node, input.locale ?? input.flow.locale)) visible.set(descriptor.name, descriptor);
+  for (const descriptor of builtins.descriptors(node, input.locale ?? input.flow.locale))
+    visible.set(descriptor.name, descriptor);
   return { visible, tools, missing };
 }
 
@@ -62,7 +63,12 @@ export function isWriteTool(descriptor: ToolDescriptor, policy: ToolPolicy | und
 
 /** What the catalog step produces (for docs/observations.md). */
 export const CATALOG_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'catalog', case: 'the tool is not among the node’s tools and visible builtins', code: 'CATALOG_DENIED', next: 'NEXT_CATALOG_DENIED' },
+  {
+    producer: 'catalog',
+    case: 'the tool is not among the node’s tools and visible builtins',
+    code: 'CATALOG_DENIED',
+    next: 'NEXT_CATALOG_DENIED',
+  },
 ];
 
 /**

@@ -100,12 +100,16 @@ export class ToolInvoker {
     const key = options.meta?.idempotencyKey;
     let pending: unknown;
     try {
-      pending = local.execute({ ...args }, typeof key === 'string' ? { signal, idempotencyKey: key } : { signal });
+      pending = local.execute(
+        { ...args },
+        typeof key === 'string' ? { signal, idempotencyKey: key } : { signal },
+      );
     } catch (error) {
       return observeError(error, locale, { tool: tool.name, timeoutMs });
     }
     // A tool that answered at once has nothing left to time out or cancel.
-    if (!isPromiseLike(pending)) return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), pending ?? null);
+    if (!isPromiseLike(pending))
+      return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), pending ?? null);
     return this.settleLocal(tool, pending, timer, options);
   }
 
@@ -135,7 +139,8 @@ export class ToolInvoker {
       const value = await Promise.race([pending, stopped]);
       return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), value ?? null);
     } catch (error) {
-      if (timer.signal.aborted && !outer?.aborted) return observe('TOOL_TIMEOUT', locale, { tool: tool.name, timeoutMs });
+      if (timer.signal.aborted && !outer?.aborted)
+        return observe('TOOL_TIMEOUT', locale, { tool: tool.name, timeoutMs });
       return observeError(error, locale, { tool: tool.name, timeoutMs });
     } finally {
       clearTimeout(timeout);

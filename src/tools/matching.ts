@@ -30,7 +30,9 @@ export type Scalar = string | number | boolean | null;
 
 /** True for a JSON scalar (null, string, number, boolean). */
 export function isScalar(value: unknown): value is Scalar {
-  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  return (
+    value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+  );
 }
 
 /**

@@ -28,12 +28,26 @@ const INVOKER_CASES: Readonly<Record<InvokerErrorCode, string>> = {
 };
 
 const EXTERNAL: readonly ProducedCase[] = [
-  { producer: 'invoker', case: 'the tool answered; its result is `structuredContent`, else its single text block parsed as JSON, else that text', code: null },
+  {
+    producer: 'invoker',
+    case: 'the tool answered; its result is `structuredContent`, else its single text block parsed as JSON, else that text',
+    code: null,
+  },
   ...ToolErrors.codes
     .filter((c): c is InvokerErrorCode => c !== 'TOOL_BUSINESS_FAILED')
     .map((c) => ({ producer: 'invoker', case: INVOKER_CASES[c], code: c, next: ToolErrors.nextKey(c) })),
-  { producer: 'recovery', case: 'after a crash, the look-back found no effect of an interrupted write (its approval still holds)', code: 'WRITE_NOT_EXECUTED', next: 'NEXT_WRITE_NOT_EXECUTED' },
-  { producer: 'recovery', case: 'after a crash, an interrupted write’s effect cannot be determined (no `recover`, or the look-back failed)', code: 'WRITE_RESULT_UNKNOWN', next: 'NEXT_WRITE_RESULT_UNKNOWN' },
+  {
+    producer: 'recovery',
+    case: 'after a crash, the look-back found no effect of an interrupted write (its approval still holds)',
+    code: 'WRITE_NOT_EXECUTED',
+    next: 'NEXT_WRITE_NOT_EXECUTED',
+  },
+  {
+    producer: 'recovery',
+    case: 'after a crash, an interrupted write’s effect cannot be determined (no `recover`, or the look-back failed)',
+    code: 'WRITE_RESULT_UNKNOWN',
+    next: 'NEXT_WRITE_RESULT_UNKNOWN',
+  },
 ];
 
 /** Choices the pipeline makes that the rest of the docs do not spell out, written down. */
@@ -106,7 +120,9 @@ export function renderObservationsDoc(): string {
     '',
     '| outcome | advances (resets stalls) | stalls (counts one) |',
     '|---|---|---|',
-    ...Outcome.values.map((o) => `| ${o.name} | ${o.advances() ? 'yes' : 'no'} | ${o.stalls() ? 'yes' : 'no'} |`),
+    ...Outcome.values.map(
+      (o) => `| ${o.name} | ${o.advances() ? 'yes' : 'no'} | ${o.stalls() ? 'yes' : 'no'} |`,
+    ),
     '',
     'The chain is catalog → ArgPolicy → ParamContract → WriteGate → Fingerprint → invoke → ResponseContract →',
     'WriteGate.after → Evidence; the first step that produces an observation ends it. A builtin that throws',
@@ -130,7 +146,8 @@ export function renderObservationsDoc(): string {
     '| code | no. | outcome | zh-CN | en |',
     '|---|---|---|---|---|',
     ...RuntimeErrorCode.values().map(
-      (c) => `| \`${c.name}\` | ${c.no} | ${c.outcome} | ${cell(c.template('zh-CN'))} | ${cell(c.template('en'))} |`,
+      (c) =>
+        `| \`${c.name}\` | ${c.no} | ${c.outcome} | ${cell(c.template('zh-CN'))} | ${cell(c.template('en'))} |`,
     ),
     '',
     '## Follow-up confirmation words',

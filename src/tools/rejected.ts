@@ -13,7 +13,8 @@ export class ToolRejectedException extends Error {
     readonly next: string,
   ) {
     super(reason);
-    if (code.outcome !== 'REJECTED') throw new Error(`ToolRejectedException needs a REJECTED code, got ${code.name}`);
+    if (code.outcome !== 'REJECTED')
+      throw new Error(`ToolRejectedException needs a REJECTED code, got ${code.name}`);
     if (!next.trim()) throw new Error('ToolRejectedException needs a next step');
   }
 }

@@ -24,7 +24,13 @@ export type PendingItem =
 
 /** The payload of each trace event type, without the base fields (docs/trace.md). */
 export type EventPayload =
-  | { type: 'run.started'; flowId: string; flowVersion: string | number; input: unknown; parentRunId?: string }
+  | {
+      type: 'run.started';
+      flowId: string;
+      flowVersion: string | number;
+      input: unknown;
+      parentRunId?: string;
+    }
   | { type: 'node.started'; nodeId: string; maxRounds?: number; maxStalls?: number }
   | { type: 'react.round'; nodeId: string; round: number }
   | {

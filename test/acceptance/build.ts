@@ -49,7 +49,8 @@ function tryLock(): boolean {
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    if (lockAge() > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    if (lockAge() > STALE_LOCK_MS)
+      rmSync(LOCK, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     return false;
   }
 }

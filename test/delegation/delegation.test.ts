@@ -65,7 +65,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retry
 
 describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
   it('suspends the parent with the child pending item, routes the approval to the child, and returns its outputs', async () => {
-    const runtime = createRuntime({ store: `sqlite:${join(dir, 'rt.db')}`, tools: [createOrder()], logger: false });
+    const runtime = createRuntime({
+      store: `sqlite:${join(dir, 'rt.db')}`,
+      tools: [createOrder()],
+      logger: false,
+    });
     const flow = await loadFlow(parentFlow(), { baseDir: dir });
     const model = scriptedModel({
       turns: [
@@ -75,7 +79,10 @@ describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
     });
     const first = await runtime.start(flow, { input: { text: 'please order tea' }, model });
     expect(first.status).toBe('suspended');
-    expect(first.suspension).toMatchObject({ kind: 'APPROVAL', pending: { tool: 'order_create', args: { item: 'tea' } } });
+    expect(first.suspension).toMatchObject({
+      kind: 'APPROVAL',
+      pending: { tool: 'order_create', args: { item: 'tea' } },
+    });
     const children = await runtime.list({ parentRunId: first.runId });
     expect(children).toHaveLength(1);
     const child = children[0]!;
@@ -88,7 +95,9 @@ describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
 
     const parentEvents = [];
     for await (const e of runtime.events(first.runId, { follow: false })) parentEvents.push(e);
-    const delegateCall = parentEvents.find((e) => e.type === 'tool.invoked' && e.tool === 'builtin_node_delegate');
+    const delegateCall = parentEvents.find(
+      (e) => e.type === 'tool.invoked' && e.tool === 'builtin_node_delegate',
+    );
     expect(delegateCall).toMatchObject({ outcome: 'SUCCESS', executed: false });
     expect(parentEvents.some((e) => e.type === 'tool.invoked' && e.tool === 'order_create')).toBe(false);
     const childEvents = [];
@@ -113,7 +122,10 @@ describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
     expect(run.status).toBe('failed');
     const events = [];
     for await (const e of runtime.events(run.runId, { follow: false })) events.push(e);
-    expect(events.find((e) => e.type === 'tool.invoked')).toMatchObject({ outcome: 'REJECTED', errorCode: 'DELEGATION_OUT_OF_BOUNDS' });
+    expect(events.find((e) => e.type === 'tool.invoked')).toMatchObject({
+      outcome: 'REJECTED',
+      errorCode: 'DELEGATION_OUT_OF_BOUNDS',
+    });
     expect(writes).toEqual([]);
     await runtime.close();
   });
@@ -154,7 +166,11 @@ describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
         return inner.call(request, context);
       },
     };
-    const run = await runtime.start(flow, { input: { text: 'x' }, model, onAccepted: (s) => (runId = s.runId) });
+    const run = await runtime.start(flow, {
+      input: { text: 'x' },
+      model,
+      onAccepted: (s) => (runId = s.runId),
+    });
     expect(run.status).toBe('cancelled');
     expect(await runtime.list({ parentRunId: runId })).toEqual([]);
     const events = [];
@@ -183,9 +199,9 @@ describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
       turns: [{ calls: [{ tool: 'builtin_node_delegate', args: { flow: 'ordering', task: 'order tea' } }] }],
     });
     let runId = '';
-    await expect(runtime.start(flow, { input: { text: 'x' }, model, onAccepted: (s) => (runId = s.runId) })).rejects.toThrow(
-      'database is locked',
-    );
+    await expect(
+      runtime.start(flow, { input: { text: 'x' }, model, onAccepted: (s) => (runId = s.runId) }),
+    ).rejects.toThrow('database is locked');
     expect(store.failed).toBe(true);
     expect(await runtime.list({ parentRunId: runId })).toEqual([]);
     const events = [];

@@ -38,10 +38,17 @@ describe('Runtime: one commit per step', () => {
     const store = new RecordingStore(() => kit.count('save'));
     const runtime = createRuntime({ store, tools: kit.tools, logger: false });
     runtimes.push(runtime);
-    const flow = await loadFlow({ id: 'reads', locale: 'en', nodes: [{ id: 'work', tools: ['lookup'] }] }, { knownTools: ['lookup'] });
+    const flow = await loadFlow(
+      { id: 'reads', locale: 'en', nodes: [{ id: 'work', tools: ['lookup'] }] },
+      { knownTools: ['lookup'] },
+    );
     const run = await runtime.start(flow, {
       input: { text: 'x' },
-      model: script(turn([call.tool('lookup', { id: 1 })]), turn([call.tool('lookup', { id: 2 })]), turn([call.finish()])),
+      model: script(
+        turn([call.tool('lookup', { id: 1 })]),
+        turn([call.tool('lookup', { id: 2 })]),
+        turn([call.finish()]),
+      ),
     });
     expect(run.status).toBe('completed');
     const steps = store.commits.map((c) => types(c.commit)).filter((t) => t.includes('model.response'));
@@ -60,7 +67,10 @@ describe('Runtime: one commit per step', () => {
     const store = new RecordingStore(() => kit.count('save'));
     const runtime = createRuntime({ store, tools: kit.tools, logger: false });
     runtimes.push(runtime);
-    const flow = await loadFlow({ id: 'write', locale: 'en', nodes: [{ id: 'work', tools: ['save'] }] }, { knownTools: ['save'] });
+    const flow = await loadFlow(
+      { id: 'write', locale: 'en', nodes: [{ id: 'work', tools: ['save'] }] },
+      { knownTools: ['save'] },
+    );
     const model = () =>
       script(
         turn([call.tool('save', { name: 'a' })]),
@@ -71,7 +81,9 @@ describe('Runtime: one commit per step', () => {
     const asked = await runtime.start(flow, { input: { text: 'x' }, model: model() });
     expect(asked.status).toBe('suspended');
     expect(await runtime.approve(asked.runId, { model: model() })).toMatchObject({ status: 'completed' });
-    const marked = store.commits.filter((c) => ((c.commit.patch.state as RunStateDoc | undefined)?.run.inFlight ?? []).length > 0);
+    const marked = store.commits.filter(
+      (c) => ((c.commit.patch.state as RunStateDoc | undefined)?.run.inFlight ?? []).length > 0,
+    );
     expect(marked).toHaveLength(1);
     expect(marked[0]?.saves).toBe(0);
     expect(types(marked[0]!.commit)).toEqual(['react.round', 'model.response']);
@@ -96,7 +108,10 @@ describe('Runtime: one commit per step', () => {
     const store = new MemoryStore();
     const runtime = createRuntime({ store, tools: [slow], logger: false });
     runtimes.push(runtime);
-    const flow = await loadFlow({ id: 'slow', locale: 'en', nodes: [{ id: 'work', tools: ['slow'] }] }, { knownTools: ['slow'] });
+    const flow = await loadFlow(
+      { id: 'slow', locale: 'en', nodes: [{ id: 'work', tools: ['slow'] }] },
+      { knownTools: ['slow'] },
+    );
     let runId = '';
     const done = runtime.start(flow, {
       input: { text: 'x' },

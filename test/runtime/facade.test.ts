@@ -256,26 +256,19 @@ describe('Runtime facade', () => {
     expect(done.status).toBe('completed');
   });
 
-  it(
-    'a bad model on a continuing call is refused before anything changes; another process then continues',
-    async () => {
-      const db = sqliteUrl();
-      const turns = [turn([call.ask('Which?')]), turn([call.finish()])];
-      const runtime = rt(toolKit(), db);
-      const first = await runtime.start(await saveFlow(), { input: { text: 'x' }, model: script(...turns) });
-      const store = await runtime.db();
-      const before = { row: await store.getRun(first.runId), events: await store.events(first.runId) };
-      const bad = 'scripted:/nonexistent/turns.yaml';
-      await expect(runtime.answer(first.runId, 'a', { model: bad })).rejects.toBeInstanceOf(
-        RuntimeInputError,
-      );
-      expect({ row: await store.getRun(first.runId), events: await store.events(first.runId) }).toEqual(
-        before,
-      );
-      const done = await rt(toolKit(), db).answer(first.runId, 'a', { model: script(...turns) });
-      expect(done.status).toBe('completed');
-    },
-  );
+  it('a bad model on a continuing call is refused before anything changes; another process then continues', async () => {
+    const db = sqliteUrl();
+    const turns = [turn([call.ask('Which?')]), turn([call.finish()])];
+    const runtime = rt(toolKit(), db);
+    const first = await runtime.start(await saveFlow(), { input: { text: 'x' }, model: script(...turns) });
+    const store = await runtime.db();
+    const before = { row: await store.getRun(first.runId), events: await store.events(first.runId) };
+    const bad = 'scripted:/nonexistent/turns.yaml';
+    await expect(runtime.answer(first.runId, 'a', { model: bad })).rejects.toBeInstanceOf(RuntimeInputError);
+    expect({ row: await store.getRun(first.runId), events: await store.events(first.runId) }).toEqual(before);
+    const done = await rt(toolKit(), db).answer(first.runId, 'a', { model: script(...turns) });
+    expect(done.status).toBe('completed');
+  });
 
   it('events: replay, then live until the run ends (same runtime)', async () => {
     const runtime = rt();

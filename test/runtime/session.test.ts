@@ -76,7 +76,11 @@ describe('RunSession commits', () => {
       [0, 'first'],
       [1, 'second'],
     ]);
-    expect((await store.getRun('run_session'))?.usage).toEqual({ inputTokens: 15, outputTokens: 2, totalTokens: 17 });
+    expect((await store.getRun('run_session'))?.usage).toEqual({
+      inputTokens: 15,
+      outputTokens: 2,
+      totalTokens: 17,
+    });
   });
 
   it('a failed commit leaves everything buffered, and the next one writes it all', async () => {
@@ -90,6 +94,10 @@ describe('RunSession commits', () => {
     session.addUsage({ inputTokens: 5, outputTokens: 1, totalTokens: 6 });
     await session.checkpoint();
     expect((await store.events('run_session', base)).map((e) => e.seq)).toEqual([base + 1]);
-    expect((await store.getRun('run_session'))?.usage).toEqual({ inputTokens: 15, outputTokens: 2, totalTokens: 17 });
+    expect((await store.getRun('run_session'))?.usage).toEqual({
+      inputTokens: 15,
+      outputTokens: 2,
+      totalTokens: 17,
+    });
   });
 });

@@ -57,7 +57,9 @@ describe('openStore', () => {
     expect(error.code).toBe('NOT_AVAILABLE');
     expect(error.message).toMatch(/^cannot open the PostgreSQL store at 127\.0\.0\.1:1\/runs: ECONNREFUSED/);
     expect(error.message).not.toMatch(/s3cret/);
-    expect((await storeError(openStore('postgresql://admin:s3cret@127.0.0.1:1/x'))).code).toBe('NOT_AVAILABLE');
+    expect((await storeError(openStore('postgresql://admin:s3cret@127.0.0.1:1/x'))).code).toBe(
+      'NOT_AVAILABLE',
+    );
   });
 
   it('refuses unknown schemes, an empty sqlite path and non-stores', async () => {

@@ -21,7 +21,9 @@ export async function pgAvailable(url: string = PG_URL): Promise<boolean> {
     return true;
   } catch (error) {
     if (process.env.AGENT_RUNTIME_TEST_PG_REQUIRED === '1') {
-      throw new Error(`PostgreSQL at ${new URL(url).host} is required (AGENT_RUNTIME_TEST_PG_REQUIRED=1)`, { cause: error });
+      throw new Error(`PostgreSQL at ${new URL(url).host} is required (AGENT_RUNTIME_TEST_PG_REQUIRED=1)`, {
+        cause: error,
+      });
     }
     process.stderr.write(
       `PostgreSQL at ${new URL(url).host} not available, skipping: ${(error as Error).message}\n`,

@@ -87,7 +87,11 @@ describe('SqliteStore journal', () => {
     let version = 1;
     let seq = 2;
     const step = async (n: number) => {
-      const events = [event('r1', ++seq, 'react.round'), event('r1', ++seq, 'model.response'), event('r1', ++seq, 'tool.invoked')];
+      const events = [
+        event('r1', ++seq, 'react.round'),
+        event('r1', ++seq, 'model.response'),
+        event('r1', ++seq, 'tool.invoked'),
+      ];
       const messages = [message('work#1', 2 * n), message('work#1', 2 * n + 1)];
       const next = await store.commit({
         runId: 'r1',
@@ -113,18 +117,41 @@ describe('SqliteStore journal', () => {
     const { path, store } = await seeded();
     const other = new SqliteStore({ path });
     let version = (
-      await store.commit({ runId: 'r1', expectedVersion: 1, patch: {}, messages: [message('q#1', 0)], evidence: [evidence(1)] })
+      await store.commit({
+        runId: 'r1',
+        expectedVersion: 1,
+        patch: {},
+        messages: [message('q#1', 0)],
+        evidence: [evidence(1)],
+      })
     ).version;
     version = (
-      await other.commit({ runId: 'r1', expectedVersion: version, patch: {}, messages: [message('q#1', 1)], evidence: [evidence(2)] })
+      await other.commit({
+        runId: 'r1',
+        expectedVersion: version,
+        patch: {},
+        messages: [message('q#1', 1)],
+        evidence: [evidence(2)],
+      })
     ).version;
     // `store` last saw version 2: it must read what `other` appended before judging.
-    for (const collide of [{ messages: [message('q#1', 1, 'again')] }, { evidence: [evidence(2, { tool: 'again' })] }]) {
-      await expect(store.commit({ runId: 'r1', expectedVersion: version, patch: { status: 'failed' }, ...collide })).rejects.toMatchObject({
+    for (const collide of [
+      { messages: [message('q#1', 1, 'again')] },
+      { evidence: [evidence(2, { tool: 'again' })] },
+    ]) {
+      await expect(
+        store.commit({ runId: 'r1', expectedVersion: version, patch: { status: 'failed' }, ...collide }),
+      ).rejects.toMatchObject({
         code: 'DUPLICATE',
       });
     }
-    const next = await store.commit({ runId: 'r1', expectedVersion: version, patch: {}, messages: [message('q#1', 2)], evidence: [evidence(3)] });
+    const next = await store.commit({
+      runId: 'r1',
+      expectedVersion: version,
+      patch: {},
+      messages: [message('q#1', 2)],
+      evidence: [evidence(3)],
+    });
     expect(next.version).toBe(version + 1);
     expect((await store.messages('r1', 'q#1')).map((m) => m.index)).toEqual([0, 1, 2]);
     expect((await other.evidence('r1')).map((e) => e.id)).toEqual(['ev_1', 'ev_2', 'ev_3']);
@@ -156,7 +183,8 @@ describe('SqliteStore journal', () => {
     const { path, store } = await seeded();
     let version = 1;
     const commit = async (extra: Partial<Commit>) =>
-      (version = (await store.commit({ runId: 'r1', expectedVersion: version, patch: {}, ...extra })).version);
+      (version = (await store.commit({ runId: 'r1', expectedVersion: version, patch: {}, ...extra }))
+        .version);
     await commit({ events: [event('r1', 3), event('r1', 4)] });
     await commit({ messages: [message('q#1', 0)] });
     await commit({ evidence: [evidence(1)] });
@@ -164,7 +192,9 @@ describe('SqliteStore journal', () => {
     await commit({ patch: { leaseOwner: 'me', leaseExpiresAt: 5 } });
     await commit({ events: [event('r1', 7)] });
     for (const after of [0, 2, 3, 4, 5, 6, 7, 9]) {
-      expect((await store.events('r1', after)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 7].filter((s) => s > after));
+      expect((await store.events('r1', after)).map((e) => e.seq)).toEqual(
+        [1, 2, 3, 4, 5, 7].filter((s) => s > after),
+      );
     }
     await store.close();
     const again = new SqliteStore({ path });
@@ -189,12 +219,18 @@ describe('SqliteStore journal', () => {
     expect((await store.events('r1', 1)).map((e) => e.seq)).toEqual([2, 3]);
     const raw = new DatabaseSync(path, { readOnly: true });
     try {
-      expect(raw.prepare("SELECT seq, type FROM events WHERE run_id = 'r1' ORDER BY seq").all().map((r) => r.seq)).toEqual([1, 2, 3]);
-      expect(raw.prepare("SELECT idx FROM messages WHERE run_id = 'r1' AND node_run = 'a#1' ORDER BY idx").all()).toEqual([
-        { idx: 0 },
-        { idx: 1 },
-      ]);
-      expect(raw.prepare("SELECT id, outcome FROM evidence WHERE run_id = 'r1' ORDER BY pos, item").all()).toEqual([
+      expect(
+        raw
+          .prepare("SELECT seq, type FROM events WHERE run_id = 'r1' ORDER BY seq")
+          .all()
+          .map((r) => r.seq),
+      ).toEqual([1, 2, 3]);
+      expect(
+        raw.prepare("SELECT idx FROM messages WHERE run_id = 'r1' AND node_run = 'a#1' ORDER BY idx").all(),
+      ).toEqual([{ idx: 0 }, { idx: 1 }]);
+      expect(
+        raw.prepare("SELECT id, outcome FROM evidence WHERE run_id = 'r1' ORDER BY pos, item").all(),
+      ).toEqual([
         { id: 'ev_1', outcome: 'SUCCESS' },
         { id: 'ev_2', outcome: 'SUCCESS' },
       ]);
@@ -341,12 +377,26 @@ describe('SqliteStore schema', () => {
     raw.close();
     const store = new SqliteStore({ path });
     expect(store.info().schemaVersion).toBe(SCHEMA_VERSION);
-    expect(await store.getRun('run_v1')).toMatchObject({ status: 'running', version: 5, lastSeq: 7, input: { text: 'create site Alpha' } });
-    expect((await store.events('run_v1', 4)).map((e) => e.type)).toEqual(['run.suspended', 'run.resumed', 'tool.invoked']);
+    expect(await store.getRun('run_v1')).toMatchObject({
+      status: 'running',
+      version: 5,
+      lastSeq: 7,
+      input: { text: 'create site Alpha' },
+    });
+    expect((await store.events('run_v1', 4)).map((e) => e.type)).toEqual([
+      'run.suspended',
+      'run.resumed',
+      'tool.invoked',
+    ]);
     expect((await store.messages('run_v1', 'create#1')).map((m) => m.index)).toEqual([0, 1]);
     expect((await store.evidence('run_v1')).map((e) => e.id)).toEqual(['ev_1', 'ev_3']);
     await expect(
-      store.commit({ runId: 'run_v1', expectedVersion: 5, patch: {}, evidence: [evidence(3, { tool: 'again' })] }),
+      store.commit({
+        runId: 'run_v1',
+        expectedVersion: 5,
+        patch: {},
+        evidence: [evidence(3, { tool: 'again' })],
+      }),
     ).rejects.toMatchObject({ code: 'DUPLICATE' });
     const next = await store.commit({
       runId: 'run_v1',
@@ -374,7 +424,10 @@ describe('SqliteStore schema', () => {
     expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: 1, to: SCHEMA_VERSION + 2 });
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION + 2);
     expect(db.prepare("SELECT note FROM runs WHERE run_id = 'run_v1'").get()).toEqual({ note: 'v3' });
-    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: SCHEMA_VERSION + 2, to: SCHEMA_VERSION + 2 });
+    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({
+      from: SCHEMA_VERSION + 2,
+      to: SCHEMA_VERSION + 2,
+    });
     db.close();
   });
 

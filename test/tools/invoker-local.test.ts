@@ -40,7 +40,12 @@ describe('ToolInvoker with local tools', () => {
 
   it('a tool that answers at once leaves no timer behind; one that answers later is timed', async () => {
     const now = defineTool({ name: 'now', description: '', inputSchema: {}, execute: () => ({ at: 1 }) });
-    const later = defineTool({ name: 'later', description: '', inputSchema: {}, execute: () => Promise.resolve({ at: 2 }) });
+    const later = defineTool({
+      name: 'later',
+      description: '',
+      inputSchema: {},
+      execute: () => Promise.resolve({ at: 2 }),
+    });
     const invoker = new ToolInvoker({ localTools: [now, later] });
     const quick = invoker.invoke(now.descriptor, {}, zh);
     expect(vi.getTimerCount()).toBe(0);

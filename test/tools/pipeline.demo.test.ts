@@ -19,8 +19,16 @@ const TOOLS: FlowInput['tools'] = {
     },
     response: RESPONSE,
     pending: "result.data.status = 'CREATING'",
-    verify: { tool: 'web_site_get', args: { siteId: 'result.data.siteId' }, done: "verify.data.status = 'ACTIVE'" },
-    recover: { tool: 'web_site_list', args: { spaceId: 'args.spaceId' }, found: '$count(verify.data[name = $$.args.name]) > 0' },
+    verify: {
+      tool: 'web_site_get',
+      args: { siteId: 'result.data.siteId' },
+      done: "verify.data.status = 'ACTIVE'",
+    },
+    recover: {
+      tool: 'web_site_list',
+      args: { spaceId: 'args.spaceId' },
+      found: '$count(verify.data[name = $$.args.name]) > 0',
+    },
   },
   web_site_list: { response: RESPONSE },
   web_site_get: { response: RESPONSE },
@@ -29,7 +37,14 @@ const TOOLS: FlowInput['tools'] = {
   slow_query: { write: true, recover: { tool: 'space_list', args: {}, found: '$count(verify.data) > 0' } },
   crash_server: { write: true, recover: { tool: 'space_list', args: {}, found: '$count(verify.data) > 0' } },
 };
-const NODE_TOOLS = ['space_list', 'web_site_list', 'web_site_create', 'web_site_get', 'slow_query', 'crash_server'];
+const NODE_TOOLS = [
+  'space_list',
+  'web_site_list',
+  'web_site_create',
+  'web_site_get',
+  'slow_query',
+  'crash_server',
+];
 
 const pool = new McpPool();
 afterAll(() => pool.close());
@@ -42,15 +57,36 @@ async function demo(input: string, toolTimeoutMs = 30_000): Promise<{ h: Harness
     mcpServers: { cloud: config },
     limits: { toolTimeoutMs },
     tools: TOOLS,
-    nodes: [{ id: 'create', tools: NODE_TOOLS, outputs: { siteId: { required: true, sources: ['evidence'], from: ['web_site_create', 'web_site_get'] } } }],
+    nodes: [
+      {
+        id: 'create',
+        tools: NODE_TOOLS,
+        outputs: {
+          siteId: { required: true, sources: ['evidence'], from: ['web_site_create', 'web_site_get'] },
+        },
+      },
+    ],
   };
   const servers = pool.forFlow({ id: flow.id, version: 1, mcpServers: { cloud: config } }, REPO_ROOT);
   const tools = await servers.catalog();
-  const h = harness({ flow, tools, invoker: new ToolInvoker({ servers }), input: { text: input }, runId: `run-${flows}` });
+  const h = harness({
+    flow,
+    tools,
+    invoker: new ToolInvoker({ servers }),
+    input: { text: input },
+    runId: `run-${flows}`,
+  });
   return { h, dataDir };
 }
 
-const state = (h: Harness) => ({ run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN' as const, now: new Date(), logger: h.logger });
+const state = (h: Harness) => ({
+  run: h.run,
+  node: h.node,
+  nodeId: 'create',
+  locale: 'zh-CN' as const,
+  now: new Date(),
+  logger: h.logger,
+});
 
 function grant(h: Harness, tool: string, args: Record<string, unknown>) {
   approve(state(h), { tool, args, fingerprint: fingerprint(tool, args) });
@@ -66,12 +102,24 @@ describe('full chain against the demo-cloud MCP server', () => {
     expect(spaces.obs.evidenceId).toBe('ev_1');
     expect(parts((await h.call('web_site_create', { spaceId: 's9', name: '官网' })).obs)).toMatchObject({
       code: 'PARAM_PROVENANCE_MISMATCH',
-      message: '参数 [spaceId] 的值 s9 不在 space_list 的查询结果中。下一步：改用 space_list 查询结果中的值，例如：s1、s2。',
+      message:
+        '参数 [spaceId] 的值 s9 不在 space_list 的查询结果中。下一步：改用 space_list 查询结果中的值，例如：s1、s2。',
     });
-    expect(parts((await h.call('web_site_create', args)).obs)).toMatchObject({ outcome: 'DEFERRED', code: 'APPROVAL_REQUIRED' });
-    expect((await h.call('builtin_node_approval', { tool: 'web_site_delete', summary: 'x' })).obs.errorCode).toBe('APPROVAL_TOOL_MISMATCH');
-    const asked = await h.call('builtin_node_approval', { tool: 'web_site_create', summary: '创建站点 官网' });
-    expect(asked.ctx.effect).toMatchObject({ kind: 'suspend', suspension: { kind: 'APPROVAL', pending: { provenance: { spaceId: 'ev_1' } } } });
+    expect(parts((await h.call('web_site_create', args)).obs)).toMatchObject({
+      outcome: 'DEFERRED',
+      code: 'APPROVAL_REQUIRED',
+    });
+    expect(
+      (await h.call('builtin_node_approval', { tool: 'web_site_delete', summary: 'x' })).obs.errorCode,
+    ).toBe('APPROVAL_TOOL_MISMATCH');
+    const asked = await h.call('builtin_node_approval', {
+      tool: 'web_site_create',
+      summary: '创建站点 官网',
+    });
+    expect(asked.ctx.effect).toMatchObject({
+      kind: 'suspend',
+      suspension: { kind: 'APPROVAL', pending: { provenance: { spaceId: 'ev_1' } } },
+    });
     grant(h, 'web_site_create', args);
 
     const created = await h.call('web_site_create', args);
@@ -82,31 +130,57 @@ describe('full chain against the demo-cloud MCP server', () => {
     expect(log).toHaveLength(1);
     expect(log[0]!.idempotencyKey).toBe(idempotencyKey('run-1', fingerprint('web_site_create', args)));
 
-    expect((await h.call('web_site_create', { spaceId: 's1', name: '官网', plan: 'pro' })).obs.errorCode).toBe('WRITE_PENDING_VERIFY');
+    expect(
+      (await h.call('web_site_create', { spaceId: 's1', name: '官网', plan: 'pro' })).obs.errorCode,
+    ).toBe('WRITE_PENDING_VERIFY');
     const reused = await h.call('web_site_create', args);
     expect(reused.ctx.reused).toBe(true);
     expect(reused.obs.evidenceId).toBe('ev_2');
-    for (let i = 0; i < 3; i++) expect((await h.call('web_site_get', { siteId: 'site_1' })).obs.ok).toBe(true);
+    for (let i = 0; i < 3; i++)
+      expect((await h.call('web_site_get', { siteId: 'site_1' })).obs.ok).toBe(true);
     expect(h.node.pendingWrites).toEqual([]);
 
-    expect((await h.call('builtin_node_finish', { summary: 'x' })).obs.errorCode).toBe('FINISH_OUTPUTS_MISSING');
-    expect((await h.call('builtin_output_set', { key: 'siteId', value: 'site_1', sourceType: 'evidence', sourceRef: 'ev_2' })).obs.ok).toBe(true);
-    expect((await h.call('builtin_node_finish', { summary: '已创建 官网' })).ctx.effect).toEqual({ kind: 'finish', summary: '已创建 官网' });
+    expect((await h.call('builtin_node_finish', { summary: 'x' })).obs.errorCode).toBe(
+      'FINISH_OUTPUTS_MISSING',
+    );
+    expect(
+      (
+        await h.call('builtin_output_set', {
+          key: 'siteId',
+          value: 'site_1',
+          sourceType: 'evidence',
+          sourceRef: 'ev_2',
+        })
+      ).obs.ok,
+    ).toBe(true);
+    expect((await h.call('builtin_node_finish', { summary: '已创建 官网' })).ctx.effect).toEqual({
+      kind: 'finish',
+      summary: '已创建 官网',
+    });
     expect(readWriteLog(dataDir)).toHaveLength(1);
   });
 
   it('arguments are checked against the server’s own inputSchema; the 3rd identical call trips', async () => {
     const { h } = await demo('建一个叫 官网 的站点');
     expect((await h.call('web_site_list', '{"spaceId": s1}')).obs.errorCode).toBe('ARG_JSON_INVALID');
-    expect(parts((await h.call('web_site_list', {})).obs)).toMatchObject({ code: 'PARAM_REQUIRED_MISSING', reason: '缺少必填参数 [spaceId]' });
+    expect(parts((await h.call('web_site_list', {})).obs)).toMatchObject({
+      code: 'PARAM_REQUIRED_MISSING',
+      reason: '缺少必填参数 [spaceId]',
+    });
     await h.call('space_list', {});
-    expect(parts((await h.call('web_site_create', { spaceId: 's1', name: '官网', plan: 'gold' })).obs)).toMatchObject({
+    expect(
+      parts((await h.call('web_site_create', { spaceId: 's1', name: '官网', plan: 'gold' })).obs),
+    ).toMatchObject({
       code: 'ARG_REJECTED',
       reason: '参数 [plan] 不符合规则：取值应为以下之一：basic、pro',
     });
     expect((await h.call('space_list', {})).obs.ok).toBe(true);
     const trip = await h.call('space_list', {});
-    expect(parts(trip.obs)).toMatchObject({ outcome: 'REJECTED', code: 'FINGERPRINT_TRIP', reason: '相同参数已调用 space_list 2 次，本次未执行' });
+    expect(parts(trip.obs)).toMatchObject({
+      outcome: 'REJECTED',
+      code: 'FINGERPRINT_TRIP',
+      reason: '相同参数已调用 space_list 2 次，本次未执行',
+    });
     expect(h.run.evidence).toHaveLength(2);
   });
 
@@ -118,10 +192,13 @@ describe('full chain against the demo-cloud MCP server', () => {
       code: 'TOOL_BUSINESS_FAILED',
       reason: '业务失败 [system.40401]：空间不存在',
       next: '根据业务失败原因修正后再调用；无法修正时调用 builtin_node_follow_up 向用户说明并询问如何处理',
-      message: '业务失败 [system.40401]：空间不存在。下一步：根据业务失败原因修正后再调用；无法修正时调用 builtin_node_follow_up 向用户说明并询问如何处理。',
+      message:
+        '业务失败 [system.40401]：空间不存在。下一步：根据业务失败原因修正后再调用；无法修正时调用 builtin_node_follow_up 向用户说明并询问如何处理。',
     });
     expect(missing.obs.evidenceId).toBe('ev_1');
-    expect(h.logger.lines()).toContain('WARN TOOL invoked tool=web_site_list outcome=FAILED code=TOOL_BUSINESS_FAILED evidence=ev_1');
+    expect(h.logger.lines()).toContain(
+      'WARN TOOL invoked tool=web_site_list outcome=FAILED code=TOOL_BUSINESS_FAILED evidence=ev_1',
+    );
 
     await h.call('space_list', {});
     const first = { spaceId: 's1', name: '官网' };
@@ -143,7 +220,10 @@ describe('full chain against the demo-cloud MCP server', () => {
     const ask = await h.call('builtin_node_follow_up', { question });
     expect(ask.ctx.effect?.kind).toBe('suspend');
     answer(state(h), { question, options: null }, '不用了');
-    expect((await h.call('builtin_node_follow_up', { question: '确认用 web_site_create 创建 官网2 吗？' })).obs.errorCode).toBe('FOLLOW_UP_UNGROUNDED');
+    expect(
+      (await h.call('builtin_node_follow_up', { question: '确认用 web_site_create 创建 官网2 吗？' })).obs
+        .errorCode,
+    ).toBe('FOLLOW_UP_UNGROUNDED');
   });
 
   it('a write that times out is looked back with `recover`: found → SUCCESS citing the look-back evidence', async () => {
@@ -151,18 +231,28 @@ describe('full chain against the demo-cloud MCP server', () => {
     const args = { ms: 5_000 };
     grant(h, 'slow_query', args);
     const { obs, ctx } = await h.call('slow_query', args);
-    expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', message: '写操作 slow_query 被中断，回查确认已生效，未重复执行' });
+    expect(parts(obs)).toMatchObject({
+      outcome: 'SUCCESS',
+      message: '写操作 slow_query 被中断，回查确认已生效，未重复执行',
+    });
     // The timed-out write executed first (ev_1, FAILED), then its look-back (ev_2), which it cites.
     expect(obs.evidenceId).toBe('ev_2');
     expect(ctx.lookBack).toEqual({ evidenceId: 'ev_2', found: true, decided: true });
     expect(h.run.evidence).toMatchObject([
       { id: 'ev_1', tool: 'slow_query', outcome: 'FAILED', errorCode: 'TOOL_TIMEOUT' },
-      { id: 'ev_2', tool: 'space_list', lookBack: true, confirmsFingerprint: fingerprint('slow_query', args) },
+      {
+        id: 'ev_2',
+        tool: 'space_list',
+        lookBack: true,
+        confirmsFingerprint: fingerprint('slow_query', args),
+      },
     ]);
     expect(h.lookBacks).toMatchObject([{ tool: 'space_list', writeTool: 'slow_query', found: true }]);
     expect(h.run.inFlight).toEqual([]);
     const lines = h.logger.lines();
-    expect(lines).toContain('INFO TOOL invoked tool=space_list outcome=SUCCESS code=- evidence=ev_2 lookBack=true');
+    expect(lines).toContain(
+      'INFO TOOL invoked tool=space_list outcome=SUCCESS code=- evidence=ev_2 lookBack=true',
+    );
     expect(lines).toContain('INFO TOOL invoked tool=slow_query outcome=SUCCESS code=- evidence=ev_2');
     expect((await h.call('slow_query', args)).ctx.reused).toBe(true);
   });

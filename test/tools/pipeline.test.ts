@@ -23,14 +23,25 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
       code: 'APPROVAL_REQUIRED',
       reason: '该写操作须经用户确认',
       next: '调用 builtin_node_approval 申请用户确认，参数 tool 填 web_site_create；批准后再用相同参数调用 web_site_create',
-      message: '该写操作须经用户确认。下一步：调用 builtin_node_approval 申请用户确认，参数 tool 填 web_site_create；批准后再用相同参数调用 web_site_create。',
+      message:
+        '该写操作须经用户确认。下一步：调用 builtin_node_approval 申请用户确认，参数 tool 填 web_site_create；批准后再用相同参数调用 web_site_create。',
     });
     expect(h.node.gatedCall).toMatchObject({ tool: 'web_site_create', provenance: { spaceId: 'ev_1' } });
 
-    const asked = await h.call('builtin_node_approval', { tool: 'web_site_create', summary: '在默认空间创建站点 官网' });
+    const asked = await h.call('builtin_node_approval', {
+      tool: 'web_site_create',
+      summary: '在默认空间创建站点 官网',
+    });
     expect(asked.ctx.effect).toMatchObject({
       kind: 'suspend',
-      suspension: { kind: 'APPROVAL', pending: { tool: 'web_site_create', args: { spaceId: 'sp_1', name: '官网' }, provenance: { spaceId: 'ev_1' } } },
+      suspension: {
+        kind: 'APPROVAL',
+        pending: {
+          tool: 'web_site_create',
+          args: { spaceId: 'sp_1', name: '官网' },
+          provenance: { spaceId: 'ev_1' },
+        },
+      },
     });
     const granted = approve(
       { run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date(), logger: h.logger },
@@ -48,13 +59,16 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
     expect(cloud.seen.find((c) => c.tool === 'web_site_create')?.idempotencyKey).toMatch(/^[0-9a-f]{32}$/);
     expect(h.run.approvals[0]?.consumed).toBe(true);
     expect(h.node.gatedCall).toBeNull();
-    expect(h.node.pendingWrites).toMatchObject([{ verifyTool: 'web_site_get', verifyArgs: { siteId: 'site_1' } }]);
+    expect(h.node.pendingWrites).toMatchObject([
+      { verifyTool: 'web_site_get', verifyArgs: { siteId: 'site_1' } },
+    ]);
 
     const other = await h.call('web_site_create', { spaceId: 'sp_1', name: '博客' });
     expect(parts(other.obs)).toMatchObject({
       outcome: 'DEFERRED',
       code: 'WRITE_PENDING_VERIFY',
-      message: '写操作 web_site_create 的结果尚待核实。下一步：调用 web_site_get 核实写操作结果，参数 {"siteId":"site_1"}。',
+      message:
+        '写操作 web_site_create 的结果尚待核实。下一步：调用 web_site_get 核实写操作结果，参数 {"siteId":"site_1"}。',
     });
 
     const again = await h.call('web_site_create', { spaceId: 'sp_1', name: '官网' });
@@ -70,7 +84,12 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
     }
     expect(h.node.pendingWrites).toEqual([]);
 
-    const output = await h.call('builtin_output_set', { key: 'siteId', value: 'site_1', sourceType: 'evidence', sourceRef: 'ev_2' });
+    const output = await h.call('builtin_output_set', {
+      key: 'siteId',
+      value: 'site_1',
+      sourceType: 'evidence',
+      sourceRef: 'ev_2',
+    });
     expect(output.obs.message()).toBe('产出 [siteId] 已写入');
     const finish = await h.call('builtin_node_finish', { summary: '已创建站点 官网' });
     expect(finish.ctx.effect).toEqual({ kind: 'finish', summary: '已创建站点 官网' });
@@ -78,7 +97,9 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
     expect(cloud.seen.filter((c) => c.tool === 'web_site_create')).toHaveLength(1);
     const lines = h.logger.lines();
     expect(lines).toContain('INFO TOOL invoked tool=web_site_create outcome=DEFERRED code=APPROVAL_REQUIRED');
-    expect(lines).toContain('INFO TOOL invoked tool=web_site_create outcome=REJECTED code=PARAM_PROVENANCE_QUERY_FIRST');
+    expect(lines).toContain(
+      'INFO TOOL invoked tool=web_site_create outcome=REJECTED code=PARAM_PROVENANCE_QUERY_FIRST',
+    );
     expect(lines).toContain('INFO TOOL invoked tool=builtin_node_approval outcome=SUCCESS code=-');
     expect(lines.filter((l) => l.includes('tool=builtin_node_approval'))).toHaveLength(1);
   });

@@ -39,7 +39,9 @@ export const JOURNAL_SQL = {
  * Every journal row of run ?1 from its head back, or from the row `start` selects: only positions,
  * the bodies are read by the caller.
  */
-function wholeChain(start = 'SELECT j.pos, j.prev FROM runs r JOIN journal j ON j.pos = r.journal_head WHERE r.run_id = ?1'): string {
+function wholeChain(
+  start = 'SELECT j.pos, j.prev FROM runs r JOIN journal j ON j.pos = r.journal_head WHERE r.run_id = ?1',
+): string {
   return `WITH RECURSIVE chain (pos, prev) AS (
       ${start}
       UNION ALL
@@ -75,7 +77,11 @@ export function journalRow(
 
 /** Whether a commit appends anything (and so gets a journal row). */
 export function appendsAny(commit: Pick<Commit, 'events' | 'messages' | 'evidence'>): boolean {
-  return (commit.events ?? []).length > 0 || (commit.messages ?? []).length > 0 || (commit.evidence ?? []).length > 0;
+  return (
+    (commit.events ?? []).length > 0 ||
+    (commit.messages ?? []).length > 0 ||
+    (commit.evidence ?? []).length > 0
+  );
 }
 
 /** The events of journal rows (in seq order) with seq above `afterSeq`. */
@@ -91,7 +97,8 @@ export function eventsAfter(rows: readonly { events: string }[], afterSeq: numbe
 export function messagesOf(rows: readonly { messages: string }[], nodeRun: string): StoredMessage[] {
   const out: StoredMessage[] = [];
   for (const row of rows) {
-    for (const message of JSON.parse(row.messages) as StoredMessage[]) if (message.nodeRun === nodeRun) out.push(message);
+    for (const message of JSON.parse(row.messages) as StoredMessage[])
+      if (message.nodeRun === nodeRun) out.push(message);
   }
   return out.sort((a, b) => a.index - b.index);
 }
@@ -109,11 +116,16 @@ export interface RunKeys {
 }
 
 /** The keys stored in journal rows. */
-export function keysOf(rows: readonly { messages: string | null; evidence: string | null }[], version: number): RunKeys {
+export function keysOf(
+  rows: readonly { messages: string | null; evidence: string | null }[],
+  version: number,
+): RunKeys {
   const keys: RunKeys = { version, messages: new Set(), evidence: new Set() };
   for (const row of rows) {
-    if (row.messages !== null) for (const m of JSON.parse(row.messages) as StoredMessage[]) keys.messages.add(messageKey(m));
-    if (row.evidence !== null) for (const e of JSON.parse(row.evidence) as EvidenceRecord[]) keys.evidence.add(e.id);
+    if (row.messages !== null)
+      for (const m of JSON.parse(row.messages) as StoredMessage[]) keys.messages.add(messageKey(m));
+    if (row.evidence !== null)
+      for (const e of JSON.parse(row.evidence) as EvidenceRecord[]) keys.evidence.add(e.id);
   }
   return keys;
 }

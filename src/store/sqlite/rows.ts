@@ -201,11 +201,20 @@ export function commitUpdate(
 const COMMIT_SQL: (string | undefined)[] = [];
 
 function commitSql(mask: number): string {
-  const assignments = PATCH_COLUMNS.filter((_, bit) => mask & (1 << bit)).map(([, column], i) => `${column} = ?${i + 1}`);
+  const assignments = PATCH_COLUMNS.filter((_, bit) => mask & (1 << bit)).map(
+    ([, column], i) => `${column} = ?${i + 1}`,
+  );
   const n = assignments.length;
-  assignments.push('version = version + 1', `last_seq = coalesce(?${n + 1}, last_seq)`, `updated_at = ?${n + 2}`);
+  assignments.push(
+    'version = version + 1',
+    `last_seq = coalesce(?${n + 1}, last_seq)`,
+    `updated_at = ?${n + 2}`,
+  );
   if (mask & (1 << PATCH_COLUMNS.length)) {
-    assignments.push('journal_prev = journal_head', 'journal_head = (SELECT coalesce(max(pos), 0) + 1 FROM journal)');
+    assignments.push(
+      'journal_prev = journal_head',
+      'journal_head = (SELECT coalesce(max(pos), 0) + 1 FROM journal)',
+    );
   }
   // A commit that writes the state hands the caller's own object back (RowShortcuts): the stored text,
   // the biggest column, is not read back.

@@ -157,7 +157,11 @@ CREATE VIEW evidence AS
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'runs, events, messages, evidence', up: (db) => db.exec(V1) },
-  { version: 2, description: 'one journal row per commit; run definitions apart from the run row', up: (db) => db.exec(V2) },
+  {
+    version: 2,
+    description: 'one journal row per commit; run definitions apart from the run row',
+    up: (db) => db.exec(V2),
+  },
 ];
 
 /** The schema version this code reads and writes (`PRAGMA user_version`). */
@@ -197,4 +201,3 @@ export function migrate(
     return rollback(db, error);
   }
 }
-

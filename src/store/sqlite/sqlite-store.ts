@@ -1,7 +1,15 @@
 import { createRequire } from 'node:module';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EvidenceRecord } from '../../domain/run-state.js';
-import { checkBatch, checkEvents, checkNewRun, duplicateRun, patches, runNotFound, storeClosed } from '../checks.js';
+import {
+  checkBatch,
+  checkEvents,
+  checkNewRun,
+  duplicateRun,
+  patches,
+  runNotFound,
+  storeClosed,
+} from '../checks.js';
 import { fromJson } from '../json.js';
 import {
   VersionConflictError,
@@ -24,7 +32,15 @@ import {
   messagesOf,
   type RunKeys,
 } from './journal.js';
-import { RUN_COLUMNS, commitUpdate, definitionParams, newRunParams, runFromRow, type Params, type RunRow } from './rows.js';
+import {
+  RUN_COLUMNS,
+  commitUpdate,
+  definitionParams,
+  newRunParams,
+  runFromRow,
+  type Params,
+  type RunRow,
+} from './rows.js';
 import { migrate, schemaVersion } from './schema.js';
 import { rollback } from './tx.js';
 import { preparePrivateDbFile } from './private-file.js';
@@ -84,7 +100,8 @@ function insertSql(table: string, columns: readonly string[]): string {
 }
 
 /** A run row with its definition. */
-const SELECT_RUN = 'SELECT runs.*, d.flow, d.input FROM runs JOIN run_definitions d ON d.run_id = runs.run_id';
+const SELECT_RUN =
+  'SELECT runs.*, d.flow, d.input FROM runs JOIN run_definitions d ON d.run_id = runs.run_id';
 
 const INSERT_SQL = {
   runs: insertSql('runs', RUN_COLUMNS),
@@ -156,7 +173,10 @@ export class SqliteStore implements Store {
         } catch (error) {
           throw isConstraint(error) ? duplicateRun(run.runId) : error;
         }
-        if (head !== null) this.#stmt(JOURNAL_SQL.insert).run(...journalRow({ pos: head, prev: null }, run.runId, events, [], []));
+        if (head !== null)
+          this.#stmt(JOURNAL_SQL.insert).run(
+            ...journalRow({ pos: head, prev: null }, run.runId, events, [], []),
+          );
         return this.#readRun(run.runId) ?? unreachable(run.runId);
       });
       this.#keys.created(run.runId, created.version);
@@ -215,7 +235,9 @@ export class SqliteStore implements Store {
         if (appends) {
           // The update moved the head to the next position: the row goes there, after the old head.
           const at = { pos: stored.journal_head ?? unreachable(commit.runId), prev: stored.journal_prev };
-          this.#stmt(JOURNAL_SQL.insert).run(...journalRow(at, commit.runId, events, commit.messages ?? [], commit.evidence ?? []));
+          this.#stmt(JOURNAL_SQL.insert).run(
+            ...journalRow(at, commit.runId, events, commit.messages ?? [], commit.evidence ?? []),
+          );
         }
         return runFromRow(stored, {
           definition: this.#definition(stored),
@@ -229,18 +251,26 @@ export class SqliteStore implements Store {
 
   events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
     return this.#sync(() =>
-      eventsAfter(this.#stmt(JOURNAL_SQL.events).all(runId, afterSeq) as unknown as { events: string }[], afterSeq),
+      eventsAfter(
+        this.#stmt(JOURNAL_SQL.events).all(runId, afterSeq) as unknown as { events: string }[],
+        afterSeq,
+      ),
     );
   }
 
   messages(runId: string, nodeRun: string): Promise<StoredMessage[]> {
     return this.#sync(() =>
-      messagesOf(this.#stmt(JOURNAL_SQL.messages).all(runId, nodeRun) as unknown as { messages: string }[], nodeRun),
+      messagesOf(
+        this.#stmt(JOURNAL_SQL.messages).all(runId, nodeRun) as unknown as { messages: string }[],
+        nodeRun,
+      ),
     );
   }
 
   evidence(runId: string): Promise<EvidenceRecord[]> {
-    return this.#sync(() => evidenceOf(this.#stmt(JOURNAL_SQL.evidence).all(runId) as unknown as { evidence: string }[]));
+    return this.#sync(() =>
+      evidenceOf(this.#stmt(JOURNAL_SQL.evidence).all(runId) as unknown as { evidence: string }[]),
+    );
   }
 
   acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null> {
@@ -297,7 +327,13 @@ export class SqliteStore implements Store {
 
   /** The message keys and evidence ids in the journal rows from `from` back (the run's, before this commit). */
   #storedKeys(from: number | null, version: number): RunKeys {
-    const rows = from === null ? [] : (this.#stmt(JOURNAL_SQL.keys).all(from) as unknown as { messages: string | null; evidence: string | null }[]);
+    const rows =
+      from === null
+        ? []
+        : (this.#stmt(JOURNAL_SQL.keys).all(from) as unknown as {
+            messages: string | null;
+            evidence: string | null;
+          }[]);
     return keysOf(rows, version);
   }
 
@@ -319,8 +355,9 @@ export class SqliteStore implements Store {
   #definition(row: RunRow): { flow: unknown; input: unknown } {
     let found = this.#definitions.get(row.run_id);
     if (!found) {
-      const stored = this.#stmt('SELECT flow, input FROM run_definitions WHERE run_id = ?').get(row.run_id) as
-        { flow: string; input: string | null } | undefined;
+      const stored = this.#stmt('SELECT flow, input FROM run_definitions WHERE run_id = ?').get(
+        row.run_id,
+      ) as { flow: string; input: string | null } | undefined;
       if (!stored) throw new Error(`run ${row.run_id} has no definition row`);
       found = { flow: deepFreeze(fromJson(stored.flow)), input: deepFreeze(fromJson(stored.input)) };
       if (this.#definitions.size >= DEFINITION_CACHE) {

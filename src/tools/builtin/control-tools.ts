@@ -12,14 +12,52 @@ import type { BuiltinTool } from './registry.js';
 
 /** What the control tools produce (for docs/observations.md). */
 export const CONTROL_TOOLS_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'builtin_node_approval', case: 'no gated call waiting in this node, or `tool` is a known tool that is not a write', code: 'APPROVAL_NOT_GATED', next: 'NEXT_APPROVAL_NOT_GATED' },
-  { producer: 'builtin_node_approval', case: '`tool` differs from the gated call’s tool (next names the gated tool)', code: 'APPROVAL_TOOL_MISMATCH', next: 'NEXT_APPROVAL_TOOL_MISMATCH' },
-  { producer: 'builtin_node_approval', case: 'the run suspends APPROVAL; on approval: "用户已批准…"', code: null },
-  { producer: 'builtin_node_approval', case: 'the person declined (with their comment)', code: 'APPROVAL_DENIED', next: 'NEXT_APPROVAL_DENIED' },
-  { producer: 'builtin_node_follow_up', case: 'the run suspends FOLLOW_UP; on answer: the answer', code: null },
-  { producer: 'builtin_node_follow_up', case: 'the same question (normalised) was already answered; the reason carries the answer', code: 'FOLLOW_UP_ANSWERED', next: 'NEXT_FOLLOW_UP_ANSWERED' },
-  { producer: 'builtin_node_follow_up', case: 'it asks for confirmation (word lists below, or yes/no options) and names a write tool of the node or a gated call waits — except the first follow-up after an approved write failed', code: 'FOLLOW_UP_UNGROUNDED', next: 'NEXT_FOLLOW_UP_WRITE' },
-  { producer: 'builtin_node_follow_up', case: 'the question (normalised, without punctuation) is contained in the run input or a follow-up answer', code: 'FOLLOW_UP_UNGROUNDED', next: 'NEXT_FOLLOW_UP_WRITE' },
+  {
+    producer: 'builtin_node_approval',
+    case: 'no gated call waiting in this node, or `tool` is a known tool that is not a write',
+    code: 'APPROVAL_NOT_GATED',
+    next: 'NEXT_APPROVAL_NOT_GATED',
+  },
+  {
+    producer: 'builtin_node_approval',
+    case: '`tool` differs from the gated call’s tool (next names the gated tool)',
+    code: 'APPROVAL_TOOL_MISMATCH',
+    next: 'NEXT_APPROVAL_TOOL_MISMATCH',
+  },
+  {
+    producer: 'builtin_node_approval',
+    case: 'the run suspends APPROVAL; on approval: "用户已批准…"',
+    code: null,
+  },
+  {
+    producer: 'builtin_node_approval',
+    case: 'the person declined (with their comment)',
+    code: 'APPROVAL_DENIED',
+    next: 'NEXT_APPROVAL_DENIED',
+  },
+  {
+    producer: 'builtin_node_follow_up',
+    case: 'the run suspends FOLLOW_UP; on answer: the answer',
+    code: null,
+  },
+  {
+    producer: 'builtin_node_follow_up',
+    case: 'the same question (normalised) was already answered; the reason carries the answer',
+    code: 'FOLLOW_UP_ANSWERED',
+    next: 'NEXT_FOLLOW_UP_ANSWERED',
+  },
+  {
+    producer: 'builtin_node_follow_up',
+    case: 'it asks for confirmation (word lists below, or yes/no options) and names a write tool of the node or a gated call waits — except the first follow-up after an approved write failed',
+    code: 'FOLLOW_UP_UNGROUNDED',
+    next: 'NEXT_FOLLOW_UP_WRITE',
+  },
+  {
+    producer: 'builtin_node_follow_up',
+    case: 'the question (normalised, without punctuation) is contained in the run input or a follow-up answer',
+    code: 'FOLLOW_UP_UNGROUNDED',
+    next: 'NEXT_FOLLOW_UP_WRITE',
+  },
 ];
 
 /** The gated call of the node that still waits for a decision: recorded, not approved, declined or cleared. */
@@ -70,7 +108,10 @@ export const approvalTool: BuiltinTool = {
       provenance: { ...gated.provenance },
       ...(gated.userProvenance ? { userProvenance: { ...gated.userProvenance } } : {}),
     };
-    ctx.effect = { kind: 'suspend', suspension: { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint } };
+    ctx.effect = {
+      kind: 'suspend',
+      suspension: { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint },
+    };
     return Promise.resolve(Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending));
   },
 };
@@ -116,13 +157,25 @@ export function followUpTool(rules: FollowUpRules): BuiltinTool {
   };
 }
 
-function checkGrounded(ctx: CallContext, rules: FollowUpRules, question: string, options: string[] | null): void {
+function checkGrounded(
+  ctx: CallContext,
+  rules: FollowUpRules,
+  question: string,
+  options: string[] | null,
+): void {
   const unGrounded = (what: string, next: string) =>
-    new ToolRejectedException(code('FOLLOW_UP_UNGROUNDED'), code('FOLLOW_UP_UNGROUNDED').reason(ctx.locale, { what }), next);
+    new ToolRejectedException(
+      code('FOLLOW_UP_UNGROUNDED'),
+      code('FOLLOW_UP_UNGROUNDED').reason(ctx.locale, { what }),
+      next,
+    );
   if (asksConfirmation(rules, question, options)) {
     const tool = confirmedWrite(ctx, question);
     if (tool) {
-      throw unGrounded(hint(ctx.locale, 'UNGROUNDED_CONFIRMS_WRITE', { tool }), hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'));
+      throw unGrounded(
+        hint(ctx.locale, 'UNGROUNDED_CONFIRMS_WRITE', { tool }),
+        hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'),
+      );
     }
   }
   if (echoes(question, userTexts(ctx.run))) {

@@ -10,17 +10,34 @@ import type { BuiltinTool } from './registry.js';
 /** What builtin_node_delegate produces (for docs/observations.md). */
 export const DELEGATE_PRODUCES: readonly ProducedCase[] = [
   { producer: 'builtin_node_delegate', case: 'the child run completed: its outputs', code: null },
-  { producer: 'builtin_node_delegate', case: 'the flow is not among the node’s `delegates`', code: 'DELEGATION_OUT_OF_BOUNDS', next: 'NEXT_DELEGATION' },
-  { producer: 'builtin_node_delegate', case: 'the child run failed', code: 'DELEGATE_FAILED', next: 'NEXT_DELEGATE_FAILED' },
+  {
+    producer: 'builtin_node_delegate',
+    case: 'the flow is not among the node’s `delegates`',
+    code: 'DELEGATION_OUT_OF_BOUNDS',
+    next: 'NEXT_DELEGATION',
+  },
+  {
+    producer: 'builtin_node_delegate',
+    case: 'the child run failed',
+    code: 'DELEGATE_FAILED',
+    next: 'NEXT_DELEGATE_FAILED',
+  },
 ];
 
 /**
  * The observation of a child run that ended (the runtime also uses it when a suspended child ends
  * later): completed → SUCCESS with its outputs; failed → FAILED DELEGATE_FAILED.
  */
-export function delegateObservation(result: Exclude<DelegateResult, { status: 'suspended' }>, flow: string, locale: Locale): Observation {
+export function delegateObservation(
+  result: Exclude<DelegateResult, { status: 'suspended' }>,
+  flow: string,
+  locale: Locale,
+): Observation {
   if (result.status === 'completed') {
-    return Observation.success(hint(locale, 'DELEGATE_COMPLETED', { flow }), { runId: result.childRunId, outputs: result.outputs });
+    return Observation.success(hint(locale, 'DELEGATE_COMPLETED', { flow }), {
+      runId: result.childRunId,
+      outputs: result.outputs,
+    });
   }
   return Observation.failed(
     code('DELEGATE_FAILED'),
@@ -51,7 +68,9 @@ export const delegateTool: BuiltinTool = {
       throw new ToolRejectedException(
         code('DELEGATION_OUT_OF_BOUNDS'),
         code('DELEGATION_OUT_OF_BOUNDS').reason(ctx.locale, { flow }),
-        hint(ctx.locale, 'NEXT_DELEGATION', { flows: flows.length > 0 ? list(ctx.locale, flows) : hint(ctx.locale, 'NONE') }),
+        hint(ctx.locale, 'NEXT_DELEGATION', {
+          flows: flows.length > 0 ? list(ctx.locale, flows) : hint(ctx.locale, 'NONE'),
+        }),
       );
     }
     const result = await service.run(flow, task, ctx);

@@ -41,7 +41,12 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
       'zh-CN': '结束本节点（任务完成）。必填产出须已用 builtin_output_set 写入。',
       en: 'Ends this node as completed. Required outputs must have been written with builtin_output_set.',
     },
-    properties: { summary: { type: 'string', description: { 'zh-CN': '完成情况的简短总结', en: 'A short summary of what was done' } } },
+    properties: {
+      summary: {
+        type: 'string',
+        description: { 'zh-CN': '完成情况的简短总结', en: 'A short summary of what was done' },
+      },
+    },
     required: ['summary'],
   },
   builtin_node_fail: {
@@ -49,12 +54,15 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
       'zh-CN': '以失败结束本节点，说明无法完成的原因。',
       en: 'Ends this node as failed, with the reason it cannot be done.',
     },
-    properties: { reason: { type: 'string', description: { 'zh-CN': '失败原因', en: 'Why the node fails' } } },
+    properties: {
+      reason: { type: 'string', description: { 'zh-CN': '失败原因', en: 'Why the node fails' } },
+    },
     required: ['reason'],
   },
   builtin_node_follow_up: {
     description: {
-      'zh-CN': '向用户提问（缺少信息、需要用户选择、或说明失败并询问如何处理），等待回答。不要用它口头确认写操作：写操作直接调用，确认由审批完成。',
+      'zh-CN':
+        '向用户提问（缺少信息、需要用户选择、或说明失败并询问如何处理），等待回答。不要用它口头确认写操作：写操作直接调用，确认由审批完成。',
       en: 'Asks the user a question (missing information, a choice, or how to go on after a failure) and waits for the answer. Do not use it to confirm writes: call the write tool directly; approval does the confirming.',
     },
     properties: {
@@ -65,26 +73,46 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
   },
   builtin_node_approval: {
     description: {
-      'zh-CN': '为刚被拦下的写操作申请用户确认。只在写工具返回"须经用户确认"后调用，tool 填被拦下的写工具名。',
+      'zh-CN':
+        '为刚被拦下的写操作申请用户确认。只在写工具返回"须经用户确认"后调用，tool 填被拦下的写工具名。',
       en: 'Asks the user to approve the write call that was just stopped. Call it only after a write tool answered that it needs approval; `tool` is that write tool.',
     },
     properties: {
-      tool: { type: 'string', description: { 'zh-CN': '被拦下的写工具名', en: 'The name of the stopped write tool' } },
-      summary: { type: 'string', description: { 'zh-CN': '向用户说明这次写操作要做什么', en: 'What the write will do, for the user' } },
+      tool: {
+        type: 'string',
+        description: { 'zh-CN': '被拦下的写工具名', en: 'The name of the stopped write tool' },
+      },
+      summary: {
+        type: 'string',
+        description: { 'zh-CN': '向用户说明这次写操作要做什么', en: 'What the write will do, for the user' },
+      },
     },
     required: ['tool', 'summary'],
   },
   builtin_output_set: {
     description: {
-      'zh-CN': '写入本节点的一项产出，并注明来源：evidence（sourceRef 填证据编号，如 ev_1）、user（用户说过的值）、node（sourceRef 填 <节点id>.<键>）、model（自由文本，仅在契约接受时）。',
+      'zh-CN':
+        '写入本节点的一项产出，并注明来源：evidence（sourceRef 填证据编号，如 ev_1）、user（用户说过的值）、node（sourceRef 填 <节点id>.<键>）、model（自由文本，仅在契约接受时）。',
       en: 'Writes one output of this node with its source: evidence (sourceRef = an evidence id such as ev_1), user (a value the user said), node (sourceRef = <node id>.<key>), model (free text, only where the contract accepts it).',
     },
     properties: {
       key: { type: 'string', description: { 'zh-CN': '产出键', en: 'The output key' } },
       value: { type: 'json', description: { 'zh-CN': '产出的值（任意 JSON）', en: 'The value (any JSON)' } },
       // No schema enum: an unknown type is the validator's OUTPUT_SOURCE_INVALID (docs/observations.md), with the accepted ones.
-      sourceType: { type: 'string', description: { 'zh-CN': '来源类型：evidence、user、node 或 model', en: 'The source type: evidence, user, node or model' } },
-      sourceRef: { type: 'string', description: { 'zh-CN': '来源引用：证据编号或 <节点id>.<键>', en: 'The source reference: an evidence id or <node id>.<key>' } },
+      sourceType: {
+        type: 'string',
+        description: {
+          'zh-CN': '来源类型：evidence、user、node 或 model',
+          en: 'The source type: evidence, user, node or model',
+        },
+      },
+      sourceRef: {
+        type: 'string',
+        description: {
+          'zh-CN': '来源引用：证据编号或 <节点id>.<键>',
+          en: 'The source reference: an evidence id or <node id>.<key>',
+        },
+      },
     },
     required: ['key', 'value', 'sourceType'],
   },
@@ -94,19 +122,32 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
       en: 'Delegates a sub-task to another flow this node may delegate to, and returns its outputs.',
     },
     properties: {
-      flow: { type: 'string', description: { 'zh-CN': '被委派流程的 id', en: 'The id of the flow to delegate to' } },
-      task: { type: 'string', description: { 'zh-CN': '交给该流程的任务说明', en: 'The task for that flow' } },
+      flow: {
+        type: 'string',
+        description: { 'zh-CN': '被委派流程的 id', en: 'The id of the flow to delegate to' },
+      },
+      task: {
+        type: 'string',
+        description: { 'zh-CN': '交给该流程的任务说明', en: 'The task for that flow' },
+      },
     },
     required: ['flow', 'task'],
   },
   builtin_evidence_read: {
     description: {
-      'zh-CN': '按 evidence 编号读取本次运行中一次工具调用的结果（可用 JSONata 的 path 只取其中一部分）。用于再次查看已被压缩的结果。',
+      'zh-CN':
+        '按 evidence 编号读取本次运行中一次工具调用的结果（可用 JSONata 的 path 只取其中一部分）。用于再次查看已被压缩的结果。',
       en: 'Reads the result of a tool call of this run by its evidence id (optionally only the part a JSONata `path` selects). Use it to see again a result that was compacted.',
     },
     properties: {
       id: { type: 'string', description: { 'zh-CN': '证据编号，如 ev_3', en: 'The evidence id, e.g. ev_3' } },
-      path: { type: 'string', description: { 'zh-CN': '可选：JSONata 表达式，从结果中选出一部分', en: 'Optional: a JSONata expression selecting a part of the result' } },
+      path: {
+        type: 'string',
+        description: {
+          'zh-CN': '可选：JSONata 表达式，从结果中选出一部分',
+          en: 'Optional: a JSONata expression selecting a part of the result',
+        },
+      },
     },
     required: ['id'],
   },

@@ -15,14 +15,61 @@ export interface FollowUpRules {
 
 /** The default confirmation words, zh-CN then en. */
 export const DEFAULT_CONFIRM_WORDS: readonly string[] = [
-  '确认', '确定', '是否', '要不要', '需不需要', '可以吗', '行吗', '好吗', '同意', '批准', '允许', '可否', '能否', '是不是要',
-  'confirm', 'proceed', 'are you sure', 'shall i', 'should i', 'do you want me to', 'may i', 'ok to', 'okay to', 'go ahead', 'approve',
+  '确认',
+  '确定',
+  '是否',
+  '要不要',
+  '需不需要',
+  '可以吗',
+  '行吗',
+  '好吗',
+  '同意',
+  '批准',
+  '允许',
+  '可否',
+  '能否',
+  '是不是要',
+  'confirm',
+  'proceed',
+  'are you sure',
+  'shall i',
+  'should i',
+  'do you want me to',
+  'may i',
+  'ok to',
+  'okay to',
+  'go ahead',
+  'approve',
 ];
 
 /** The default yes/no option words, zh-CN then en. */
 export const DEFAULT_YES_NO_OPTIONS: readonly string[] = [
-  '是', '否', '是的', '不是', '好', '好的', '不', '不要', '要', '确认', '取消', '可以', '不可以', '行', '不行', '同意', '不同意',
-  'yes', 'no', 'y', 'n', 'ok', 'okay', 'cancel', 'confirm', 'sure',
+  '是',
+  '否',
+  '是的',
+  '不是',
+  '好',
+  '好的',
+  '不',
+  '不要',
+  '要',
+  '确认',
+  '取消',
+  '可以',
+  '不可以',
+  '行',
+  '不行',
+  '同意',
+  '不同意',
+  'yes',
+  'no',
+  'y',
+  'n',
+  'ok',
+  'okay',
+  'cancel',
+  'confirm',
+  'sure',
 ];
 
 /** The default rules extended with `extra` (words are added, never removed). */
@@ -34,7 +81,11 @@ export function mergeFollowUpRules(extra: Partial<FollowUpRules> = {}): FollowUp
 }
 
 /** True when the question asks for confirmation: a confirmation word, or options that are only yes/no. */
-export function asksConfirmation(rules: FollowUpRules, question: string, options: readonly string[] | null): boolean {
+export function asksConfirmation(
+  rules: FollowUpRules,
+  question: string,
+  options: readonly string[] | null,
+): boolean {
   const q = normalise(question);
   if (rules.confirmWords.some((word) => q.includes(normalise(word)))) return true;
   if (!options || options.length === 0) return false;

@@ -9,23 +9,80 @@ import type { BuiltinTool } from './registry.js';
 
 /** What the node tools produce (for docs/observations.md). */
 export const NODE_TOOLS_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'builtin_node_finish', case: 'every required output is written: the node completes', code: null },
-  { producer: 'builtin_node_finish', case: 'required outputs are missing (named)', code: 'FINISH_OUTPUTS_MISSING', next: 'NEXT_FINISH_MISSING' },
+  {
+    producer: 'builtin_node_finish',
+    case: 'every required output is written: the node completes',
+    code: null,
+  },
+  {
+    producer: 'builtin_node_finish',
+    case: 'required outputs are missing (named)',
+    code: 'FINISH_OUTPUTS_MISSING',
+    next: 'NEXT_FINISH_MISSING',
+  },
   { producer: 'builtin_node_fail', case: 'the node fails with the model’s reason', code: null },
-  { producer: 'builtin_output_set', case: 'the value passed its contract and is stored as given', code: null },
-  { producer: 'builtin_output_set', case: 'the key is not declared by the node (next lists the declared keys)', code: 'OUTPUT_KEY_UNDECLARED', next: 'NEXT_OUTPUT_KEYS' },
-  { producer: 'builtin_output_set', case: 'the source type is unknown, or not accepted for the key', code: 'OUTPUT_SOURCE_INVALID', next: 'NEXT_OUTPUT_SOURCE_TYPES' },
-  { producer: 'builtin_output_set', case: 'the cited evidence is unknown, did not succeed, or comes from a tool outside the key’s `from`', code: 'OUTPUT_SOURCE_INVALID', next: 'NEXT_OUTPUT_TOOLS' },
-  { producer: 'builtin_output_set', case: 'the cited node output (`<nodeId>.<key>`) does not exist', code: 'OUTPUT_SOURCE_INVALID', next: 'NEXT_OUTPUT_SOURCE_REF' },
-  { producer: 'builtin_output_set', case: 'sourceType evidence or node without sourceRef', code: 'OUTPUT_SOURCE_REF_MISSING', next: 'NEXT_OUTPUT_SOURCE_REF' },
-  { producer: 'builtin_output_set', case: 'the value is not in the cited evidence’s payload', code: 'OUTPUT_VALUE_MISMATCH', next: 'NEXT_OUTPUT_VALUE' },
-  { producer: 'builtin_output_set', case: 'sourceType user: the user never said the value', code: 'OUTPUT_VALUE_MISMATCH', next: 'NEXT_OUTPUT_USER_VALUE' },
-  { producer: 'builtin_output_set', case: 'sourceType node: the value is not in the cited node output', code: 'OUTPUT_VALUE_MISMATCH', next: 'NEXT_OUTPUT_NODE_VALUE' },
+  {
+    producer: 'builtin_output_set',
+    case: 'the value passed its contract and is stored as given',
+    code: null,
+  },
+  {
+    producer: 'builtin_output_set',
+    case: 'the key is not declared by the node (next lists the declared keys)',
+    code: 'OUTPUT_KEY_UNDECLARED',
+    next: 'NEXT_OUTPUT_KEYS',
+  },
+  {
+    producer: 'builtin_output_set',
+    case: 'the source type is unknown, or not accepted for the key',
+    code: 'OUTPUT_SOURCE_INVALID',
+    next: 'NEXT_OUTPUT_SOURCE_TYPES',
+  },
+  {
+    producer: 'builtin_output_set',
+    case: 'the cited evidence is unknown, did not succeed, or comes from a tool outside the key’s `from`',
+    code: 'OUTPUT_SOURCE_INVALID',
+    next: 'NEXT_OUTPUT_TOOLS',
+  },
+  {
+    producer: 'builtin_output_set',
+    case: 'the cited node output (`<nodeId>.<key>`) does not exist',
+    code: 'OUTPUT_SOURCE_INVALID',
+    next: 'NEXT_OUTPUT_SOURCE_REF',
+  },
+  {
+    producer: 'builtin_output_set',
+    case: 'sourceType evidence or node without sourceRef',
+    code: 'OUTPUT_SOURCE_REF_MISSING',
+    next: 'NEXT_OUTPUT_SOURCE_REF',
+  },
+  {
+    producer: 'builtin_output_set',
+    case: 'the value is not in the cited evidence’s payload',
+    code: 'OUTPUT_VALUE_MISMATCH',
+    next: 'NEXT_OUTPUT_VALUE',
+  },
+  {
+    producer: 'builtin_output_set',
+    case: 'sourceType user: the user never said the value',
+    code: 'OUTPUT_VALUE_MISMATCH',
+    next: 'NEXT_OUTPUT_USER_VALUE',
+  },
+  {
+    producer: 'builtin_output_set',
+    case: 'sourceType node: the value is not in the cited node output',
+    code: 'OUTPUT_VALUE_MISMATCH',
+    next: 'NEXT_OUTPUT_NODE_VALUE',
+  },
 ];
 
 function text(args: Record<string, unknown>, key: string): string {
   const value = args[key];
-  return typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
+  return typeof value === 'string'
+    ? value
+    : value === undefined || value === null
+      ? ''
+      : JSON.stringify(value);
 }
 
 /** builtin_node_finish: completes the node when every required output is written, else FINISH_OUTPUTS_MISSING. */
@@ -69,8 +126,15 @@ export const outputSetTool: BuiltinTool = {
     const validator = new OutputContractValidator(flowNodeOf(ctx).outputs, ctx.run, ctx.locale);
     const key = text(args, 'key');
     const sourceRef = typeof args.sourceRef === 'string' ? args.sourceRef : null;
-    const stored = validator.validate({ key, value: args.value, sourceType: text(args, 'sourceType'), sourceRef });
+    const stored = validator.validate({
+      key,
+      value: args.value,
+      sourceType: text(args, 'sourceType'),
+      sourceRef,
+    });
     ctx.node.outputs[key] = stored;
-    return Promise.resolve(Observation.success(hint(ctx.locale, 'OUTPUT_WRITTEN', { key }), { key, value: stored.value }));
+    return Promise.resolve(
+      Observation.success(hint(ctx.locale, 'OUTPUT_WRITTEN', { key }), { key, value: stored.value }),
+    );
   },
 };

@@ -40,13 +40,19 @@ export class OutputContractValidator {
       });
     }
     const type = write.sourceType;
-    if (!(SOURCE_TYPES as readonly string[]).includes(type) || !contract.sources.includes(type as SourceType)) {
+    if (
+      !(SOURCE_TYPES as readonly string[]).includes(type) ||
+      !contract.sources.includes(type as SourceType)
+    ) {
       const detail = (SOURCE_TYPES as readonly string[]).includes(type)
         ? hint(this.locale, 'OUTPUT_TYPE_NOT_ACCEPTED', { key: write.key, type })
         : hint(this.locale, 'OUTPUT_TYPE_UNKNOWN', { type });
-      throw this.reject(contract, 'OUTPUT_SOURCE_INVALID', { detail }, 'NEXT_OUTPUT_SOURCE_TYPES', { types: list(this.locale, contract.sources) });
+      throw this.reject(contract, 'OUTPUT_SOURCE_INVALID', { detail }, 'NEXT_OUTPUT_SOURCE_TYPES', {
+        types: list(this.locale, contract.sources),
+      });
     }
-    const ref = typeof write.sourceRef === 'string' && write.sourceRef.trim() !== '' ? write.sourceRef.trim() : null;
+    const ref =
+      typeof write.sourceRef === 'string' && write.sourceRef.trim() !== '' ? write.sourceRef.trim() : null;
     const stored: OutputValue = { value: write.value, sourceType: type as SourceType, sourceRef: ref };
     if (type === 'evidence') this.checkEvidence(write, contract, ref);
     else if (type === 'node') this.checkNode(write, contract, ref);
@@ -63,22 +69,35 @@ export class OutputContractValidator {
       });
     }
     const evidence = this.run.evidence.find((e) => e.id === ref);
-    const invalid = (detail: string) => this.reject(contract, 'OUTPUT_SOURCE_INVALID', { detail }, 'NEXT_OUTPUT_TOOLS', { tools });
+    const invalid = (detail: string) =>
+      this.reject(contract, 'OUTPUT_SOURCE_INVALID', { detail }, 'NEXT_OUTPUT_TOOLS', { tools });
     if (!evidence) throw invalid(hint(this.locale, 'OUTPUT_EVIDENCE_UNKNOWN', { ref }));
     if (from.length > 0 && !from.includes(evidence.tool)) {
       throw invalid(hint(this.locale, 'OUTPUT_EVIDENCE_TOOL', { tool: evidence.tool, ref, key: write.key }));
     }
-    if (evidence.outcome !== 'SUCCESS') throw invalid(hint(this.locale, 'OUTPUT_EVIDENCE_FAILED', { tool: evidence.tool, ref }));
+    if (evidence.outcome !== 'SUCCESS')
+      throw invalid(hint(this.locale, 'OUTPUT_EVIDENCE_FAILED', { tool: evidence.tool, ref }));
     if (!occursIn(write.value, evidence.payload)) {
-      const detail = hint(this.locale, 'OUTPUT_VALUE_NOT_IN_EVIDENCE', { tool: evidence.tool, ref, value: showValue(write.value) });
+      const detail = hint(this.locale, 'OUTPUT_VALUE_NOT_IN_EVIDENCE', {
+        tool: evidence.tool,
+        ref,
+        value: showValue(write.value),
+      });
       throw this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_VALUE', {});
     }
   }
 
   private checkNode(write: OutputWrite, contract: OutputContract, ref: string | null): void {
-    const refs = Object.entries(this.run.nodeOutputs).flatMap(([node, outputs]) => Object.keys(outputs).map((k) => `${node}.${k}`));
-    const what = hint(this.locale, 'OUTPUT_REF_NODE', { refs: refs.length > 0 ? list(this.locale, refs) : hint(this.locale, 'NONE') });
-    if (!ref) throw this.reject(contract, 'OUTPUT_SOURCE_REF_MISSING', { key: write.key }, 'NEXT_OUTPUT_SOURCE_REF', { what });
+    const refs = Object.entries(this.run.nodeOutputs).flatMap(([node, outputs]) =>
+      Object.keys(outputs).map((k) => `${node}.${k}`),
+    );
+    const what = hint(this.locale, 'OUTPUT_REF_NODE', {
+      refs: refs.length > 0 ? list(this.locale, refs) : hint(this.locale, 'NONE'),
+    });
+    if (!ref)
+      throw this.reject(contract, 'OUTPUT_SOURCE_REF_MISSING', { key: write.key }, 'NEXT_OUTPUT_SOURCE_REF', {
+        what,
+      });
     const dot = ref.indexOf('.');
     const outputs = dot > 0 ? this.run.nodeOutputs[ref.slice(0, dot)] : undefined;
     const key = ref.slice(dot + 1);
@@ -89,7 +108,10 @@ export class OutputContractValidator {
     const source = outputs[key];
     if (!occursIn(write.value, source)) {
       const detail = hint(this.locale, 'OUTPUT_VALUE_NOT_IN_NODE', { ref, value: showValue(write.value) });
-      throw this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_NODE_VALUE', { ref, value: showValue(source) });
+      throw this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_NODE_VALUE', {
+        ref,
+        value: showValue(source),
+      });
     }
   }
 

@@ -56,7 +56,9 @@ export function createBuiltins(options: BuiltinOptions = {}): BuiltinRegistry {
   return {
     get: (name) => (Object.hasOwn(tools, name) ? tools[name as BuiltinName] : undefined),
     descriptors: (node, locale) =>
-      BUILTIN_NAMES.filter((name) => tools[name].visible(node)).map((name) => builtinDescriptor(name, locale)),
+      BUILTIN_NAMES.filter((name) => tools[name].visible(node)).map((name) =>
+        builtinDescriptor(name, locale),
+      ),
   };
 }
 

@@ -37,7 +37,11 @@ export interface Decision {
  * The person approved: adds an Approval bound to exactly the gated call's fingerprint (consumed once
  * the write executes) and returns SUCCESS "用户已批准：现在可以用完全相同的参数调用一次 <tool>".
  */
-export function approve(state: ResolutionState, target: ApprovalTarget, decision: Decision = {}): Observation {
+export function approve(
+  state: ResolutionState,
+  target: ApprovalTarget,
+  decision: Decision = {},
+): Observation {
   const exists = state.run.approvals.some((a) => a.fingerprint === target.fingerprint && !a.consumed);
   if (!exists) {
     state.run.approvals.push({
@@ -51,7 +55,10 @@ export function approve(state: ResolutionState, target: ApprovalTarget, decision
       consumed: false,
     });
   }
-  const obs = Observation.success(hint(state.locale, 'APPROVAL_GRANTED', { tool: target.tool }), { tool: target.tool, args: target.args });
+  const obs = Observation.success(hint(state.locale, 'APPROVAL_GRANTED', { tool: target.tool }), {
+    tool: target.tool,
+    args: target.args,
+  });
   if (state.logger) logToolCall(state.logger, 'builtin_node_approval', obs);
   return obs;
 }
@@ -79,7 +86,12 @@ export function reject(state: ResolutionState, target: ApprovalTarget, decision:
  * call's observation is SUCCESS "用户回答：<answer>".
  */
 export function answer(state: ResolutionState, pending: FollowUpPending, text: string): Observation {
-  state.run.followUps.push({ question: pending.question, options: pending.options, answer: text, nodeId: state.nodeId });
+  state.run.followUps.push({
+    question: pending.question,
+    options: pending.options,
+    answer: text,
+    nodeId: state.nodeId,
+  });
   state.node.approvedWriteFailed = false;
   const obs = Observation.success(hint(state.locale, 'FOLLOW_UP_ANSWER', { answer: text }), { answer: text });
   if (state.logger) logToolCall(state.logger, 'builtin_node_follow_up', obs);

@@ -9,9 +9,24 @@ import { checkSchema, type SchemaViolation } from './schema-validation.js';
 
 /** What the arg policy produces (for docs/observations.md). */
 export const ARG_POLICY_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'ArgPolicy', case: 'arguments are not valid JSON, or not a JSON object', code: 'ARG_JSON_INVALID', next: 'NEXT_ARG_JSON_INVALID' },
-  { producer: 'ArgPolicy', case: 'a field the tool schema or the flow (`required: true`) requires is missing', code: 'PARAM_REQUIRED_MISSING', next: 'NEXT_REQUIRED_MISSING' },
-  { producer: 'ArgPolicy', case: 'another violation of the tool schema or of a flow `schema:` tightening', code: 'ARG_REJECTED', next: 'NEXT_ARG_REJECTED' },
+  {
+    producer: 'ArgPolicy',
+    case: 'arguments are not valid JSON, or not a JSON object',
+    code: 'ARG_JSON_INVALID',
+    next: 'NEXT_ARG_JSON_INVALID',
+  },
+  {
+    producer: 'ArgPolicy',
+    case: 'a field the tool schema or the flow (`required: true`) requires is missing',
+    code: 'PARAM_REQUIRED_MISSING',
+    next: 'NEXT_REQUIRED_MISSING',
+  },
+  {
+    producer: 'ArgPolicy',
+    case: 'another violation of the tool schema or of a flow `schema:` tightening',
+    code: 'ARG_REJECTED',
+    next: 'NEXT_ARG_REJECTED',
+  },
 ];
 
 /** The arguments parsed from the model's raw string, or why they are not a JSON object. */
@@ -27,7 +42,12 @@ export function parseArgs(raw: string, locale: Locale): ParsedArgs {
   try {
     value = JSON.parse(raw) as unknown;
   } catch (error) {
-    return { ok: false, detail: hint(locale, 'DETAIL_JSON_PARSE', { error: error instanceof Error ? error.message : String(error) }) };
+    return {
+      ok: false,
+      detail: hint(locale, 'DETAIL_JSON_PARSE', {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    };
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
@@ -76,7 +96,10 @@ export function argPolicyGuard(): Guard {
   };
 }
 
-function validateArgs(ctx: CallContext, args: Record<string, unknown>): { missing: string[]; violations: SchemaViolation[] } {
+function validateArgs(
+  ctx: CallContext,
+  args: Record<string, unknown>,
+): { missing: string[]; violations: SchemaViolation[] } {
   const logger = ctx.services.logger;
   const schema = ctx.descriptor?.inputSchema;
   const own = schema ? checkSchema(schema, args, ctx.locale, logger) : { missing: [], violations: [] };

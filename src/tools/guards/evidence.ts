@@ -36,7 +36,10 @@ export function recordEvidence(ctx: CallContext, input: EvidenceInput): Evidence
     tool: input.tool,
     args: input.args,
     // The call's own fingerprint when the record is of the call itself (saves hashing it again).
-    fingerprint: input.tool === ctx.call.tool && input.args === ctx.args && ctx.fingerprint ? ctx.fingerprint : fingerprint(input.tool, input.args),
+    fingerprint:
+      input.tool === ctx.call.tool && input.args === ctx.args && ctx.fingerprint
+        ? ctx.fingerprint
+        : fingerprint(input.tool, input.args),
     outcome: obs.outcome.name,
     errorCode: obs.errorCode,
     payload: obs.data,

@@ -7,14 +7,21 @@ import type { ProducedCase } from '../produces.js';
 
 /** What the fingerprint step produces (for docs/observations.md). */
 export const FINGERPRINT_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'Fingerprint', case: 'the same tool with the same canonical arguments reached this step more than `fingerprintRepeats` times in the node', code: 'FINGERPRINT_TRIP', next: 'NEXT_FINGERPRINT_TRIP' },
+  {
+    producer: 'Fingerprint',
+    case: 'the same tool with the same canonical arguments reached this step more than `fingerprintRepeats` times in the node',
+    code: 'FINGERPRINT_TRIP',
+    next: 'NEXT_FINGERPRINT_TRIP',
+  },
 ];
 
 /** True when the call is the verify call of a write pending verification (exactly its tool and args). */
 export function isPendingVerifyCall(ctx: CallContext): boolean {
   if (!ctx.args || ctx.node.pendingWrites.length === 0) return false;
   const args = canonicalJson(ctx.args);
-  return ctx.node.pendingWrites.some((p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args);
+  return ctx.node.pendingWrites.some(
+    (p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args,
+  );
 }
 
 /**

@@ -14,8 +14,17 @@ import { send } from './send.js';
 
 /** What the invoke step itself produces (for docs/observations.md); the invoker's own codes are listed apart. */
 export const INVOKE_PRODUCES: readonly ProducedCase[] = [
-    { producer: 'invoke (builtin)', case: 'a builtin threw anything else', code: 'TOOL_ERROR', next: 'NEXT_TOOL_ERROR' },
-  { producer: 'invoke (look-back)', case: 'a write timed out or lost its server and the `recover` look-back found its effect', code: null },
+  {
+    producer: 'invoke (builtin)',
+    case: 'a builtin threw anything else',
+    code: 'TOOL_ERROR',
+    next: 'NEXT_TOOL_ERROR',
+  },
+  {
+    producer: 'invoke (look-back)',
+    case: 'a write timed out or lost its server and the `recover` look-back found its effect',
+    code: null,
+  },
 ];
 
 /**
@@ -75,7 +84,11 @@ async function runBuiltin(ctx: CallContext, builtins: BuiltinRegistry): Promise<
     if (rejection) return Observation.rejected(rejection.code, rejection.reason, rejection.next);
     const detail = error instanceof Error ? error.message : String(error);
     ctx.services.logger.error('TOOL builtin error', { tool, error: detail });
-    return Observation.failed(code('TOOL_ERROR'), code('TOOL_ERROR').reason(ctx.locale, { tool, detail }), hint(ctx.locale, 'NEXT_TOOL_ERROR'));
+    return Observation.failed(
+      code('TOOL_ERROR'),
+      code('TOOL_ERROR').reason(ctx.locale, { tool, detail }),
+      hint(ctx.locale, 'NEXT_TOOL_ERROR'),
+    );
   }
 }
 
@@ -112,5 +125,9 @@ async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<O
 
 function notSent(ctx: CallContext): Observation {
   const c = code('WRITE_NOT_EXECUTED');
-  return Observation.deferred(c, c.reason(ctx.locale, { tool: ctx.call.tool }), hint(ctx.locale, 'NEXT_WRITE_NOT_EXECUTED', { tool: ctx.call.tool }));
+  return Observation.deferred(
+    c,
+    c.reason(ctx.locale, { tool: ctx.call.tool }),
+    hint(ctx.locale, 'NEXT_WRITE_NOT_EXECUTED', { tool: ctx.call.tool }),
+  );
 }

@@ -11,7 +11,13 @@ export function logToolCall(
   obs: Observation,
   extra: Readonly<Record<string, unknown>> = {},
 ): void {
-  const fields = { tool, outcome: obs.outcome.name, code: obs.errorCode ?? '-', evidence: obs.evidenceId ?? undefined, ...extra };
+  const fields = {
+    tool,
+    outcome: obs.outcome.name,
+    code: obs.errorCode ?? '-',
+    evidence: obs.evidenceId ?? undefined,
+    ...extra,
+  };
   if (obs.outcome.name === 'FAILED') logger.warn('TOOL invoked', fields);
   else logger.info('TOOL invoked', fields);
 }

@@ -23,7 +23,12 @@ export function needsLookBack(obs: Observation): boolean {
  * and tells `services.onLookBack`. Found → SUCCESS citing the look-back's evidence and payload;
  * otherwise the write's own `failure` is returned. The look-back is never sent twice.
  */
-export async function lookBack(ctx: CallContext, failure: Observation, key: string, recover: RecoverPolicy): Promise<Observation> {
+export async function lookBack(
+  ctx: CallContext,
+  failure: Observation,
+  key: string,
+  recover: RecoverPolicy,
+): Promise<Observation> {
   const { logger } = ctx.services;
   const args = ctx.args ?? {};
   const descriptor = ctx.tools.get(recover.tool);
@@ -54,9 +59,19 @@ export async function lookBack(ctx: CallContext, failure: Observation, key: stri
   const cited = judged.withEvidence(record.id);
   logToolCall(logger, recover.tool, cited, { lookBack: true });
   ctx.lookBack = { evidenceId: record.id, found, decided: verdict !== null };
-  await ctx.services.onLookBack?.({ callId: ctx.call.callId, writeTool: ctx.call.tool, tool: recover.tool, args: lookArgs, observation: cited, found });
+  await ctx.services.onLookBack?.({
+    callId: ctx.call.callId,
+    writeTool: ctx.call.tool,
+    tool: recover.tool,
+    args: lookArgs,
+    observation: cited,
+    found,
+  });
   if (!found) return failure;
-  return Observation.success(hint(ctx.locale, 'LOOKED_BACK', { tool: ctx.call.tool }), judged.data).withEvidence(record.id);
+  return Observation.success(
+    hint(ctx.locale, 'LOOKED_BACK', { tool: ctx.call.tool }),
+    judged.data,
+  ).withEvidence(record.id);
 }
 
 async function isFound(ctx: CallContext, expression: string, scope: unknown): Promise<boolean | null> {

@@ -4,16 +4,44 @@ import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { userTexts, type EvidenceRecord } from '../../domain/run-state.js';
 import { evaluate, ExpressionError } from '../expressions.js';
-import { isScalar, leavesUnderKey, occursIn, saidByUser, scalarLeaves, showValue, type Scalar } from '../matching.js';
+import {
+  isScalar,
+  leavesUnderKey,
+  occursIn,
+  saidByUser,
+  scalarLeaves,
+  showValue,
+  type Scalar,
+} from '../matching.js';
 import type { CallContext, Guard } from '../pipeline.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the param contract produces (for docs/observations.md). */
 export const PARAM_CONTRACT_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'ParamContract', case: '`enum`: the value is not one of the allowed values', code: 'PARAM_PROVENANCE_REJECTED', next: 'NEXT_ENUM' },
-  { producer: 'ParamContract', case: '`source: evidence`: no successful call of any `from` tool yet', code: 'PARAM_PROVENANCE_QUERY_FIRST', next: 'NEXT_QUERY_FIRST' },
-  { producer: 'ParamContract', case: '`source: evidence`: the value is in none of their results (or of what `path` selects)', code: 'PARAM_PROVENANCE_MISMATCH', next: 'NEXT_PROVENANCE_MISMATCH' },
-  { producer: 'ParamContract', case: '`source: user`: the user has not said the value (run input, follow-up answers)', code: 'PARAM_PROVENANCE_ASK_FIRST', next: 'NEXT_ASK_FIRST' },
+  {
+    producer: 'ParamContract',
+    case: '`enum`: the value is not one of the allowed values',
+    code: 'PARAM_PROVENANCE_REJECTED',
+    next: 'NEXT_ENUM',
+  },
+  {
+    producer: 'ParamContract',
+    case: '`source: evidence`: no successful call of any `from` tool yet',
+    code: 'PARAM_PROVENANCE_QUERY_FIRST',
+    next: 'NEXT_QUERY_FIRST',
+  },
+  {
+    producer: 'ParamContract',
+    case: '`source: evidence`: the value is in none of their results (or of what `path` selects)',
+    code: 'PARAM_PROVENANCE_MISMATCH',
+    next: 'NEXT_PROVENANCE_MISMATCH',
+  },
+  {
+    producer: 'ParamContract',
+    case: '`source: user`: the user has not said the value (run input, follow-up answers)',
+    code: 'PARAM_PROVENANCE_ASK_FIRST',
+    next: 'NEXT_ASK_FIRST',
+  },
 ];
 
 const SAMPLE_SIZE = 5;
@@ -39,13 +67,23 @@ export function paramContractGuard(): Guard {
   };
 }
 
-async function checkParam(ctx: CallContext, field: string, contract: ParamContract, value: unknown): Promise<Observation | null> {
+async function checkParam(
+  ctx: CallContext,
+  field: string,
+  contract: ParamContract,
+  value: unknown,
+): Promise<Observation | null> {
   const { locale } = ctx;
   if (contract.enum && !contract.enum.some((allowed) => allowed === value)) {
     return Observation.rejected(
       code('PARAM_PROVENANCE_REJECTED'),
       code('PARAM_PROVENANCE_REJECTED').reason(locale, { field, value: showValue(value) }),
-      hint(locale, 'NEXT_ENUM', { values: list(locale, contract.enum.map((v) => showValue(v))) }),
+      hint(locale, 'NEXT_ENUM', {
+        values: list(
+          locale,
+          contract.enum.map((v) => showValue(v)),
+        ),
+      }),
     );
   }
   if (contract.source === 'evidence') return checkEvidence(ctx, field, contract, value);
@@ -71,7 +109,12 @@ function userWords(value: unknown, texts: readonly string[]): string {
   return texts.filter((t) => leaves.some((leaf) => saidByUser(leaf, [t]))).join('\n');
 }
 
-async function checkEvidence(ctx: CallContext, field: string, contract: ParamContract, value: unknown): Promise<Observation | null> {
+async function checkEvidence(
+  ctx: CallContext,
+  field: string,
+  contract: ParamContract,
+  value: unknown,
+): Promise<Observation | null> {
   const { locale } = ctx;
   const from = contract.from ?? [];
   const sources = ctx.run.evidence
@@ -107,13 +150,21 @@ async function checkEvidence(ctx: CallContext, field: string, contract: ParamCon
 }
 
 /** The part of an evidence payload the contract allows values from: all of it, or what `path` selects. */
-async function select(ctx: CallContext, path: string | undefined, evidence: EvidenceRecord): Promise<unknown> {
+async function select(
+  ctx: CallContext,
+  path: string | undefined,
+  evidence: EvidenceRecord,
+): Promise<unknown> {
   if (!path) return evidence.payload;
   try {
     return await evaluate(path, evidence.payload);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
-    ctx.services.logger.warn('TOOL param path failed', { tool: ctx.call.tool, evidence: evidence.id, error: error.message });
+    ctx.services.logger.warn('TOOL param path failed', {
+      tool: ctx.call.tool,
+      evidence: evidence.id,
+      error: error.message,
+    });
     return undefined;
   }
 }
@@ -121,7 +172,8 @@ async function select(ctx: CallContext, path: string | undefined, evidence: Evid
 /** A few valid values to show: the selection's leaves, else leaves under a key named like the field. */
 function sample(selection: unknown, field: string | null): string[] {
   let leaves: Scalar[] = field ? leavesUnderKey(selection, field) : scalarLeaves(selection);
-  if (leaves.length === 0) leaves = scalarLeaves(selection).filter((l) => typeof l === 'string' || typeof l === 'number');
+  if (leaves.length === 0)
+    leaves = scalarLeaves(selection).filter((l) => typeof l === 'string' || typeof l === 'number');
   const shown = leaves.filter(isScalar).map((l) => showValue(l, 40));
   return [...new Set(shown)].slice(0, SAMPLE_SIZE);
 }

@@ -10,7 +10,12 @@ import type { ProducedCase } from '../produces.js';
 
 /** What the response contract produces (for docs/observations.md). */
 export const RESPONSE_CONTRACT_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'ResponseContract', case: 'the result’s `okPath` value is not in `okValues` (downstream code and message go into the reason)', code: 'TOOL_BUSINESS_FAILED', next: 'NEXT_BUSINESS' },
+  {
+    producer: 'ResponseContract',
+    case: 'the result’s `okPath` value is not in `okValues` (downstream code and message go into the reason)',
+    code: 'TOOL_BUSINESS_FAILED',
+    next: 'NEXT_BUSINESS',
+  },
 ];
 
 /**
@@ -31,8 +36,13 @@ export async function applyResponseContract(
   const ok = isScalar(status) && contract.okValues.some((allowed) => scalarEquals(allowed, status));
   if (ok) return obs;
   const downstreamCode = contract.codePath ? await safeEvaluate(contract.codePath, body, logger) : undefined;
-  const rawMessage = contract.messagePath ? await safeEvaluate(contract.messagePath, body, logger) : undefined;
-  const message = rawMessage === undefined || rawMessage === null || rawMessage === '' ? hint(locale, 'NO_MESSAGE') : showValue(rawMessage, 200);
+  const rawMessage = contract.messagePath
+    ? await safeEvaluate(contract.messagePath, body, logger)
+    : undefined;
+  const message =
+    rawMessage === undefined || rawMessage === null || rawMessage === ''
+      ? hint(locale, 'NO_MESSAGE')
+      : showValue(rawMessage, 200);
   const reason =
     downstreamCode === undefined || downstreamCode === null || downstreamCode === ''
       ? hint(locale, 'BUSINESS_FAILED_NO_CODE', { message })

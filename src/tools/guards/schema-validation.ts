@@ -81,11 +81,16 @@ function compileNew(schema: Record<string, unknown>, logger: PipelineLogger): Va
   const engine = engineFor(schema);
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
   // Ajv knows draft-07/2019-09/2020-12 meta-schemas only; other dialects are checked with draft-07 rules.
-  const usable = engine === engines?.draft7 && dialect !== '' && !dialect.includes('draft-07') ? withoutDialect(schema) : schema;
+  const usable =
+    engine === engines?.draft7 && dialect !== '' && !dialect.includes('draft-07')
+      ? withoutDialect(schema)
+      : schema;
   try {
     fn = engine.compile(usable);
   } catch (error) {
-    logger.warn('TOOL schema not compiled', { error: error instanceof Error ? error.message : String(error) });
+    logger.warn('TOOL schema not compiled', {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
   return fn;
 }
@@ -113,14 +118,20 @@ export function checkSchema(
     if (error.keyword === 'required') {
       const prop = asText((error.params as { missingProperty?: unknown }).missingProperty);
       missing.push(joinPath(prefix, pathOf(error.instancePath), prop));
-    } else if (!['anyOf', 'oneOf', 'allOf', 'if', 'not', '$ref', 'dependentRequired'].includes(error.keyword) || errors.length === 1) {
+    } else if (
+      !['anyOf', 'oneOf', 'allOf', 'if', 'not', '$ref', 'dependentRequired'].includes(error.keyword) ||
+      errors.length === 1
+    ) {
       violations.push({ field: fieldOf(error, prefix), rule: describeRule(error, locale, schema) });
     }
   }
   if (violations.length === 0 && missing.length === 0 && errors[0]) {
     violations.push({ field: fieldOf(errors[0], prefix), rule: describeRule(errors[0], locale, schema) });
   }
-  return { missing: [...new Set(missing)], violations: violations.sort((a, b) => depth(b.field) - depth(a.field)) };
+  return {
+    missing: [...new Set(missing)],
+    violations: violations.sort((a, b) => depth(b.field) - depth(a.field)),
+  };
 }
 
 function depth(field: string): number {
@@ -149,14 +160,23 @@ function fieldOf(error: ErrorObject, prefix: string): string {
 }
 
 /** The violated rule of one Ajv error in the locale. */
-export function describeRule(error: ErrorObject, locale: Locale, rootSchema: Record<string, unknown> = {}): string {
+export function describeRule(
+  error: ErrorObject,
+  locale: Locale,
+  rootSchema: Record<string, unknown> = {},
+): string {
   const p = error.params as Record<string, unknown>;
   const limit = asText(p.limit);
   switch (error.keyword) {
     case 'type':
       return hint(locale, 'RULE_TYPE', { type: String(p.type) });
     case 'enum':
-      return hint(locale, 'RULE_ENUM', { values: list(locale, ((p.allowedValues as unknown[]) ?? []).map((v) => showValue(v))) });
+      return hint(locale, 'RULE_ENUM', {
+        values: list(
+          locale,
+          ((p.allowedValues as unknown[]) ?? []).map((v) => showValue(v)),
+        ),
+      });
     case 'const':
       return hint(locale, 'RULE_CONST', { value: showValue(p.allowedValue) });
     case 'minimum':
@@ -198,7 +218,8 @@ export function describeRule(error: ErrorObject, locale: Locale, rootSchema: Rec
 }
 
 function allowedProperties(error: ErrorObject, locale: Locale, rootSchema: Record<string, unknown>): string {
-  const parent: Record<string, unknown> | undefined = error.parentSchema ?? (error.instancePath === '' ? rootSchema : undefined);
+  const parent: Record<string, unknown> | undefined =
+    error.parentSchema ?? (error.instancePath === '' ? rootSchema : undefined);
   const properties = parent?.properties;
   const props = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
   return props.length > 0 ? list(locale, props) : hint(locale, 'NONE');

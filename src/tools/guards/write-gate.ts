@@ -10,17 +10,47 @@ import { idempotencyKey } from './keys.js';
 
 /** What the write gate produces (for docs/observations.md). */
 export const WRITE_GATE_PRODUCES: readonly ProducedCase[] = [
-  { producer: 'WriteGate', case: 'a SUCCESS evidence (or a confirming look-back) exists for the same fingerprint: reused, not executed again', code: null },
-  { producer: 'WriteGate', case: 'the same write is executing (in flight)', code: 'WRITE_IN_FLIGHT', next: 'NEXT_IN_FLIGHT' },
-  { producer: 'WriteGate', case: 'a write of this node is pending verification', code: 'WRITE_PENDING_VERIFY', next: 'NEXT_PENDING_VERIFY' },
-  { producer: 'WriteGate', case: 'no unconsumed approval for this fingerprint: the gated call is recorded', code: 'APPROVAL_REQUIRED', next: 'NEXT_APPROVAL_REQUIRED' },
-  { producer: 'WriteGate.after', case: 'an approved write ended FAILED: the FAILED observation keeps its code; its next step is replaced', code: null, outcome: 'FAILED', next: 'NEXT_APPROVED_FAILED' },
+  {
+    producer: 'WriteGate',
+    case: 'a SUCCESS evidence (or a confirming look-back) exists for the same fingerprint: reused, not executed again',
+    code: null,
+  },
+  {
+    producer: 'WriteGate',
+    case: 'the same write is executing (in flight)',
+    code: 'WRITE_IN_FLIGHT',
+    next: 'NEXT_IN_FLIGHT',
+  },
+  {
+    producer: 'WriteGate',
+    case: 'a write of this node is pending verification',
+    code: 'WRITE_PENDING_VERIFY',
+    next: 'NEXT_PENDING_VERIFY',
+  },
+  {
+    producer: 'WriteGate',
+    case: 'no unconsumed approval for this fingerprint: the gated call is recorded',
+    code: 'APPROVAL_REQUIRED',
+    next: 'NEXT_APPROVAL_REQUIRED',
+  },
+  {
+    producer: 'WriteGate.after',
+    case: 'an approved write ended FAILED: the FAILED observation keeps its code; its next step is replaced',
+    code: null,
+    outcome: 'FAILED',
+    next: 'NEXT_APPROVED_FAILED',
+  },
 ];
 
 /** The SUCCESS evidence a write's fingerprint can be reused from (its own, or a confirming look-back). */
-export function reusableEvidence(evidence: readonly EvidenceRecord[], fp: string): EvidenceRecord | undefined {
+export function reusableEvidence(
+  evidence: readonly EvidenceRecord[],
+  fp: string,
+): EvidenceRecord | undefined {
   return evidence.find(
-    (e) => e.outcome === 'SUCCESS' && ((e.fingerprint === fp && e.lookBack !== true) || e.confirmsFingerprint === fp),
+    (e) =>
+      e.outcome === 'SUCCESS' &&
+      ((e.fingerprint === fp && e.lookBack !== true) || e.confirmsFingerprint === fp),
   );
 }
 
@@ -60,23 +90,41 @@ function before(ctx: CallContext): Observation | null {
     return Observation.success(hint(locale, 'REUSED'), reused.payload).withEvidence(reused.id);
   }
   if (ctx.run.inFlight.some((w) => w.fingerprint === fp)) {
-    return Observation.deferred(code('WRITE_IN_FLIGHT'), code('WRITE_IN_FLIGHT').reason(locale, { tool }), hint(locale, 'NEXT_IN_FLIGHT'));
+    return Observation.deferred(
+      code('WRITE_IN_FLIGHT'),
+      code('WRITE_IN_FLIGHT').reason(locale, { tool }),
+      hint(locale, 'NEXT_IN_FLIGHT'),
+    );
   }
   const pending = ctx.node.pendingWrites[0];
   if (pending) {
     return Observation.deferred(
       code('WRITE_PENDING_VERIFY'),
       code('WRITE_PENDING_VERIFY').reason(locale, { tool: pending.tool }),
-      hint(locale, 'NEXT_PENDING_VERIFY', { verifyTool: pending.verifyTool, verifyArgs: canonicalJson(pending.verifyArgs) }),
+      hint(locale, 'NEXT_PENDING_VERIFY', {
+        verifyTool: pending.verifyTool,
+        verifyArgs: canonicalJson(pending.verifyArgs),
+      }),
     );
   }
   if (openApproval(ctx.run.approvals, fp)) {
     ctx.approved = true;
     return null;
   }
-  const said = Object.keys(ctx.userProvenance).length > 0 ? { userProvenance: { ...ctx.userProvenance } } : {};
-  ctx.node.gatedCall = { tool, args: ctx.args ?? {}, fingerprint: fp, provenance: { ...ctx.provenance }, ...said };
-  return Observation.deferred(code('APPROVAL_REQUIRED'), code('APPROVAL_REQUIRED').reason(locale), hint(locale, 'NEXT_APPROVAL_REQUIRED', { tool }));
+  const said =
+    Object.keys(ctx.userProvenance).length > 0 ? { userProvenance: { ...ctx.userProvenance } } : {};
+  ctx.node.gatedCall = {
+    tool,
+    args: ctx.args ?? {},
+    fingerprint: fp,
+    provenance: { ...ctx.provenance },
+    ...said,
+  };
+  return Observation.deferred(
+    code('APPROVAL_REQUIRED'),
+    code('APPROVAL_REQUIRED').reason(locale),
+    hint(locale, 'NEXT_APPROVAL_REQUIRED', { tool }),
+  );
 }
 
 async function after(ctx: CallContext, obs: Observation): Promise<Observation> {
@@ -103,7 +151,11 @@ async function markPending(ctx: CallContext, result: unknown): Promise<void> {
   if (!policy?.pending) return;
   const args = ctx.args ?? {};
   const key = idempotencyKey(ctx.run.runId, ctx.fingerprint as string);
-  const isPending = await guarded(ctx, () => evaluateCondition(policy.pending as string, { args, result }), false);
+  const isPending = await guarded(
+    ctx,
+    () => evaluateCondition(policy.pending as string, { args, result }),
+    false,
+  );
   if (!isPending) return;
   if (!policy.verify) {
     ctx.services.logger.warn('TOOL pending without verify', { tool: ctx.call.tool });
@@ -125,9 +177,15 @@ async function markPending(ctx: CallContext, result: unknown): Promise<void> {
 
 async function clearVerified(ctx: CallContext, verify: unknown): Promise<void> {
   const args = canonicalJson(ctx.args ?? {});
-  const matching = ctx.node.pendingWrites.filter((p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args);
+  const matching = ctx.node.pendingWrites.filter(
+    (p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args,
+  );
   for (const pending of matching) {
-    const done = await guarded(ctx, () => evaluateCondition(pending.done, { ...pending.scope, verify }), false);
+    const done = await guarded(
+      ctx,
+      () => evaluateCondition(pending.done, { ...pending.scope, verify }),
+      false,
+    );
     if (done) ctx.node.pendingWrites = ctx.node.pendingWrites.filter((p) => p !== pending);
   }
 }
@@ -138,7 +196,10 @@ async function guarded<T>(ctx: CallContext, run: () => Promise<T>, fallback: T):
     return await run();
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
-    ctx.services.logger.warn('TOOL write policy expression failed', { tool: ctx.call.tool, error: error.message });
+    ctx.services.logger.warn('TOOL write policy expression failed', {
+      tool: ctx.call.tool,
+      error: error.message,
+    });
     return fallback;
   }
 }

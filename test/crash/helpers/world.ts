@@ -201,12 +201,13 @@ export class World {
 
   /** The run's evidence (id, tool, outcome, payload) in order. */
   evidence(runId: string): { id: string; tool: string; outcome: string; payload: unknown }[] {
-    return this.query<{ body: string }>('SELECT body FROM evidence WHERE run_id = ? ORDER BY pos, item', runId).map(
-      (r) => {
-        const e = JSON.parse(r.body) as { id: string; tool: string; outcome: string; payload: unknown };
-        return { id: e.id, tool: e.tool, outcome: e.outcome, payload: e.payload };
-      },
-    );
+    return this.query<{ body: string }>(
+      'SELECT body FROM evidence WHERE run_id = ? ORDER BY pos, item',
+      runId,
+    ).map((r) => {
+      const e = JSON.parse(r.body) as { id: string; tool: string; outcome: string; payload: unknown };
+      return { id: e.id, tool: e.tool, outcome: e.outcome, payload: e.payload };
+    });
   }
 
   /** Every write the crash server executed in this world, in order. */

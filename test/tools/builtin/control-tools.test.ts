@@ -17,41 +17,60 @@ async function gated(): Promise<Harness> {
   return h;
 }
 
-const state = (h: Harness) => ({ run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN' as const, now: new Date('2026-01-01T00:00:00Z'), logger: h.logger });
+const state = (h: Harness) => ({
+  run: h.run,
+  node: h.node,
+  nodeId: 'create',
+  locale: 'zh-CN' as const,
+  now: new Date('2026-01-01T00:00:00Z'),
+  logger: h.logger,
+});
 
 describe('builtin_node_approval', () => {
   it('APPROVAL_NOT_GATED when nothing was gated (seed acceptance 2)', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const { obs, ctx } = await h.call('builtin_node_approval', { tool: 'web_site_create', summary: '创建站点' });
+    const { obs, ctx } = await h.call('builtin_node_approval', {
+      tool: 'web_site_create',
+      summary: '创建站点',
+    });
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
       code: 'APPROVAL_NOT_GATED',
       reason: '没有被拦下待确认的写操作 web_site_create',
       next: '先直接调用写工具，被拦下后再按提示申请确认',
-      message: '没有被拦下待确认的写操作 web_site_create。下一步：先直接调用写工具，被拦下后再按提示申请确认。',
+      message:
+        '没有被拦下待确认的写操作 web_site_create。下一步：先直接调用写工具，被拦下后再按提示申请确认。',
     });
     expect(ctx.effect).toBeUndefined();
   });
 
   it('APPROVAL_NOT_GATED when `tool` is a read tool, even with a gated call waiting', async () => {
-    const { obs } = await (await gated()).call('builtin_node_approval', { tool: 'web_site_list', summary: 'x' });
+    const { obs } = await (
+      await gated()
+    ).call('builtin_node_approval', { tool: 'web_site_list', summary: 'x' });
     expect(obs.errorCode).toBe('APPROVAL_NOT_GATED');
   });
 
   it('APPROVAL_TOOL_MISMATCH names the gated tool (seed acceptance 3)', async () => {
-    const { obs } = await (await gated()).call('builtin_node_approval', { tool: 'web_site_creat', summary: 'x' });
+    const { obs } = await (
+      await gated()
+    ).call('builtin_node_approval', { tool: 'web_site_creat', summary: 'x' });
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
       code: 'APPROVAL_TOOL_MISMATCH',
       reason: '申请确认的工具 web_site_creat 与被拦下的写操作 web_site_create 不一致',
       next: '调用 builtin_node_approval，参数 tool 填被拦下的写工具 web_site_create',
-      message: '申请确认的工具 web_site_creat 与被拦下的写操作 web_site_create 不一致。下一步：调用 builtin_node_approval，参数 tool 填被拦下的写工具 web_site_create。',
+      message:
+        '申请确认的工具 web_site_creat 与被拦下的写操作 web_site_create 不一致。下一步：调用 builtin_node_approval，参数 tool 填被拦下的写工具 web_site_create。',
     });
   });
 
   it('suspends APPROVAL with {tool, args, summary, provenance}; approve → SUCCESS, the exact call passes once', async () => {
     const h = await gated();
-    const { ctx } = await h.call('builtin_node_approval', { tool: 'web_site_create', summary: '在默认空间创建 官网' });
+    const { ctx } = await h.call('builtin_node_approval', {
+      tool: 'web_site_create',
+      summary: '在默认空间创建 官网',
+    });
     expect(ctx.effect).toEqual({
       kind: 'suspend',
       suspension: {
@@ -70,13 +89,29 @@ describe('builtin_node_approval', () => {
     expect(h.logger.lines().some((l) => l.includes('builtin_node_approval'))).toBe(false);
     const target = { tool: 'web_site_create', args: ARGS, fingerprint: h.node.gatedCall!.fingerprint };
     const obs = approve(state(h), target, { who: 'alice', comment: '可以' });
-    expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', message: '用户已批准：现在可以用完全相同的参数调用一次 web_site_create' });
+    expect(parts(obs)).toMatchObject({
+      outcome: 'SUCCESS',
+      message: '用户已批准：现在可以用完全相同的参数调用一次 web_site_create',
+    });
     expect(h.run.approvals).toEqual([
-      { fingerprint: target.fingerprint, tool: 'web_site_create', args: ARGS, nodeId: 'create', grantedAt: '2026-01-01T00:00:00.000Z', who: 'alice', comment: '可以', consumed: false },
+      {
+        fingerprint: target.fingerprint,
+        tool: 'web_site_create',
+        args: ARGS,
+        nodeId: 'create',
+        grantedAt: '2026-01-01T00:00:00.000Z',
+        who: 'alice',
+        comment: '可以',
+        consumed: false,
+      },
     ]);
     expect(h.logger.lines()).toContain('INFO TOOL invoked tool=builtin_node_approval outcome=SUCCESS code=-');
-    expect((await h.call('builtin_node_approval', { tool: 'web_site_create', summary: 'again' })).obs.errorCode).toBe('APPROVAL_NOT_GATED');
-    expect((await h.call('web_site_create', { spaceId: 'sp_1', name: '官网', plan: 'basic' })).obs.errorCode).toBe('APPROVAL_REQUIRED');
+    expect(
+      (await h.call('builtin_node_approval', { tool: 'web_site_create', summary: 'again' })).obs.errorCode,
+    ).toBe('APPROVAL_NOT_GATED');
+    expect(
+      (await h.call('web_site_create', { spaceId: 'sp_1', name: '官网', plan: 'basic' })).obs.errorCode,
+    ).toBe('APPROVAL_REQUIRED');
   });
 
   it('reject → REJECTED APPROVAL_DENIED with the comment; the gated call is declined', async () => {
@@ -93,18 +128,28 @@ describe('builtin_node_approval', () => {
     });
     expect(h.node.gatedCall?.declined).toBe(true);
     expect(reject(state(h), target).reason).toBe('用户拒绝了写操作 web_site_create：（未说明原因）');
-    expect(h.logger.lines()).toContain('INFO TOOL invoked tool=builtin_node_approval outcome=REJECTED code=APPROVAL_DENIED');
+    expect(h.logger.lines()).toContain(
+      'INFO TOOL invoked tool=builtin_node_approval outcome=REJECTED code=APPROVAL_DENIED',
+    );
   });
 });
 
 describe('builtin_node_follow_up', () => {
   it('suspends FOLLOW_UP; answer → SUCCESS with the answer, recorded as user text', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const { ctx } = await h.call('builtin_node_follow_up', { question: '要用哪个套餐？', options: ['basic', 'pro'] });
-    expect(ctx.effect).toEqual({ kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question: '要用哪个套餐？', options: ['basic', 'pro'] } } });
+    const { ctx } = await h.call('builtin_node_follow_up', {
+      question: '要用哪个套餐？',
+      options: ['basic', 'pro'],
+    });
+    expect(ctx.effect).toEqual({
+      kind: 'suspend',
+      suspension: { kind: 'FOLLOW_UP', pending: { question: '要用哪个套餐？', options: ['basic', 'pro'] } },
+    });
     const obs = answer(state(h), { question: '要用哪个套餐？', options: ['basic', 'pro'] }, 'pro');
     expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', message: '用户回答：pro' });
-    expect(h.run.followUps).toEqual([{ question: '要用哪个套餐？', options: ['basic', 'pro'], answer: 'pro', nodeId: 'create' }]);
+    expect(h.run.followUps).toEqual([
+      { question: '要用哪个套餐？', options: ['basic', 'pro'], answer: 'pro', nodeId: 'create' },
+    ]);
   });
 
   it('FOLLOW_UP_ANSWERED for the same question (normalised) with the earlier answer (seed acceptance 4)', async () => {
@@ -122,39 +167,59 @@ describe('builtin_node_follow_up', () => {
 
   it('FOLLOW_UP_UNGROUNDED for a verbal confirmation naming a write tool (seed acceptance 5)', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const { obs } = await h.call('builtin_node_follow_up', { question: '确认调用 web_site_create 创建站点吗？' });
+    const { obs } = await h.call('builtin_node_follow_up', {
+      question: '确认调用 web_site_create 创建站点吗？',
+    });
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
       code: 'FOLLOW_UP_UNGROUNDED',
       reason: '追问在口头确认写操作 web_site_create',
       next: '直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）',
-      message: '追问在口头确认写操作 web_site_create。下一步：直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）。',
+      message:
+        '追问在口头确认写操作 web_site_create。下一步：直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）。',
     });
   });
 
   it('FOLLOW_UP_UNGROUNDED while a gated call waits, also for yes/no options and English wording', async () => {
     const h = await gated();
-    expect((await h.call('builtin_node_follow_up', { question: '现在就帮你建站，可以吗？' })).obs.reason).toBe('追问在口头确认写操作 web_site_create');
-    expect((await h.call('builtin_node_follow_up', { question: '开始建站', options: ['是', '否'] })).obs.errorCode).toBe('FOLLOW_UP_UNGROUNDED');
-    expect((await h.call('builtin_node_follow_up', { question: 'Shall I go on with the site?' })).obs.errorCode).toBe('FOLLOW_UP_UNGROUNDED');
-    expect((await h.call('builtin_node_follow_up', { question: '站点用什么套餐？', options: ['basic', 'pro'] })).ctx.effect?.kind).toBe('suspend');
+    expect(
+      (await h.call('builtin_node_follow_up', { question: '现在就帮你建站，可以吗？' })).obs.reason,
+    ).toBe('追问在口头确认写操作 web_site_create');
+    expect(
+      (await h.call('builtin_node_follow_up', { question: '开始建站', options: ['是', '否'] })).obs.errorCode,
+    ).toBe('FOLLOW_UP_UNGROUNDED');
+    expect(
+      (await h.call('builtin_node_follow_up', { question: 'Shall I go on with the site?' })).obs.errorCode,
+    ).toBe('FOLLOW_UP_UNGROUNDED');
+    expect(
+      (await h.call('builtin_node_follow_up', { question: '站点用什么套餐？', options: ['basic', 'pro'] }))
+        .ctx.effect?.kind,
+    ).toBe('suspend');
   });
 
   it('no confirmation without a named write tool or a waiting gated call (declined no longer waits)', async () => {
     const h = await gated();
     h.node.gatedCall!.declined = true;
-    expect((await h.call('builtin_node_follow_up', { question: '是否换一个名字？' })).ctx.effect?.kind).toBe('suspend');
+    expect((await h.call('builtin_node_follow_up', { question: '是否换一个名字？' })).ctx.effect?.kind).toBe(
+      'suspend',
+    );
   });
 
   it('FOLLOW_UP_UNGROUNDED for an echo of the user’s words', async () => {
-    const h = harness({ localTools: cloudTools().tools, input: { text: '在默认空间创建一个叫 官网 的站点' } });
-    const { obs } = await h.call('builtin_node_follow_up', { question: '在默认空间创建一个叫「官网」的站点？' });
+    const h = harness({
+      localTools: cloudTools().tools,
+      input: { text: '在默认空间创建一个叫 官网 的站点' },
+    });
+    const { obs } = await h.call('builtin_node_follow_up', {
+      question: '在默认空间创建一个叫「官网」的站点？',
+    });
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
       code: 'FOLLOW_UP_UNGROUNDED',
       reason: '追问复述了用户已经说过的内容',
       next: '直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）',
-      message: '追问复述了用户已经说过的内容。下一步：直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）。',
+      message:
+        '追问复述了用户已经说过的内容。下一步：直接调用写工具，确认由审批完成（被拦下后调用 builtin_node_approval）。',
     });
   });
 
@@ -166,15 +231,26 @@ describe('builtin_node_follow_up', () => {
     expect(first.ctx.effect?.kind).toBe('suspend');
     answer(state(h), { question, options: null }, '换成 官网2');
     expect(h.node.approvedWriteFailed).toBe(false);
-    expect((await h.call('builtin_node_follow_up', { question: '确认用 web_site_create 创建 官网2 吗？' })).obs.errorCode).toBe('FOLLOW_UP_UNGROUNDED');
+    expect(
+      (await h.call('builtin_node_follow_up', { question: '确认用 web_site_create 创建 官网2 吗？' })).obs
+        .errorCode,
+    ).toBe('FOLLOW_UP_UNGROUNDED');
   });
 
   it('the word lists are extensible', async () => {
     const h = harness({ localTools: cloudTools().tools });
     const builtins = createBuiltins({ followUp: { confirmWords: ['拍板'] } });
-    const run = (question: string) => h.through([catalogGuard(), argPolicyGuard()], 'builtin_node_follow_up', { question }, invokeStep(builtins));
+    const run = (question: string) =>
+      h.through(
+        [catalogGuard(), argPolicyGuard()],
+        'builtin_node_follow_up',
+        { question },
+        invokeStep(builtins),
+      );
     expect((await run('web_site_create 这个你拍板')).obs.errorCode).toBe('FOLLOW_UP_UNGROUNDED');
-    expect((await h.call('builtin_node_follow_up', { question: 'web_site_create 这个你拍板' })).ctx.effect?.kind).toBe('suspend');
+    expect(
+      (await h.call('builtin_node_follow_up', { question: 'web_site_create 这个你拍板' })).ctx.effect?.kind,
+    ).toBe('suspend');
   });
 });
 

@@ -15,7 +15,8 @@ describe('builtin_node_finish / builtin_node_fail', () => {
       code: 'FINISH_OUTPUTS_MISSING',
       reason: '必填产出未写入：siteId',
       next: '先用 builtin_output_set 写入 siteId，再调用 builtin_node_finish',
-      message: '必填产出未写入：siteId。下一步：先用 builtin_output_set 写入 siteId，再调用 builtin_node_finish。',
+      message:
+        '必填产出未写入：siteId。下一步：先用 builtin_output_set 写入 siteId，再调用 builtin_node_finish。',
     });
     expect(ctx.effect).toBeUndefined();
   });
@@ -47,7 +48,11 @@ describe('builtin_node_delegate', () => {
         return Promise.resolve(result);
       },
     };
-    const h = harness({ localTools: cloudTools().tools, delegate, flow: { id: 'p', nodes: [{ id: 'n', delegates: ['./report.yaml'] }] } });
+    const h = harness({
+      localTools: cloudTools().tools,
+      delegate,
+      flow: { id: 'p', nodes: [{ id: 'n', delegates: ['./report.yaml'] }] },
+    });
     return { h, runs };
   }
 
@@ -72,16 +77,24 @@ describe('builtin_node_delegate', () => {
     expect(done.runs).toEqual([{ flow: 'site-report', task: '汇总站点' }]);
     expect(done.h.run.evidence).toEqual([]);
 
-    const failed = withChild({ status: 'failed', childRunId: 'r3', reason: 'NO_PROGRESS', message: '5 consecutive stalls' });
+    const failed = withChild({
+      status: 'failed',
+      childRunId: 'r3',
+      reason: 'NO_PROGRESS',
+      message: '5 consecutive stalls',
+    });
     const bad = await failed.h.call('builtin_node_delegate', { flow: 'site-report', task: '汇总站点' });
     expect(parts(bad.obs)).toEqual({
       outcome: 'FAILED',
       code: 'DELEGATE_FAILED',
       reason: '委派的流程 site-report 失败：5 consecutive stalls',
       next: '调用 builtin_node_follow_up 向用户说明并询问如何处理，或调用 builtin_node_fail 说明原因',
-      message: '委派的流程 site-report 失败：5 consecutive stalls。下一步：调用 builtin_node_follow_up 向用户说明并询问如何处理，或调用 builtin_node_fail 说明原因。',
+      message:
+        '委派的流程 site-report 失败：5 consecutive stalls。下一步：调用 builtin_node_follow_up 向用户说明并询问如何处理，或调用 builtin_node_fail 说明原因。',
     });
-    expect(delegateObservation({ status: 'failed', childRunId: 'r', reason: 'X', message: '' }, 'f', 'en').reason).toBe('The delegated flow f failed: X');
+    expect(
+      delegateObservation({ status: 'failed', childRunId: 'r', reason: 'X', message: '' }, 'f', 'en').reason,
+    ).toBe('The delegated flow f failed: X');
   });
 
   it('a suspended child suspends the parent with the same pending item', async () => {
@@ -99,14 +112,23 @@ describe('builtin descriptors', () => {
     const en = builtinDescriptors({ ...flow.nodes[0]!, delegates: ['x.yaml'] }, 'en');
     // builtin_evidence_read is never in a node's static catalog: it is offered once the node run compacted (issue 20).
     const dynamic = ['builtin_evidence_read'];
-    expect(zh.map((d) => d.name)).toEqual(BUILTIN_NAMES.filter((n) => n !== 'builtin_node_delegate' && !dynamic.includes(n)));
+    expect(zh.map((d) => d.name)).toEqual(
+      BUILTIN_NAMES.filter((n) => n !== 'builtin_node_delegate' && !dynamic.includes(n)),
+    );
     expect(en.map((d) => d.name)).toEqual(BUILTIN_NAMES.filter((n) => !dynamic.includes(n)));
-    for (const d of [...zh, ...en, builtinDescriptor('builtin_evidence_read', 'zh-CN'), builtinDescriptor('builtin_evidence_read', 'en')]) {
+    for (const d of [
+      ...zh,
+      ...en,
+      builtinDescriptor('builtin_evidence_read', 'zh-CN'),
+      builtinDescriptor('builtin_evidence_read', 'en'),
+    ]) {
       expect(d.kind).toBe('builtin');
       expect(d.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
       expect(d.description.length).toBeGreaterThan(10);
     }
-    expect(zh.find((d) => d.name === 'builtin_output_set')!.inputSchema).toMatchObject({ required: ['key', 'value', 'sourceType'] });
+    expect(zh.find((d) => d.name === 'builtin_output_set')!.inputSchema).toMatchObject({
+      required: ['key', 'value', 'sourceType'],
+    });
     expect(en[0]!.description).toMatch(/^Ends this node/);
     expect(zh[0]!.description).toMatch(/^结束本节点/);
     expect(isBuiltinName('builtin_node_finish')).toBe(true);

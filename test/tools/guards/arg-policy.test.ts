@@ -27,7 +27,9 @@ const tagged = defineTool({
   inputSchema: {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
-    properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false } },
+    properties: {
+      pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], items: false },
+    },
     required: ['pair'],
   },
   execute: () => ({ ok: true }),
@@ -39,7 +41,11 @@ function setup(locale: 'zh-CN' | 'en' = 'zh-CN') {
     flow: {
       id: 'orders',
       locale,
-      tools: { order_create: { params: { buyer: { required: true }, quota: { schema: { type: 'integer', maximum: 10 } } } } },
+      tools: {
+        order_create: {
+          params: { buyer: { required: true }, quota: { schema: { type: 'integer', maximum: 10 } } },
+        },
+      },
       nodes: [{ id: 'n', tools: ['order_create', 'tagged'] }],
     },
   });
@@ -47,7 +53,11 @@ function setup(locale: 'zh-CN' | 'en' = 'zh-CN') {
 
 const reached = () => Promise.resolve(Observation.success('reached'));
 
-async function check(args: Record<string, unknown> | string, tool = 'order_create', locale: 'zh-CN' | 'en' = 'zh-CN') {
+async function check(
+  args: Record<string, unknown> | string,
+  tool = 'order_create',
+  locale: 'zh-CN' | 'en' = 'zh-CN',
+) {
   const h = setup(locale);
   const { obs, ctx } = await h.through([catalogGuard(), argPolicyGuard()], tool, args, reached);
   return { ...parts(obs), en: obs.message('en'), ctx };
@@ -66,7 +76,9 @@ describe('ArgPolicy alone', () => {
   it('ARG_JSON_INVALID for JSON that is not an object, in both locales', async () => {
     const r = await check('[1,2]', 'order_create', 'en');
     expect(r.code).toBe('ARG_JSON_INVALID');
-    expect(r.en).toBe('The arguments are not a valid JSON object: got array. Next: call order_create again with a valid JSON object as its arguments.');
+    expect(r.en).toBe(
+      'The arguments are not a valid JSON object: got array. Next: call order_create again with a valid JSON object as its arguments.',
+    );
     expect((await check('"x"')).reason).toBe('参数不是合法的 JSON 对象：得到的是 string');
     expect((await check('null')).reason).toBe('参数不是合法的 JSON 对象：得到的是 null');
   });
@@ -77,7 +89,11 @@ describe('ArgPolicy alone', () => {
 
   it('PARAM_REQUIRED_MISSING for a flow `required: true` field (the SPEC example)', async () => {
     const r = await check({ quota: 1 });
-    expect(r).toMatchObject({ outcome: 'REJECTED', code: 'PARAM_REQUIRED_MISSING', reason: '缺少必填参数 [buyer]' });
+    expect(r).toMatchObject({
+      outcome: 'REJECTED',
+      code: 'PARAM_REQUIRED_MISSING',
+      reason: '缺少必填参数 [buyer]',
+    });
     expect(r.message).toBe(
       '缺少必填参数 [buyer]。下一步：补齐后再调用；无法补齐时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因。',
     );
@@ -87,8 +103,16 @@ describe('ArgPolicy alone', () => {
   });
 
   it('PARAM_REQUIRED_MISSING for schema `required`, listing every missing field before other violations', async () => {
-    const h = harness({ localTools: [orderCreate], flow: { id: 'f', nodes: [{ id: 'n', tools: ['order_create'] }] } });
-    const { obs } = await h.through([catalogGuard(), argPolicyGuard()], 'builtin_output_set', { value: 1, sourceType: 7 }, reached);
+    const h = harness({
+      localTools: [orderCreate],
+      flow: { id: 'f', nodes: [{ id: 'n', tools: ['order_create'] }] },
+    });
+    const { obs } = await h.through(
+      [catalogGuard(), argPolicyGuard()],
+      'builtin_output_set',
+      { value: 1, sourceType: 7 },
+      reached,
+    );
     expect(parts(obs)).toMatchObject({ code: 'PARAM_REQUIRED_MISSING', reason: '缺少必填参数 [key]' });
     const both = await h.through([catalogGuard(), argPolicyGuard()], 'builtin_node_approval', {}, reached);
     expect(both.obs.reason).toBe('缺少必填参数 [tool、summary]');
@@ -100,14 +124,24 @@ describe('ArgPolicy alone', () => {
       reason: '参数 [buyer] 不符合规则：类型应为 string',
       next: '按规则修正参数 [buyer] 后再调用 order_create',
     });
-    expect((await check({ buyer: 'a', address: { city: 1 } })).reason).toBe('参数 [address.city] 不符合规则：类型应为 string');
-    expect((await check({ buyer: 'a', code: 'ab' })).reason).toBe('参数 [code] 不符合规则：应匹配正则表达式 ^[A-Z]{3}$');
+    expect((await check({ buyer: 'a', address: { city: 1 } })).reason).toBe(
+      '参数 [address.city] 不符合规则：类型应为 string',
+    );
+    expect((await check({ buyer: 'a', code: 'ab' })).reason).toBe(
+      '参数 [code] 不符合规则：应匹配正则表达式 ^[A-Z]{3}$',
+    );
   });
 
   it('ARG_REJECTED for a flow `schema:` tightening', async () => {
     const r = await check({ buyer: 'alice', quota: 11 });
-    expect(r).toMatchObject({ outcome: 'REJECTED', code: 'ARG_REJECTED', reason: '参数 [quota] 不符合规则：不能大于 10' });
-    expect(r.message).toBe('参数 [quota] 不符合规则：不能大于 10。下一步：按规则修正参数 [quota] 后再调用 order_create。');
+    expect(r).toMatchObject({
+      outcome: 'REJECTED',
+      code: 'ARG_REJECTED',
+      reason: '参数 [quota] 不符合规则：不能大于 10',
+    });
+    expect(r.message).toBe(
+      '参数 [quota] 不符合规则：不能大于 10。下一步：按规则修正参数 [quota] 后再调用 order_create。',
+    );
     expect((await check({ buyer: 'alice', quota: 11 }, 'order_create', 'en')).en).toBe(
       'Argument [quota] breaks a rule: must be <= 10. Next: fix argument [quota] as the rule says and call order_create again.',
     );
@@ -120,7 +154,9 @@ describe('ArgPolicy alone', () => {
 
   it('validates with Ajv 2020-12 when the schema says so', async () => {
     expect((await check({ pair: ['a', 1] }, 'tagged')).reason).toBe('reached');
-    expect((await check({ pair: ['a', 'b'] }, 'tagged')).reason).toBe('参数 [pair.1] 不符合规则：类型应为 integer');
+    expect((await check({ pair: ['a', 'b'] }, 'tagged')).reason).toBe(
+      '参数 [pair.1] 不符合规则：类型应为 integer',
+    );
   });
 
   it('passes valid arguments on with args and fingerprint set', async () => {

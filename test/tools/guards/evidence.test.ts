@@ -10,17 +10,29 @@ import { FlowSchema } from '../../../src/domain/flow.js';
 import { cloudTools, harness, parts } from './fixtures.js';
 
 const guards = () => [catalogGuard(), argPolicyGuard(), evidenceGuard()];
-const answer = (obs: Observation, executed = true) => (ctx: CallContext) => {
-  ctx.executed = executed;
-  return Promise.resolve(obs);
-};
+const answer =
+  (obs: Observation, executed = true) =>
+  (ctx: CallContext) => {
+    ctx.executed = executed;
+    return Promise.resolve(obs);
+  };
 
 describe('Evidence alone', () => {
   it('records executed SUCCESS and FAILED calls of real tools as ev_1, ev_2… and cites them', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const ok = await h.through(guards(), 'web_site_list', { spaceId: 'sp_1' }, answer(Observation.success('ok', { code: 0, data: [] })));
+    const ok = await h.through(
+      guards(),
+      'web_site_list',
+      { spaceId: 'sp_1' },
+      answer(Observation.success('ok', { code: 0, data: [] })),
+    );
     expect(ok.obs.evidenceId).toBe('ev_1');
-    const failed = await h.through(guards(), 'space_list', {}, answer(Observation.failed(code('TOOL_TIMEOUT'), '超时', '重试')));
+    const failed = await h.through(
+      guards(),
+      'space_list',
+      {},
+      answer(Observation.failed(code('TOOL_TIMEOUT'), '超时', '重试')),
+    );
     expect(failed.obs.evidenceId).toBe('ev_2');
     expect(parts(failed.obs)).toMatchObject({ outcome: 'FAILED', code: 'TOOL_TIMEOUT' });
     expect(h.run.evidence[0]).toEqual({
@@ -40,16 +52,41 @@ describe('Evidence alone', () => {
 
   it('never records calls stopped before execution, reuses or builtins', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    await h.through(guards(), 'space_list', {}, answer(Observation.rejected(code('FINGERPRINT_TRIP'), 'r', 'n'), false));
-    await h.through(guards(), 'space_list', {}, answer(Observation.success('reused', {}).withEvidence('ev_9'), false));
+    await h.through(
+      guards(),
+      'space_list',
+      {},
+      answer(Observation.rejected(code('FINGERPRINT_TRIP'), 'r', 'n'), false),
+    );
+    await h.through(
+      guards(),
+      'space_list',
+      {},
+      answer(Observation.success('reused', {}).withEvidence('ev_9'), false),
+    );
     await h.through(guards(), 'builtin_node_fail', { reason: 'x' }, answer(Observation.success('ok')));
     expect(h.run.evidence).toEqual([]);
   });
 
   it('numbers after the highest id already used', () => {
-    const base = { tool: 't', args: {}, fingerprint: 'f', outcome: 'SUCCESS' as const, errorCode: null, payload: null, ts: '', nodeId: 'n', callId: 'c' };
+    const base = {
+      tool: 't',
+      args: {},
+      fingerprint: 'f',
+      outcome: 'SUCCESS' as const,
+      errorCode: null,
+      payload: null,
+      ts: '',
+      nodeId: 'n',
+      callId: 'c',
+    };
     expect(nextEvidenceId([])).toBe('ev_1');
-    expect(nextEvidenceId([{ ...base, id: 'ev_3' }, { ...base, id: 'ev_7' }])).toBe('ev_8');
+    expect(
+      nextEvidenceId([
+        { ...base, id: 'ev_3' },
+        { ...base, id: 'ev_7' },
+      ]),
+    ).toBe('ev_8');
   });
 });
 
@@ -57,14 +94,23 @@ describe('catalog', () => {
   const flow = FlowSchema.parse({
     id: 'f',
     tools: { space_list: { write: true } },
-    nodes: [{ id: 'a', tools: ['space_list', 'web_site_list', 'nope'] }, { id: 'b', tools: [], delegates: ['child.yaml'] }],
+    nodes: [
+      { id: 'a', tools: ['space_list', 'web_site_list', 'nope'] },
+      { id: 'b', tools: [], delegates: ['child.yaml'] },
+    ],
   });
   const tools = cloudTools().tools.map((t) => t.descriptor);
 
   it('lists the node’s tools, then the builtins (delegate only with delegates), and the missing names', () => {
     const a = buildCatalog({ flow, nodeId: 'a', tools });
     expect([...a.visible.keys()]).toEqual([
-      'space_list', 'web_site_list', 'builtin_node_finish', 'builtin_node_fail', 'builtin_node_follow_up', 'builtin_node_approval', 'builtin_output_set',
+      'space_list',
+      'web_site_list',
+      'builtin_node_finish',
+      'builtin_node_fail',
+      'builtin_node_follow_up',
+      'builtin_node_approval',
+      'builtin_output_set',
     ]);
     expect(a.missing).toEqual(['nope']);
     expect(a.tools.size).toBe(4);
@@ -72,7 +118,10 @@ describe('catalog', () => {
   });
 
   it('CATALOG_DENIED for a tool not visible in the node; sets policy and isWrite otherwise', async () => {
-    const h = harness({ localTools: cloudTools().tools, flow: { ...flow, nodes: [{ id: 'a', tools: ['space_list'] }] } });
+    const h = harness({
+      localTools: cloudTools().tools,
+      flow: { ...flow, nodes: [{ id: 'a', tools: ['space_list'] }] },
+    });
     const denied = await h.through([catalogGuard()], 'web_site_create', {});
     expect(parts(denied.obs)).toEqual({
       outcome: 'REJECTED',

@@ -16,7 +16,9 @@ describe('Fingerprint alone', () => {
   it('the 3rd identical call trips with the default fingerprintRepeats 2 (key order does not matter)', async () => {
     const h = harness({ localTools: cloudTools().tools });
     expect((await h.through(guards(), 'web_site_list', { spaceId: 'sp_1' }, executes)).obs.ok).toBe(true);
-    expect((await h.through(guards(), 'web_site_list', '{ "spaceId" : "sp_1" }', executes)).obs.ok).toBe(true);
+    expect((await h.through(guards(), 'web_site_list', '{ "spaceId" : "sp_1" }', executes)).obs.ok).toBe(
+      true,
+    );
     const third = await h.through(guards(), 'web_site_list', { spaceId: 'sp_1' }, executes);
     expect(parts(third.obs)).toEqual({
       outcome: 'REJECTED',
@@ -33,7 +35,11 @@ describe('Fingerprint alone', () => {
   it('uses the node’s own limit when it sets one', async () => {
     const h = harness({
       localTools: cloudTools().tools,
-      flow: { id: 'f', limits: { fingerprintRepeats: 5 }, nodes: [{ id: 'n', tools: ['space_list'], limits: { fingerprintRepeats: 1 } }] },
+      flow: {
+        id: 'f',
+        limits: { fingerprintRepeats: 5 },
+        nodes: [{ id: 'n', tools: ['space_list'], limits: { fingerprintRepeats: 1 } }],
+      },
     });
     await h.through(guards(), 'space_list', {}, executes);
     expect((await h.through(guards(), 'space_list', {}, executes)).obs.errorCode).toBe('FINGERPRINT_TRIP');
@@ -41,7 +47,10 @@ describe('Fingerprint alone', () => {
 
   it('counts builtin calls like any other (the seed incident: identical rejected output_set calls)', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const run = () => h.through(guards(), 'builtin_node_fail', { reason: 'x' }, () => Promise.resolve(Observation.success('ok')));
+    const run = () =>
+      h.through(guards(), 'builtin_node_fail', { reason: 'x' }, () =>
+        Promise.resolve(Observation.success('ok')),
+      );
     expect((await run()).obs.ok).toBe(true);
     expect((await run()).obs.ok).toBe(true);
     expect((await run()).obs.errorCode).toBe('FINGERPRINT_TRIP');
@@ -50,10 +59,15 @@ describe('Fingerprint alone', () => {
   it('never counts approved writes or verify calls of a pending write', async () => {
     const h = harness({ localTools: cloudTools().tools });
     h.node.pendingWrites.push({
-      tool: 'web_site_create', fingerprint: 'x', verifyTool: 'web_site_get', verifyArgs: { siteId: 'site_1' }, done: 'false',
+      tool: 'web_site_create',
+      fingerprint: 'x',
+      verifyTool: 'web_site_get',
+      verifyArgs: { siteId: 'site_1' },
+      done: 'false',
       scope: { args: {}, result: null, key: 'k' },
     });
-    for (let i = 0; i < 4; i++) expect((await h.through(guards(), 'web_site_get', { siteId: 'site_1' }, executes)).obs.ok).toBe(true);
+    for (let i = 0; i < 4; i++)
+      expect((await h.through(guards(), 'web_site_get', { siteId: 'site_1' }, executes)).obs.ok).toBe(true);
     const approved = h.ctx('web_site_create', {});
     Object.assign(approved, { approved: true, fingerprint: 'web_site_create#x', args: {} });
     const step = fingerprintGuard();

@@ -43,11 +43,24 @@ export function cloudTools(options: { hangCreate?: 'after-create' | 'before-crea
     { spaceId: 'sp_1', name: '默认空间' },
     { spaceId: 'sp_2', name: '测试空间' },
   ];
-  const sites: { siteId: string; spaceId: string; name: string; plan: string; status: string; gets: number }[] = [];
+  const sites: {
+    siteId: string;
+    spaceId: string;
+    name: string;
+    plan: string;
+    status: string;
+    gets: number;
+  }[] = [];
   const seen: SeenCall[] = [];
   let next = 1;
   const ok = (data: unknown): Reply => ({ code: 0, message: 'ok', data });
-  const view = (s: (typeof sites)[number]) => ({ siteId: s.siteId, spaceId: s.spaceId, name: s.name, plan: s.plan, status: s.status });
+  const view = (s: (typeof sites)[number]) => ({
+    siteId: s.siteId,
+    spaceId: s.spaceId,
+    name: s.name,
+    plan: s.plan,
+    status: s.status,
+  });
   const tools: LocalTool[] = [
     defineTool({
       name: 'space_list',
@@ -61,7 +74,8 @@ export function cloudTools(options: { hangCreate?: 'after-create' | 'before-crea
       inputSchema: { type: 'object', properties: { spaceId: { type: 'string' } }, required: ['spaceId'] },
       execute: (args) => {
         seen.push({ tool: 'web_site_list', args });
-        if (!spaces.some((s) => s.spaceId === args.spaceId)) return { code: 'system.40401', message: '空间不存在' };
+        if (!spaces.some((s) => s.spaceId === args.spaceId))
+          return { code: 'system.40401', message: '空间不存在' };
         return ok(sites.filter((s) => s.spaceId === args.spaceId).map(view));
       },
     }),
@@ -84,15 +98,34 @@ export function cloudTools(options: { hangCreate?: 'after-create' | 'before-crea
       write: true,
       inputSchema: {
         type: 'object',
-        properties: { spaceId: { type: 'string' }, name: { type: 'string' }, plan: { type: 'string', enum: ['basic', 'pro'] } },
+        properties: {
+          spaceId: { type: 'string' },
+          name: { type: 'string' },
+          plan: { type: 'string', enum: ['basic', 'pro'] },
+        },
         required: ['spaceId', 'name'],
       },
       execute: async (args, context) => {
-        seen.push({ tool: 'web_site_create', args, ...(context.idempotencyKey ? { idempotencyKey: context.idempotencyKey } : {}) });
-        const hang = () => new Promise((_, fail) => context.signal.addEventListener('abort', () => fail(new Error('aborted'))));
+        seen.push({
+          tool: 'web_site_create',
+          args,
+          ...(context.idempotencyKey ? { idempotencyKey: context.idempotencyKey } : {}),
+        });
+        const hang = () =>
+          new Promise((_, fail) =>
+            context.signal.addEventListener('abort', () => fail(new Error('aborted'))),
+          );
         if (options.hangCreate === 'before-create') await hang();
-        if (sites.some((s) => s.spaceId === args.spaceId && s.name === args.name)) return { code: 'system.50001', message: '站点名称已存在' };
-        const site = { siteId: `site_${next++}`, spaceId: args.spaceId, name: args.name, plan: args.plan ?? 'basic', status: 'CREATING', gets: 0 };
+        if (sites.some((s) => s.spaceId === args.spaceId && s.name === args.name))
+          return { code: 'system.50001', message: '站点名称已存在' };
+        const site = {
+          siteId: `site_${next++}`,
+          spaceId: args.spaceId,
+          name: args.name,
+          plan: args.plan ?? 'basic',
+          status: 'CREATING',
+          gets: 0,
+        };
         sites.push(site);
         if (options.hangCreate === 'after-create') await hang();
         return ok(view(site));
@@ -115,8 +148,16 @@ export const SITE_FLOW: FlowInput = {
       },
       response: { okPath: 'code', okValues: [0], codePath: 'code', messagePath: 'message' },
       pending: "result.data.status = 'CREATING'",
-      verify: { tool: 'web_site_get', args: { siteId: 'result.data.siteId' }, done: "verify.data.status = 'ACTIVE'" },
-      recover: { tool: 'web_site_list', args: { spaceId: 'args.spaceId' }, found: '$count(verify.data[name = $$.args.name]) > 0' },
+      verify: {
+        tool: 'web_site_get',
+        args: { siteId: 'result.data.siteId' },
+        done: "verify.data.status = 'ACTIVE'",
+      },
+      recover: {
+        tool: 'web_site_list',
+        args: { spaceId: 'args.spaceId' },
+        found: '$count(verify.data[name = $$.args.name]) > 0',
+      },
     },
     web_site_list: { response: { okPath: 'code', okValues: [0], codePath: 'code', messagePath: 'message' } },
     web_site_get: { response: { okPath: 'code', okValues: [0], codePath: 'code', messagePath: 'message' } },
@@ -125,7 +166,13 @@ export const SITE_FLOW: FlowInput = {
     {
       id: 'create',
       tools: ['space_list', 'web_site_list', 'web_site_create', 'web_site_get'],
-      outputs: { siteId: { required: true, sources: ['evidence'], from: ['web_site_create', 'web_site_list', 'web_site_get'] } },
+      outputs: {
+        siteId: {
+          required: true,
+          sources: ['evidence'],
+          from: ['web_site_create', 'web_site_list', 'web_site_get'],
+        },
+      },
     },
   ],
 };
@@ -159,7 +206,10 @@ export interface Harness {
   /** A fresh call context (`args` as an object is JSON-encoded; a string is sent raw). */
   ctx(tool: string, args?: Record<string, unknown> | string, callId?: string): CallContext;
   /** One call through the full pipeline. */
-  call(tool: string, args?: Record<string, unknown> | string): Promise<{ obs: Observation; ctx: CallContext }>;
+  call(
+    tool: string,
+    args?: Record<string, unknown> | string,
+  ): Promise<{ obs: Observation; ctx: CallContext }>;
   /** One call through `guards` only, ending in the real invoke step (or `terminal`). */
   through(
     guards: Guard[],
@@ -176,7 +226,10 @@ export function harness(options: HarnessOptions = {}): Harness {
   const localTools = options.localTools ?? [];
   const all = [...localTools.map((t) => t.descriptor), ...(options.tools ?? [])];
   const catalog = buildCatalog({ flow, nodeId, tools: all });
-  const run = newRunState(options.runId ?? 'run_test', options.input ?? { text: '在默认空间创建一个叫 官网 的站点' });
+  const run = newRunState(
+    options.runId ?? 'run_test',
+    options.input ?? { text: '在默认空间创建一个叫 官网 的站点' },
+  );
   const node = newNodeState(nodeId);
   const logger = new MemoryLogger();
   const lookBacks: LookBackEvent[] = [];
@@ -194,7 +247,11 @@ export function harness(options: HarnessOptions = {}): Harness {
     ...(options.delegate ? { delegate: options.delegate } : {}),
   };
   let seq = 0;
-  const ctx = (tool: string, args: Record<string, unknown> | string = {}, callId = `call_${++seq}`): CallContext =>
+  const ctx = (
+    tool: string,
+    args: Record<string, unknown> | string = {},
+    callId = `call_${++seq}`,
+  ): CallContext =>
     createCallContext({
       call: { callId, tool, rawArgs: typeof args === 'string' ? args : JSON.stringify(args) },
       flow,
@@ -231,5 +288,11 @@ export function harness(options: HarnessOptions = {}): Harness {
 
 /** The reason, next step and zh-CN/en message of an observation, for compact assertions. */
 export function parts(obs: Observation) {
-  return { outcome: obs.outcome.name, code: obs.errorCode, reason: obs.reason, next: obs.next, message: obs.message('zh-CN') };
+  return {
+    outcome: obs.outcome.name,
+    code: obs.errorCode,
+    reason: obs.reason,
+    next: obs.next,
+    message: obs.message('zh-CN'),
+  };
 }

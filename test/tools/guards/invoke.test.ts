@@ -16,7 +16,10 @@ import { cloudTools, harness, parts, type Harness } from './fixtures.js';
 const ARGS = { spaceId: 'sp_1', name: '官网' };
 
 function grant(h: Harness, args: Record<string, unknown> = ARGS) {
-  approve({ run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date() }, { tool: 'web_site_create', args, fingerprint: fingerprint('web_site_create', args) });
+  approve(
+    { run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date() },
+    { tool: 'web_site_create', args, fingerprint: fingerprint('web_site_create', args) },
+  );
 }
 
 afterEach(() => {
@@ -33,15 +36,27 @@ describe('invoke step: builtins', () => {
               name: 'builtin_node_fail' as const,
               visible: () => true,
               execute: () => {
-                const inner = new ToolRejectedException(code('FINISH_OUTPUTS_MISSING'), '必填产出未写入：siteId', '先写入 siteId');
-                return Promise.reject(new Error('framework wrapper', { cause: new AggregateError([new Error('x'), inner]) }));
+                const inner = new ToolRejectedException(
+                  code('FINISH_OUTPUTS_MISSING'),
+                  '必填产出未写入：siteId',
+                  '先写入 siteId',
+                );
+                return Promise.reject(
+                  new Error('framework wrapper', { cause: new AggregateError([new Error('x'), inner]) }),
+                );
               },
             }
           : builtins.get(name),
-      descriptors: (node: Parameters<typeof builtins.descriptors>[0], locale: 'zh-CN' | 'en') => builtins.descriptors(node, locale),
+      descriptors: (node: Parameters<typeof builtins.descriptors>[0], locale: 'zh-CN' | 'en') =>
+        builtins.descriptors(node, locale),
     };
     const h = harness({ localTools: cloudTools().tools });
-    const { obs, ctx } = await h.through([catalogGuard(), argPolicyGuard()], 'builtin_node_fail', { reason: 'x' }, invokeStep(wrapped));
+    const { obs, ctx } = await h.through(
+      [catalogGuard(), argPolicyGuard()],
+      'builtin_node_fail',
+      { reason: 'x' },
+      invokeStep(wrapped),
+    );
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
       code: 'FINISH_OUTPUTS_MISSING',
@@ -53,19 +68,25 @@ describe('invoke step: builtins', () => {
   });
 
   it('any other error of a builtin is FAILED TOOL_ERROR, logged, never evidence', async () => {
-    const h = harness({ localTools: cloudTools().tools, flow: { id: 'f', nodes: [{ id: 'n', delegates: ['child.yaml'] }] } });
+    const h = harness({
+      localTools: cloudTools().tools,
+      flow: { id: 'f', nodes: [{ id: 'n', delegates: ['child.yaml'] }] },
+    });
     const { obs, ctx } = await h.call('builtin_node_delegate', { flow: 'child', task: 't' });
     expect(parts(obs)).toEqual({
       outcome: 'FAILED',
       code: 'TOOL_ERROR',
-      reason: '工具 builtin_node_delegate 执行异常：delegation is not available in this runtime (no delegate service)',
+      reason:
+        '工具 builtin_node_delegate 执行异常：delegation is not available in this runtime (no delegate service)',
       next: '根据错误信息修正后再调用；无法解决时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因',
       message:
         '工具 builtin_node_delegate 执行异常：delegation is not available in this runtime (no delegate service)。下一步：根据错误信息修正后再调用；无法解决时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因。',
     });
     expect(ctx.executed).toBe(false);
     expect(h.run.evidence).toEqual([]);
-    expect(h.logger.lines()).toContain('WARN TOOL invoked tool=builtin_node_delegate outcome=FAILED code=TOOL_ERROR');
+    expect(h.logger.lines()).toContain(
+      'WARN TOOL invoked tool=builtin_node_delegate outcome=FAILED code=TOOL_ERROR',
+    );
   });
 });
 
@@ -77,7 +98,8 @@ describe('invoke step: writes', () => {
       invoker: {
         invoke: (tool: ToolDescriptor, _args, options) => {
           sent.push({ tool: tool.name, options, inFlight: h.run.inFlight.length });
-          const data = tool.name === 'space_list' ? [{ spaceId: 'sp_1' }] : { siteId: 'site_1', status: 'ACTIVE' };
+          const data =
+            tool.name === 'space_list' ? [{ spaceId: 'sp_1' }] : { siteId: 'site_1', status: 'ACTIVE' };
           return Promise.resolve(Observation.success('ok', { code: 0, data }));
         },
       },
@@ -88,7 +110,11 @@ describe('invoke step: writes', () => {
     const { obs } = await h.call('web_site_create', ARGS);
     expect(obs.ok).toBe(true);
     const key = idempotencyKey('run_42', fingerprint('web_site_create', ARGS));
-    expect(sent[1]).toEqual({ tool: 'web_site_create', inFlight: 1, options: { timeoutMs: 30_000, locale: 'zh-CN', meta: { idempotencyKey: key } } });
+    expect(sent[1]).toEqual({
+      tool: 'web_site_create',
+      inFlight: 1,
+      options: { timeoutMs: 30_000, locale: 'zh-CN', meta: { idempotencyKey: key } },
+    });
     expect(sent[0]!.options.meta).toBeUndefined();
     expect(h.checkpoints).toEqual([{ inFlight: ['web_site_create'] }]);
     expect(h.run.inFlight).toEqual([]);
@@ -97,10 +123,25 @@ describe('invoke step: writes', () => {
   it('an invoker that throws (a bug) still clears the mark: FAILED TOOL_ERROR, logged as error', async () => {
     const invoker: ToolInvokerPort = { invoke: () => Promise.reject(new Error('wiring bug')) };
     const h = harness({ localTools: cloudTools().tools, invoker });
-    h.run.evidence.push({ id: 'ev_1', tool: 'space_list', args: {}, fingerprint: 'f', outcome: 'SUCCESS', errorCode: null, payload: { data: [{ spaceId: 'sp_1' }] }, ts: '', nodeId: 'create', callId: 'c' });
+    h.run.evidence.push({
+      id: 'ev_1',
+      tool: 'space_list',
+      args: {},
+      fingerprint: 'f',
+      outcome: 'SUCCESS',
+      errorCode: null,
+      payload: { data: [{ spaceId: 'sp_1' }] },
+      ts: '',
+      nodeId: 'create',
+      callId: 'c',
+    });
     grant(h);
     const { obs } = await h.call('web_site_create', ARGS);
-    expect(parts(obs)).toMatchObject({ outcome: 'FAILED', code: 'TOOL_ERROR', reason: '工具 web_site_create 执行异常：wiring bug' });
+    expect(parts(obs)).toMatchObject({
+      outcome: 'FAILED',
+      code: 'TOOL_ERROR',
+      reason: '工具 web_site_create 执行异常：wiring bug',
+    });
     expect(h.run.inFlight).toEqual([]);
     expect(h.logger.find('TOOL invoker threw')).toHaveLength(1);
   });
@@ -122,7 +163,11 @@ describe('invoke step: look-back of a write that timed out', () => {
 
   it('found → SUCCESS citing the look-back’s evidence and payload; the write’s own FAILED evidence comes first', async () => {
     const { h, obs, ctx, cloud } = await timedOutWrite('after-create');
-    expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', code: null, message: '写操作 web_site_create 被中断，回查确认已生效，未重复执行' });
+    expect(parts(obs)).toMatchObject({
+      outcome: 'SUCCESS',
+      code: null,
+      message: '写操作 web_site_create 被中断，回查确认已生效，未重复执行',
+    });
     expect(obs.evidenceId).toBe('ev_3');
     expect(obs.data).toMatchObject({ code: 0, data: [{ name: '官网', status: 'CREATING' }] });
     expect(ctx.lookBack).toEqual({ evidenceId: 'ev_3', found: true, decided: true });
@@ -132,11 +177,15 @@ describe('invoke step: look-back of a write that timed out', () => {
       ['ev_3', 'web_site_list', 'SUCCESS', true],
     ]);
     expect(h.run.evidence[2]!.confirmsFingerprint).toBe(fingerprint('web_site_create', ARGS));
-    expect(h.lookBacks).toMatchObject([{ tool: 'web_site_list', args: { spaceId: 'sp_1' }, writeTool: 'web_site_create', found: true }]);
+    expect(h.lookBacks).toMatchObject([
+      { tool: 'web_site_list', args: { spaceId: 'sp_1' }, writeTool: 'web_site_create', found: true },
+    ]);
     expect(h.lookBacks[0]!.observation.evidenceId).toBe('ev_3');
     expect(h.run.inFlight).toEqual([]);
     expect(h.run.approvals[0]!.consumed).toBe(true);
-    expect(h.logger.lines()).toContain('INFO TOOL invoked tool=web_site_list outcome=SUCCESS code=- evidence=ev_3 lookBack=true');
+    expect(h.logger.lines()).toContain(
+      'INFO TOOL invoked tool=web_site_list outcome=SUCCESS code=- evidence=ev_3 lookBack=true',
+    );
     const again = await h.call('web_site_create', ARGS);
     expect(again.obs.evidenceId).toBe('ev_3');
     expect(again.ctx.reused).toBe(true);
@@ -163,7 +212,9 @@ describe('invoke step: look-back of a write that timed out', () => {
     expect(h.lookBacks).toMatchObject([{ found: false }]);
     expect(h.run.approvals[0]!.consumed).toBe(true);
     expect(h.node.approvedWriteFailed).toBe(true);
-    expect(h.logger.lines()).toContain('WARN TOOL invoked tool=web_site_create outcome=FAILED code=TOOL_TIMEOUT evidence=ev_2');
+    expect(h.logger.lines()).toContain(
+      'WARN TOOL invoked tool=web_site_create outcome=FAILED code=TOOL_TIMEOUT evidence=ev_2',
+    );
   });
 
   it('without `recover` a timed-out write is FAILED as usual, with no look-back', async () => {

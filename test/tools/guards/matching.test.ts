@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { deepMatches, echoes, normalise, occursIn, saidByUser, scalarEquals } from '../../../src/tools/matching.js';
-import { compileExpression, evaluate, evaluateCondition, evaluateMap, ExpressionError, truthy } from '../../../src/tools/expressions.js';
+import {
+  deepMatches,
+  echoes,
+  normalise,
+  occursIn,
+  saidByUser,
+  scalarEquals,
+} from '../../../src/tools/matching.js';
+import {
+  compileExpression,
+  evaluate,
+  evaluateCondition,
+  evaluateMap,
+  ExpressionError,
+  truthy,
+} from '../../../src/tools/expressions.js';
 
 describe('normalise', () => {
   it('folds case and full/half width, removes white space; punctuation only on request', () => {
@@ -21,7 +35,13 @@ describe('scalar and structural matching (SPEC §4 step 3)', () => {
   });
 
   it('a scalar occurs when it equals a scalar leaf; an object or array must deep-match a sub-tree', () => {
-    const payload = { code: 0, data: [{ spaceId: 'sp_1', quota: 10 }, { spaceId: 'sp_2', quota: 5 }] };
+    const payload = {
+      code: 0,
+      data: [
+        { spaceId: 'sp_1', quota: 10 },
+        { spaceId: 'sp_2', quota: 5 },
+      ],
+    };
     expect(occursIn('sp_2', payload)).toBe(true);
     expect(occursIn('sp', payload)).toBe(false);
     expect(occursIn('10', payload)).toBe(true);
@@ -60,8 +80,18 @@ describe('JSONata helpers', () => {
     const payload = { data: [{ spaceId: 'sp_1' }, { spaceId: 'sp_2' }] };
     expect(await evaluate('data.spaceId', payload)).toEqual(['sp_1', 'sp_2']);
     expect(await evaluate('data[spaceId="sp_9"]', payload)).toBeUndefined();
-    expect(await evaluateCondition("$count(verify.data[name = $$.args.name]) > 0", { args: { name: 'a' }, verify: { data: [{ name: 'a' }] } })).toBe(true);
-    expect(await evaluateMap({ siteId: 'result.data.siteId', none: 'result.nothing' }, { result: { data: { siteId: 's' } } })).toEqual({ siteId: 's' });
+    expect(
+      await evaluateCondition('$count(verify.data[name = $$.args.name]) > 0', {
+        args: { name: 'a' },
+        verify: { data: [{ name: 'a' }] },
+      }),
+    ).toBe(true);
+    expect(
+      await evaluateMap(
+        { siteId: 'result.data.siteId', none: 'result.nothing' },
+        { result: { data: { siteId: 's' } } },
+      ),
+    ).toEqual({ siteId: 's' });
     expect(truthy([])).toBe(false);
     expect(truthy([0, 'x'])).toBe(true);
     expect(truthy({})).toBe(false);

@@ -29,7 +29,8 @@ describe('ParamContract alone', () => {
       code: 'PARAM_PROVENANCE_QUERY_FIRST',
       reason: '参数 [spaceId] 须来自 space_list 的查询结果，尚无该查询',
       next: '先调用 space_list 查询，再用查询结果中的值调用 web_site_create',
-      message: '参数 [spaceId] 须来自 space_list 的查询结果，尚无该查询。下一步：先调用 space_list 查询，再用查询结果中的值调用 web_site_create。',
+      message:
+        '参数 [spaceId] 须来自 space_list 的查询结果，尚无该查询。下一步：先调用 space_list 查询，再用查询结果中的值调用 web_site_create。',
     });
   });
 
@@ -42,21 +43,32 @@ describe('ParamContract alone', () => {
       code: 'PARAM_PROVENANCE_MISMATCH',
       reason: '参数 [spaceId] 的值 sp_9 不在 space_list 的查询结果中',
       next: '改用 space_list 查询结果中的值，例如：sp_1、sp_2',
-      message: '参数 [spaceId] 的值 sp_9 不在 space_list 的查询结果中。下一步：改用 space_list 查询结果中的值，例如：sp_1、sp_2。',
+      message:
+        '参数 [spaceId] 的值 sp_9 不在 space_list 的查询结果中。下一步：改用 space_list 查询结果中的值，例如：sp_1、sp_2。',
     });
   });
 
   it('path restricts where the value may be: a space name is in the payload but not at data.spaceId', async () => {
     const h = setup();
     await spaces(h);
-    const { obs } = await h.through(guards(), 'web_site_create', { spaceId: '默认空间', name: '官网' }, reached);
+    const { obs } = await h.through(
+      guards(),
+      'web_site_create',
+      { spaceId: '默认空间', name: '官网' },
+      reached,
+    );
     expect(obs.errorCode).toBe('PARAM_PROVENANCE_MISMATCH');
   });
 
   it('passes a value found in evidence and records its evidence id as provenance (normalised equality)', async () => {
     const h = setup();
     await spaces(h);
-    const { obs, ctx } = await h.through(guards(), 'web_site_create', { spaceId: 'ＳＰ_1', name: '官网' }, reached);
+    const { obs, ctx } = await h.through(
+      guards(),
+      'web_site_create',
+      { spaceId: 'ＳＰ_1', name: '官网' },
+      reached,
+    );
     expect(obs.reason).toBe('reached');
     expect(ctx.provenance).toEqual({ spaceId: 'ev_1' });
   });
@@ -70,9 +82,14 @@ describe('ParamContract alone', () => {
       code: 'PARAM_PROVENANCE_ASK_FIRST',
       reason: '参数 [name] 的值 博客 须由用户提供，用户未提到',
       next: '调用 builtin_node_follow_up 向用户询问参数 [name]，再用用户给出的值调用',
-      message: '参数 [name] 的值 博客 须由用户提供，用户未提到。下一步：调用 builtin_node_follow_up 向用户询问参数 [name]，再用用户给出的值调用。',
+      message:
+        '参数 [name] 的值 博客 须由用户提供，用户未提到。下一步：调用 builtin_node_follow_up 向用户询问参数 [name]，再用用户给出的值调用。',
     });
-    answer({ run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date() }, { question: '还要建哪个站点？', options: null }, '再建一个 博客');
+    answer(
+      { run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date() },
+      { question: '还要建哪个站点？', options: null },
+      '再建一个 博客',
+    );
     const again = await h.through(guards(), 'web_site_create', { spaceId: 'sp_1', name: '博客' }, reached);
     expect(again.obs.reason).toBe('reached');
   });
@@ -82,7 +99,12 @@ describe('ParamContract alone', () => {
     flow.tools!.web_site_create!.params!.plan = { enum: ['basic'] };
     const h = harness({ localTools: cloudTools().tools, flow });
     await spaces(h);
-    const { obs } = await h.through(guards(), 'web_site_create', { spaceId: 'sp_1', name: '官网', plan: 'pro' }, reached);
+    const { obs } = await h.through(
+      guards(),
+      'web_site_create',
+      { spaceId: 'sp_1', name: '官网', plan: 'pro' },
+      reached,
+    );
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
       code: 'PARAM_PROVENANCE_REJECTED',
@@ -103,8 +125,16 @@ describe('ParamContract alone', () => {
   it('a FAILED evidence of the `from` tool does not count as a query', async () => {
     const h = setup();
     h.run.evidence.push({
-      id: 'ev_1', tool: 'space_list', args: {}, fingerprint: 'space_list#x', outcome: 'FAILED', errorCode: 'TOOL_TIMEOUT',
-      payload: null, ts: '', nodeId: 'create', callId: 'c',
+      id: 'ev_1',
+      tool: 'space_list',
+      args: {},
+      fingerprint: 'space_list#x',
+      outcome: 'FAILED',
+      errorCode: 'TOOL_TIMEOUT',
+      payload: null,
+      ts: '',
+      nodeId: 'create',
+      callId: 'c',
     });
     const { obs } = await h.through(guards(), 'web_site_create', { spaceId: 'sp_1', name: '官网' }, reached);
     expect(obs.errorCode).toBe('PARAM_PROVENANCE_QUERY_FIRST');

@@ -19,7 +19,8 @@ describe('ResponseContract alone', () => {
       code: 'TOOL_BUSINESS_FAILED',
       reason: '业务失败 [system.50001]：站点名称已存在',
       next: '根据业务失败原因修正后再调用；无法修正时调用 builtin_node_follow_up 向用户说明并询问如何处理',
-      message: '业务失败 [system.50001]：站点名称已存在。下一步：根据业务失败原因修正后再调用；无法修正时调用 builtin_node_follow_up 向用户说明并询问如何处理。',
+      message:
+        '业务失败 [system.50001]：站点名称已存在。下一步：根据业务失败原因修正后再调用；无法修正时调用 builtin_node_follow_up 向用户说明并询问如何处理。',
     });
     expect(obs.data).toEqual(body);
     const en = await applyResponseContract(contract, Observation.success('ok', body), 'en', logger);
@@ -29,9 +30,19 @@ describe('ResponseContract alone', () => {
   });
 
   it('without a downstream code the reason is 业务失败：<message>', async () => {
-    const obs = await applyResponseContract({ okPath: 'success', okValues: [true], messagePath: 'error.msg' }, Observation.success('x', { success: false, error: { msg: '余额不足' } }), 'zh-CN', logger);
+    const obs = await applyResponseContract(
+      { okPath: 'success', okValues: [true], messagePath: 'error.msg' },
+      Observation.success('x', { success: false, error: { msg: '余额不足' } }),
+      'zh-CN',
+      logger,
+    );
     expect(parts(obs)).toMatchObject({ code: 'TOOL_BUSINESS_FAILED', reason: '业务失败：余额不足' });
-    const none = await applyResponseContract({ okPath: 'success', okValues: [true] }, Observation.success('x', {}), 'en', logger);
+    const none = await applyResponseContract(
+      { okPath: 'success', okValues: [true] },
+      Observation.success('x', {}),
+      'en',
+      logger,
+    );
     expect(none.reason).toBe('Business failure: (no message)');
   });
 
@@ -45,7 +56,15 @@ describe('ResponseContract alone', () => {
 
   it('as a guard it judges executed calls of the tool’s policy (web_site_list has one in the site flow)', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const { obs } = await h.through([catalogGuard(), argPolicyGuard(), responseContractGuard()], 'web_site_list', { spaceId: 'sp_9' });
-    expect(parts(obs)).toMatchObject({ outcome: 'FAILED', code: 'TOOL_BUSINESS_FAILED', reason: '业务失败 [system.40401]：空间不存在' });
+    const { obs } = await h.through(
+      [catalogGuard(), argPolicyGuard(), responseContractGuard()],
+      'web_site_list',
+      { spaceId: 'sp_9' },
+    );
+    expect(parts(obs)).toMatchObject({
+      outcome: 'FAILED',
+      code: 'TOOL_BUSINESS_FAILED',
+      reason: '业务失败 [system.40401]：空间不存在',
+    });
   });
 });

@@ -20,7 +20,10 @@ describe('checkSchema', () => {
   it('compiles a schema once however many equal copies arrive, and validates with every copy', () => {
     const compile = vi.spyOn(Ajv.prototype, 'compile');
     for (let run = 0; run < 5; run++) {
-      expect(checkSchema(listedSchema(), { name: 'Alpha' }, 'en', logger)).toEqual({ missing: [], violations: [] });
+      expect(checkSchema(listedSchema(), { name: 'Alpha' }, 'en', logger)).toEqual({
+        missing: [],
+        violations: [],
+      });
       expect(checkSchema(listedSchema(), {}, 'en', logger).missing).toEqual(['name']);
     }
     expect(compile).toHaveBeenCalledTimes(1);

@@ -22,16 +22,38 @@ function executes(obs: Observation, count: { n: number }) {
 }
 
 const created = (status = 'CREATING') =>
-  Observation.success('调用 web_site_create 成功', { code: 0, message: 'ok', data: { siteId: 'site_1', status } });
+  Observation.success('调用 web_site_create 成功', {
+    code: 0,
+    message: 'ok',
+    data: { siteId: 'site_1', status },
+  });
 
 function approveFor(h: Harness, fp = FP) {
-  h.run.approvals.push({ fingerprint: fp, tool: 'web_site_create', args: ARGS, nodeId: 'create', grantedAt: '', who: null, comment: null, consumed: false });
+  h.run.approvals.push({
+    fingerprint: fp,
+    tool: 'web_site_create',
+    args: ARGS,
+    nodeId: 'create',
+    grantedAt: '',
+    who: null,
+    comment: null,
+    consumed: false,
+  });
 }
 
 function evidence(h: Harness, extra: Partial<Parameters<Harness['run']['evidence']['push']>[0]> = {}) {
   h.run.evidence.push({
-    id: `ev_${h.run.evidence.length + 1}`, tool: 'web_site_create', args: ARGS, fingerprint: FP, outcome: 'SUCCESS', errorCode: null,
-    payload: { code: 0, data: { siteId: 'site_1' } }, ts: '', nodeId: 'create', callId: 'c0', ...extra,
+    id: `ev_${h.run.evidence.length + 1}`,
+    tool: 'web_site_create',
+    args: ARGS,
+    fingerprint: FP,
+    outcome: 'SUCCESS',
+    errorCode: null,
+    payload: { code: 0, data: { siteId: 'site_1' } },
+    ts: '',
+    nodeId: 'create',
+    callId: 'c0',
+    ...extra,
   });
 }
 
@@ -45,19 +67,34 @@ describe('WriteGate alone', () => {
       code: 'APPROVAL_REQUIRED',
       reason: '该写操作须经用户确认',
       next: '调用 builtin_node_approval 申请用户确认，参数 tool 填 web_site_create；批准后再用相同参数调用 web_site_create',
-      message: '该写操作须经用户确认。下一步：调用 builtin_node_approval 申请用户确认，参数 tool 填 web_site_create；批准后再用相同参数调用 web_site_create。',
+      message:
+        '该写操作须经用户确认。下一步：调用 builtin_node_approval 申请用户确认，参数 tool 填 web_site_create；批准后再用相同参数调用 web_site_create。',
     });
     expect(count.n).toBe(0);
     expect(ctx.executed).toBe(false);
-    expect(h.node.gatedCall).toEqual({ tool: 'web_site_create', args: ARGS, fingerprint: FP, provenance: {} });
+    expect(h.node.gatedCall).toEqual({
+      tool: 'web_site_create',
+      args: ARGS,
+      fingerprint: FP,
+      provenance: {},
+    });
   });
 
   it('(a) reuses a SUCCESS evidence of the same fingerprint: SUCCESS with its payload and id, not executed', async () => {
     const h = harness({ localTools: cloudTools().tools });
     evidence(h);
     const count = { n: 0 };
-    const { obs, ctx } = await h.through(guards(), 'web_site_create', { name: '官网', spaceId: 'sp_1' }, executes(created(), count));
-    expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', code: null, message: '该写操作此前已成功执行，本次未重复执行' });
+    const { obs, ctx } = await h.through(
+      guards(),
+      'web_site_create',
+      { name: '官网', spaceId: 'sp_1' },
+      executes(created(), count),
+    );
+    expect(parts(obs)).toMatchObject({
+      outcome: 'SUCCESS',
+      code: null,
+      message: '该写操作此前已成功执行，本次未重复执行',
+    });
     expect(obs.evidenceId).toBe('ev_1');
     expect(obs.data).toEqual({ code: 0, data: { siteId: 'site_1' } });
     expect(ctx).toMatchObject({ reused: true, executed: false });
@@ -66,7 +103,14 @@ describe('WriteGate alone', () => {
 
   it('(a) a look-back that confirmed the write counts as its evidence: reuse, never a new approval request', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    evidence(h, { tool: 'web_site_list', args: { spaceId: 'sp_1' }, fingerprint: 'web_site_list#x', lookBack: true, confirmsFingerprint: FP, payload: { data: [] } });
+    evidence(h, {
+      tool: 'web_site_list',
+      args: { spaceId: 'sp_1' },
+      fingerprint: 'web_site_list#x',
+      lookBack: true,
+      confirmsFingerprint: FP,
+      payload: { data: [] },
+    });
     const { obs } = await h.through(guards(), 'web_site_create', ARGS, executes(created(), { n: 0 }));
     expect(obs.outcome.name).toBe('SUCCESS');
     expect(obs.evidenceId).toBe('ev_1');
@@ -83,14 +127,23 @@ describe('WriteGate alone', () => {
   it('(b) the same write in flight → DEFERRED WRITE_IN_FLIGHT', async () => {
     const h = harness({ localTools: cloudTools().tools });
     approveFor(h);
-    h.run.inFlight.push({ fingerprint: FP, tool: 'web_site_create', args: ARGS, key: 'k', nodeId: 'create', callId: 'c0', startedAt: '' });
+    h.run.inFlight.push({
+      fingerprint: FP,
+      tool: 'web_site_create',
+      args: ARGS,
+      key: 'k',
+      nodeId: 'create',
+      callId: 'c0',
+      startedAt: '',
+    });
     const { obs } = await h.through(guards(), 'web_site_create', ARGS, executes(created(), { n: 0 }));
     expect(parts(obs)).toEqual({
       outcome: 'DEFERRED',
       code: 'WRITE_IN_FLIGHT',
       reason: '相同的写操作 web_site_create 正在执行',
       next: '等待该写操作结束，不要重复发起；可以先做其它步骤',
-      message: '相同的写操作 web_site_create 正在执行。下一步：等待该写操作结束，不要重复发起；可以先做其它步骤。',
+      message:
+        '相同的写操作 web_site_create 正在执行。下一步：等待该写操作结束，不要重复发起；可以先做其它步骤。',
     });
   });
 
@@ -99,20 +152,34 @@ describe('WriteGate alone', () => {
     await h.through(guards(), 'web_site_create', ARGS, executes(created(), { n: 0 }));
     approveFor(h);
     const count = { n: 0 };
-    const { obs, ctx } = await h.through(guards(), 'web_site_create', ARGS, executes(created('ACTIVE'), count));
+    const { obs, ctx } = await h.through(
+      guards(),
+      'web_site_create',
+      ARGS,
+      executes(created('ACTIVE'), count),
+    );
     expect(obs.outcome.name).toBe('SUCCESS');
     expect(ctx.approved).toBe(true);
     expect(count.n).toBe(1);
     expect(h.run.approvals[0]!.consumed).toBe(true);
     expect(h.node.gatedCall).toBeNull();
-    const other = await h.through(guards(), 'web_site_create', { spaceId: 'sp_1', name: '博客' }, executes(created(), count));
+    const other = await h.through(
+      guards(),
+      'web_site_create',
+      { spaceId: 'sp_1', name: '博客' },
+      executes(created(), count),
+    );
     expect(other.obs.errorCode).toBe('APPROVAL_REQUIRED');
   });
 
   it('(8) an approved write that FAILED keeps its code and gets NEXT_APPROVED_FAILED', async () => {
     const h = harness({ localTools: cloudTools().tools });
     approveFor(h);
-    const failed = Observation.failed(code('TOOL_BUSINESS_FAILED'), '业务失败 [system.50001]：站点名称已存在', '根据业务失败原因修正后再调用');
+    const failed = Observation.failed(
+      code('TOOL_BUSINESS_FAILED'),
+      '业务失败 [system.50001]：站点名称已存在',
+      '根据业务失败原因修正后再调用',
+    );
     const { obs } = await h.through(guards(), 'web_site_create', ARGS, executes(failed, { n: 0 }));
     expect(parts(obs)).toEqual({
       outcome: 'FAILED',
@@ -130,16 +197,25 @@ describe('WriteGate alone', () => {
     const h = harness({ localTools: cloudTools().tools });
     approveFor(h);
     await h.through(guards(), 'web_site_create', ARGS, executes(created(), { n: 0 }));
-    expect(h.node.pendingWrites).toMatchObject([{ tool: 'web_site_create', verifyTool: 'web_site_get', verifyArgs: { siteId: 'site_1' } }]);
-    const blocked = await h.through(guards(), 'web_site_create', { spaceId: 'sp_1', name: '博客' }, executes(created(), { n: 0 }));
+    expect(h.node.pendingWrites).toMatchObject([
+      { tool: 'web_site_create', verifyTool: 'web_site_get', verifyArgs: { siteId: 'site_1' } },
+    ]);
+    const blocked = await h.through(
+      guards(),
+      'web_site_create',
+      { spaceId: 'sp_1', name: '博客' },
+      executes(created(), { n: 0 }),
+    );
     expect(parts(blocked.obs)).toEqual({
       outcome: 'DEFERRED',
       code: 'WRITE_PENDING_VERIFY',
       reason: '写操作 web_site_create 的结果尚待核实',
       next: '调用 web_site_get 核实写操作结果，参数 {"siteId":"site_1"}',
-      message: '写操作 web_site_create 的结果尚待核实。下一步：调用 web_site_get 核实写操作结果，参数 {"siteId":"site_1"}。',
+      message:
+        '写操作 web_site_create 的结果尚待核实。下一步：调用 web_site_get 核实写操作结果，参数 {"siteId":"site_1"}。',
     });
-    const got = (status: string) => Observation.success('ok', { code: 0, data: { siteId: 'site_1', status } });
+    const got = (status: string) =>
+      Observation.success('ok', { code: 0, data: { siteId: 'site_1', status } });
     await h.through(guards(), 'web_site_get', { siteId: 'site_2' }, executes(got('ACTIVE'), { n: 0 }));
     await h.through(guards(), 'web_site_get', { siteId: 'site_1' }, executes(got('CREATING'), { n: 0 }));
     expect(h.node.pendingWrites).toHaveLength(1);
@@ -150,7 +226,12 @@ describe('WriteGate alone', () => {
   it('leaves read tools alone', async () => {
     const h = harness({ localTools: cloudTools().tools });
     const count = { n: 0 };
-    const { obs } = await h.through(guards(), 'space_list', {}, executes(Observation.success('ok', []), count));
+    const { obs } = await h.through(
+      guards(),
+      'space_list',
+      {},
+      executes(Observation.success('ok', []), count),
+    );
     expect(obs.ok).toBe(true);
     expect(count.n).toBe(1);
     expect(h.node.gatedCall).toBeNull();

@@ -1,16 +1,11 @@
 /**
  * The local-tool variant of the bench:scale workload: the demo cloud's three tools the flow uses, as
  * local tools of the worker process (no MCP server), each write appended to a shared log so that the
- * bench can check every site was created once. Also the same workload on SQLite in one process, the
- * reference the PostgreSQL path is compared with in the same bench run. Nothing here is shipped.
+ * bench can check every site was created once. Nothing here is shipped.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadFlowText, type LoadedFlow } from '../src/flow/load.js';
-import { createRuntime } from '../src/runtime/create.js';
 import { defineTool, type LocalTool } from '../src/tools/tool.js';
-import { CpuMeter } from './scale-cpu.js';
-import { siteName, stepsPerRun, writeScript } from './scale-harness.js';
 
 const ok = (data: unknown) => ({ code: 0, message: 'ok', data });
 
@@ -95,82 +90,4 @@ export function loggedWrites(writeLog: string): { tool: string; args: { name?: s
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as { tool: string; args: { name?: string } });
-}
-
-/** CPU of the workload in this process. */
-export interface InProcessResult {
-  runs: number;
-  seconds: number;
-  cpuSeconds: number;
-  cpuMsPerStep: number;
-  /** CPU of the database server's processes serving it, per step (PostgreSQL only; else 0). */
-  serverMsPerStep: number;
-}
-
-/** Measures a database server's CPU (seconds) between `start()` and `stop()`. */
-export interface ServerMeter {
-  start(): Promise<void>;
-  stop(): Promise<{ seconds: number }>;
-}
-
-/**
- * Runs the local-tool workload `runs` times in this process — start (suspends for the approval),
- * approve (creates the site, finishes) — `parallel` runs at a time, after `warmUp` runs that are not
- * measured, on `store` (default a SQLite file in `dir`). Returns the process's CPU per step, and the
- * server's when `server` measures it.
- */
-export async function inProcess(
-  dir: string,
-  runs: number,
-  options: { store?: string; server?: ServerMeter; parallel?: number; warmUp?: number } = {},
-): Promise<InProcessResult> {
-  const parallel = options.parallel ?? 4;
-  const warmUp = options.warmUp ?? 20;
-  const writeLog = join(dir, 'inprocess-writes.jsonl');
-  const runtime = createRuntime({
-    store: options.store ?? `sqlite:${join(dir, 'bench.db')}`,
-    tools: localSiteTools(writeLog),
-    logger: false,
-  });
-  const flow = await localScaleFlow();
-  const one = async (n: number): Promise<void> => {
-    const model = `scripted:${writeScript(dir, n)}`;
-    const started = await runtime.start(flow, {
-      input: { text: `Create a site named ${siteName(n)}` },
-      model,
-    });
-    if (started.status !== 'suspended')
-      throw new Error(`sqlite run ${n} did not stop for approval: ${started.status}`);
-    const ended = await runtime.approve(started.runId, { comment: 'ok', who: 'bench' });
-    if (ended.status !== 'completed')
-      throw new Error(`sqlite run ${n} ended ${ended.status}: ${ended.message ?? ''}`);
-  };
-  const batch = async (from: number, to: number): Promise<void> => {
-    for (let i = from; i < to; i += parallel) {
-      await Promise.all(Array.from({ length: Math.min(parallel, to - i) }, (_, k) => one(i + k)));
-    }
-  };
-  try {
-    await batch(100_000, 100_000 + warmUp);
-    await options.server?.start();
-    const cpu = new CpuMeter('self');
-    const started = process.hrtime.bigint();
-    await batch(0, runs);
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const cpuSeconds = cpu.elapsed() ?? Number.NaN;
-    const serverSeconds = (await options.server?.stop())?.seconds ?? 0;
-    const writes = loggedWrites(writeLog).length;
-    if (writes !== runs + warmUp)
-      throw new Error(`sqlite: expected ${runs + warmUp} writes, logged ${writes}`);
-    const steps = runs * stepsPerRun();
-    return {
-      runs,
-      seconds,
-      cpuSeconds,
-      cpuMsPerStep: (cpuSeconds * 1000) / steps,
-      serverMsPerStep: (serverSeconds * 1000) / steps,
-    };
-  } finally {
-    await runtime.close();
-  }
 }

@@ -5,8 +5,10 @@
  * in queue mode, as a server would be), creates the site, sets its output and finishes: 6 model turns
  * (steps), 2 queue hand-offs. The scripted model answers at once, so this measures the runtime, the
  * store and the queue, not a model. Two variants: `mcp` (the demo-cloud MCP server over HTTP) and
- * `local` (the same tools as local tools of the workers). In the same invocation, the local-tool
- * workload on SQLite in one process gives the reference CPU per step.
+ * `local` (the same tools as local tools of the workers). In the same invocation, the same workload on
+ * SQLite in one process gives each variant its reference CPU per step: local tools for `local`; the
+ * demo server over HTTP for `mcp`, the server's CPU included and `--runs` runs (its cost per call grows
+ * with the sites it holds), so that both sides of the ratio do the same work.
  *
  * CPU is accounted per component from `/proc` (workers, MCP server, PostgreSQL backends serving the
  * bench's connections, found by `application_name`) and `process.cpuUsage` (this process: starting and
@@ -38,7 +40,8 @@ import {
   stopChild,
   type Child,
 } from './scale-harness.js';
-import { inProcess, localScaleFlow, loggedWrites, type InProcessResult } from './scale-local.js';
+import { inProcess, mcpWorkload, totalMsPerStep, type InProcessResult } from './scale-inprocess.js';
+import { localScaleFlow, loggedWrites } from './scale-local.js';
 
 const PG_URL =
   process.env.AGENT_RUNTIME_BENCH_PG_URL ??
@@ -233,17 +236,26 @@ const ms = (seconds: number, r: Result): string => ((seconds * 1000) / steps(r))
 const perStep = (n: number, r: Result): string => (n / steps(r)).toFixed(1);
 const total = (c: Cpu): number => c.workers + c.postgres + c.mcp + c.approver;
 
-function table(results: Result[], sqliteMs: number): string[] {
+/** The SQLite in-process references: local tools, and the MCP server (when the mcp variant runs). */
+interface References {
+  local: number;
+  mcp: number | null;
+}
+
+const ratio = (t: number, ref: number | null): string => (ref === null ? '–' : `${(t / ref).toFixed(1)}×`);
+
+function table(results: Result[], refs: References): string[] {
   return [
-    '| variant | workers | runs | s | runs/s | steps/s | CPU ms/step: workers | PostgreSQL | MCP server | approver | total | total ÷ SQLite | queries/step: workers (store+queue) | approver (store+queue) |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| variant | workers | runs | s | runs/s | steps/s | CPU ms/step: workers | PostgreSQL | MCP server | approver | total | total ÷ SQLite, same tools | total ÷ SQLite, local tools | queries/step: workers (store+queue) | approver (store+queue) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...results.map((r) => {
       const t = (total(r.cpu) * 1000) / steps(r);
       return (
         `| ${r.variant} | ${r.workers} | ${r.runs} | ${r.seconds.toFixed(1)} | ${(r.runs / r.seconds).toFixed(1)} | ` +
         `${(steps(r) / r.seconds).toFixed(0)} | ${ms(r.cpu.workers, r)} | ${ms(r.cpu.postgres, r)} | ` +
         `${r.variant === 'mcp' ? ms(r.cpu.mcp, r) : '–'} | ${ms(r.cpu.approver, r)} | ${t.toFixed(2)} | ` +
-        `${(t / sqliteMs).toFixed(1)}× | ${perStep(r.workerQueries.store, r)}+${perStep(r.workerQueries.queue, r)} | ` +
+        `${ratio(t, r.variant === 'mcp' ? refs.mcp : refs.local)} | ${ratio(t, refs.local)} | ` +
+        `${perStep(r.workerQueries.store, r)}+${perStep(r.workerQueries.queue, r)} | ` +
         `${perStep(r.approverQueries.store, r)}+${perStep(r.approverQueries.queue, r)} |`
       );
     }),
@@ -295,7 +307,16 @@ async function main(): Promise<void> {
   );
   const sqliteRuns = Number(values['sqlite-runs']);
   const sqlite = await withDir((dir) => inProcess(dir, sqliteRuns));
-  process.stderr.write(`  SQLite in process: ${sqlite.cpuMsPerStep.toFixed(3)} ms CPU per step\n`);
+  process.stderr.write(
+    `  SQLite in process, local tools: ${sqlite.cpuMsPerStep.toFixed(3)} ms CPU per step\n`,
+  );
+  const sqliteMcp = variants.includes('mcp')
+    ? await withDir((dir) => inProcess(dir, runs, { workload: mcpWorkload }))
+    : null;
+  if (sqliteMcp)
+    process.stderr.write(
+      `  SQLite in process, MCP server: ${totalMsPerStep(sqliteMcp).toFixed(3)} ms CPU per step\n`,
+    );
   const pgInProcess = await withDir((dir) => postgresInProcess(dir, sqliteRuns));
   const results: Result[] = [];
   for (const variant of variants) {
@@ -305,17 +326,37 @@ async function main(): Promise<void> {
       results.push(result);
     }
   }
-  const lines = [
+  const refs = { local: totalMsPerStep(sqlite), mcp: sqliteMcp ? totalMsPerStep(sqliteMcp) : null };
+  const lines = [...referenceLines(sqlite, sqliteMcp, pgInProcess), '', ...table(results, refs)];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+const stepsPerSecond = (r: InProcessResult): string => ((r.runs * stepsPerRun()) / r.seconds).toFixed(0);
+
+/** The in-process measures: the SQLite references (local tools, MCP server) and PostgreSQL without the queue. */
+function referenceLines(
+  sqlite: InProcessResult,
+  sqliteMcp: InProcessResult | null,
+  pgInProcess: InProcessResult,
+): string[] {
+  return [
     `SQLite in one process, local tools, same workload: ${sqlite.cpuMsPerStep.toFixed(3)} ms CPU per step ` +
-      `(${sqlite.runs} runs, ${((sqlite.runs * stepsPerRun()) / sqlite.seconds).toFixed(0)} steps/s)`,
+      `(${sqlite.runs} runs, ${stepsPerSecond(sqlite)} steps/s)`,
+    ...(sqliteMcp
+      ? [
+          '',
+          `SQLite in one process, demo MCP server over HTTP, same workload: ` +
+            `${totalMsPerStep(sqliteMcp).toFixed(3)} ms CPU per step = ` +
+            `${sqliteMcp.cpuMsPerStep.toFixed(3)} ms in the process (runtime, store, MCP client) + ` +
+            `${sqliteMcp.toolsMsPerStep.toFixed(3)} ms in the MCP server ` +
+            `(${sqliteMcp.runs} runs, ${stepsPerSecond(sqliteMcp)} steps/s)`,
+        ]
+      : []),
     '',
     `PostgreSQL in one process (no queue, no workers), local tools, same workload: ` +
       `${pgInProcess.cpuMsPerStep.toFixed(3)} ms CPU per step in the process + ` +
       `${pgInProcess.serverMsPerStep.toFixed(3)} ms in PostgreSQL`,
-    '',
-    ...table(results, sqlite.cpuMsPerStep),
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 await main();

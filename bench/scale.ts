@@ -1,6 +1,6 @@
 /**
  * `npm run bench:scale` (after `npm run build`): throughput and CPU per step of `agent-runtime worker`
- * processes sharing one PostgreSQL (SPEC §13), with 1, 2 and 3 workers. Each run of the workload
+ * processes sharing one PostgreSQL, with 1, 2 and 3 workers. Each run of the workload
  * lists spaces, creates a site, is stopped for approval, is approved by the bench process (a runtime
  * in queue mode, as a server would be), creates the site, sets its output and finishes: 6 model turns
  * (steps), 2 queue hand-offs. The scripted model answers at once, so this measures the runtime, the

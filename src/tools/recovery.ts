@@ -4,9 +4,9 @@ import { Observation } from '../domain/observation.js';
 import type { InFlightWrite } from '../domain/run-state.js';
 import { canonicalJson } from '../domain/fingerprint.js';
 import type { CallResult } from '../loop/node-loop.js';
-import { openApproval } from '../tools/guards/write-gate.js';
-import { lookBack } from '../tools/guards/look-back.js';
-import type { CallContext } from '../tools/pipeline.js';
+import { openApproval } from './guards/write-gate.js';
+import { lookBack } from './guards/look-back.js';
+import type { CallContext } from './pipeline.js';
 
 /**
  * Crash recovery of a write that was in flight when its driver died (docs/durability.md). The interrupted call

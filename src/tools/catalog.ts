@@ -1,11 +1,11 @@
 import { code } from '../domain/error-codes.js';
-import type { Flow, ToolPolicy } from '../domain/flow.js';
+import type { Flow } from '../domain/flow.js';
 import { hint, list } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { defaultBuiltins, type BuiltinRegistry } from './builtin/registry.js';
-import type { Guard } from './pipeline.js';
-import type { ToolDescriptor } from './tool.js';
+import type { Guard } from './compose.js';
+import { isWriteTool, type ToolDescriptor } from '../domain/tool.js';
 import type { ProducedCase } from './produces.js';
 
 /** What the model may call in one node, and every real tool of the flow. */
@@ -50,15 +50,6 @@ export function buildCatalog(input: CatalogInput): Catalog {
   for (const descriptor of builtins.descriptors(node, input.locale ?? input.flow.locale))
     visible.set(descriptor.name, descriptor);
   return { visible, tools, missing };
-}
-
-/**
- * True for a write tool: the flow policy's `write` when given, else MCP annotations (readOnlyHint
- * true → read, anything else → write). Builtins are never writes.
- */
-export function isWriteTool(descriptor: ToolDescriptor, policy: ToolPolicy | undefined): boolean {
-  if (descriptor.kind === 'builtin') return false;
-  return policy?.write ?? descriptor.readOnlyHint !== true;
 }
 
 /** What the catalog step produces (for docs/observations.md). */

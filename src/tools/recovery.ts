@@ -6,7 +6,7 @@ import { canonicalJson } from '../domain/fingerprint.js';
 import type { CallResult } from '../loop/node-loop.js';
 import { openApproval } from './guards/write-gate.js';
 import { lookBack } from './guards/look-back.js';
-import type { CallContext } from './pipeline.js';
+import type { CallContext } from './call.js';
 
 /**
  * Crash recovery of a write that was in flight when its driver died (docs/durability.md). The interrupted call

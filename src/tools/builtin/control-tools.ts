@@ -2,13 +2,14 @@ import { code } from '../../domain/error-codes.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { userTexts, type GatedCall } from '../../domain/run-state.js';
-import { isWriteTool } from '../catalog.js';
+import { isWriteTool } from '../../domain/tool.js';
 import { echoes, normalise } from '../matching.js';
-import { flowNodeOf, type CallContext } from '../pipeline.js';
+import type { CallContext } from '../call.js';
+import { flowNodeOf } from '../context.js';
 import type { ProducedCase } from '../produces.js';
 import { ToolRejectedException } from '../rejected.js';
 import { asksConfirmation, type FollowUpRules } from './follow-up-rules.js';
-import type { BuiltinTool } from './registry.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** What the control tools produce (for docs/observations.md). */
 export const CONTROL_TOOLS_PRODUCES: readonly ProducedCase[] = [

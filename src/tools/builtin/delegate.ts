@@ -2,10 +2,10 @@ import { code } from '../../domain/error-codes.js';
 import { hint, list } from '../../domain/hints.js';
 import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
-import type { DelegateResult } from '../pipeline.js';
+import type { DelegateResult } from '../call.js';
 import type { ProducedCase } from '../produces.js';
 import { ToolRejectedException } from '../rejected.js';
-import type { BuiltinTool } from './registry.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** What builtin_node_delegate produces (for docs/observations.md). */
 export const DELEGATE_PRODUCES: readonly ProducedCase[] = [

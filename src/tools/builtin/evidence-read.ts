@@ -4,7 +4,7 @@ import { Observation } from '../../domain/observation.js';
 import { evaluate, ExpressionError } from '../expressions.js';
 import type { ProducedCase } from '../produces.js';
 import { ToolRejectedException } from '../rejected.js';
-import type { BuiltinTool } from './registry.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** What builtin_evidence_read produces (for docs/observations.md). */
 export const EVIDENCE_READ_PRODUCES: readonly ProducedCase[] = [

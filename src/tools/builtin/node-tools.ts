@@ -1,11 +1,11 @@
 import { code } from '../../domain/error-codes.js';
 import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { flowNodeOf } from '../pipeline.js';
+import { flowNodeOf } from '../context.js';
 import type { ProducedCase } from '../produces.js';
 import { ToolRejectedException } from '../rejected.js';
 import { OutputContractValidator } from './output-contract.js';
-import type { BuiltinTool } from './registry.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** What the node tools produce (for docs/observations.md). */
 export const NODE_TOOLS_PRODUCES: readonly ProducedCase[] = [

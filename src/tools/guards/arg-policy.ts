@@ -3,7 +3,8 @@ import { fingerprint } from '../../domain/fingerprint.js';
 import { hint, list } from '../../domain/hints.js';
 import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
-import type { CallContext, Guard } from '../pipeline.js';
+import type { CallContext } from '../call.js';
+import type { Guard } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 import { checkSchema, type SchemaViolation } from './schema-validation.js';
 

@@ -1,7 +1,8 @@
 import { fingerprint } from '../../domain/fingerprint.js';
 import type { Observation } from '../../domain/observation.js';
 import type { EvidenceRecord } from '../../domain/run-state.js';
-import type { CallContext, Guard } from '../pipeline.js';
+import type { CallContext } from '../call.js';
+import type { Guard } from '../compose.js';
 
 /** What an evidence record is made of besides what the context gives. */
 export interface EvidenceInput {

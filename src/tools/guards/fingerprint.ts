@@ -2,7 +2,9 @@ import { code } from '../../domain/error-codes.js';
 import { canonicalJson } from '../../domain/fingerprint.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { limitsOf, type CallContext, type Guard } from '../pipeline.js';
+import type { CallContext } from '../call.js';
+import { limitsOf } from '../context.js';
+import type { Guard } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the fingerprint step produces (for docs/observations.md). */

@@ -3,7 +3,7 @@ import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import type { InFlightWrite } from '../../domain/run-state.js';
 import type { BuiltinRegistry } from '../builtin/registry.js';
-import type { CallContext } from '../pipeline.js';
+import type { CallContext } from '../call.js';
 import type { ProducedCase } from '../produces.js';
 import { findRejection } from '../rejected.js';
 import type { ToolDescriptor } from '../tool.js';

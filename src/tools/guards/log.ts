@@ -1,5 +1,6 @@
 import type { Observation } from '../../domain/observation.js';
-import type { Guard, PipelineLogger } from '../pipeline.js';
+import type { PipelineLogger } from '../call.js';
+import type { Guard } from '../compose.js';
 
 /**
  * Writes the human-readable line of one call (pipeline step 6, docs/design.md):

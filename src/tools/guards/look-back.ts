@@ -2,7 +2,7 @@ import type { RecoverPolicy } from '../../domain/flow.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { evaluateCondition, evaluateMap, ExpressionError } from '../expressions.js';
-import type { CallContext } from '../pipeline.js';
+import type { CallContext } from '../call.js';
 import { recordEvidence } from './evidence.js';
 import { send } from './send.js';
 import { logToolCall } from './log.js';

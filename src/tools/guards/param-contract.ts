@@ -13,7 +13,8 @@ import {
   showValue,
   type Scalar,
 } from '../matching.js';
-import type { CallContext, Guard } from '../pipeline.js';
+import type { CallContext } from '../call.js';
+import type { Guard } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the param contract produces (for docs/observations.md). */

@@ -5,7 +5,8 @@ import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
 import { evaluate, ExpressionError } from '../expressions.js';
 import { isScalar, scalarEquals, showValue } from '../matching.js';
-import type { Guard, PipelineLogger } from '../pipeline.js';
+import type { PipelineLogger } from '../call.js';
+import type { Guard } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the response contract produces (for docs/observations.md). */

@@ -1,7 +1,8 @@
 import { code } from '../../domain/error-codes.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { limitsOf, type CallContext, type InvokeOptions } from '../pipeline.js';
+import type { CallContext, InvokeOptions } from '../call.js';
+import { limitsOf } from '../context.js';
 import type { ToolDescriptor } from '../tool.js';
 
 /**

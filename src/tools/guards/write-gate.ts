@@ -4,7 +4,8 @@ import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import type { Approval, EvidenceRecord, PendingWrite } from '../../domain/run-state.js';
 import { evaluateCondition, evaluateMap, ExpressionError } from '../expressions.js';
-import type { CallContext, Guard } from '../pipeline.js';
+import type { CallContext } from '../call.js';
+import type { Guard } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 import { idempotencyKey } from './keys.js';
 

@@ -5,7 +5,7 @@ import { Observation } from '../../../src/domain/observation.js';
 import { buildCatalog, catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { evidenceGuard, nextEvidenceId } from '../../../src/tools/guards/evidence.js';
-import type { CallContext } from '../../../src/tools/pipeline.js';
+import type { CallContext } from '../../../src/tools/call.js';
 import { FlowSchema } from '../../../src/domain/flow.js';
 import { cloudTools, harness, parts } from './fixtures.js';
 

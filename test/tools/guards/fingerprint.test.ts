@@ -3,7 +3,7 @@ import { Observation } from '../../../src/domain/observation.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { fingerprintGuard } from '../../../src/tools/guards/fingerprint.js';
-import type { CallContext } from '../../../src/tools/pipeline.js';
+import type { CallContext } from '../../../src/tools/call.js';
 import { cloudTools, harness, parts } from './fixtures.js';
 
 const guards = () => [catalogGuard(), argPolicyGuard(), fingerprintGuard()];

@@ -4,17 +4,16 @@ import type { Observation } from '../../../src/domain/observation.js';
 import { MemoryLogger } from '../../../src/log/logger.js';
 import { buildCatalog } from '../../../src/tools/catalog.js';
 import { ToolInvoker } from '../../../src/tools/invoker.js';
-import {
-  compose,
-  createCallContext,
-  createPipeline,
-  type CallContext,
-  type CallServices,
-  type DelegateService,
-  type Guard,
-  type LookBackEvent,
-  type ToolInvokerPort,
-} from '../../../src/tools/pipeline.js';
+import type {
+  CallContext,
+  CallServices,
+  DelegateService,
+  LookBackEvent,
+  ToolInvokerPort,
+} from '../../../src/tools/call.js';
+import { createCallContext } from '../../../src/tools/context.js';
+import { compose, type Guard } from '../../../src/tools/compose.js';
+import { createPipeline } from '../../../src/tools/pipeline.js';
 import { invokeStep } from '../../../src/tools/guards/invoke.js';
 import { defaultBuiltins } from '../../../src/tools/builtin/registry.js';
 import { defineTool, type LocalTool, type ToolDescriptor } from '../../../src/tools/tool.js';

@@ -5,7 +5,7 @@ import { Observation } from '../../../src/domain/observation.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { writeGateGuard } from '../../../src/tools/guards/write-gate.js';
-import type { CallContext } from '../../../src/tools/pipeline.js';
+import type { CallContext } from '../../../src/tools/call.js';
 import { cloudTools, harness, parts, type Harness } from './fixtures.js';
 
 const ARGS = { spaceId: 'sp_1', name: '官网' };

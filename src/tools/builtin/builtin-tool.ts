@@ -5,7 +5,7 @@ import type { BuiltinName } from './descriptors.js';
 
 /**
  * A builtin tool (docs/observations.md). It runs in the pipeline's invoke step with the call context; it rejects
- * a call by throwing ToolRejectedException, asks the loop to end the node or suspend the run through
+ * a call by returning a REJECTED observation (it never throws for one), asks the loop to end the node or suspend the run through
  * `ctx.effect`, and returns its observation otherwise.
  */
 export interface BuiltinTool {

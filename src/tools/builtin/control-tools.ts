@@ -7,7 +7,6 @@ import { echoes, normalise } from '../matching.js';
 import type { CallContext } from '../call.js';
 import { flowNodeOf } from '../context.js';
 import type { ProducedCase } from '../produces.js';
-import { ToolRejectedException } from '../rejected.js';
 import { asksConfirmation, type FollowUpRules } from './follow-up-rules.js';
 import type { BuiltinTool } from './builtin-tool.js';
 
@@ -89,17 +88,21 @@ export const approvalTool: BuiltinTool = {
     const known = ctx.tools.get(tool);
     const knownRead = known !== undefined && !isWriteTool(known, ctx.flow.tools[tool]);
     if (!gated || knownRead) {
-      throw new ToolRejectedException(
-        code('APPROVAL_NOT_GATED'),
-        code('APPROVAL_NOT_GATED').reason(ctx.locale, { tool }),
-        hint(ctx.locale, 'NEXT_APPROVAL_NOT_GATED'),
+      return Promise.resolve(
+        Observation.rejected(
+          code('APPROVAL_NOT_GATED'),
+          code('APPROVAL_NOT_GATED').reason(ctx.locale, { tool }),
+          hint(ctx.locale, 'NEXT_APPROVAL_NOT_GATED'),
+        ),
       );
     }
     if (tool !== gated.tool) {
-      throw new ToolRejectedException(
-        code('APPROVAL_TOOL_MISMATCH'),
-        code('APPROVAL_TOOL_MISMATCH').reason(ctx.locale, { tool, gated: gated.tool }),
-        hint(ctx.locale, 'NEXT_APPROVAL_TOOL_MISMATCH', { gated: gated.tool }),
+      return Promise.resolve(
+        Observation.rejected(
+          code('APPROVAL_TOOL_MISMATCH'),
+          code('APPROVAL_TOOL_MISMATCH').reason(ctx.locale, { tool, gated: gated.tool }),
+          hint(ctx.locale, 'NEXT_APPROVAL_TOOL_MISMATCH', { gated: gated.tool }),
+        ),
       );
     }
     const pending = {
@@ -144,13 +147,16 @@ export function followUpTool(rules: FollowUpRules): BuiltinTool {
       const key = normalise(question);
       const earlier = ctx.run.followUps.find((f) => normalise(f.question) === key);
       if (earlier) {
-        throw new ToolRejectedException(
-          code('FOLLOW_UP_ANSWERED'),
-          code('FOLLOW_UP_ANSWERED').reason(ctx.locale, { answer: earlier.answer }),
-          hint(ctx.locale, 'NEXT_FOLLOW_UP_ANSWERED'),
+        return Promise.resolve(
+          Observation.rejected(
+            code('FOLLOW_UP_ANSWERED'),
+            code('FOLLOW_UP_ANSWERED').reason(ctx.locale, { answer: earlier.answer }),
+            hint(ctx.locale, 'NEXT_FOLLOW_UP_ANSWERED'),
+          ),
         );
       }
-      if (!ctx.node.approvedWriteFailed) checkGrounded(ctx, rules, question, options);
+      const ungrounded = ctx.node.approvedWriteFailed ? null : checkGrounded(ctx, rules, question, options);
+      if (ungrounded) return Promise.resolve(ungrounded);
       const pending = { question, options };
       ctx.effect = { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending } };
       return Promise.resolve(Observation.success(hint(ctx.locale, 'SUSPENDED_FOLLOW_UP'), pending));
@@ -163,9 +169,9 @@ function checkGrounded(
   rules: FollowUpRules,
   question: string,
   options: string[] | null,
-): void {
+): Observation | null {
   const unGrounded = (what: string, next: string) =>
-    new ToolRejectedException(
+    Observation.rejected(
       code('FOLLOW_UP_UNGROUNDED'),
       code('FOLLOW_UP_UNGROUNDED').reason(ctx.locale, { what }),
       next,
@@ -173,13 +179,14 @@ function checkGrounded(
   if (asksConfirmation(rules, question, options)) {
     const tool = confirmedWrite(ctx, question);
     if (tool) {
-      throw unGrounded(
+      return unGrounded(
         hint(ctx.locale, 'UNGROUNDED_CONFIRMS_WRITE', { tool }),
         hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'),
       );
     }
   }
   if (echoes(question, userTexts(ctx.run))) {
-    throw unGrounded(hint(ctx.locale, 'UNGROUNDED_ECHO'), hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'));
+    return unGrounded(hint(ctx.locale, 'UNGROUNDED_ECHO'), hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'));
   }
+  return null;
 }

@@ -4,7 +4,6 @@ import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
 import type { DelegateResult } from '../call.js';
 import type { ProducedCase } from '../produces.js';
-import { ToolRejectedException } from '../rejected.js';
 import type { BuiltinTool } from './builtin-tool.js';
 
 /** What builtin_node_delegate produces (for docs/observations.md). */
@@ -65,7 +64,7 @@ export const delegateTool: BuiltinTool = {
     if (!service) throw new Error('delegation is not available in this runtime (no delegate service)');
     const flows = await service.flows(ctx);
     if (!flows.includes(flow)) {
-      throw new ToolRejectedException(
+      return Observation.rejected(
         code('DELEGATION_OUT_OF_BOUNDS'),
         code('DELEGATION_OUT_OF_BOUNDS').reason(ctx.locale, { flow }),
         hint(ctx.locale, 'NEXT_DELEGATION', {

@@ -4,7 +4,7 @@ import { hint, list } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { defaultBuiltins, type BuiltinRegistry } from './builtin/registry.js';
-import type { Guard } from './compose.js';
+import type { Check } from './compose.js';
 import { isWriteTool, type ToolDescriptor } from '../domain/tool.js';
 import type { ProducedCase } from './produces.js';
 
@@ -66,8 +66,8 @@ export const CATALOG_PRODUCES: readonly ProducedCase[] = [
  * Step 1: a tool not visible in this node → REJECTED CATALOG_DENIED (next lists the visible tools).
  * Otherwise fills `descriptor`, `policy` and `isWrite`.
  */
-export function catalogGuard(): Guard {
-  return async function catalog(ctx, next) {
+export function catalogGuard(): Check {
+  return function catalog(ctx) {
     const descriptor = ctx.visible.get(ctx.call.tool);
     if (!descriptor) {
       return Observation.rejected(
@@ -79,6 +79,6 @@ export function catalogGuard(): Guard {
     ctx.descriptor = descriptor;
     ctx.policy = descriptor.kind === 'builtin' ? undefined : ctx.flow.tools[descriptor.name];
     ctx.isWrite = isWriteTool(descriptor, ctx.policy);
-    return next();
+    return null;
   };
 }

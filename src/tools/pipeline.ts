@@ -10,7 +10,7 @@ import { invokeStep } from './guards/invoke.js';
 import { logGuard } from './guards/log.js';
 import { paramContractGuard } from './guards/param-contract.js';
 import { responseContractGuard } from './guards/response-contract.js';
-import { writeGateGuard } from './guards/write-gate.js';
+import { writeGateAfter, writeGateGuard } from './guards/write-gate.js';
 
 /** Options of `createPipeline`. */
 export interface PipelineOptions {
@@ -22,25 +22,29 @@ export interface PipelineOptions {
 export type Pipeline = (ctx: CallContext) => Promise<Observation>;
 
 /**
- * The invocation pipeline of docs/design.md: catalog → ArgPolicy → ParamContract → WriteGate → Fingerprint →
- * invoke, then ResponseContract → WriteGate.after → Evidence on the way back; the first step that
- * produces an observation ends the chain. The log step wraps everything (one `TOOL invoked` line).
- * As an onion the after-steps sit in reverse: Evidence wraps WriteGate, which wraps Fingerprint and
- * ResponseContract, so they run in the documented order after the invoke step.
+ * The path of a tool call (docs/design.md), written in the order it runs. Before the call is sent, the
+ * first check that produces an observation ends it; a call every check let through is invoked, and
+ * its result goes through the after-steps in order. Every call, stopped or sent, is logged last.
  */
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const builtins = options.builtins ?? defaultBuiltins;
-  return compose(
-    [
-      logGuard(),
-      catalogGuard(),
-      argPolicyGuard(),
-      paramContractGuard(),
-      evidenceGuard(),
-      writeGateGuard(),
-      fingerprintGuard(),
-      responseContractGuard(),
+  const run = compose({
+    checks: [
+      catalogGuard(), // 1. the tool is visible in this node
+      argPolicyGuard(), // 2. arguments: JSON object, tool schema, flow tightening
+      paramContractGuard(), // 3. parameter provenance: evidence, the user's words, enum
+      writeGateGuard(), // 4. writes: reuse, in flight, pending verification, approval
+      fingerprintGuard(), // 5. the duplicate breaker
     ],
-    invokeStep(builtins),
-  );
+    invoke: invokeStep(builtins), // 6. the builtin, or the real tool through the invoker
+    after: [
+      responseContractGuard(), // 7. the tool's business status
+      writeGateAfter(), // 8. approval consumed, failed approved write, pending verification
+      evidenceGuard(), // 9. an executed real call becomes evidence ev_N
+    ],
+  });
+  const log = logGuard();
+  return async function pipeline(ctx) {
+    return log(ctx, await run(ctx));
+  };
 }

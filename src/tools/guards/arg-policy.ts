@@ -4,7 +4,7 @@ import { hint, list } from '../../domain/hints.js';
 import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
 import type { CallContext } from '../call.js';
-import type { Guard } from '../compose.js';
+import type { Check } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 import { checkSchema, type SchemaViolation } from './schema-validation.js';
 
@@ -63,8 +63,8 @@ export function parseArgs(raw: string, locale: Locale): ParsedArgs {
  * other violation of the tool schema or the flow's per-param `schema:` → ARG_REJECTED naming the
  * field and the rule. Sets `args` and `fingerprint`.
  */
-export function argPolicyGuard(): Guard {
-  return async function argPolicy(ctx, next) {
+export function argPolicyGuard(): Check {
+  return function argPolicy(ctx) {
     const tool = ctx.call.tool;
     const parsed = parseArgs(ctx.call.rawArgs, ctx.locale);
     if (!parsed.ok) {
@@ -93,7 +93,7 @@ export function argPolicyGuard(): Guard {
         hint(ctx.locale, 'NEXT_ARG_REJECTED', { field: first.field, tool }),
       );
     }
-    return next();
+    return null;
   };
 }
 

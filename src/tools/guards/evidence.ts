@@ -2,7 +2,7 @@ import { fingerprint } from '../../domain/fingerprint.js';
 import type { Observation } from '../../domain/observation.js';
 import type { EvidenceRecord } from '../../domain/run-state.js';
 import type { CallContext } from '../call.js';
-import type { Guard } from '../compose.js';
+import type { After } from '../compose.js';
 
 /** What an evidence record is made of besides what the context gives. */
 export interface EvidenceInput {
@@ -59,9 +59,8 @@ export function recordEvidence(ctx: CallContext, input: EvidenceInput): Evidence
  * evidence `ev_N`, and its observation cites it. Calls stopped before execution, reuses, builtin calls
  * and observations that already cite an evidence (a confirmed look-back) are left alone.
  */
-export function evidenceGuard(): Guard {
-  return async function evidence(ctx, next) {
-    const obs = await next();
+export function evidenceGuard(): After {
+  return function evidence(ctx, obs) {
     if (!ctx.executed || ctx.descriptor?.kind === 'builtin' || obs.evidenceId !== null) return obs;
     if (obs.outcome.name !== 'SUCCESS' && obs.outcome.name !== 'FAILED') return obs;
     const record = recordEvidence(ctx, { tool: ctx.call.tool, args: ctx.args ?? {}, observation: obs });

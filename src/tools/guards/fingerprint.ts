@@ -4,7 +4,7 @@ import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import type { CallContext } from '../call.js';
 import { limitsOf } from '../context.js';
-import type { Guard } from '../compose.js';
+import type { Check } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the fingerprint step produces (for docs/observations.md). */
@@ -32,10 +32,10 @@ export function isPendingVerifyCall(ctx: CallContext): boolean {
  * Approved writes and verify calls of a pending write are not counted (pipeline step 5, docs/design.md); builtin
  * tools are counted like any other call (the seed's incident: five identical rejected output_set calls).
  */
-export function fingerprintGuard(): Guard {
-  return async function fingerprintStep(ctx, next) {
+export function fingerprintGuard(): Check {
+  return function fingerprintStep(ctx) {
     const fp = ctx.fingerprint;
-    if (!fp || ctx.approved || isPendingVerifyCall(ctx)) return next();
+    if (!fp || ctx.approved || isPendingVerifyCall(ctx)) return null;
     const count = (ctx.node.fingerprintCounts[fp] ?? 0) + 1;
     ctx.node.fingerprintCounts[fp] = count;
     ctx.counted = true;
@@ -47,6 +47,6 @@ export function fingerprintGuard(): Guard {
         hint(ctx.locale, 'NEXT_FINGERPRINT_TRIP', { tool: ctx.call.tool }),
       );
     }
-    return next();
+    return null;
   };
 }

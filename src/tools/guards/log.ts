@@ -1,6 +1,6 @@
 import type { Observation } from '../../domain/observation.js';
 import type { PipelineLogger } from '../call.js';
-import type { Guard } from '../compose.js';
+import type { After } from '../compose.js';
 
 /**
  * Writes the human-readable line of one call (pipeline step 6, docs/design.md):
@@ -24,12 +24,11 @@ export function logToolCall(
 }
 
 /**
- * The outermost step: logs each call's final observation. A call that suspends the run is logged
- * when the person responds (by the resolution helpers), with its final outcome.
+ * The last step of every call, stopped or sent: logs its final observation. A call that suspends the
+ * run is logged when the person responds (by the resolution helpers), with its final outcome.
  */
-export function logGuard(): Guard {
-  return async function log(ctx, next) {
-    const obs = await next();
+export function logGuard(): After {
+  return function log(ctx, obs) {
     if (ctx.effect?.kind !== 'suspend') logToolCall(ctx.services.logger, ctx.call.tool, obs);
     return obs;
   };

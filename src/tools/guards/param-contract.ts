@@ -14,7 +14,7 @@ import {
   type Scalar,
 } from '../matching.js';
 import type { CallContext } from '../call.js';
-import type { Guard } from '../compose.js';
+import type { Check } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the param contract produces (for docs/observations.md). */
@@ -54,17 +54,17 @@ const SAMPLE_SIZE = 5;
  * Fills `ctx.provenance` with the evidence id each evidence-sourced value was found in, and
  * `ctx.userProvenance` with the user's words each user-sourced value was found in.
  */
-export function paramContractGuard(): Guard {
-  return async function paramContract(ctx, next) {
+export function paramContractGuard(): Check {
+  return async function paramContract(ctx) {
     const params = ctx.policy?.params;
     const args = ctx.args;
-    if (!params || !args) return next();
+    if (!params || !args) return null;
     for (const [field, contract] of Object.entries(params)) {
       if (!Object.hasOwn(args, field) || args[field] === undefined) continue;
       const rejection = await checkParam(ctx, field, contract, args[field]);
       if (rejection) return rejection;
     }
-    return next();
+    return null;
   };
 }
 

@@ -6,7 +6,7 @@ import { Observation } from '../../domain/observation.js';
 import { evaluate, ExpressionError } from '../expressions.js';
 import { isScalar, scalarEquals, showValue } from '../matching.js';
 import type { PipelineLogger } from '../call.js';
-import type { Guard } from '../compose.js';
+import type { After } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the response contract produces (for docs/observations.md). */
@@ -62,9 +62,8 @@ async function safeEvaluate(expression: string, body: unknown, logger: PipelineL
 }
 
 /** Step 7 (ResponseContractInterceptor, after): applies the tool's response contract to an executed call. */
-export function responseContractGuard(): Guard {
-  return async function responseContract(ctx, next) {
-    const obs = await next();
+export function responseContractGuard(): After {
+  return async function responseContract(ctx, obs) {
     if (!ctx.executed || ctx.lookBack?.found) return obs;
     return applyResponseContract(ctx.policy?.response, obs, ctx.locale, ctx.services.logger);
   };

@@ -5,7 +5,7 @@ import { Observation } from '../../domain/observation.js';
 import type { Approval, EvidenceRecord, PendingWrite } from '../../domain/run-state.js';
 import { evaluateCondition, evaluateMap, ExpressionError } from '../expressions.js';
 import type { CallContext } from '../call.js';
-import type { Guard } from '../compose.js';
+import type { After, Check } from '../compose.js';
 import type { ProducedCase } from '../produces.js';
 import { idempotencyKey } from './keys.js';
 
@@ -61,22 +61,26 @@ export function openApproval(approvals: readonly Approval[], fp: string): Approv
 }
 
 /**
- * Steps 4 and 8 (WriteGateInterceptor): before — for write tools, in order: (a) reuse of a SUCCESS
+ * Step 4 (WriteGateInterceptor), before the call — for write tools, in order: (a) reuse of a SUCCESS
  * evidence of the same fingerprint → SUCCESS citing it, not executed; (b) the same write in flight →
  * DEFERRED WRITE_IN_FLIGHT; (c) a write of this node pending verification → DEFERRED
  * WRITE_PENDING_VERIFY; (d) an unconsumed approval of this fingerprint → pass (`ctx.approved`);
- * (e) else the gated call is recorded → DEFERRED APPROVAL_REQUIRED.
- * After — an executed write consumes its approval and clears the gated call; FAILED gets
- * NEXT_APPROVED_FAILED; a result satisfying `pending` is marked pending verification; and any
- * SUCCESS of a verify tool with exactly a pending write's verify args that satisfies `done` clears it.
+ * (e) else the gated call is recorded → DEFERRED APPROVAL_REQUIRED. Reads and builtins pass.
  */
-export function writeGateGuard(): Guard {
-  return async function writeGate(ctx, next) {
-    if (ctx.isWrite) {
-      const stop = before(ctx);
-      if (stop) return stop;
-    }
-    const obs = await next();
+export function writeGateGuard(): Check {
+  return function writeGate(ctx) {
+    return ctx.isWrite ? before(ctx) : null;
+  };
+}
+
+/**
+ * Step 8 (WriteGateInterceptor.after), on the way back: an executed write consumes its approval and
+ * clears the gated call; FAILED gets NEXT_APPROVED_FAILED; a result satisfying `pending` is marked
+ * pending verification; and any SUCCESS of a verify tool with exactly a pending write's verify args
+ * that satisfies `done` clears it.
+ */
+export function writeGateAfter(): After {
+  return function writeGateSettle(ctx, obs) {
     return after(ctx, obs);
   };
 }

@@ -9,7 +9,7 @@ import type { CallContext } from '../../../src/tools/call.js';
 import { FlowSchema } from '../../../src/domain/flow.js';
 import { cloudTools, harness, parts } from './fixtures.js';
 
-const guards = () => [catalogGuard(), argPolicyGuard(), evidenceGuard()];
+const guards = () => ({ checks: [catalogGuard(), argPolicyGuard()], after: [evidenceGuard()] });
 const answer =
   (obs: Observation, executed = true) =>
   (ctx: CallContext) => {
@@ -132,7 +132,7 @@ describe('catalog', () => {
         '工具 web_site_create 在当前节点不可用。下一步：只调用本节点可用的工具：space_list、builtin_node_finish、builtin_node_fail、builtin_node_follow_up、builtin_node_approval、builtin_output_set。',
     });
     const ctx = h.ctx('space_list', {});
-    await catalogGuard()(ctx, () => Promise.resolve(Observation.success('ok')));
+    expect(await catalogGuard()(ctx)).toBeNull();
     expect(ctx).toMatchObject({ isWrite: true, policy: { write: true } });
   });
 });

@@ -12,7 +12,7 @@ import type {
   ToolInvokerPort,
 } from '../../../src/tools/call.js';
 import { createCallContext } from '../../../src/tools/context.js';
-import { compose, type Guard } from '../../../src/tools/compose.js';
+import { compose, type After, type Check } from '../../../src/tools/compose.js';
 import { createPipeline } from '../../../src/tools/pipeline.js';
 import { invokeStep } from '../../../src/tools/guards/invoke.js';
 import { defaultBuiltins } from '../../../src/tools/builtin/registry.js';
@@ -209,9 +209,12 @@ export interface Harness {
     tool: string,
     args?: Record<string, unknown> | string,
   ): Promise<{ obs: Observation; ctx: CallContext }>;
-  /** One call through `guards` only, ending in the real invoke step (or `terminal`). */
+  /**
+   * One call through the given steps only: `checks` (or `{ checks, after }`), then the real invoke step
+   * (or `terminal`), then the after-steps.
+   */
   through(
-    guards: Guard[],
+    steps: Check[] | { checks: Check[]; after: After[] },
     tool: string,
     args?: Record<string, unknown> | string,
     terminal?: (ctx: CallContext) => Promise<Observation>,
@@ -277,9 +280,10 @@ export function harness(options: HarnessOptions = {}): Harness {
       const c = ctx(tool, args);
       return { obs: await pipeline(c), ctx: c };
     },
-    async through(guards, tool, args, terminal) {
+    async through(steps, tool, args, terminal) {
       const c = ctx(tool, args);
-      const chain = compose(guards, terminal ?? invokeStep(defaultBuiltins));
+      const { checks, after } = Array.isArray(steps) ? { checks: steps, after: [] } : steps;
+      const chain = compose({ checks, invoke: terminal ?? invokeStep(defaultBuiltins), after });
       return { obs: await chain(c), ctx: c };
     },
   };

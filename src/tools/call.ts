@@ -95,9 +95,9 @@ export type DelegateResult =
 /** Runs child runs for builtin_node_delegate; provided by the runtime. */
 export interface DelegateService {
   /** The ids of the flows this node may delegate to (its `delegates` files, loaded). */
-  flows(ctx: CallContext): Promise<readonly string[]>;
+  flows(ctx: CallInput): Promise<readonly string[]>;
   /** Starts a child run of flow `flow` with `task` as its input text and drives it until it ends or suspends. */
-  run(flow: string, task: string, ctx: CallContext): Promise<DelegateResult>;
+  run(flow: string, task: string, ctx: CallInput): Promise<DelegateResult>;
 }
 
 /** Side effects a call may need, injected so tests stay deterministic (STYLE.md habit 4). */
@@ -123,12 +123,8 @@ export interface CallServices {
   readonly signal?: AbortSignal;
 }
 
-/**
- * Everything one call carries through the guard chain. Guards fill the optional fields as they
- * learn them (descriptor, policy, args, fingerprint, isWrite) and read/change the run and node state.
- * Build it with `createCallContext`.
- */
-export interface CallContext {
+/** What one call starts with: the model's call, where it happens, and the services it may use. */
+export interface CallInput {
   readonly call: ToolCall;
   readonly flow: Flow;
   readonly nodeId: string;
@@ -140,17 +136,33 @@ export interface CallContext {
   /** Every real tool of the flow by model-facing name (the look-back may use one not visible here). */
   readonly tools: ReadonlyMap<string, ToolDescriptor>;
   readonly services: CallServices;
-  /** Set by the catalog step. */
+  /** True for crash recovery's re-send of an interrupted idempotent write (it settles, not starts, a write). */
+  readonly resending?: boolean;
+}
+
+/** The result of a write's look-back. `decided`: its `found` could be judged (false: it failed and decides nothing). */
+export interface LookBackResult {
+  readonly evidenceId: string;
+  readonly found: boolean;
+  readonly decided: boolean;
+}
+
+/**
+ * What the runtime reads of a call once the pipeline returned (the trace, the node loop, telemetry).
+ * The pipeline writes it from the typed values its steps handed on (src/tools/stages.ts) when the call
+ * ends; the steps themselves never read it. A field is absent when the call stopped before the step
+ * that learns it.
+ */
+export interface CallReport {
+  /** The tool the catalog step resolved. */
   descriptor?: ToolDescriptor;
-  /** The flow's policy of this tool, if any. Set by the catalog step. */
+  /** The flow's policy of this tool, if any. */
   policy?: ToolPolicy;
-  /** True for a write tool (flow `write`, else MCP annotations; builtins never). Set by the catalog step. */
+  /** True for a write tool (flow `write`, else MCP annotations; builtins never). */
   isWrite?: boolean;
-  /** Set by crash recovery for the re-send of an interrupted idempotent write (it settles, not starts, a write). */
-  resending?: boolean;
-  /** The parsed arguments. Set by the arg policy. */
+  /** The parsed arguments. */
   args?: Record<string, unknown>;
-  /** Tool + canonical arguments. Set by the arg policy. */
+  /** Tool + canonical arguments. */
   fingerprint?: string;
   /** True once the call was sent (or an attempt was made) to a real tool. */
   executed: boolean;
@@ -161,15 +173,17 @@ export interface CallContext {
   /** True when this call passed the gate on an approval (an approved write). */
   approved: boolean;
   /** Set when the invoke step looked back an interrupted write. */
-  /** `decided`: the look-back ran and its `found` could be judged (false: it failed and decides nothing). */
-  lookBack?: { evidenceId: string; found: boolean; decided: boolean };
+  lookBack?: LookBackResult;
   /** Set by builtins that end the node or suspend the run. */
   effect?: ControlEffect;
-  /** Argument name → evidence id, filled by the param contract for `source: evidence` params. */
+  /** Argument name → evidence id, for `source: evidence` params. */
   provenance: Record<string, string>;
-  /** Argument name → the user's words it was found in, filled by the param contract for `source: user` params. */
+  /** Argument name → the user's words it was found in, for `source: user` params. */
   userProvenance: Record<string, string>;
 }
+
+/** One call as the runtime holds it: its input, and its report once the pipeline returned. Build it with `createCallContext`. */
+export interface CallContext extends CallInput, CallReport {}
 
 /** What `createCallContext` needs; the rest starts empty. */
 export interface CallContextInit {

@@ -4,7 +4,9 @@ import { hint, list } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { defaultBuiltins, type BuiltinRegistry } from './builtin/registry.js';
+import type { CallInput } from './call.js';
 import type { Check } from './compose.js';
+import type { ResolvedTool } from './stages.js';
 import { isWriteTool, type ToolDescriptor } from '../domain/tool.js';
 import type { ProducedCase } from './produces.js';
 
@@ -64,21 +66,20 @@ export const CATALOG_PRODUCES: readonly ProducedCase[] = [
 
 /**
  * Step 1: a tool not visible in this node → REJECTED CATALOG_DENIED (next lists the visible tools).
- * Otherwise fills `descriptor`, `policy` and `isWrite`.
+ * Otherwise learns the tool: its descriptor, the flow's policy of it, and whether it writes.
  */
-export function catalogGuard(): Check {
+export function catalogGuard(): Check<CallInput, ResolvedTool> {
   return function catalog(ctx) {
     const descriptor = ctx.visible.get(ctx.call.tool);
     if (!descriptor) {
-      return Observation.rejected(
+      const stop = Observation.rejected(
         code('CATALOG_DENIED'),
         code('CATALOG_DENIED').reason(ctx.locale, { tool: ctx.call.tool }),
         hint(ctx.locale, 'NEXT_CATALOG_DENIED', { tools: list(ctx.locale, [...ctx.visible.keys()]) }),
       );
+      return { stop };
     }
-    ctx.descriptor = descriptor;
-    ctx.policy = descriptor.kind === 'builtin' ? undefined : ctx.flow.tools[descriptor.name];
-    ctx.isWrite = isWriteTool(descriptor, ctx.policy);
-    return null;
+    const policy = descriptor.kind === 'builtin' ? undefined : ctx.flow.tools[descriptor.name];
+    return { descriptor, policy, isWrite: isWriteTool(descriptor, policy) };
   };
 }

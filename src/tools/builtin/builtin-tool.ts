@@ -1,12 +1,12 @@
 import type { FlowNode } from '../../domain/flow.js';
 import type { Observation } from '../../domain/observation.js';
-import type { CallContext } from '../call.js';
+import type { CallInput, ControlEffect } from '../call.js';
 import type { BuiltinName } from './descriptors.js';
 
 /**
  * A builtin tool (docs/observations.md). It runs in the pipeline's invoke step with the call context; it rejects
- * a call by returning a REJECTED observation (it never throws for one), asks the loop to end the node or suspend the run through
- * `ctx.effect`, and returns its observation otherwise.
+ * a call by returning a REJECTED observation (it never throws for one), and asks the loop to end the node or suspend
+ * the run by returning its observation with an effect.
  */
 export interface BuiltinTool {
   readonly name: BuiltinName;
@@ -18,5 +18,11 @@ export interface BuiltinTool {
    * the tool's failure: it stops the driver.
    */
   readonly writeAhead?: boolean;
-  execute(args: Record<string, unknown>, ctx: CallContext): Promise<Observation>;
+  execute(args: Record<string, unknown>, ctx: CallInput): Promise<Observation | WithEffect>;
+}
+
+/** A builtin's observation with what it asks the loop to do next (end the node, suspend the run). */
+export interface WithEffect {
+  readonly observation: Observation;
+  readonly effect: ControlEffect;
 }

@@ -4,7 +4,7 @@ import { Observation } from '../../domain/observation.js';
 import { userTexts, type GatedCall } from '../../domain/run-state.js';
 import { isWriteTool } from '../../domain/tool.js';
 import { echoes, normalise } from '../matching.js';
-import type { CallContext } from '../call.js';
+import type { CallInput } from '../call.js';
 import { flowNodeOf } from '../context.js';
 import type { ProducedCase } from '../produces.js';
 import { asksConfirmation, type FollowUpRules } from './follow-up-rules.js';
@@ -61,7 +61,7 @@ export const CONTROL_TOOLS_PRODUCES: readonly ProducedCase[] = [
 ];
 
 /** The gated call of the node that still waits for a decision: recorded, not approved, declined or cleared. */
-export function waitingGatedCall(ctx: CallContext): GatedCall | null {
+export function waitingGatedCall(ctx: CallInput): GatedCall | null {
   const gated = ctx.node.gatedCall;
   if (!gated || gated.declined === true) return null;
   // Only a still-open approval settles it: a consumed one belonged to an earlier attempt of the same call.
@@ -112,16 +112,14 @@ export const approvalTool: BuiltinTool = {
       provenance: { ...gated.provenance },
       ...(gated.userProvenance ? { userProvenance: { ...gated.userProvenance } } : {}),
     };
-    ctx.effect = {
-      kind: 'suspend',
-      suspension: { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint },
-    };
-    return Promise.resolve(Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending));
+    const observation = Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending);
+    const suspension = { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint } as const;
+    return Promise.resolve({ observation, effect: { kind: 'suspend', suspension } });
   },
 };
 
 /** The write tool a confirmation question is about: one it names, else the waiting gated call's; null if none. */
-function confirmedWrite(ctx: CallContext, question: string): string | null {
+function confirmedWrite(ctx: CallInput, question: string): string | null {
   const q = normalise(question);
   const writes = flowNodeOf(ctx).tools.filter((name) => {
     const descriptor = ctx.tools.get(name);
@@ -158,14 +156,17 @@ export function followUpTool(rules: FollowUpRules): BuiltinTool {
       const ungrounded = ctx.node.approvedWriteFailed ? null : checkGrounded(ctx, rules, question, options);
       if (ungrounded) return Promise.resolve(ungrounded);
       const pending = { question, options };
-      ctx.effect = { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending } };
-      return Promise.resolve(Observation.success(hint(ctx.locale, 'SUSPENDED_FOLLOW_UP'), pending));
+      const observation = Observation.success(hint(ctx.locale, 'SUSPENDED_FOLLOW_UP'), pending);
+      return Promise.resolve({
+        observation,
+        effect: { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending } },
+      });
     },
   };
 }
 
 function checkGrounded(
-  ctx: CallContext,
+  ctx: CallInput,
   rules: FollowUpRules,
   question: string,
   options: string[] | null,

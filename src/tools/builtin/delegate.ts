@@ -74,10 +74,15 @@ export const delegateTool: BuiltinTool = {
     }
     const result = await service.run(flow, task, ctx);
     if (result.status === 'suspended') {
-      ctx.effect = { kind: 'suspend', suspension: result.suspension, childRunId: result.childRunId };
       const key = result.suspension.kind === 'APPROVAL' ? 'SUSPENDED_APPROVAL' : 'SUSPENDED_FOLLOW_UP';
       const tool = result.suspension.kind === 'APPROVAL' ? result.suspension.pending.tool : '';
-      return Observation.success(hint(ctx.locale, key, { tool }), result.suspension.pending);
+      const observation = Observation.success(hint(ctx.locale, key, { tool }), result.suspension.pending);
+      const effect = {
+        kind: 'suspend',
+        suspension: result.suspension,
+        childRunId: result.childRunId,
+      } as const;
+      return { observation, effect };
     }
     return delegateObservation(result, flow, ctx.locale);
   },

@@ -103,8 +103,8 @@ export const finishTool: BuiltinTool = {
       );
     }
     const summary = text(args, 'summary');
-    ctx.effect = { kind: 'finish', summary };
-    return Promise.resolve(Observation.success(hint(ctx.locale, 'NODE_FINISHED'), { summary }));
+    const observation = Observation.success(hint(ctx.locale, 'NODE_FINISHED'), { summary });
+    return Promise.resolve({ observation, effect: { kind: 'finish', summary } });
   },
 };
 
@@ -114,8 +114,8 @@ export const failTool: BuiltinTool = {
   visible: () => true,
   execute(args, ctx) {
     const reason = text(args, 'reason');
-    ctx.effect = { kind: 'fail', reason };
-    return Promise.resolve(Observation.success(hint(ctx.locale, 'NODE_FAILED', { reason })));
+    const observation = Observation.success(hint(ctx.locale, 'NODE_FAILED', { reason }));
+    return Promise.resolve({ observation, effect: { kind: 'fail', reason } });
   },
 };
 

@@ -1,6 +1,5 @@
 import type { Observation } from '../../domain/observation.js';
-import type { PipelineLogger } from '../call.js';
-import type { After } from '../compose.js';
+import type { CallContext, PipelineLogger } from '../call.js';
 
 /**
  * Writes the human-readable line of one call (pipeline step 6, docs/design.md):
@@ -27,9 +26,6 @@ export function logToolCall(
  * The last step of every call, stopped or sent: logs its final observation. A call that suspends the
  * run is logged when the person responds (by the resolution helpers), with its final outcome.
  */
-export function logGuard(): After {
-  return function log(ctx, obs) {
-    if (ctx.effect?.kind !== 'suspend') logToolCall(ctx.services.logger, ctx.call.tool, obs);
-    return obs;
-  };
+export function logCall(ctx: CallContext, obs: Observation): void {
+  if (ctx.effect?.kind !== 'suspend') logToolCall(ctx.services.logger, ctx.call.tool, obs);
 }

@@ -12,7 +12,9 @@ import type {
   ToolInvokerPort,
 } from '../../../src/tools/call.js';
 import { createCallContext } from '../../../src/tools/context.js';
-import { compose, type After, type Check } from '../../../src/tools/compose.js';
+import { chain, type After, type Check, type Settled, type Terminal } from '../../../src/tools/compose.js';
+import { report } from '../../../src/tools/report.js';
+import type { CallOutcome, ReadyCall } from '../../../src/tools/stages.js';
 import { createPipeline } from '../../../src/tools/pipeline.js';
 import { invokeStep } from '../../../src/tools/guards/invoke.js';
 import { defaultBuiltins } from '../../../src/tools/builtin/registry.js';
@@ -176,6 +178,15 @@ export const SITE_FLOW: FlowInput = {
   ],
 };
 
+/** Any check or after-step, for partial chains in tests. */
+export type AnyCheck = Check<never, object>;
+export type AnyAfter = After<never>;
+
+/** A terminal that answers `observation` as if the call was (or was not) sent. */
+export function answering(observation: Observation, executed = true) {
+  return (): Promise<CallOutcome> => Promise.resolve({ observation, executed });
+}
+
 /** Options of `harness`. */
 export interface HarnessOptions {
   flow?: FlowInput;
@@ -214,10 +225,10 @@ export interface Harness {
    * (or `terminal`), then the after-steps.
    */
   through(
-    steps: Check[] | { checks: Check[]; after: After[] },
+    steps: AnyCheck[] | { checks: AnyCheck[]; after: AnyAfter[] },
     tool: string,
     args?: Record<string, unknown> | string,
-    terminal?: (ctx: CallContext) => Promise<Observation>,
+    terminal?: (call: ReadyCall) => Promise<CallOutcome>,
   ): Promise<{ obs: Observation; ctx: CallContext }>;
 }
 
@@ -283,8 +294,13 @@ export function harness(options: HarnessOptions = {}): Harness {
     async through(steps, tool, args, terminal) {
       const c = ctx(tool, args);
       const { checks, after } = Array.isArray(steps) ? { checks: steps, after: [] } : steps;
-      const chain = compose({ checks, invoke: terminal ?? invokeStep(defaultBuiltins), after });
-      return { obs: await chain(c), ctx: c };
+      // A partial chain: the types of the full pipeline do not hold here, so the steps run untyped.
+      let built = chain<object>();
+      for (const check of checks) built = built.check(check as Check<object, object>);
+      let invoking = built.invoke((terminal ?? invokeStep(defaultBuiltins)) as Terminal<object>);
+      for (const step of after) invoking = invoking.after(step as After<object>);
+      const settled = (await invoking.run(c)) as Settled<ReadyCall>;
+      return { obs: report(c, settled), ctx: c };
     },
   };
 }

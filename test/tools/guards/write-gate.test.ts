@@ -5,7 +5,6 @@ import { Observation } from '../../../src/domain/observation.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { writeGateAfter, writeGateGuard } from '../../../src/tools/guards/write-gate.js';
-import type { CallContext } from '../../../src/tools/call.js';
 import { cloudTools, harness, parts, type Harness } from './fixtures.js';
 
 const ARGS = { spaceId: 'sp_1', name: '官网' };
@@ -17,10 +16,9 @@ const guards = () => ({
 
 /** A terminal that "executes" the call and answers `obs`, counting executions. */
 function executes(obs: Observation, count: { n: number }) {
-  return (ctx: CallContext) => {
-    ctx.executed = true;
+  return () => {
     count.n += 1;
-    return Promise.resolve(obs);
+    return Promise.resolve({ observation: obs, executed: true });
   };
 }
 

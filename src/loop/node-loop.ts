@@ -10,7 +10,7 @@ import type {
   ModelToolCall,
   TokenUsage,
 } from '../model/model.js';
-import type { ControlEffect } from '../tools/pipeline.js';
+import type { ControlEffect } from '../tools/call.js';
 import type { EventPayload } from '../trace/events.js';
 import { tracesResult } from '../trace/result.js';
 import type { LoopState } from './loop-state.js';

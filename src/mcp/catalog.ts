@@ -1,4 +1,4 @@
-import type { ToolDescriptor } from '../tools/tool.js';
+import type { ToolDescriptor } from '../domain/tool.js';
 
 /** The tools one server exports, as listed (names are remote names). */
 export interface ServerToolListing {

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import { Client, type Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import type { ToolDescriptor } from '../tools/tool.js';
+import type { ToolDescriptor } from '../domain/tool.js';
 import { describeError, isConnectionLoss, McpConnectError } from './errors.js';
 import { MissingEnvError } from './env-refs.js';
 import { createTransport, type TransportHandle } from './transport.js';

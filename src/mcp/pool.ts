@@ -1,6 +1,6 @@
 import type { McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import type { ToolDescriptor } from '../tools/tool.js';
+import type { ToolDescriptor } from '../domain/tool.js';
 import { resolveToolNames } from './catalog.js';
 import { openMcpConnection, type McpConnectionOptions } from './connection.js';
 import type { McpConnection, McpListOptions, McpServerLookup } from './types.js';

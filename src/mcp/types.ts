@@ -1,4 +1,4 @@
-import type { ToolDescriptor } from '../tools/tool.js';
+import type { ToolDescriptor } from '../domain/tool.js';
 
 /** One content block of an MCP tool result (text, image, resource, …); only `type` is common to all. */
 export interface McpContentBlock {

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../tools/tool.js';
+import type { JsonSchema } from '../domain/tool.js';
 
 /** A tool offered to the model. */
 export interface ModelTool {

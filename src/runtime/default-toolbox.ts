@@ -3,7 +3,7 @@ import { McpPool } from '../mcp/pool.js';
 import { buildCatalog } from '../tools/catalog.js';
 import { ToolInvoker } from '../tools/invoker.js';
 import { createPipeline } from '../tools/pipeline.js';
-import type { CallContext } from '../tools/pipeline.js';
+import type { CallContext } from '../tools/call.js';
 import type { LocalTool, ToolDescriptor } from '../tools/tool.js';
 import type { Observation } from '../domain/observation.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';

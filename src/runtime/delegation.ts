@@ -3,7 +3,7 @@ import type { FlowNode } from '../domain/flow.js';
 import { loadFlow, type LoadedFlow } from '../flow/load.js';
 import { flowModel } from '../flow/paths.js';
 import type { ModelSpec } from '../model/resolve.js';
-import type { CallContext, DelegateResult, DelegateService, SuspensionRequest } from '../tools/pipeline.js';
+import type { CallInput, DelegateResult, DelegateService, SuspensionRequest } from '../tools/call.js';
 import { summarize, type RunSummary } from './summary.js';
 import type { RunStateDoc } from '../graph/state-doc.js';
 import type { RunRecord, Store } from '../store/store.js';
@@ -54,7 +54,7 @@ export function delegateService(parent: {
     }
     return found;
   };
-  const nodeOf = (ctx: CallContext): FlowNode => {
+  const nodeOf = (ctx: CallInput): FlowNode => {
     const node = ctx.flow.nodes.find((n) => n.id === ctx.nodeId);
     if (!node) throw new Error(`flow ${ctx.flow.id} has no node ${ctx.nodeId}`);
     return node;

@@ -3,7 +3,7 @@ import { runGraph, type GraphExit } from '../graph/flow-runner.js';
 import type { Logger } from '../log/logger.js';
 import { runNode, type NodeExit } from '../loop/node-loop.js';
 import type { ModelClient } from '../model/model.js';
-import type { CallServices, LookBackEvent } from '../tools/pipeline.js';
+import type { CallServices, LookBackEvent } from '../tools/call.js';
 import type { Locale } from '../domain/locale.js';
 import { createNodeHost } from './node-host.js';
 import type { RunSession } from './session.js';

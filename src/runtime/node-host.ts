@@ -7,17 +7,13 @@ import { phaseHint } from '../loop/phase-hint.js';
 import { buildSystemPrompt } from '../loop/react-prompt.js';
 import { modelConversation, openingMessage } from '../loop/conversation.js';
 import type { ModelClient, ModelTool, ModelToolCall } from '../model/model.js';
-import {
-  createCallContext,
-  type CallContext,
-  type CallServices,
-  type ControlEffect,
-} from '../tools/pipeline.js';
+import type { CallContext, CallServices, ControlEffect } from '../tools/call.js';
+import { createCallContext } from '../tools/context.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
 import type { EventPayload, PendingItem } from '../trace/events.js';
-import { recoverWrite } from './recovery.js';
+import { recoverWrite } from '../tools/recovery.js';
 import { pendingId } from './pending-id.js';
 import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
 

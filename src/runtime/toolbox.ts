@@ -1,6 +1,6 @@
 import type { Flow, FlowNode } from '../domain/flow.js';
 import type { Observation } from '../domain/observation.js';
-import type { CallContext, ToolInvokerPort } from '../tools/pipeline.js';
+import type { CallContext, ToolInvokerPort } from '../tools/call.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 
 /** A flow with the folder its relative paths resolve against. */

@@ -10,7 +10,7 @@ import {
 import type { Observation } from '../domain/observation.js';
 import type { ModelCallContext, ModelRequest, ModelResult } from '../model/model.js';
 import type { StoredEvent } from '../store/store.js';
-import type { CallContext } from '../tools/pipeline.js';
+import type { CallContext } from '../tools/call.js';
 import { defined, type RuntimeMetrics } from './metrics.js';
 import { contextFromTraceparent, toTraceparent } from './traceparent.js';
 import type { RunSegment, RunSegmentInfo } from './telemetry.js';

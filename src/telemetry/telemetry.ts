@@ -1,7 +1,7 @@
 import type { Observation } from '../domain/observation.js';
 import type { ModelCallContext, ModelRequest, ModelResult } from '../model/model.js';
 import type { StoredEvent } from '../store/store.js';
-import type { CallContext } from '../tools/pipeline.js';
+import type { CallContext } from '../tools/call.js';
 
 /**
  * The runtime's view of observability (OpenTelemetry traces and metrics, docs/observability.md).

@@ -1,11 +1,13 @@
 import { code } from '../domain/error-codes.js';
-import type { Flow, ToolPolicy } from '../domain/flow.js';
+import type { Flow } from '../domain/flow.js';
 import { hint, list } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { defaultBuiltins, type BuiltinRegistry } from './builtin/registry.js';
-import type { Guard } from './pipeline.js';
-import type { ToolDescriptor } from './tool.js';
+import type { CallInput } from './call.js';
+import type { Check } from './compose.js';
+import type { ResolvedTool } from './stages.js';
+import { isWriteTool, type ToolDescriptor } from '../domain/tool.js';
 import type { ProducedCase } from './produces.js';
 
 /** What the model may call in one node, and every real tool of the flow. */
@@ -52,15 +54,6 @@ export function buildCatalog(input: CatalogInput): Catalog {
   return { visible, tools, missing };
 }
 
-/**
- * True for a write tool: the flow policy's `write` when given, else MCP annotations (readOnlyHint
- * true → read, anything else → write). Builtins are never writes.
- */
-export function isWriteTool(descriptor: ToolDescriptor, policy: ToolPolicy | undefined): boolean {
-  if (descriptor.kind === 'builtin') return false;
-  return policy?.write ?? descriptor.readOnlyHint !== true;
-}
-
 /** What the catalog step produces (for docs/observations.md). */
 export const CATALOG_PRODUCES: readonly ProducedCase[] = [
   {
@@ -73,21 +66,20 @@ export const CATALOG_PRODUCES: readonly ProducedCase[] = [
 
 /**
  * Step 1: a tool not visible in this node → REJECTED CATALOG_DENIED (next lists the visible tools).
- * Otherwise fills `descriptor`, `policy` and `isWrite`.
+ * Otherwise learns the tool: its descriptor, the flow's policy of it, and whether it writes.
  */
-export function catalogGuard(): Guard {
-  return async function catalog(ctx, next) {
+export function catalogGuard(): Check<CallInput, ResolvedTool> {
+  return function catalog(ctx) {
     const descriptor = ctx.visible.get(ctx.call.tool);
     if (!descriptor) {
-      return Observation.rejected(
+      const stop = Observation.rejected(
         code('CATALOG_DENIED'),
         code('CATALOG_DENIED').reason(ctx.locale, { tool: ctx.call.tool }),
         hint(ctx.locale, 'NEXT_CATALOG_DENIED', { tools: list(ctx.locale, [...ctx.visible.keys()]) }),
       );
+      return { stop };
     }
-    ctx.descriptor = descriptor;
-    ctx.policy = descriptor.kind === 'builtin' ? undefined : ctx.flow.tools[descriptor.name];
-    ctx.isWrite = isWriteTool(descriptor, ctx.policy);
-    return next();
+    const policy = descriptor.kind === 'builtin' ? undefined : ctx.flow.tools[descriptor.name];
+    return { descriptor, policy, isWrite: isWriteTool(descriptor, policy) };
   };
 }

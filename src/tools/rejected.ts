@@ -1,8 +1,10 @@
 import type { RuntimeErrorCode } from '../domain/error-codes.js';
 
 /**
- * Thrown by a builtin tool to reject a call (pipeline step 6, docs/design.md): becomes a REJECTED observation with
- * this code, reason and next step. Recognised along an error's `cause` chain, even when wrapped.
+ * A rejection carried by an exception: the invoke step turns one thrown by a builtin into a REJECTED
+ * observation with this code, reason and next step, recognised along an error's `cause` chain. Kept
+ * because it is public API; the builtins of this package return their rejections as observations
+ * instead of throwing.
  */
 export class ToolRejectedException extends Error {
   override readonly name = 'ToolRejectedException';

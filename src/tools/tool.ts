@@ -1,24 +1,7 @@
 import { z } from 'zod';
+import type { JsonSchema, ToolDescriptor } from '../domain/tool.js';
 
-/** A JSON Schema object as found in MCP `inputSchema`. */
-export type JsonSchema = Record<string, unknown>;
-
-/** Where a tool lives. */
-export type ToolKind = 'mcp' | 'local' | 'builtin';
-
-/** A tool as the model sees it, with what the runtime needs to call and classify it. */
-export interface ToolDescriptor {
-  /** The name the model sees (after aliasing). */
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: JsonSchema;
-  readonly kind: ToolKind;
-  /** For MCP tools: the flow's server id and the tool's name on that server. */
-  readonly server?: string;
-  readonly remoteName?: string;
-  /** MCP annotation `readOnlyHint`, or the local tool's `write: false`. */
-  readonly readOnlyHint?: boolean;
-}
+export type { JsonSchema, ToolDescriptor, ToolKind } from '../domain/tool.js';
 
 /** What a local tool's `execute` receives besides its arguments. */
 export interface LocalToolContext {

@@ -2,13 +2,13 @@ import { code } from '../../domain/error-codes.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { userTexts, type GatedCall } from '../../domain/run-state.js';
-import { isWriteTool } from '../catalog.js';
+import { isWriteTool } from '../../domain/tool.js';
 import { echoes, normalise } from '../matching.js';
-import { flowNodeOf, type CallContext } from '../pipeline.js';
+import type { CallInput } from '../call.js';
+import { flowNodeOf } from '../context.js';
 import type { ProducedCase } from '../produces.js';
-import { ToolRejectedException } from '../rejected.js';
 import { asksConfirmation, type FollowUpRules } from './follow-up-rules.js';
-import type { BuiltinTool } from './registry.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** What the control tools produce (for docs/observations.md). */
 export const CONTROL_TOOLS_PRODUCES: readonly ProducedCase[] = [
@@ -61,7 +61,7 @@ export const CONTROL_TOOLS_PRODUCES: readonly ProducedCase[] = [
 ];
 
 /** The gated call of the node that still waits for a decision: recorded, not approved, declined or cleared. */
-export function waitingGatedCall(ctx: CallContext): GatedCall | null {
+export function waitingGatedCall(ctx: CallInput): GatedCall | null {
   const gated = ctx.node.gatedCall;
   if (!gated || gated.declined === true) return null;
   // Only a still-open approval settles it: a consumed one belonged to an earlier attempt of the same call.
@@ -88,17 +88,21 @@ export const approvalTool: BuiltinTool = {
     const known = ctx.tools.get(tool);
     const knownRead = known !== undefined && !isWriteTool(known, ctx.flow.tools[tool]);
     if (!gated || knownRead) {
-      throw new ToolRejectedException(
-        code('APPROVAL_NOT_GATED'),
-        code('APPROVAL_NOT_GATED').reason(ctx.locale, { tool }),
-        hint(ctx.locale, 'NEXT_APPROVAL_NOT_GATED'),
+      return Promise.resolve(
+        Observation.rejected(
+          code('APPROVAL_NOT_GATED'),
+          code('APPROVAL_NOT_GATED').reason(ctx.locale, { tool }),
+          hint(ctx.locale, 'NEXT_APPROVAL_NOT_GATED'),
+        ),
       );
     }
     if (tool !== gated.tool) {
-      throw new ToolRejectedException(
-        code('APPROVAL_TOOL_MISMATCH'),
-        code('APPROVAL_TOOL_MISMATCH').reason(ctx.locale, { tool, gated: gated.tool }),
-        hint(ctx.locale, 'NEXT_APPROVAL_TOOL_MISMATCH', { gated: gated.tool }),
+      return Promise.resolve(
+        Observation.rejected(
+          code('APPROVAL_TOOL_MISMATCH'),
+          code('APPROVAL_TOOL_MISMATCH').reason(ctx.locale, { tool, gated: gated.tool }),
+          hint(ctx.locale, 'NEXT_APPROVAL_TOOL_MISMATCH', { gated: gated.tool }),
+        ),
       );
     }
     const pending = {
@@ -108,16 +112,14 @@ export const approvalTool: BuiltinTool = {
       provenance: { ...gated.provenance },
       ...(gated.userProvenance ? { userProvenance: { ...gated.userProvenance } } : {}),
     };
-    ctx.effect = {
-      kind: 'suspend',
-      suspension: { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint },
-    };
-    return Promise.resolve(Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending));
+    const observation = Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending);
+    const suspension = { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint } as const;
+    return Promise.resolve({ observation, effect: { kind: 'suspend', suspension } });
   },
 };
 
 /** The write tool a confirmation question is about: one it names, else the waiting gated call's; null if none. */
-function confirmedWrite(ctx: CallContext, question: string): string | null {
+function confirmedWrite(ctx: CallInput, question: string): string | null {
   const q = normalise(question);
   const writes = flowNodeOf(ctx).tools.filter((name) => {
     const descriptor = ctx.tools.get(name);
@@ -143,28 +145,34 @@ export function followUpTool(rules: FollowUpRules): BuiltinTool {
       const key = normalise(question);
       const earlier = ctx.run.followUps.find((f) => normalise(f.question) === key);
       if (earlier) {
-        throw new ToolRejectedException(
-          code('FOLLOW_UP_ANSWERED'),
-          code('FOLLOW_UP_ANSWERED').reason(ctx.locale, { answer: earlier.answer }),
-          hint(ctx.locale, 'NEXT_FOLLOW_UP_ANSWERED'),
+        return Promise.resolve(
+          Observation.rejected(
+            code('FOLLOW_UP_ANSWERED'),
+            code('FOLLOW_UP_ANSWERED').reason(ctx.locale, { answer: earlier.answer }),
+            hint(ctx.locale, 'NEXT_FOLLOW_UP_ANSWERED'),
+          ),
         );
       }
-      if (!ctx.node.approvedWriteFailed) checkGrounded(ctx, rules, question, options);
+      const ungrounded = ctx.node.approvedWriteFailed ? null : checkGrounded(ctx, rules, question, options);
+      if (ungrounded) return Promise.resolve(ungrounded);
       const pending = { question, options };
-      ctx.effect = { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending } };
-      return Promise.resolve(Observation.success(hint(ctx.locale, 'SUSPENDED_FOLLOW_UP'), pending));
+      const observation = Observation.success(hint(ctx.locale, 'SUSPENDED_FOLLOW_UP'), pending);
+      return Promise.resolve({
+        observation,
+        effect: { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending } },
+      });
     },
   };
 }
 
 function checkGrounded(
-  ctx: CallContext,
+  ctx: CallInput,
   rules: FollowUpRules,
   question: string,
   options: string[] | null,
-): void {
+): Observation | null {
   const unGrounded = (what: string, next: string) =>
-    new ToolRejectedException(
+    Observation.rejected(
       code('FOLLOW_UP_UNGROUNDED'),
       code('FOLLOW_UP_UNGROUNDED').reason(ctx.locale, { what }),
       next,
@@ -172,13 +180,14 @@ function checkGrounded(
   if (asksConfirmation(rules, question, options)) {
     const tool = confirmedWrite(ctx, question);
     if (tool) {
-      throw unGrounded(
+      return unGrounded(
         hint(ctx.locale, 'UNGROUNDED_CONFIRMS_WRITE', { tool }),
         hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'),
       );
     }
   }
   if (echoes(question, userTexts(ctx.run))) {
-    throw unGrounded(hint(ctx.locale, 'UNGROUNDED_ECHO'), hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'));
+    return unGrounded(hint(ctx.locale, 'UNGROUNDED_ECHO'), hint(ctx.locale, 'NEXT_FOLLOW_UP_WRITE'));
   }
+  return null;
 }

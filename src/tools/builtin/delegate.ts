@@ -2,10 +2,9 @@ import { code } from '../../domain/error-codes.js';
 import { hint, list } from '../../domain/hints.js';
 import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
-import type { DelegateResult } from '../pipeline.js';
+import type { DelegateResult } from '../call.js';
 import type { ProducedCase } from '../produces.js';
-import { ToolRejectedException } from '../rejected.js';
-import type { BuiltinTool } from './registry.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** What builtin_node_delegate produces (for docs/observations.md). */
 export const DELEGATE_PRODUCES: readonly ProducedCase[] = [
@@ -65,7 +64,7 @@ export const delegateTool: BuiltinTool = {
     if (!service) throw new Error('delegation is not available in this runtime (no delegate service)');
     const flows = await service.flows(ctx);
     if (!flows.includes(flow)) {
-      throw new ToolRejectedException(
+      return Observation.rejected(
         code('DELEGATION_OUT_OF_BOUNDS'),
         code('DELEGATION_OUT_OF_BOUNDS').reason(ctx.locale, { flow }),
         hint(ctx.locale, 'NEXT_DELEGATION', {
@@ -75,10 +74,15 @@ export const delegateTool: BuiltinTool = {
     }
     const result = await service.run(flow, task, ctx);
     if (result.status === 'suspended') {
-      ctx.effect = { kind: 'suspend', suspension: result.suspension, childRunId: result.childRunId };
       const key = result.suspension.kind === 'APPROVAL' ? 'SUSPENDED_APPROVAL' : 'SUSPENDED_FOLLOW_UP';
       const tool = result.suspension.kind === 'APPROVAL' ? result.suspension.pending.tool : '';
-      return Observation.success(hint(ctx.locale, key, { tool }), result.suspension.pending);
+      const observation = Observation.success(hint(ctx.locale, key, { tool }), result.suspension.pending);
+      const effect = {
+        kind: 'suspend',
+        suspension: result.suspension,
+        childRunId: result.childRunId,
+      } as const;
+      return { observation, effect };
     }
     return delegateObservation(result, flow, ctx.locale);
   },

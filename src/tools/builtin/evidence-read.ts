@@ -3,8 +3,7 @@ import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { evaluate, ExpressionError } from '../expressions.js';
 import type { ProducedCase } from '../produces.js';
-import { ToolRejectedException } from '../rejected.js';
-import type { BuiltinTool } from './registry.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** What builtin_evidence_read produces (for docs/observations.md). */
 export const EVIDENCE_READ_PRODUCES: readonly ProducedCase[] = [
@@ -45,7 +44,7 @@ export const evidenceReadTool: BuiltinTool = {
     const record = ctx.run.evidence.find((e) => e.id === id);
     if (!record) {
       const ids = ctx.run.evidence.slice(-LISTED_IDS).map((e) => e.id);
-      throw new ToolRejectedException(
+      return Observation.rejected(
         code('EVIDENCE_NOT_FOUND'),
         code('EVIDENCE_NOT_FOUND').reason(ctx.locale, { id }),
         hint(ctx.locale, 'NEXT_EVIDENCE_ID', {
@@ -62,7 +61,7 @@ export const evidenceReadTool: BuiltinTool = {
       part = await evaluate(path, record.payload);
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error;
-      throw new ToolRejectedException(
+      return Observation.rejected(
         code('ARG_REJECTED'),
         code('ARG_REJECTED').reason(ctx.locale, { field: 'path', rule: error.message }),
         hint(ctx.locale, 'NEXT_ARG_REJECTED', { field: 'path', tool: 'builtin_evidence_read' }),

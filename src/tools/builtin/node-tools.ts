@@ -1,11 +1,10 @@
 import { code } from '../../domain/error-codes.js';
 import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { flowNodeOf } from '../pipeline.js';
+import { flowNodeOf } from '../context.js';
 import type { ProducedCase } from '../produces.js';
-import { ToolRejectedException } from '../rejected.js';
 import { OutputContractValidator } from './output-contract.js';
-import type { BuiltinTool } from './registry.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** What the node tools produce (for docs/observations.md). */
 export const NODE_TOOLS_PRODUCES: readonly ProducedCase[] = [
@@ -95,15 +94,17 @@ export const finishTool: BuiltinTool = {
       .map(([key]) => key);
     if (missing.length > 0) {
       const keys = list(ctx.locale, missing);
-      throw new ToolRejectedException(
-        code('FINISH_OUTPUTS_MISSING'),
-        code('FINISH_OUTPUTS_MISSING').reason(ctx.locale, { keys }),
-        hint(ctx.locale, 'NEXT_FINISH_MISSING', { keys }),
+      return Promise.resolve(
+        Observation.rejected(
+          code('FINISH_OUTPUTS_MISSING'),
+          code('FINISH_OUTPUTS_MISSING').reason(ctx.locale, { keys }),
+          hint(ctx.locale, 'NEXT_FINISH_MISSING', { keys }),
+        ),
       );
     }
     const summary = text(args, 'summary');
-    ctx.effect = { kind: 'finish', summary };
-    return Promise.resolve(Observation.success(hint(ctx.locale, 'NODE_FINISHED'), { summary }));
+    const observation = Observation.success(hint(ctx.locale, 'NODE_FINISHED'), { summary });
+    return Promise.resolve({ observation, effect: { kind: 'finish', summary } });
   },
 };
 
@@ -113,8 +114,8 @@ export const failTool: BuiltinTool = {
   visible: () => true,
   execute(args, ctx) {
     const reason = text(args, 'reason');
-    ctx.effect = { kind: 'fail', reason };
-    return Promise.resolve(Observation.success(hint(ctx.locale, 'NODE_FAILED', { reason })));
+    const observation = Observation.success(hint(ctx.locale, 'NODE_FAILED', { reason }));
+    return Promise.resolve({ observation, effect: { kind: 'fail', reason } });
   },
 };
 
@@ -126,12 +127,14 @@ export const outputSetTool: BuiltinTool = {
     const validator = new OutputContractValidator(flowNodeOf(ctx).outputs, ctx.run, ctx.locale);
     const key = text(args, 'key');
     const sourceRef = typeof args.sourceRef === 'string' ? args.sourceRef : null;
-    const stored = validator.validate({
+    const checked = validator.validate({
       key,
       value: args.value,
       sourceType: text(args, 'sourceType'),
       sourceRef,
     });
+    if (!checked.ok) return Promise.resolve(checked.rejection);
+    const stored = checked.stored;
     ctx.node.outputs[key] = stored;
     return Promise.resolve(
       Observation.success(hint(ctx.locale, 'OUTPUT_WRITTEN', { key }), { key, value: stored.value }),

@@ -2,9 +2,9 @@ import { code, type ReasonParams, type RuntimeErrorCodeName } from '../../domain
 import type { OutputContract } from '../../domain/flow.js';
 import { hint, list, type HintKey } from '../../domain/hints.js';
 import type { Locale } from '../../domain/locale.js';
+import { Observation } from '../../domain/observation.js';
 import { userTexts, type OutputValue, type RunState } from '../../domain/run-state.js';
 import { occursIn, saidByUser, showValue } from '../matching.js';
-import { ToolRejectedException } from '../rejected.js';
 
 /** The source types an output may cite (docs/flows.md, outputs). */
 export const SOURCE_TYPES = ['evidence', 'user', 'node', 'model'] as const;
@@ -20,7 +20,7 @@ export interface OutputWrite {
 
 /**
  * Checks a builtin_output_set call against the node's output contracts (docs/observations.md). Each rejection is a
- * ToolRejectedException whose reason names what is wrong and whose next step names what is accepted;
+ * REJECTED observation (returned, not thrown) whose reason names what is wrong and whose next step names what is accepted;
  * for a non-required output the next step adds "也可以不写，直接调用 builtin_node_finish".
  */
 export class OutputContractValidator {
@@ -30,14 +30,15 @@ export class OutputContractValidator {
     private readonly locale: Locale,
   ) {}
 
-  /** The value to store, or throws ToolRejectedException. */
-  validate(write: OutputWrite): OutputValue {
+  /** The value to store, or the REJECTED observation that says why it may not be stored. */
+  validate(write: OutputWrite): { ok: true; stored: OutputValue } | { ok: false; rejection: Observation } {
     const contract = this.outputs[write.key];
     if (!contract) {
       const keys = Object.keys(this.outputs);
-      throw this.reject(null, 'OUTPUT_KEY_UNDECLARED', { key: write.key }, 'NEXT_OUTPUT_KEYS', {
+      const rejection = this.reject(null, 'OUTPUT_KEY_UNDECLARED', { key: write.key }, 'NEXT_OUTPUT_KEYS', {
         keys: keys.length > 0 ? list(this.locale, keys) : hint(this.locale, 'NONE'),
       });
+      return { ok: false, rejection };
     }
     const type = write.sourceType;
     if (
@@ -47,47 +48,70 @@ export class OutputContractValidator {
       const detail = (SOURCE_TYPES as readonly string[]).includes(type)
         ? hint(this.locale, 'OUTPUT_TYPE_NOT_ACCEPTED', { key: write.key, type })
         : hint(this.locale, 'OUTPUT_TYPE_UNKNOWN', { type });
-      throw this.reject(contract, 'OUTPUT_SOURCE_INVALID', { detail }, 'NEXT_OUTPUT_SOURCE_TYPES', {
-        types: list(this.locale, contract.sources),
-      });
+      const rejection = this.reject(
+        contract,
+        'OUTPUT_SOURCE_INVALID',
+        { detail },
+        'NEXT_OUTPUT_SOURCE_TYPES',
+        {
+          types: list(this.locale, contract.sources),
+        },
+      );
+      return { ok: false, rejection };
     }
     const ref =
       typeof write.sourceRef === 'string' && write.sourceRef.trim() !== '' ? write.sourceRef.trim() : null;
     const stored: OutputValue = { value: write.value, sourceType: type as SourceType, sourceRef: ref };
-    if (type === 'evidence') this.checkEvidence(write, contract, ref);
-    else if (type === 'node') this.checkNode(write, contract, ref);
-    else if (type === 'user') this.checkUser(write, contract);
-    return stored;
+    const rejection =
+      type === 'evidence'
+        ? this.checkEvidence(write, contract, ref)
+        : type === 'node'
+          ? this.checkNode(write, contract, ref)
+          : type === 'user'
+            ? this.checkUser(write, contract)
+            : null;
+    return rejection ? { ok: false, rejection } : { ok: true, stored };
   }
 
-  private checkEvidence(write: OutputWrite, contract: OutputContract, ref: string | null): void {
+  private checkEvidence(
+    write: OutputWrite,
+    contract: OutputContract,
+    ref: string | null,
+  ): Observation | null {
     const from = contract.from ?? [];
     const tools = from.length > 0 ? list(this.locale, from) : hint(this.locale, 'ANY_TOOL');
     if (!ref) {
-      throw this.reject(contract, 'OUTPUT_SOURCE_REF_MISSING', { key: write.key }, 'NEXT_OUTPUT_SOURCE_REF', {
-        what: hint(this.locale, 'OUTPUT_REF_EVIDENCE', { tools }),
-      });
+      return this.reject(
+        contract,
+        'OUTPUT_SOURCE_REF_MISSING',
+        { key: write.key },
+        'NEXT_OUTPUT_SOURCE_REF',
+        {
+          what: hint(this.locale, 'OUTPUT_REF_EVIDENCE', { tools }),
+        },
+      );
     }
     const evidence = this.run.evidence.find((e) => e.id === ref);
     const invalid = (detail: string) =>
       this.reject(contract, 'OUTPUT_SOURCE_INVALID', { detail }, 'NEXT_OUTPUT_TOOLS', { tools });
-    if (!evidence) throw invalid(hint(this.locale, 'OUTPUT_EVIDENCE_UNKNOWN', { ref }));
+    if (!evidence) return invalid(hint(this.locale, 'OUTPUT_EVIDENCE_UNKNOWN', { ref }));
     if (from.length > 0 && !from.includes(evidence.tool)) {
-      throw invalid(hint(this.locale, 'OUTPUT_EVIDENCE_TOOL', { tool: evidence.tool, ref, key: write.key }));
+      return invalid(hint(this.locale, 'OUTPUT_EVIDENCE_TOOL', { tool: evidence.tool, ref, key: write.key }));
     }
     if (evidence.outcome !== 'SUCCESS')
-      throw invalid(hint(this.locale, 'OUTPUT_EVIDENCE_FAILED', { tool: evidence.tool, ref }));
+      return invalid(hint(this.locale, 'OUTPUT_EVIDENCE_FAILED', { tool: evidence.tool, ref }));
     if (!occursIn(write.value, evidence.payload)) {
       const detail = hint(this.locale, 'OUTPUT_VALUE_NOT_IN_EVIDENCE', {
         tool: evidence.tool,
         ref,
         value: showValue(write.value),
       });
-      throw this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_VALUE', {});
+      return this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_VALUE', {});
     }
+    return null;
   }
 
-  private checkNode(write: OutputWrite, contract: OutputContract, ref: string | null): void {
+  private checkNode(write: OutputWrite, contract: OutputContract, ref: string | null): Observation | null {
     const refs = Object.entries(this.run.nodeOutputs).flatMap(([node, outputs]) =>
       Object.keys(outputs).map((k) => `${node}.${k}`),
     );
@@ -95,30 +119,37 @@ export class OutputContractValidator {
       refs: refs.length > 0 ? list(this.locale, refs) : hint(this.locale, 'NONE'),
     });
     if (!ref)
-      throw this.reject(contract, 'OUTPUT_SOURCE_REF_MISSING', { key: write.key }, 'NEXT_OUTPUT_SOURCE_REF', {
-        what,
-      });
+      return this.reject(
+        contract,
+        'OUTPUT_SOURCE_REF_MISSING',
+        { key: write.key },
+        'NEXT_OUTPUT_SOURCE_REF',
+        {
+          what,
+        },
+      );
     const dot = ref.indexOf('.');
     const outputs = dot > 0 ? this.run.nodeOutputs[ref.slice(0, dot)] : undefined;
     const key = ref.slice(dot + 1);
     if (!outputs || !Object.hasOwn(outputs, key)) {
       const detail = hint(this.locale, 'OUTPUT_NODE_UNKNOWN', { ref });
-      throw this.reject(contract, 'OUTPUT_SOURCE_INVALID', { detail }, 'NEXT_OUTPUT_SOURCE_REF', { what });
+      return this.reject(contract, 'OUTPUT_SOURCE_INVALID', { detail }, 'NEXT_OUTPUT_SOURCE_REF', { what });
     }
     const source = outputs[key];
     if (!occursIn(write.value, source)) {
       const detail = hint(this.locale, 'OUTPUT_VALUE_NOT_IN_NODE', { ref, value: showValue(write.value) });
-      throw this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_NODE_VALUE', {
+      return this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_NODE_VALUE', {
         ref,
         value: showValue(source),
       });
     }
+    return null;
   }
 
-  private checkUser(write: OutputWrite, contract: OutputContract): void {
-    if (saidByUser(write.value, userTexts(this.run))) return;
+  private checkUser(write: OutputWrite, contract: OutputContract): Observation | null {
+    if (saidByUser(write.value, userTexts(this.run))) return null;
     const detail = hint(this.locale, 'OUTPUT_VALUE_NOT_SAID', { value: showValue(write.value) });
-    throw this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_USER_VALUE', {});
+    return this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_USER_VALUE', {});
   }
 
   private reject(
@@ -127,11 +158,11 @@ export class OutputContractValidator {
     reasonParams: ReasonParams,
     nextKey: HintKey,
     nextParams: ReasonParams,
-  ): ToolRejectedException {
+  ): Observation {
     let next = hint(this.locale, nextKey, nextParams);
     if (contract && !contract.required) {
       next = `${next}${this.locale === 'zh-CN' ? '；' : '; '}${hint(this.locale, 'NEXT_OPTIONAL_OUTPUT')}`;
     }
-    return new ToolRejectedException(code(name), code(name).reason(this.locale, reasonParams), next);
+    return Observation.rejected(code(name), code(name).reason(this.locale, reasonParams), next);
   }
 }

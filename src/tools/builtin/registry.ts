@@ -1,32 +1,13 @@
 import type { FlowNode } from '../../domain/flow.js';
 import type { Locale } from '../../domain/locale.js';
-import type { Observation } from '../../domain/observation.js';
-import type { CallContext } from '../pipeline.js';
 import type { ToolDescriptor } from '../tool.js';
 import { approvalTool, followUpTool } from './control-tools.js';
 import { delegateTool } from './delegate.js';
 import { evidenceReadTool } from './evidence-read.js';
+import type { BuiltinTool } from './builtin-tool.js';
 import { BUILTIN_NAMES, builtinDescriptor, type BuiltinName } from './descriptors.js';
 import { mergeFollowUpRules, type FollowUpRules } from './follow-up-rules.js';
 import { failTool, finishTool, outputSetTool } from './node-tools.js';
-
-/**
- * A builtin tool (docs/observations.md). It runs in the pipeline's invoke step with the call context; it rejects
- * a call by throwing ToolRejectedException, asks the loop to end the node or suspend the run through
- * `ctx.effect`, and returns its observation otherwise.
- */
-export interface BuiltinTool {
-  readonly name: BuiltinName;
-  /** True when the tool is visible in `node`. */
-  visible(node: FlowNode): boolean;
-  /**
-   * True for a builtin with an effect outside the run (a delegation starts a child run): the step so
-   * far is committed before it runs, like a write's in-flight mark (docs/durability.md). A failed commit is not
-   * the tool's failure: it stops the driver.
-   */
-  readonly writeAhead?: boolean;
-  execute(args: Record<string, unknown>, ctx: CallContext): Promise<Observation>;
-}
 
 /** The builtins of a runtime. */
 export interface BuiltinRegistry {
@@ -69,3 +50,5 @@ export const defaultBuiltins: BuiltinRegistry = createBuiltins();
 export function builtinDescriptors(node: FlowNode, locale: Locale): ToolDescriptor[] {
   return defaultBuiltins.descriptors(node, locale);
 }
+
+export type { BuiltinTool } from './builtin-tool.js';

@@ -4,7 +4,7 @@ import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
 import type { NodeState, RunState } from '../../domain/run-state.js';
 import { logToolCall } from '../guards/log.js';
-import type { FollowUpPending, PipelineLogger } from '../pipeline.js';
+import type { FollowUpPending, PipelineLogger } from '../call.js';
 
 /**
  * What the loop calls when a person responds to a suspension (docs/observations.md; docs/design.md). Each helper changes the

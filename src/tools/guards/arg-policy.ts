@@ -3,7 +3,8 @@ import { fingerprint } from '../../domain/fingerprint.js';
 import { hint, list } from '../../domain/hints.js';
 import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
-import type { CallContext, Guard } from '../pipeline.js';
+import type { Check } from '../compose.js';
+import type { CallArgs, ResolvedCall } from '../stages.js';
 import type { ProducedCase } from '../produces.js';
 import { checkSchema, type SchemaViolation } from './schema-validation.js';
 
@@ -60,49 +61,49 @@ export function parseArgs(raw: string, locale: Locale): ParsedArgs {
  * Step 2 (ArgPolicyInterceptor): JSON object check, then missing required fields (tool schema
  * `required`, flow `required: true`) → PARAM_REQUIRED_MISSING listing every missing field, then any
  * other violation of the tool schema or the flow's per-param `schema:` → ARG_REJECTED naming the
- * field and the rule. Sets `args` and `fingerprint`.
+ * field and the rule. Learns `args` and `fingerprint`.
  */
-export function argPolicyGuard(): Guard {
-  return async function argPolicy(ctx, next) {
+export function argPolicyGuard(): Check<ResolvedCall, CallArgs> {
+  return function argPolicy(ctx) {
     const tool = ctx.call.tool;
     const parsed = parseArgs(ctx.call.rawArgs, ctx.locale);
     if (!parsed.ok) {
-      return Observation.rejected(
+      const stop = Observation.rejected(
         code('ARG_JSON_INVALID'),
         code('ARG_JSON_INVALID').reason(ctx.locale, { detail: parsed.detail }),
         hint(ctx.locale, 'NEXT_ARG_JSON_INVALID', { tool }),
       );
+      return { stop };
     }
-    const args = parsed.args;
-    ctx.args = args;
-    ctx.fingerprint = fingerprint(tool, args);
-    const { missing, violations } = validateArgs(ctx, args);
+    const learnt = { args: parsed.args, fingerprint: fingerprint(tool, parsed.args) };
+    const { missing, violations } = validateArgs(ctx, parsed.args);
     if (missing.length > 0) {
-      return Observation.rejected(
+      const stop = Observation.rejected(
         code('PARAM_REQUIRED_MISSING'),
         code('PARAM_REQUIRED_MISSING').reason(ctx.locale, { field: list(ctx.locale, missing) }),
         hint(ctx.locale, 'NEXT_REQUIRED_MISSING'),
       );
+      return { stop, learnt };
     }
     const first = violations[0];
     if (first) {
-      return Observation.rejected(
+      const stop = Observation.rejected(
         code('ARG_REJECTED'),
         code('ARG_REJECTED').reason(ctx.locale, { field: first.field, rule: first.rule }),
         hint(ctx.locale, 'NEXT_ARG_REJECTED', { field: first.field, tool }),
       );
+      return { stop, learnt };
     }
-    return next();
+    return learnt;
   };
 }
 
 function validateArgs(
-  ctx: CallContext,
+  ctx: ResolvedCall,
   args: Record<string, unknown>,
 ): { missing: string[]; violations: SchemaViolation[] } {
   const logger = ctx.services.logger;
-  const schema = ctx.descriptor?.inputSchema;
-  const own = schema ? checkSchema(schema, args, ctx.locale, logger) : { missing: [], violations: [] };
+  const own = checkSchema(ctx.descriptor.inputSchema, args, ctx.locale, logger);
   const missing = [...own.missing];
   const violations = [...own.violations];
   for (const [name, contract] of Object.entries(ctx.policy?.params ?? {})) {

@@ -1,7 +1,9 @@
 import { fingerprint } from '../../domain/fingerprint.js';
 import type { Observation } from '../../domain/observation.js';
 import type { EvidenceRecord } from '../../domain/run-state.js';
-import type { CallContext, Guard } from '../pipeline.js';
+import type { CallInput } from '../call.js';
+import type { After } from '../compose.js';
+import type { ParsedCall } from '../stages.js';
 
 /** What an evidence record is made of besides what the context gives. */
 export interface EvidenceInput {
@@ -10,6 +12,8 @@ export interface EvidenceInput {
   observation: Observation;
   lookBack?: boolean;
   confirmsFingerprint?: string;
+  /** The fingerprint of `tool` and `args` when the caller knows it (saves hashing them again). */
+  fingerprint?: string;
 }
 
 /**
@@ -26,7 +30,7 @@ export function nextEvidenceId(evidence: readonly EvidenceRecord[]): string {
  * Appends an evidence record for an executed SUCCESS or FAILED call to `ctx.run.evidence` and
  * returns it (pipeline step 9, docs/design.md). The runtime persists new records with the next checkpoint.
  */
-export function recordEvidence(ctx: CallContext, input: EvidenceInput): EvidenceRecord {
+export function recordEvidence(ctx: CallInput, input: EvidenceInput): EvidenceRecord {
   const obs = input.observation;
   if (obs.outcome.name !== 'SUCCESS' && obs.outcome.name !== 'FAILED') {
     throw new Error(`evidence is only recorded for executed calls, not ${obs.outcome.name}`);
@@ -35,11 +39,7 @@ export function recordEvidence(ctx: CallContext, input: EvidenceInput): Evidence
     id: nextEvidenceId(ctx.run.evidence),
     tool: input.tool,
     args: input.args,
-    // The call's own fingerprint when the record is of the call itself (saves hashing it again).
-    fingerprint:
-      input.tool === ctx.call.tool && input.args === ctx.args && ctx.fingerprint
-        ? ctx.fingerprint
-        : fingerprint(input.tool, input.args),
+    fingerprint: input.fingerprint ?? fingerprint(input.tool, input.args),
     outcome: obs.outcome.name,
     errorCode: obs.errorCode,
     payload: obs.data,
@@ -58,12 +58,13 @@ export function recordEvidence(ctx: CallContext, input: EvidenceInput): Evidence
  * evidence `ev_N`, and its observation cites it. Calls stopped before execution, reuses, builtin calls
  * and observations that already cite an evidence (a confirmed look-back) are left alone.
  */
-export function evidenceGuard(): Guard {
-  return async function evidence(ctx, next) {
-    const obs = await next();
-    if (!ctx.executed || ctx.descriptor?.kind === 'builtin' || obs.evidenceId !== null) return obs;
-    if (obs.outcome.name !== 'SUCCESS' && obs.outcome.name !== 'FAILED') return obs;
-    const record = recordEvidence(ctx, { tool: ctx.call.tool, args: ctx.args ?? {}, observation: obs });
-    return obs.withEvidence(record.id);
+export function evidenceGuard(): After<ParsedCall> {
+  return function evidence(ctx, outcome) {
+    const obs = outcome.observation;
+    if (!outcome.executed || ctx.descriptor.kind === 'builtin' || obs.evidenceId !== null) return outcome;
+    if (obs.outcome.name !== 'SUCCESS' && obs.outcome.name !== 'FAILED') return outcome;
+    const { args, fingerprint: fp } = ctx;
+    const record = recordEvidence(ctx, { tool: ctx.call.tool, args, fingerprint: fp, observation: obs });
+    return { ...outcome, observation: obs.withEvidence(record.id) };
   };
 }

@@ -2,7 +2,10 @@ import { code } from '../../domain/error-codes.js';
 import { canonicalJson } from '../../domain/fingerprint.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { limitsOf, type CallContext, type Guard } from '../pipeline.js';
+import { limitsOf } from '../context.js';
+import type { Check } from '../compose.js';
+import type { CallInput } from '../call.js';
+import type { Admission, CallArgs, Counting, ParsedCall } from '../stages.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the fingerprint step produces (for docs/observations.md). */
@@ -16,8 +19,8 @@ export const FINGERPRINT_PRODUCES: readonly ProducedCase[] = [
 ];
 
 /** True when the call is the verify call of a write pending verification (exactly its tool and args). */
-export function isPendingVerifyCall(ctx: CallContext): boolean {
-  if (!ctx.args || ctx.node.pendingWrites.length === 0) return false;
+export function isPendingVerifyCall(ctx: Pick<ParsedCall, 'call' | 'node'> & CallArgs): boolean {
+  if (ctx.node.pendingWrites.length === 0) return false;
   const args = canonicalJson(ctx.args);
   return ctx.node.pendingWrites.some(
     (p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args,
@@ -30,21 +33,21 @@ export function isPendingVerifyCall(ctx: CallContext): boolean {
  * Approved writes and verify calls of a pending write are not counted (pipeline step 5, docs/design.md); builtin
  * tools are counted like any other call (the seed's incident: five identical rejected output_set calls).
  */
-export function fingerprintGuard(): Guard {
-  return async function fingerprintStep(ctx, next) {
+export function fingerprintGuard(): Check<CallInput & CallArgs & Admission, Counting> {
+  return function fingerprintStep(ctx) {
     const fp = ctx.fingerprint;
-    if (!fp || ctx.approved || isPendingVerifyCall(ctx)) return next();
+    if (ctx.approved || isPendingVerifyCall(ctx)) return { counted: false };
     const count = (ctx.node.fingerprintCounts[fp] ?? 0) + 1;
     ctx.node.fingerprintCounts[fp] = count;
-    ctx.counted = true;
     const repeats = limitsOf(ctx).fingerprintRepeats;
     if (count > repeats) {
-      return Observation.rejected(
+      const stop = Observation.rejected(
         code('FINGERPRINT_TRIP'),
         code('FINGERPRINT_TRIP').reason(ctx.locale, { tool: ctx.call.tool, count: count - 1 }),
         hint(ctx.locale, 'NEXT_FINGERPRINT_TRIP', { tool: ctx.call.tool }),
       );
+      return { stop, learnt: { counted: true } };
     }
-    return next();
+    return { counted: true };
   };
 }

@@ -3,10 +3,12 @@ import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import type { InFlightWrite } from '../../domain/run-state.js';
 import type { BuiltinRegistry } from '../builtin/registry.js';
-import type { CallContext } from '../pipeline.js';
+import type { CallInput } from '../call.js';
+import type { Terminal } from '../compose.js';
+import type { CallOutcome, ReadyCall } from '../stages.js';
 import type { ProducedCase } from '../produces.js';
 import { findRejection } from '../rejected.js';
-import type { ToolDescriptor } from '../tool.js';
+import type { ToolDescriptor } from '../../domain/tool.js';
 import { idempotencyKey } from './keys.js';
 import { lookBack, needsLookBack } from './look-back.js';
 import { recordEvidence } from './evidence.js';
@@ -28,21 +30,19 @@ export const INVOKE_PRODUCES: readonly ProducedCase[] = [
 ];
 
 /**
- * Step 6, the chain's terminal: builtins run here with the context; real tools go to the invoker
+ * Step 6, the chain's terminal: builtins run here with the call; real tools go to the invoker
  * with the per-call timeout. A write is marked in flight and checkpointed before it is sent
  * (write-ahead, docs/durability.md), sent with its idempotency key in `_meta`, looked back with `recover`
  * when it timed out or lost its server, and unmarked afterwards whatever happened.
  */
-export function invokeStep(builtins: BuiltinRegistry): (ctx: CallContext) => Promise<Observation> {
+export function invokeStep(builtins: BuiltinRegistry): Terminal<ReadyCall> {
   return async function invoke(ctx) {
-    const descriptor = ctx.descriptor;
-    if (!descriptor) throw new Error('invoke step reached without a descriptor (catalog step missing)');
-    if (descriptor.kind === 'builtin') return runBuiltin(ctx, builtins);
+    if (ctx.descriptor.kind === 'builtin') return runBuiltin(ctx, builtins);
     if (!ctx.isWrite) {
-      ctx.executed = true;
-      return commitIfSlow(ctx, send(ctx, descriptor, ctx.args ?? {}, {}));
+      const observation = await commitIfSlow(ctx, send(ctx, ctx.descriptor, ctx.args, {}));
+      return { observation, executed: true };
     }
-    return runWrite(ctx, descriptor);
+    return runWrite(ctx, ctx.descriptor);
   };
 }
 
@@ -56,7 +56,7 @@ const SLOW_READ_MS = 100;
  * model's turn while it runs, and a crash resumes with this read, repeated. A failed commit (the run
  * was cancelled or taken over) is thrown once the read is done, like the write-ahead commit's.
  */
-async function commitIfSlow(ctx: CallContext, reading: Promise<Observation>): Promise<Observation> {
+async function commitIfSlow(ctx: CallInput, reading: Promise<Observation>): Promise<Observation> {
   const flush: { commit?: Promise<void> } = {};
   const timer = setTimeout(() => {
     flush.commit = ctx.services.checkpoint();
@@ -71,34 +71,39 @@ async function commitIfSlow(ctx: CallContext, reading: Promise<Observation>): Pr
   }
 }
 
-async function runBuiltin(ctx: CallContext, builtins: BuiltinRegistry): Promise<Observation> {
+async function runBuiltin(ctx: ReadyCall, builtins: BuiltinRegistry): Promise<CallOutcome> {
   const tool = ctx.call.tool;
   const builtin = builtins.get(tool);
   if (builtin?.writeAhead) await ctx.services.checkpoint({ beforeEffect: true });
   try {
     if (!builtin) throw new Error(`no builtin named ${tool}`);
-    return await builtin.execute(ctx.args ?? {}, ctx);
+    const result = await builtin.execute(ctx.args, ctx);
+    if (result instanceof Observation) return { observation: result, executed: false };
+    return { ...result, executed: false };
   } catch (error) {
-    ctx.effect = undefined;
     const rejection = findRejection(error);
-    if (rejection) return Observation.rejected(rejection.code, rejection.reason, rejection.next);
+    if (rejection) {
+      const observation = Observation.rejected(rejection.code, rejection.reason, rejection.next);
+      return { observation, executed: false };
+    }
     const detail = error instanceof Error ? error.message : String(error);
     ctx.services.logger.error('TOOL builtin error', { tool, error: detail });
-    return Observation.failed(
+    const observation = Observation.failed(
       code('TOOL_ERROR'),
       code('TOOL_ERROR').reason(ctx.locale, { tool, detail }),
       hint(ctx.locale, 'NEXT_TOOL_ERROR'),
     );
+    return { observation, executed: false };
   }
 }
 
-async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<Observation> {
-  const fp = ctx.fingerprint as string;
+async function runWrite(ctx: ReadyCall, descriptor: ToolDescriptor): Promise<CallOutcome> {
+  const fp = ctx.fingerprint;
   const key = idempotencyKey(ctx.run.runId, fp);
   const mark: InFlightWrite = {
     fingerprint: fp,
     tool: ctx.call.tool,
-    args: ctx.args ?? {},
+    args: ctx.args,
     key,
     nodeId: ctx.nodeId,
     callId: ctx.call.callId,
@@ -106,24 +111,30 @@ async function runWrite(ctx: CallContext, descriptor: ToolDescriptor): Promise<O
   };
   // Told to stop (cancel, shutdown) before the write was marked: it is not sent, and the loop records
   // nothing of this call (only a sent write is recorded after a stop).
-  if (ctx.services.signal?.aborted && ctx.resending !== true) return notSent(ctx);
+  if (ctx.services.signal?.aborted && ctx.resending !== true)
+    return { observation: notSent(ctx), executed: false };
   ctx.run.inFlight.push(mark);
   try {
     await ctx.services.checkpoint({ beforeEffect: true });
-    ctx.executed = true;
-    const obs = await send(ctx, descriptor, ctx.args ?? {}, { meta: { idempotencyKey: key } });
+    const obs = await send(ctx, descriptor, ctx.args, { meta: { idempotencyKey: key } });
     if (needsLookBack(obs) && ctx.policy?.recover) {
       // The write executed (and failed) before its look-back did: its evidence comes first (pipeline step 9, docs/design.md).
-      const own = recordEvidence(ctx, { tool: ctx.call.tool, args: ctx.args ?? {}, observation: obs });
-      return await lookBack(ctx, obs.withEvidence(own.id), key, ctx.policy.recover);
+      const own = recordEvidence(ctx, {
+        tool: ctx.call.tool,
+        args: ctx.args,
+        fingerprint: fp,
+        observation: obs,
+      });
+      const looked = await lookBack(ctx, obs.withEvidence(own.id), key, ctx.policy.recover);
+      return { ...looked, executed: true };
     }
-    return obs;
+    return { observation: obs, executed: true };
   } finally {
     ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);
   }
 }
 
-function notSent(ctx: CallContext): Observation {
+function notSent(ctx: CallInput): Observation {
   const c = code('WRITE_NOT_EXECUTED');
   return Observation.deferred(
     c,

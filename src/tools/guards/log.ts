@@ -1,5 +1,5 @@
 import type { Observation } from '../../domain/observation.js';
-import type { Guard, PipelineLogger } from '../pipeline.js';
+import type { CallContext, PipelineLogger } from '../call.js';
 
 /**
  * Writes the human-readable line of one call (pipeline step 6, docs/design.md):
@@ -23,13 +23,9 @@ export function logToolCall(
 }
 
 /**
- * The outermost step: logs each call's final observation. A call that suspends the run is logged
- * when the person responds (by the resolution helpers), with its final outcome.
+ * The last step of every call, stopped or sent: logs its final observation. A call that suspends the
+ * run is logged when the person responds (by the resolution helpers), with its final outcome.
  */
-export function logGuard(): Guard {
-  return async function log(ctx, next) {
-    const obs = await next();
-    if (ctx.effect?.kind !== 'suspend') logToolCall(ctx.services.logger, ctx.call.tool, obs);
-    return obs;
-  };
+export function logCall(ctx: CallContext, obs: Observation): void {
+  if (ctx.effect?.kind !== 'suspend') logToolCall(ctx.services.logger, ctx.call.tool, obs);
 }

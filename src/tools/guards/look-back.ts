@@ -2,7 +2,8 @@ import type { RecoverPolicy } from '../../domain/flow.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { evaluateCondition, evaluateMap, ExpressionError } from '../expressions.js';
-import type { CallContext } from '../pipeline.js';
+import type { CallInput, LookBackResult } from '../call.js';
+import type { CallArgs, ResolvedTool } from '../stages.js';
 import { recordEvidence } from './evidence.js';
 import { send } from './send.js';
 import { logToolCall } from './log.js';
@@ -21,20 +22,21 @@ export function needsLookBack(obs: Observation): boolean {
  * a real read through the invoker, judges it by that tool's response contract and `found` (over
  * {args, key, verify}), records it as evidence (`lookBack: true`; `confirmsFingerprint` when found)
  * and tells `services.onLookBack`. Found → SUCCESS citing the look-back's evidence and payload;
- * otherwise the write's own `failure` is returned. The look-back is never sent twice.
+ * otherwise the write's own `failure` is returned. The look-back is never sent twice. `lookBack` is
+ * absent when no look-back could be sent (unknown tool, arguments that do not evaluate).
  */
 export async function lookBack(
-  ctx: CallContext,
+  ctx: CallInput & CallArgs & Pick<ResolvedTool, 'isWrite'>,
   failure: Observation,
   key: string,
   recover: RecoverPolicy,
-): Promise<Observation> {
+): Promise<{ observation: Observation; lookBack?: LookBackResult }> {
   const { logger } = ctx.services;
-  const args = ctx.args ?? {};
+  const args = ctx.args;
   const descriptor = ctx.tools.get(recover.tool);
   if (!descriptor) {
     logger.warn('TOOL look-back tool unknown', { tool: recover.tool, write: ctx.call.tool });
-    return failure;
+    return { observation: failure };
   }
   let lookArgs: Record<string, unknown>;
   try {
@@ -42,7 +44,7 @@ export async function lookBack(
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
     logger.warn('TOOL look-back args failed', { tool: recover.tool, error: error.message });
-    return failure;
+    return { observation: failure };
   }
   const raw = await send(ctx, descriptor, lookArgs, {});
   const judged = await applyResponseContract(ctx.flow.tools[recover.tool]?.response, raw, ctx.locale, logger);
@@ -58,7 +60,7 @@ export async function lookBack(
   });
   const cited = judged.withEvidence(record.id);
   logToolCall(logger, recover.tool, cited, { lookBack: true });
-  ctx.lookBack = { evidenceId: record.id, found, decided: verdict !== null };
+  const looked = { evidenceId: record.id, found, decided: verdict !== null };
   await ctx.services.onLookBack?.({
     callId: ctx.call.callId,
     writeTool: ctx.call.tool,
@@ -67,14 +69,15 @@ export async function lookBack(
     observation: cited,
     found,
   });
-  if (!found) return failure;
-  return Observation.success(
+  if (!found) return { observation: failure, lookBack: looked };
+  const observation = Observation.success(
     hint(ctx.locale, 'LOOKED_BACK', { tool: ctx.call.tool }),
     judged.data,
   ).withEvidence(record.id);
+  return { observation, lookBack: looked };
 }
 
-async function isFound(ctx: CallContext, expression: string, scope: unknown): Promise<boolean | null> {
+async function isFound(ctx: CallInput, expression: string, scope: unknown): Promise<boolean | null> {
   try {
     return await evaluateCondition(expression, scope);
   } catch (error) {

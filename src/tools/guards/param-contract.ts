@@ -13,7 +13,8 @@ import {
   showValue,
   type Scalar,
 } from '../matching.js';
-import type { CallContext, Guard } from '../pipeline.js';
+import type { Check } from '../compose.js';
+import type { ParsedCall, Provenance } from '../stages.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the param contract produces (for docs/observations.md). */
@@ -50,25 +51,28 @@ const SAMPLE_SIZE = 5;
  * Step 3 (ParamContractInterceptor): checks each present argument against its `params` contract:
  * `enum` (exact JSON equality), `source: evidence` (the value occurs in a SUCCESS evidence of a `from`
  * tool, or in what `path` selects from it; newest evidence first), `source: user` (the user said it).
- * Fills `ctx.provenance` with the evidence id each evidence-sourced value was found in, and
- * `ctx.userProvenance` with the user's words each user-sourced value was found in.
+ * Learns `provenance`, the evidence id each evidence-sourced value was found in, and
+ * `userProvenance`, the user's words each user-sourced value was found in.
  */
-export function paramContractGuard(): Guard {
-  return async function paramContract(ctx, next) {
-    const params = ctx.policy?.params;
+export function paramContractGuard(): Check<ParsedCall, Provenance> {
+  return async function paramContract(ctx) {
+    const found = { provenance: {}, userProvenance: {} };
     const args = ctx.args;
-    if (!params || !args) return next();
-    for (const [field, contract] of Object.entries(params)) {
+    for (const [field, contract] of Object.entries(ctx.policy?.params ?? {})) {
       if (!Object.hasOwn(args, field) || args[field] === undefined) continue;
-      const rejection = await checkParam(ctx, field, contract, args[field]);
-      if (rejection) return rejection;
+      const rejection = await checkParam(ctx, found, field, contract, args[field]);
+      if (rejection) return { stop: rejection };
     }
-    return next();
+    return found;
   };
 }
 
+/** What the param contract fills in as it checks. */
+type Found = { provenance: Record<string, string>; userProvenance: Record<string, string> };
+
 async function checkParam(
-  ctx: CallContext,
+  ctx: ParsedCall,
+  found: Found,
   field: string,
   contract: ParamContract,
   value: unknown,
@@ -86,7 +90,7 @@ async function checkParam(
       }),
     );
   }
-  if (contract.source === 'evidence') return checkEvidence(ctx, field, contract, value);
+  if (contract.source === 'evidence') return checkEvidence(ctx, found, field, contract, value);
   if (contract.source === 'user') {
     const texts = userTexts(ctx.run);
     if (!saidByUser(value, texts)) {
@@ -96,7 +100,7 @@ async function checkParam(
         hint(locale, 'NEXT_ASK_FIRST', { field }),
       );
     }
-    ctx.userProvenance[field] = userWords(value, texts);
+    found.userProvenance[field] = userWords(value, texts);
   }
   return null;
 }
@@ -110,7 +114,8 @@ function userWords(value: unknown, texts: readonly string[]): string {
 }
 
 async function checkEvidence(
-  ctx: CallContext,
+  ctx: ParsedCall,
+  found: Found,
   field: string,
   contract: ParamContract,
   value: unknown,
@@ -131,7 +136,7 @@ async function checkEvidence(
   for (const evidence of sources) {
     const selection = await select(ctx, contract.path, evidence);
     if (occursIn(value, selection)) {
-      ctx.provenance[field] = evidence.id;
+      found.provenance[field] = evidence.id;
       return null;
     }
   }
@@ -150,11 +155,7 @@ async function checkEvidence(
 }
 
 /** The part of an evidence payload the contract allows values from: all of it, or what `path` selects. */
-async function select(
-  ctx: CallContext,
-  path: string | undefined,
-  evidence: EvidenceRecord,
-): Promise<unknown> {
+async function select(ctx: ParsedCall, path: string | undefined, evidence: EvidenceRecord): Promise<unknown> {
   if (!path) return evidence.payload;
   try {
     return await evaluate(path, evidence.payload);

@@ -5,7 +5,9 @@ import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
 import { evaluate, ExpressionError } from '../expressions.js';
 import { isScalar, scalarEquals, showValue } from '../matching.js';
-import type { Guard, PipelineLogger } from '../pipeline.js';
+import type { PipelineLogger } from '../call.js';
+import type { After } from '../compose.js';
+import type { ResolvedCall } from '../stages.js';
 import type { ProducedCase } from '../produces.js';
 
 /** What the response contract produces (for docs/observations.md). */
@@ -61,10 +63,16 @@ async function safeEvaluate(expression: string, body: unknown, logger: PipelineL
 }
 
 /** Step 7 (ResponseContractInterceptor, after): applies the tool's response contract to an executed call. */
-export function responseContractGuard(): Guard {
-  return async function responseContract(ctx, next) {
-    const obs = await next();
-    if (!ctx.executed || ctx.lookBack?.found) return obs;
-    return applyResponseContract(ctx.policy?.response, obs, ctx.locale, ctx.services.logger);
+export function responseContractGuard(): After<ResolvedCall> {
+  return async function responseContract(ctx, outcome) {
+    if (!outcome.executed || outcome.lookBack?.found) return outcome;
+    const { locale, services } = ctx;
+    const judged = await applyResponseContract(
+      ctx.policy?.response,
+      outcome.observation,
+      locale,
+      services.logger,
+    );
+    return { ...outcome, observation: judged };
   };
 }

@@ -3,7 +3,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { hint, list } from '../../domain/hints.js';
 import type { Locale } from '../../domain/locale.js';
-import type { PipelineLogger } from '../pipeline.js';
+import type { PipelineLogger } from '../call.js';
 import { showValue } from '../matching.js';
 
 /**

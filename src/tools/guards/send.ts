@@ -1,7 +1,9 @@
 import { code } from '../../domain/error-codes.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { limitsOf, type CallContext, type InvokeOptions } from '../pipeline.js';
+import type { CallInput, InvokeOptions } from '../call.js';
+import type { ResolvedTool } from '../stages.js';
+import { limitsOf } from '../context.js';
 import type { ToolDescriptor } from '../tool.js';
 
 /**
@@ -9,7 +11,7 @@ import type { ToolDescriptor } from '../tool.js';
  * failure; if it throws anyway (a bug), the call is FAILED TOOL_ERROR and the error is logged.
  */
 export async function send(
-  ctx: CallContext,
+  ctx: CallInput & Pick<ResolvedTool, 'isWrite'>,
   descriptor: ToolDescriptor,
   args: Record<string, unknown>,
   extra: Pick<InvokeOptions, 'meta'>,

@@ -4,7 +4,9 @@ import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import type { Approval, EvidenceRecord, PendingWrite } from '../../domain/run-state.js';
 import { evaluateCondition, evaluateMap, ExpressionError } from '../expressions.js';
-import type { CallContext, Guard } from '../pipeline.js';
+import type { CallInput } from '../call.js';
+import type { After, Check } from '../compose.js';
+import type { Admission, CallOutcome, ParsedCall, SourcedCall, Stop } from '../stages.js';
 import type { ProducedCase } from '../produces.js';
 import { idempotencyKey } from './keys.js';
 
@@ -60,37 +62,42 @@ export function openApproval(approvals: readonly Approval[], fp: string): Approv
 }
 
 /**
- * Steps 4 and 8 (WriteGateInterceptor): before — for write tools, in order: (a) reuse of a SUCCESS
+ * Step 4 (WriteGateInterceptor), before the call — for write tools, in order: (a) reuse of a SUCCESS
  * evidence of the same fingerprint → SUCCESS citing it, not executed; (b) the same write in flight →
  * DEFERRED WRITE_IN_FLIGHT; (c) a write of this node pending verification → DEFERRED
- * WRITE_PENDING_VERIFY; (d) an unconsumed approval of this fingerprint → pass (`ctx.approved`);
- * (e) else the gated call is recorded → DEFERRED APPROVAL_REQUIRED.
- * After — an executed write consumes its approval and clears the gated call; FAILED gets
- * NEXT_APPROVED_FAILED; a result satisfying `pending` is marked pending verification; and any
- * SUCCESS of a verify tool with exactly a pending write's verify args that satisfies `done` clears it.
+ * WRITE_PENDING_VERIFY; (d) an unconsumed approval of this fingerprint → pass, learning `approved`;
+ * (e) else the gated call is recorded → DEFERRED APPROVAL_REQUIRED. Reads and builtins pass.
  */
-export function writeGateGuard(): Guard {
-  return async function writeGate(ctx, next) {
-    if (ctx.isWrite) {
-      const stop = before(ctx);
-      if (stop) return stop;
-    }
-    const obs = await next();
-    return after(ctx, obs);
+export function writeGateGuard(): Check<SourcedCall, Admission> {
+  return function writeGate(ctx) {
+    return ctx.isWrite ? before(ctx) : { approved: false };
   };
 }
 
-function before(ctx: CallContext): Observation | null {
-  const fp = ctx.fingerprint as string;
+/**
+ * Step 8 (WriteGateInterceptor.after), on the way back: an executed write consumes its approval and
+ * clears the gated call; FAILED gets NEXT_APPROVED_FAILED; a result satisfying `pending` is marked
+ * pending verification; and any SUCCESS of a verify tool with exactly a pending write's verify args
+ * that satisfies `done` clears it.
+ */
+export function writeGateAfter(): After<ParsedCall & Admission> {
+  return async function writeGateSettle(ctx, outcome) {
+    if (!outcome.executed) return outcome;
+    return { ...outcome, observation: await after(ctx, outcome) };
+  };
+}
+
+function before(ctx: SourcedCall): Admission | Stop {
+  const fp = ctx.fingerprint;
   const tool = ctx.call.tool;
   const { locale } = ctx;
   const reused = reusableEvidence(ctx.run.evidence, fp);
   if (reused) {
-    ctx.reused = true;
-    return Observation.success(hint(locale, 'REUSED'), reused.payload).withEvidence(reused.id);
+    const stop = Observation.success(hint(locale, 'REUSED'), reused.payload).withEvidence(reused.id);
+    return { stop, reused: true };
   }
   if (ctx.run.inFlight.some((w) => w.fingerprint === fp)) {
-    return Observation.deferred(
+    return deferred(
       code('WRITE_IN_FLIGHT'),
       code('WRITE_IN_FLIGHT').reason(locale, { tool }),
       hint(locale, 'NEXT_IN_FLIGHT'),
@@ -98,7 +105,7 @@ function before(ctx: CallContext): Observation | null {
   }
   const pending = ctx.node.pendingWrites[0];
   if (pending) {
-    return Observation.deferred(
+    return deferred(
       code('WRITE_PENDING_VERIFY'),
       code('WRITE_PENDING_VERIFY').reason(locale, { tool: pending.tool }),
       hint(locale, 'NEXT_PENDING_VERIFY', {
@@ -107,31 +114,32 @@ function before(ctx: CallContext): Observation | null {
       }),
     );
   }
-  if (openApproval(ctx.run.approvals, fp)) {
-    ctx.approved = true;
-    return null;
-  }
+  if (openApproval(ctx.run.approvals, fp)) return { approved: true };
   const said =
     Object.keys(ctx.userProvenance).length > 0 ? { userProvenance: { ...ctx.userProvenance } } : {};
   ctx.node.gatedCall = {
     tool,
-    args: ctx.args ?? {},
+    args: ctx.args,
     fingerprint: fp,
     provenance: { ...ctx.provenance },
     ...said,
   };
-  return Observation.deferred(
+  return deferred(
     code('APPROVAL_REQUIRED'),
     code('APPROVAL_REQUIRED').reason(locale),
     hint(locale, 'NEXT_APPROVAL_REQUIRED', { tool }),
   );
 }
 
-async function after(ctx: CallContext, obs: Observation): Promise<Observation> {
-  if (!ctx.executed) return obs;
+function deferred(...parts: Parameters<typeof Observation.deferred>): Stop {
+  return { stop: Observation.deferred(...parts) };
+}
+
+async function after(ctx: ParsedCall & Admission, outcome: CallOutcome): Promise<Observation> {
+  const obs = outcome.observation;
   let result = obs;
   if (ctx.isWrite) {
-    const fp = ctx.fingerprint as string;
+    const fp = ctx.fingerprint;
     const approval = openApproval(ctx.run.approvals, fp);
     if (approval) approval.consumed = true;
     if (ctx.node.gatedCall?.fingerprint === fp) ctx.node.gatedCall = null;
@@ -139,23 +147,20 @@ async function after(ctx: CallContext, obs: Observation): Promise<Observation> {
       ctx.node.approvedWriteFailed = true;
       result = obs.withNext(hint(ctx.locale, 'NEXT_APPROVED_FAILED'));
     }
-    if (obs.ok && !ctx.lookBack) await markPending(ctx, obs.data);
+    if (obs.ok && !outcome.lookBack) await markPending(ctx, obs.data);
   } else if (obs.ok) {
     await clearVerified(ctx, obs.data);
   }
   return result;
 }
 
-async function markPending(ctx: CallContext, result: unknown): Promise<void> {
+async function markPending(ctx: ParsedCall, result: unknown): Promise<void> {
   const policy = ctx.policy;
-  if (!policy?.pending) return;
-  const args = ctx.args ?? {};
-  const key = idempotencyKey(ctx.run.runId, ctx.fingerprint as string);
-  const isPending = await guarded(
-    ctx,
-    () => evaluateCondition(policy.pending as string, { args, result }),
-    false,
-  );
+  const condition = policy?.pending;
+  if (!policy || !condition) return;
+  const args = ctx.args;
+  const key = idempotencyKey(ctx.run.runId, ctx.fingerprint);
+  const isPending = await guarded(ctx, () => evaluateCondition(condition, { args, result }), false);
   if (!isPending) return;
   if (!policy.verify) {
     ctx.services.logger.warn('TOOL pending without verify', { tool: ctx.call.tool });
@@ -166,7 +171,7 @@ async function markPending(ctx: CallContext, result: unknown): Promise<void> {
   if (!verifyArgs) return;
   const pending: PendingWrite = {
     tool: ctx.call.tool,
-    fingerprint: ctx.fingerprint as string,
+    fingerprint: ctx.fingerprint,
     verifyTool: policy.verify.tool,
     verifyArgs,
     done: policy.verify.done,
@@ -175,8 +180,8 @@ async function markPending(ctx: CallContext, result: unknown): Promise<void> {
   ctx.node.pendingWrites.push(pending);
 }
 
-async function clearVerified(ctx: CallContext, verify: unknown): Promise<void> {
-  const args = canonicalJson(ctx.args ?? {});
+async function clearVerified(ctx: ParsedCall, verify: unknown): Promise<void> {
+  const args = canonicalJson(ctx.args);
   const matching = ctx.node.pendingWrites.filter(
     (p) => p.verifyTool === ctx.call.tool && canonicalJson(p.verifyArgs) === args,
   );
@@ -191,7 +196,7 @@ async function clearVerified(ctx: CallContext, verify: unknown): Promise<void> {
 }
 
 /** Runs a flow expression; an evaluation error is the flow's bug: logged, and `fallback` is used. */
-async function guarded<T>(ctx: CallContext, run: () => Promise<T>, fallback: T): Promise<T> {
+async function guarded<T>(ctx: CallInput, run: () => Promise<T>, fallback: T): Promise<T> {
   try {
     return await run();
   } catch (error) {

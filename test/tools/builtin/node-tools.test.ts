@@ -3,7 +3,7 @@ import { FlowSchema } from '../../../src/domain/flow.js';
 import { builtinDescriptors } from '../../../src/tools/builtin/registry.js';
 import { BUILTIN_NAMES, builtinDescriptor, isBuiltinName } from '../../../src/tools/builtin/descriptors.js';
 import { delegateObservation } from '../../../src/tools/builtin/delegate.js';
-import type { DelegateResult, DelegateService } from '../../../src/tools/pipeline.js';
+import type { DelegateResult, DelegateService } from '../../../src/tools/call.js';
 import { cloudTools, harness, parts, SITE_FLOW } from '../guards/fixtures.js';
 
 describe('builtin_node_finish / builtin_node_fail', () => {

@@ -3,7 +3,7 @@ import { Observation } from '../../../src/domain/observation.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard, parseArgs } from '../../../src/tools/guards/arg-policy.js';
 import { defineTool } from '../../../src/tools/tool.js';
-import { harness, parts } from './fixtures.js';
+import { answering, harness, parts } from './fixtures.js';
 
 const orderCreate = defineTool({
   name: 'order_create',
@@ -51,7 +51,7 @@ function setup(locale: 'zh-CN' | 'en' = 'zh-CN') {
   });
 }
 
-const reached = () => Promise.resolve(Observation.success('reached'));
+const reached = answering(Observation.success('reached'), false);
 
 async function check(
   args: Record<string, unknown> | string,

@@ -5,17 +5,11 @@ import { Observation } from '../../../src/domain/observation.js';
 import { buildCatalog, catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { evidenceGuard, nextEvidenceId } from '../../../src/tools/guards/evidence.js';
-import type { CallContext } from '../../../src/tools/pipeline.js';
 import { FlowSchema } from '../../../src/domain/flow.js';
-import { cloudTools, harness, parts } from './fixtures.js';
+import { answering, cloudTools, harness, parts } from './fixtures.js';
 
-const guards = () => [catalogGuard(), argPolicyGuard(), evidenceGuard()];
-const answer =
-  (obs: Observation, executed = true) =>
-  (ctx: CallContext) => {
-    ctx.executed = executed;
-    return Promise.resolve(obs);
-  };
+const guards = () => ({ checks: [catalogGuard(), argPolicyGuard()], after: [evidenceGuard()] });
+const answer = answering;
 
 describe('Evidence alone', () => {
   it('records executed SUCCESS and FAILED calls of real tools as ev_1, ev_2… and cites them', async () => {
@@ -132,7 +126,6 @@ describe('catalog', () => {
         '工具 web_site_create 在当前节点不可用。下一步：只调用本节点可用的工具：space_list、builtin_node_finish、builtin_node_fail、builtin_node_follow_up、builtin_node_approval、builtin_output_set。',
     });
     const ctx = h.ctx('space_list', {});
-    await catalogGuard()(ctx, () => Promise.resolve(Observation.success('ok')));
-    expect(ctx).toMatchObject({ isWrite: true, policy: { write: true } });
+    expect(await catalogGuard()(ctx)).toMatchObject({ isWrite: true, policy: { write: true } });
   });
 });

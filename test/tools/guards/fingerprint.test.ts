@@ -3,14 +3,10 @@ import { Observation } from '../../../src/domain/observation.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { fingerprintGuard } from '../../../src/tools/guards/fingerprint.js';
-import type { CallContext } from '../../../src/tools/pipeline.js';
-import { cloudTools, harness, parts } from './fixtures.js';
+import { answering, cloudTools, harness, parts } from './fixtures.js';
 
 const guards = () => [catalogGuard(), argPolicyGuard(), fingerprintGuard()];
-const executes = (ctx: CallContext) => {
-  ctx.executed = true;
-  return Promise.resolve(Observation.success('ok', { code: 0 }));
-};
+const executes = answering(Observation.success('ok', { code: 0 }));
 
 describe('Fingerprint alone', () => {
   it('the 3rd identical call trips with the default fingerprintRepeats 2 (key order does not matter)', async () => {
@@ -48,9 +44,7 @@ describe('Fingerprint alone', () => {
   it('counts builtin calls like any other (the seed incident: identical rejected output_set calls)', async () => {
     const h = harness({ localTools: cloudTools().tools });
     const run = () =>
-      h.through(guards(), 'builtin_node_fail', { reason: 'x' }, () =>
-        Promise.resolve(Observation.success('ok')),
-      );
+      h.through(guards(), 'builtin_node_fail', { reason: 'x' }, answering(Observation.success('ok'), false));
     expect((await run()).obs.ok).toBe(true);
     expect((await run()).obs.ok).toBe(true);
     expect((await run()).obs.errorCode).toBe('FINGERPRINT_TRIP');
@@ -68,10 +62,14 @@ describe('Fingerprint alone', () => {
     });
     for (let i = 0; i < 4; i++)
       expect((await h.through(guards(), 'web_site_get', { siteId: 'site_1' }, executes)).obs.ok).toBe(true);
-    const approved = h.ctx('web_site_create', {});
-    Object.assign(approved, { approved: true, fingerprint: 'web_site_create#x', args: {} });
+    const approved = {
+      ...h.ctx('web_site_create', {}),
+      approved: true,
+      fingerprint: 'web_site_create#x',
+      args: {},
+    };
     const step = fingerprintGuard();
-    for (let i = 0; i < 4; i++) expect((await step(approved, () => executes(approved))).ok).toBe(true);
+    for (let i = 0; i < 4; i++) expect(await step(approved)).toEqual({ counted: false });
     expect(Object.keys(h.node.fingerprintCounts)).toHaveLength(0);
   });
 });

@@ -4,17 +4,18 @@ import type { Observation } from '../../../src/domain/observation.js';
 import { MemoryLogger } from '../../../src/log/logger.js';
 import { buildCatalog } from '../../../src/tools/catalog.js';
 import { ToolInvoker } from '../../../src/tools/invoker.js';
-import {
-  compose,
-  createCallContext,
-  createPipeline,
-  type CallContext,
-  type CallServices,
-  type DelegateService,
-  type Guard,
-  type LookBackEvent,
-  type ToolInvokerPort,
-} from '../../../src/tools/pipeline.js';
+import type {
+  CallContext,
+  CallServices,
+  DelegateService,
+  LookBackEvent,
+  ToolInvokerPort,
+} from '../../../src/tools/call.js';
+import { createCallContext } from '../../../src/tools/context.js';
+import { chain, type After, type Check, type Settled, type Terminal } from '../../../src/tools/compose.js';
+import { report } from '../../../src/tools/report.js';
+import type { CallOutcome, ReadyCall } from '../../../src/tools/stages.js';
+import { createPipeline } from '../../../src/tools/pipeline.js';
 import { invokeStep } from '../../../src/tools/guards/invoke.js';
 import { defaultBuiltins } from '../../../src/tools/builtin/registry.js';
 import { defineTool, type LocalTool, type ToolDescriptor } from '../../../src/tools/tool.js';
@@ -177,6 +178,15 @@ export const SITE_FLOW: FlowInput = {
   ],
 };
 
+/** Any check or after-step, for partial chains in tests. */
+export type AnyCheck = Check<never, object>;
+export type AnyAfter = After<never>;
+
+/** A terminal that answers `observation` as if the call was (or was not) sent. */
+export function answering(observation: Observation, executed = true) {
+  return (): Promise<CallOutcome> => Promise.resolve({ observation, executed });
+}
+
 /** Options of `harness`. */
 export interface HarnessOptions {
   flow?: FlowInput;
@@ -210,12 +220,15 @@ export interface Harness {
     tool: string,
     args?: Record<string, unknown> | string,
   ): Promise<{ obs: Observation; ctx: CallContext }>;
-  /** One call through `guards` only, ending in the real invoke step (or `terminal`). */
+  /**
+   * One call through the given steps only: `checks` (or `{ checks, after }`), then the real invoke step
+   * (or `terminal`), then the after-steps.
+   */
   through(
-    guards: Guard[],
+    steps: AnyCheck[] | { checks: AnyCheck[]; after: AnyAfter[] },
     tool: string,
     args?: Record<string, unknown> | string,
-    terminal?: (ctx: CallContext) => Promise<Observation>,
+    terminal?: (call: ReadyCall) => Promise<CallOutcome>,
   ): Promise<{ obs: Observation; ctx: CallContext }>;
 }
 
@@ -278,10 +291,16 @@ export function harness(options: HarnessOptions = {}): Harness {
       const c = ctx(tool, args);
       return { obs: await pipeline(c), ctx: c };
     },
-    async through(guards, tool, args, terminal) {
+    async through(steps, tool, args, terminal) {
       const c = ctx(tool, args);
-      const chain = compose(guards, terminal ?? invokeStep(defaultBuiltins));
-      return { obs: await chain(c), ctx: c };
+      const { checks, after } = Array.isArray(steps) ? { checks: steps, after: [] } : steps;
+      // A partial chain: the types of the full pipeline do not hold here, so the steps run untyped.
+      let built = chain<object>();
+      for (const check of checks) built = built.check(check as Check<object, object>);
+      let invoking = built.invoke((terminal ?? invokeStep(defaultBuiltins)) as Terminal<object>);
+      for (const step of after) invoking = invoking.after(step as After<object>);
+      const settled = (await invoking.run(c)) as Settled<ReadyCall>;
+      return { obs: report(c, settled), ctx: c };
     },
   };
 }

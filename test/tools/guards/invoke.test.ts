@@ -8,7 +8,7 @@ import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { invokeStep } from '../../../src/tools/guards/invoke.js';
 import { idempotencyKey } from '../../../src/tools/guards/keys.js';
-import type { InvokeOptions, ToolInvokerPort } from '../../../src/tools/pipeline.js';
+import type { InvokeOptions, ToolInvokerPort } from '../../../src/tools/call.js';
 import { ToolRejectedException } from '../../../src/tools/rejected.js';
 import type { ToolDescriptor } from '../../../src/tools/tool.js';
 import { cloudTools, harness, parts, type Harness } from './fixtures.js';

@@ -4,9 +4,9 @@ import { answer } from '../../../src/tools/builtin/resolution.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { paramContractGuard } from '../../../src/tools/guards/param-contract.js';
-import { cloudTools, harness, parts, SITE_FLOW, type Harness } from './fixtures.js';
+import { answering, cloudTools, harness, parts, SITE_FLOW, type Harness } from './fixtures.js';
 
-const reached = () => Promise.resolve(Observation.success('reached'));
+const reached = answering(Observation.success('reached'), false);
 const guards = () => [catalogGuard(), argPolicyGuard(), paramContractGuard()];
 
 function setup(input = '在默认空间创建一个叫 官网 的站点', locale: 'zh-CN' | 'en' = 'zh-CN'): Harness {

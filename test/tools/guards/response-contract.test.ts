@@ -57,7 +57,7 @@ describe('ResponseContract alone', () => {
   it('as a guard it judges executed calls of the tool’s policy (web_site_list has one in the site flow)', async () => {
     const h = harness({ localTools: cloudTools().tools });
     const { obs } = await h.through(
-      [catalogGuard(), argPolicyGuard(), responseContractGuard()],
+      { checks: [catalogGuard(), argPolicyGuard()], after: [responseContractGuard()] },
       'web_site_list',
       { spaceId: 'sp_9' },
     );

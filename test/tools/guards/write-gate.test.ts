@@ -4,20 +4,21 @@ import { fingerprint } from '../../../src/domain/fingerprint.js';
 import { Observation } from '../../../src/domain/observation.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
-import { writeGateGuard } from '../../../src/tools/guards/write-gate.js';
-import type { CallContext } from '../../../src/tools/pipeline.js';
+import { writeGateAfter, writeGateGuard } from '../../../src/tools/guards/write-gate.js';
 import { cloudTools, harness, parts, type Harness } from './fixtures.js';
 
 const ARGS = { spaceId: 'sp_1', name: '官网' };
 const FP = fingerprint('web_site_create', ARGS);
-const guards = () => [catalogGuard(), argPolicyGuard(), writeGateGuard()];
+const guards = () => ({
+  checks: [catalogGuard(), argPolicyGuard(), writeGateGuard()],
+  after: [writeGateAfter()],
+});
 
 /** A terminal that "executes" the call and answers `obs`, counting executions. */
 function executes(obs: Observation, count: { n: number }) {
-  return (ctx: CallContext) => {
-    ctx.executed = true;
+  return () => {
     count.n += 1;
-    return Promise.resolve(obs);
+    return Promise.resolve({ observation: obs, executed: true });
   };
 }
 

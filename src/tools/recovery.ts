@@ -4,9 +4,9 @@ import { Observation } from '../domain/observation.js';
 import type { InFlightWrite } from '../domain/run-state.js';
 import { canonicalJson } from '../domain/fingerprint.js';
 import type { CallResult } from '../loop/node-loop.js';
-import { openApproval } from '../tools/guards/write-gate.js';
-import { lookBack } from '../tools/guards/look-back.js';
-import type { CallContext } from '../tools/pipeline.js';
+import { openApproval } from './guards/write-gate.js';
+import { lookBack } from './guards/look-back.js';
+import type { CallContext, CallInput } from './call.js';
 
 /**
  * Crash recovery of a write that was in flight when its driver died (docs/durability.md). The interrupted call
@@ -27,25 +27,26 @@ export async function recoverWrite(
   ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);
   const policy = ctx.flow.tools[mark.tool];
   if (policy?.idempotent) {
-    ctx.resending = true; // sent even after a stop: the server deduplicates, this settles the first send
-    const observation = await pipeline(ctx);
-    return { observation, effect: ctx.effect, args: ctx.args ?? mark.args, executed: ctx.executed };
+    // Sent even after a stop: the server deduplicates, this settles the first send.
+    const resend: CallContext = { ...ctx, resending: true };
+    const observation = await pipeline(resend);
+    return { observation, effect: resend.effect, args: resend.args ?? mark.args, executed: resend.executed };
   }
-  fillFromMark(ctx, mark);
   if (policy?.recover) {
     const notFound = Observation.deferred(
       code('WRITE_NOT_EXECUTED'),
       code('WRITE_NOT_EXECUTED').reason(ctx.locale, { tool: mark.tool }),
       hint(ctx.locale, 'NEXT_WRITE_NOT_EXECUTED', { tool: mark.tool }),
     );
-    const observation = await lookBack(ctx, notFound, mark.key, policy.recover);
-    const looked = ctx.lookBack;
-    if (looked?.found) {
+    const write = { ...ctx, args: mark.args, fingerprint: mark.fingerprint, isWrite: true };
+    const looked = await lookBack(write, notFound, mark.key, policy.recover);
+    if (looked.lookBack?.found) {
       consumeApproval(ctx, mark);
-      return { observation, args: mark.args, executed: true };
+      return { observation: looked.observation, args: mark.args, executed: true };
     }
     // Not found: the call did not take effect and was not executed now; its approval still holds.
-    if (looked?.decided) return { observation, args: mark.args, executed: false };
+    if (looked.lookBack?.decided)
+      return { observation: looked.observation, args: mark.args, executed: false };
   }
   consumeApproval(ctx, mark);
   const observation = Observation.failed(
@@ -57,17 +58,8 @@ export async function recoverWrite(
   return { observation, args: mark.args, executed: true, runtimeQuestion: question };
 }
 
-function fillFromMark(ctx: CallContext, mark: InFlightWrite): void {
-  ctx.args = mark.args;
-  ctx.fingerprint = mark.fingerprint;
-  ctx.descriptor = ctx.tools.get(mark.tool) ?? ctx.visible.get(mark.tool);
-  ctx.policy = ctx.flow.tools[mark.tool];
-  ctx.isWrite = true;
-  ctx.executed = true;
-}
-
 /** The interrupted write may have executed: its approval is used up and its gated call cleared. */
-function consumeApproval(ctx: CallContext, mark: InFlightWrite): void {
+function consumeApproval(ctx: CallInput, mark: InFlightWrite): void {
   const approval = openApproval(ctx.run.approvals, mark.fingerprint);
   if (approval) approval.consumed = true;
   if (ctx.node.gatedCall?.fingerprint === mark.fingerprint) ctx.node.gatedCall = null;

@@ -1,0 +1,30 @@
+import type { ToolPolicy } from './flow.js';
+
+/** A JSON Schema object as found in MCP `inputSchema`. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Where a tool lives. */
+export type ToolKind = 'mcp' | 'local' | 'builtin';
+
+/** A tool as the model sees it, with what the runtime needs to call and classify it. */
+export interface ToolDescriptor {
+  /** The name the model sees (after aliasing). */
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema;
+  readonly kind: ToolKind;
+  /** For MCP tools: the flow's server id and the tool's name on that server. */
+  readonly server?: string;
+  readonly remoteName?: string;
+  /** MCP annotation `readOnlyHint`, or the local tool's `write: false`. */
+  readonly readOnlyHint?: boolean;
+}
+
+/**
+ * True for a write tool: the flow policy's `write` when given, else MCP annotations (readOnlyHint
+ * true → read, anything else → write). Builtins are never writes.
+ */
+export function isWriteTool(descriptor: ToolDescriptor, policy: ToolPolicy | undefined): boolean {
+  if (descriptor.kind === 'builtin') return false;
+  return policy?.write ?? descriptor.readOnlyHint !== true;
+}

@@ -1,0 +1,28 @@
+import type { FlowNode } from '../../domain/flow.js';
+import type { Observation } from '../../domain/observation.js';
+import type { CallInput, ControlEffect } from '../call.js';
+import type { BuiltinName } from './descriptors.js';
+
+/**
+ * A builtin tool (docs/observations.md). It runs in the pipeline's invoke step with the call context; it rejects
+ * a call by returning a REJECTED observation (it never throws for one), and asks the loop to end the node or suspend
+ * the run by returning its observation with an effect.
+ */
+export interface BuiltinTool {
+  readonly name: BuiltinName;
+  /** True when the tool is visible in `node`. */
+  visible(node: FlowNode): boolean;
+  /**
+   * True for a builtin with an effect outside the run (a delegation starts a child run): the step so
+   * far is committed before it runs, like a write's in-flight mark (docs/durability.md). A failed commit is not
+   * the tool's failure: it stops the driver.
+   */
+  readonly writeAhead?: boolean;
+  execute(args: Record<string, unknown>, ctx: CallInput): Promise<Observation | WithEffect>;
+}
+
+/** A builtin's observation with what it asks the loop to do next (end the node, suspend the run). */
+export interface WithEffect {
+  readonly observation: Observation;
+  readonly effect: ControlEffect;
+}

@@ -1,0 +1,45 @@
+import type { FlowNode, Limits } from '../domain/flow.js';
+import type { CallContext, CallContextInit } from './call.js';
+
+/** A fresh context for one call. */
+export function createCallContext(init: CallContextInit): CallContext {
+  const tools = init.tools ?? new Map([...init.visible].filter(([, d]) => d.kind !== 'builtin'));
+  return {
+    call: init.call,
+    flow: init.flow,
+    nodeId: init.nodeId,
+    locale: init.locale ?? init.flow.locale,
+    run: init.run,
+    node: init.node,
+    visible: init.visible,
+    tools,
+    services: init.services,
+    executed: false,
+    reused: false,
+    approved: false,
+    provenance: {},
+    userProvenance: {},
+  };
+}
+
+/** The flow node of the call; throws when the flow has no such node (a runtime bug). */
+export function flowNodeOf(ctx: Pick<CallContext, 'flow' | 'nodeId'>): FlowNode {
+  const node = ctx.flow.nodes.find((n) => n.id === ctx.nodeId);
+  if (!node) throw new Error(`flow ${ctx.flow.id} has no node ${ctx.nodeId}`);
+  return node;
+}
+
+/** Each node's effective limits, computed once per flow node (flows are not changed once loaded). */
+const nodeLimits = new WeakMap<object, Limits>();
+
+/** The limits in force for the context's node: the flow's, with the node's own on top. */
+export function limitsOf(ctx: Pick<CallContext, 'flow' | 'nodeId'>): Limits {
+  const node = ctx.flow.nodes.find((n) => n.id === ctx.nodeId);
+  if (!node) return { ...ctx.flow.limits };
+  let limits = nodeLimits.get(node);
+  if (!limits) {
+    limits = { ...ctx.flow.limits, ...(node.limits ?? {}) };
+    nodeLimits.set(node, limits);
+  }
+  return limits;
+}

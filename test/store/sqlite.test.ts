@@ -13,7 +13,7 @@ import {
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { StoreError, type Commit, type RunRecord, type StoredEvent } from '../../src/store/store.js';
 import { runStoreChild, spawnStoreChild } from './child/spawn.js';
-import { event, evidence, message, newRun, storeContract } from './store.contract.js';
+import { event, evidence, message, newRun, runState, storeContract } from './store.contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'store-sqlite-'));
 afterAll(() => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
@@ -96,7 +96,7 @@ describe('SqliteStore journal', () => {
       const next = await store.commit({
         runId: 'r1',
         expectedVersion: version,
-        patch: { state: { n }, leaseOwner: 'me', leaseExpiresAt: 1_000 + n },
+        patch: { state: runState('r1', { n }), leaseOwner: 'me', leaseExpiresAt: 1_000 + n },
         events,
         messages,
         evidence: [evidence(n + 1)],
@@ -247,7 +247,7 @@ describe('SqliteStore across processes', () => {
     const mine = await store.commit({
       runId: 'r1',
       expectedVersion: 1,
-      patch: { state: { by: 'parent' } },
+      patch: { state: runState('r1', { by: 'parent' }) },
       evidence: [evidence(1)],
       messages: [message('query#1', 0)],
     });

@@ -13,6 +13,7 @@ import {
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { StoreError, type Commit, type RunRecord, type StoredEvent } from '../../src/store/store.js';
 import { runStoreChild, spawnStoreChild } from './child/spawn.js';
+import { realDocumentSql } from './real-documents.js';
 import { event, evidence, message, newRun, runState, storeContract } from './store.contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'store-sqlite-'));
@@ -305,7 +306,7 @@ describe('SqliteStore across processes', () => {
     const events = await after.events('r1');
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 2 + steps }, (_, i) => i + 1));
     expect(run.lastSeq).toBe(2 + steps);
-    expect(run.state).toEqual({ note: 'churn', seq: run.lastSeq });
+    expect(run.state).toMatchObject({ note: 'churn', seq: run.lastSeq });
     expect(await after.evidence('r1')).toHaveLength(steps);
     expect(await after.messages('r1', 'child#1')).toHaveLength(steps);
     await after.close();
@@ -321,6 +322,7 @@ describe('SqliteStore schema', () => {
     mkdirSync(dirname(path), { recursive: true });
     const db = openRaw(path);
     db.exec(fixture);
+    db.exec(realDocumentSql((name) => name, 'runs'));
     db.close();
     return path;
   }
@@ -340,7 +342,11 @@ describe('SqliteStore schema', () => {
       lastSeq: 5,
     });
     // Schema 2 moved the definition out of the run row: it arrives intact.
-    expect(run.flow).toEqual({ id: 'site-setup', version: 3, nodes: [{ id: 'query' }, { id: 'create' }] });
+    expect(run.flow).toMatchObject({
+      id: 'site-setup',
+      version: 3,
+      nodes: [{ id: 'query' }, { id: 'create' }],
+    });
     expect(run.input).toEqual({ text: 'create site Alpha' });
     expect((await store.events('run_v1', 2)).map((e) => e.type)).toEqual([
       'tool.invoked',
@@ -374,6 +380,7 @@ describe('SqliteStore schema', () => {
     mkdirSync(dirname(path), { recursive: true });
     const raw = openRaw(path);
     raw.exec(readFileSync(new URL('./fixtures/v2.sql', import.meta.url), 'utf8'));
+    raw.exec(realDocumentSql((name) => name, 'run_definitions'));
     raw.close();
     const store = new SqliteStore({ path });
     expect(store.info().schemaVersion).toBe(SCHEMA_VERSION);

@@ -1,5 +1,13 @@
 import type { EvidenceRecord } from '../../domain/run-state.js';
-import { checkBatch, checkEvents, checkNewRun, duplicateRun, runNotFound, storeClosed } from '../checks.js';
+import {
+  checkBatch,
+  checkEvents,
+  checkNewRun,
+  duplicateRun,
+  patches,
+  runNotFound,
+  storeClosed,
+} from '../checks.js';
 import {
   StoreError,
   type Commit,
@@ -163,7 +171,8 @@ export class PostgresStore implements Store {
       throw this.#duplicate(error, commit.runId);
     }
     if (!row) return this.#explainRefusedCommit(commit);
-    return runFromPgRow(row, await this.#fixedFrom(commit.runId, row));
+    const own = patches(commit.patch, 'state') ? commit.patch.state : undefined;
+    return runFromPgRow(row, await this.#fixedFrom(commit.runId, row), own);
   }
 
   async events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {

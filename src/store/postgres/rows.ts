@@ -1,4 +1,5 @@
 import type { EvidenceRecord } from '../../domain/run-state.js';
+import type { RunStateDoc } from '../../graph/state-doc.js';
 import { decodeState, decodeSuspension } from '../document.js';
 import { patchedColumns, type Definition } from '../shared.js';
 import { toJson } from '../json.js';
@@ -45,10 +46,14 @@ export const RUN_SELECT_MUTABLE =
 export const RUN_SELECT = `${RUN_SELECT_MUTABLE}, flow, input`;
 
 /**
- * The run a row holds, with its decoded definition (from the store's cache); the state and suspension
- * are decoded here.
+ * The run a row holds, with its decoded definition (from the store's cache); the state is decoded here
+ * unless the caller hands back the document it just wrote (`ownState`).
  */
-export function runFromPgRow(row: PgRunRow | Omit<PgRunRow, 'flow' | 'input'>, parts: Definition): RunRecord {
+export function runFromPgRow(
+  row: PgRunRow | Omit<PgRunRow, 'flow' | 'input'>,
+  parts: Definition,
+  ownState?: RunStateDoc,
+): RunRecord {
   return {
     runId: row.run_id,
     parentRunId: row.parent_run_id,
@@ -67,7 +72,7 @@ export function runFromPgRow(row: PgRunRow | Omit<PgRunRow, 'flow' | 'input'>, p
     message: row.message,
     usage: row.usage,
     outputs: row.outputs,
-    state: decodeState(row.state, row.run_id),
+    state: ownState ?? decodeState(row.state, row.run_id),
     version: Number(row.version),
     lastSeq: Number(row.last_seq),
     leaseOwner: row.lease_owner,

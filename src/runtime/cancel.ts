@@ -1,6 +1,5 @@
 import type { InFlightWrite } from '../domain/run-state.js';
 import type { ModelClient } from '../model/model.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
 import type { RunRecord, Store, StoredEvent } from '../store/store.js';
 import { VersionConflictError } from '../store/store.js';
 import { RunConflictError } from './errors.js';
@@ -26,7 +25,7 @@ const ENDED = ['completed', 'failed', 'cancelled'];
 
 /** The writes a stored run has marked in flight. */
 export function inFlightOf(record: RunRecord): readonly InFlightWrite[] {
-  return (record.state as RunStateDoc | null)?.run?.inFlight ?? [];
+  return record.state.run.inFlight;
 }
 
 /**
@@ -57,7 +56,7 @@ export async function cancelRun(host: CancelHost, runId: string): Promise<RunSum
         local?.stop();
         return summary;
       }
-      if ((record.state as RunStateDoc).cancelRequested !== true) await requestCancel(host, record);
+      if (record.state.cancelRequested !== true) await requestCancel(host, record);
       requested = true;
     } catch (error) {
       if (error instanceof VersionConflictError) continue;
@@ -127,7 +126,7 @@ export async function commitCancelled(
 
 /** Records the cancel request in the run's state (no event, no lease change: the driver adopts it). */
 async function requestCancel(host: CancelHost, record: RunRecord): Promise<void> {
-  const state = { ...(record.state as RunStateDoc), cancelRequested: true };
+  const state = { ...record.state, cancelRequested: true as const };
   await (
     await host.store()
   ).commit({ runId: record.runId, expectedVersion: record.version, patch: { state } });

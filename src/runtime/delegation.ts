@@ -5,7 +5,6 @@ import { flowModel } from '../flow/paths.js';
 import type { ModelSpec } from '../model/resolve.js';
 import type { CallInput, DelegateResult, DelegateService, SuspensionRequest } from '../tools/call.js';
 import { summarize, type RunSummary } from './summary.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
 import type { RunRecord, Store } from '../store/store.js';
 import { delegateObservation } from '../tools/builtin/delegate.js';
 import { RunConflictError } from './errors.js';
@@ -164,9 +163,7 @@ export async function existingChild(
   parentCallId: string,
   ops: { resume(runId: string): Promise<RunSummary>; waitMs: number },
 ): Promise<RunSummary | null> {
-  const child = (await store.listRuns({ parentRunId })).find(
-    (r) => (r.state as RunStateDoc | null)?.parentCallId === parentCallId,
-  );
+  const child = (await store.listRuns({ parentRunId })).find((r) => r.state.parentCallId === parentCallId);
   if (!child) return null;
   if (child.status !== 'running') return summarize(child);
   for (;;) {

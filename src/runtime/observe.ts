@@ -1,5 +1,3 @@
-import type { Flow } from '../domain/flow.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
 import type { ModelClient, ModelRequest } from '../model/model.js';
 import type { RunRecord, Store, StoredEvent } from '../store/store.js';
 import type { RunSegment, RunSegmentInfo, Telemetry } from '../telemetry/telemetry.js';
@@ -33,7 +31,7 @@ export async function openSegment(
 
 /** The run's persisted W3C traceparent, or null. */
 export function traceparentOf(record: RunRecord): string | null {
-  const value = (record.state as Partial<RunStateDoc> | null)?.traceparent;
+  const value = record.state.traceparent;
   return typeof value === 'string' ? value : null;
 }
 
@@ -42,7 +40,7 @@ function segmentInfo(
   reason: SegmentReason,
   parentTraceparent: string | null,
 ): RunSegmentInfo {
-  const flow = record.flow as Flow;
+  const flow = record.flow;
   return {
     runId: record.runId,
     flowId: flow.id,

@@ -19,7 +19,7 @@ export function pendingId(session: RunSession, callId: string, kind: string): st
 
 /** The id of the item a stored run waits for, or null (not suspended, or suspended before ids existed). */
 export function waitingFor(record: RunRecord): string | null {
-  const pending = (record.suspension as { pending?: { id?: unknown } } | null)?.pending;
+  const pending = record.suspension?.pending;
   return typeof pending?.id === 'string' ? pending.id : null;
 }
 

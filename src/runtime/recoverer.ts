@@ -2,34 +2,37 @@ import type { Logger } from '../log/logger.js';
 import { RunConflictError } from './errors.js';
 import type { Runtime } from './runtime.js';
 
+/** How many abandoned runs one pass takes over at most (the next pass takes the rest). */
+const TAKEOVER_BATCH = 200;
+
 /** A background task that takes over runs left `running` by dead processes. */
 export interface Recoverer {
   stop(): void;
 }
 
 /**
- * Resumes, now and every `intervalMs`, each `running` run whose lease has expired (docs/durability.md: a run
- * whose lease expired while running was left by a dead process). Used by `serve`; a live lease
- * makes the resume back off with a conflict, which is expected and ignored.
+ * Resumes, now and every `intervalMs`, each run the store's takeover query names (`unleasedRuns`:
+ * top-level runs left `running` without a live lease — by a dead process, docs/durability.md), the
+ * same query the workers use. Used by `serve`; a lease taken meanwhile makes the resume back off with
+ * a conflict, which is expected and ignored. Child runs are driven by their parent's resume.
  */
 export function startRecoverer(runtime: Runtime, options: { intervalMs: number; logger: Logger }): Recoverer {
   let stopped = false;
   const busy = new Set<string>();
   const tick = async (): Promise<void> => {
     const store = await runtime.db();
-    const now = Date.now();
-    for (const run of await store.listRuns({ status: 'running' })) {
+    for (const runId of await store.unleasedRuns(Date.now(), TAKEOVER_BATCH)) {
       if (stopped) return;
-      if (busy.has(run.runId) || (run.leaseExpiresAt !== null && run.leaseExpiresAt > now)) continue;
-      busy.add(run.runId);
-      options.logger.info('RUN taking over an abandoned run', { runId: run.runId });
+      if (busy.has(runId)) continue;
+      busy.add(runId);
+      options.logger.info('RUN taking over an abandoned run', { runId });
       runtime
-        .resume(run.runId)
+        .resume(runId)
         .catch((error: unknown) => {
           if (!(error instanceof RunConflictError))
-            options.logger.error('RUN takeover failed', { runId: run.runId, error });
+            options.logger.error('RUN takeover failed', { runId, error });
         })
-        .finally(() => busy.delete(run.runId));
+        .finally(() => busy.delete(runId));
     }
   };
   const run = () => {

@@ -1,6 +1,5 @@
 import type { Flow } from '../domain/flow.js';
 import { newNodeState } from '../domain/run-state.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
 import { retryNotice } from '../loop/conversation.js';
 import { newLoopState } from '../loop/loop-state.js';
 import type { RunRecord } from '../store/store.js';
@@ -53,7 +52,7 @@ export function checkRetryable(record: RunRecord): void {
  * conversation is loaded (runs that failed before failed runs kept their node have `nodeId: null`).
  */
 export function reopenFailedNode(record: RunRecord): RunRecord {
-  const doc = record.state as RunStateDoc;
+  const doc = record.state;
   if (doc.nodeId !== null || record.failedNode === null) return record;
   return { ...record, state: { ...doc, nodeId: record.failedNode, node: null, loop: newLoopState() } };
 }

@@ -336,7 +336,7 @@ export class Runtime {
     options: RespondOptions,
   ): Promise<RunSummary> {
     const before = await this.require(runId);
-    const waiting = (before.suspension as { kind?: string } | null)?.kind;
+    const waiting = before.suspension?.kind;
     if (before.status !== 'suspended' || waiting !== response.kind) {
       throw new RunConflictError(runId, conflictMessage(runId, before.status, waiting, response.kind));
     }
@@ -345,7 +345,7 @@ export class Runtime {
     const record = await (
       await this.db()
     ).acquireLease(runId, this.owner, Date.now() + this.leaseMs, Date.now());
-    const now = record?.suspension as { kind?: string } | null | undefined;
+    const now = record?.suspension;
     if (!record || record.status !== 'suspended' || now?.kind !== response.kind) {
       if (record) await this.release(record);
       throw new RunConflictError(
@@ -525,7 +525,7 @@ export class Runtime {
   }
 
   private flowRef(record: RunRecord): FlowRef {
-    return { flow: record.flow as Flow, dir: record.flowDir };
+    return { flow: record.flow, dir: record.flowDir };
   }
 
   private model(spec: ModelSpec, flow: Flow): ModelClient {
@@ -537,10 +537,10 @@ export class Runtime {
   }
 
   private modelFor(record: RunRecord, override: ModelSpec | undefined): ModelClient {
-    if (override !== undefined) return this.model(override, record.flow as Flow);
+    if (override !== undefined) return this.model(override, record.flow);
     const local = this.models.get(record.runId);
     if (local) return local;
-    if (record.model) return this.model(record.model, record.flow as Flow);
+    if (record.model) return this.model(record.model, record.flow);
     throw new RuntimeInputError(
       `run ${record.runId} was started with a model object; pass the model to continue it`,
     );

@@ -58,7 +58,7 @@ export class RunSession {
     record: RunRecord,
     sinks: readonly EventSink[] = [],
   ): Promise<RunSession> {
-    const doc = record.state as RunStateDoc;
+    const doc = record.state;
     // A run at version 1 was just created and never committed: it has no evidence and no messages
     // yet (createRun appends events only), so there is nothing to read.
     const fresh = record.version === 1;
@@ -138,12 +138,11 @@ export class RunSession {
     for (let depth = 0; parentId && depth < MAX_ANCESTORS; depth += 1) {
       const parent = await this.store.getRun(parentId);
       if (!parent) break;
-      const limits =
-        (parent.flow as { limits?: { maxTokens?: number; maxCost?: number } } | null)?.limits ?? {};
+      const limits = parent.flow.limits ?? {};
       if (limits.maxTokens !== undefined || limits.maxCost !== undefined) {
         const below = await childrenSpent(this.store, parent.runId);
         const tokens = parent.usage.inputTokens + parent.usage.outputTokens + below.tokens;
-        const cost = ((parent.state as RunStateDoc | null)?.cost ?? 0) + below.cost;
+        const cost = (parent.state.cost ?? 0) + below.cost;
         out.push({ ...pickLimits(limits), spent: { tokens, cost } });
       }
       parentId = parent.parentRunId;
@@ -192,7 +191,7 @@ export class RunSession {
     } catch (error) {
       if (!(error instanceof VersionConflictError) || !adopt) throw error;
       const fresh = await this.store.getRun(this.record.runId);
-      const requested = (fresh?.state as RunStateDoc | undefined)?.cancelRequested === true;
+      const requested = fresh?.state.cancelRequested === true;
       const same =
         fresh?.status === 'running' &&
         fresh.lastSeq === this.record.lastSeq &&
@@ -296,7 +295,7 @@ async function childrenSpent(store: Store, runId: string): Promise<{ tokens: num
   for (const child of await store.listRuns({ parentRunId: runId })) {
     const below = await childrenSpent(store, child.runId);
     tokens += child.usage.inputTokens + child.usage.outputTokens + below.tokens;
-    cost += ((child.state as RunStateDoc | null)?.cost ?? 0) + below.cost;
+    cost += (child.state.cost ?? 0) + below.cost;
   }
   return { tokens, cost };
 }

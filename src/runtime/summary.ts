@@ -29,7 +29,7 @@ export function summarize(record: RunRecord): RunSummary {
     updatedAt: record.updatedAt,
   };
   if (record.status === 'suspended' && record.suspension) {
-    summary.suspension = record.suspension as RunSummary['suspension'] & object;
+    summary.suspension = record.suspension;
   }
   if (record.reason !== null) summary.reason = record.reason;
   if (record.failedNode !== null) summary.failedNode = record.failedNode;

@@ -11,7 +11,10 @@ import {
   runNotFound,
   storeClosed,
 } from './checks.js';
+import type { RunStateDoc } from '../graph/state-doc.js';
+import { decodeState, decodeSuspension } from './document.js';
 import { fromJson, jsonClone, toJson } from './json.js';
+import { deepFreeze, leaseFree } from './shared.js';
 import {
   VersionConflictError,
   type Commit,
@@ -30,9 +33,12 @@ export interface MemoryStoreOptions {
   now?: () => Date;
 }
 
+/** A run as kept: the state as JSON text, serialised once per commit and decoded only when read. */
+type StoredRecord = Omit<RunRecord, 'state'> & { state: string | null };
+
 /** Everything kept for one run. Stored values are private copies; nothing here is handed out. */
 interface RunEntry {
-  record: RunRecord;
+  record: StoredRecord;
   /** Creation order, to break ties in `listRuns`. */
   order: number;
   /** In seq order (seqs only grow), so `afterSeq` is a binary search. Rows are kept as JSON text:
@@ -65,7 +71,7 @@ export class MemoryStore implements Store {
       const lastSeq = checkNewRun(run, events);
       if (this.#runs.has(run.runId)) throw duplicateRun(run.runId);
       const ts = this.#now().toISOString();
-      const record: RunRecord = {
+      const record: StoredRecord = {
         ...normalizeNewRun(run),
         version: 1,
         lastSeq,
@@ -167,8 +173,7 @@ export class MemoryStore implements Store {
       const entry = this.#runs.get(runId);
       if (!entry) throw runNotFound(runId);
       const r = entry.record;
-      const free = r.leaseOwner === null || r.leaseExpiresAt === null || r.leaseExpiresAt <= now;
-      if (!free && r.leaseOwner !== owner) return null;
+      if (!leaseFree(r, now) && r.leaseOwner !== owner) return null;
       entry.record = {
         ...r,
         leaseOwner: owner,
@@ -178,6 +183,17 @@ export class MemoryStore implements Store {
       };
       return copyRecord(entry.record);
     });
+  }
+
+  unleasedRuns(now: number, limit = 100): Promise<string[]> {
+    return this.#sync(() =>
+      [...this.#runs.values()]
+        .map((e) => e.record)
+        .filter((r) => r.status === 'running' && r.parentRunId === null && leaseFree(r, now))
+        .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt) || a.runId.localeCompare(b.runId))
+        .slice(0, Math.max(0, Math.trunc(limit)))
+        .map((r) => r.runId),
+    );
   }
 
   close(): Promise<void> {
@@ -208,7 +224,7 @@ export class MemoryStore implements Store {
 }
 
 /** A copy of a new run with exactly the fields SQLite stores, absent nullable fields as `null`. */
-function normalizeNewRun(run: NewRun): NewRun {
+function normalizeNewRun(run: NewRun): Omit<StoredRecord, 'version' | 'lastSeq' | 'createdAt' | 'updatedAt'> {
   return {
     runId: run.runId,
     parentRunId: run.parentRunId ?? null,
@@ -227,29 +243,20 @@ function normalizeNewRun(run: NewRun): NewRun {
     message: run.message ?? null,
     usage: jsonClone(run.usage),
     outputs: jsonClone(run.outputs),
-    state: new StateText(toJson(run.state)),
+    state: toJson(run.state),
     leaseOwner: run.leaseOwner ?? null,
     leaseExpiresAt: run.leaseExpiresAt ?? null,
   };
 }
 
-/** Copies of the fields a patch sets, and only those (the state as JSON text, parsed only when read). */
-function copyPatch(patch: RunPatch): Partial<RunRecord> {
+/** Copies of the fields a patch sets, and only those (the state as JSON text, decoded only when read). */
+function copyPatch(patch: RunPatch): Partial<StoredRecord> {
   const copy: Record<string, unknown> = {};
   for (const field of PATCH_FIELDS) {
     if (!patches(patch, field)) continue;
-    copy[field] = field === 'state' ? new StateText(toJson(patch.state)) : jsonClone(patch[field]);
+    copy[field] = field === 'state' ? toJson(patch.state) : jsonClone(patch[field]);
   }
   return copy;
-}
-
-/** A stored run's state as JSON text: serialised once per commit, parsed only when a caller reads it. */
-class StateText {
-  constructor(private readonly json: string | null) {}
-
-  value(): unknown {
-    return fromJson(this.json);
-  }
 }
 
 function messagesOf(entry: RunEntry, nodeRun: string): Map<number, string> {
@@ -277,20 +284,12 @@ function firstAbove(events: readonly { seq: number }[], afterSeq: number): numbe
  * A copy of a stored run for a caller. `flow` and `input` never change after creation: they are
  * frozen once and shared, so a step never copies the whole flow again.
  */
-function copyRecord(record: RunRecord, ownState?: unknown): RunRecord {
+function copyRecord(record: StoredRecord, ownState?: RunStateDoc): RunRecord {
   return {
     ...record,
-    suspension: jsonClone(record.suspension),
+    suspension: decodeSuspension(jsonClone(record.suspension), record.runId),
     usage: { ...record.usage },
     outputs: jsonClone(record.outputs),
-    state: ownState !== undefined ? ownState : (record.state as StateText).value(),
+    state: ownState ?? decodeState(fromJson(record.state), record.runId),
   };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -1,4 +1,7 @@
+import type { Flow } from '../domain/flow.js';
 import type { EvidenceRecord } from '../domain/run-state.js';
+import type { RunStateDoc } from '../graph/state-doc.js';
+import type { RunSuspension } from './document.js';
 
 /** The status of a run (docs/durability.md). */
 export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';
@@ -47,7 +50,7 @@ export interface RunRecord {
   flowVersion: string;
   /** The flow as validated at start (JSON), so continuing commands need no flow argument.
    *  `flow` and `input` never change after creation; a store may hand them out frozen (read-only). */
-  flow: unknown;
+  flow: Flow;
   /** Absolute folder of the flow file (relative MCP paths resolve there), or null for an inline flow. */
   flowDir: string | null;
   /** The model as given at start (a `scripted:` path made absolute), or null for an object model. */
@@ -55,15 +58,16 @@ export interface RunRecord {
   input: unknown;
   status: RunStatus;
   /** The pending item while suspended. */
-  suspension: unknown;
+  suspension: RunSuspension | null;
   reason: string | null;
   failedNode: string | null;
   message: string | null;
   usage: Usage;
   /** Outputs of completed nodes keyed by node id. */
   outputs: Record<string, Record<string, unknown>>;
-  /** The small mutable state of the run (approvals, in-flight writes, node state, counters, …). */
-  state: unknown;
+  /** The small mutable state of the run (approvals, in-flight writes, node state, counters, …),
+   *  decoded and upgraded to the current version when loaded (document.ts). */
+  state: RunStateDoc;
   /** Compare-and-set version, increased by every commit. */
   version: number;
   /** The highest event seq written. */
@@ -115,46 +119,7 @@ export interface RunFilter {
   limit?: number;
 }
 
-/** Thrown when a commit's expected version is not the stored one (another driver moved the run). */
-export class VersionConflictError extends Error {
-  override readonly name = 'VersionConflictError';
-  constructor(
-    readonly runId: string,
-    readonly expected: number,
-    readonly actual: number | null,
-  ) {
-    super(`run ${runId} is at version ${actual ?? 'none'}, not ${expected}`);
-  }
-}
-
-/** Why a store operation was refused (other than a version conflict). */
-export type StoreErrorCode =
-  /** No run with that id. */
-  | 'RUN_NOT_FOUND'
-  /** A run id, event seq, message (nodeRun, index) or evidence id that already exists. */
-  | 'DUPLICATE'
-  /** An appended row that does not fit: wrong runId, seq not above `lastSeq` or not increasing, … */
-  | 'INVALID_APPEND'
-  /** A store URL that is not `memory`, `sqlite:PATH` or `postgres://…`. */
-  | 'BAD_URL'
-  /** A store kind this build cannot open (PostgreSQL, for now). */
-  | 'NOT_AVAILABLE'
-  /** A database written by a newer version of the runtime. */
-  | 'SCHEMA_TOO_NEW'
-  /** The store was closed. */
-  | 'CLOSED';
-
-/** One error class for every refusal by a store, told apart by `code` (STYLE habit 2). Nothing was changed. */
-export class StoreError extends Error {
-  override readonly name = 'StoreError';
-  constructor(
-    readonly code: StoreErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export { StoreError, VersionConflictError, type StoreErrorCode } from './store-error.js';
 
 /**
  * Durable storage of runs (docs/durability.md). Every implementation passes the same contract suite
@@ -198,6 +163,13 @@ export interface Store {
    * Never waits. Throws StoreError `RUN_NOT_FOUND` for an unknown run.
    */
   acquireLease(runId: string, owner: string, expiresAt: number, now: number): Promise<RunRecord | null>;
+  /**
+   * The takeover query (docs/durability.md): ids of top-level runs that are `running` while no live
+   * lease holds them at `now` (epoch ms) — handed to a queue (lease released) or left by a dead driver
+   * (lease expired) — least recently updated first, at most `limit` (default 100). Child runs are left
+   * out: their parent's driver drives them. `serve` and the workers both take over from this list.
+   */
+  unleasedRuns(now: number, limit?: number): Promise<string[]>;
   /** Releases the connection; later calls throw StoreError `CLOSED`. Idempotent. */
   close(): Promise<void>;
 }

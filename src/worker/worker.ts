@@ -2,15 +2,15 @@ import type { Logger } from '../log/logger.js';
 import { silentLogger } from '../log/logger.js';
 import { RunConflictError, RunNotFoundError } from '../runtime/errors.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { PostgresStore } from '../store/postgres/postgres-store.js';
-import type { StoredEvent } from '../store/store.js';
+import type { Store, StoredEvent } from '../store/store.js';
 import type { RunQueue } from './queue.js';
 
 /** Options of `RunWorker`. */
 export interface RunWorkerOptions {
   /** Drives the runs (its store must be `store`). */
   runtime: Runtime;
-  store: PostgresStore;
+  /** The store the runtime uses; its takeover query (`unleasedRuns`) feeds the sweep. */
+  store: Store;
   queue: RunQueue;
   /** The runtime's lease length, ms (sets the default sweep interval). */
   leaseMs: number;
@@ -33,7 +33,8 @@ interface Committed {
  * A queue worker (docs/scale-out.md): takes run ids from the queue and drives each run with `Runtime.drive`,
  * which holds and renews the run's lease in the store while it works (the heartbeat), so one run is
  * driven by one worker at a time; a run whose lease is live elsewhere is skipped (its job completes).
- * A sweep every `sweepMs` queues the runs that are `running` while no live lease holds them — handed
+ * A sweep every `sweepMs` queues what the store's takeover query (`unleasedRuns`, shared with `serve`)
+ * names: runs `running` while no live lease holds them — handed
  * off but never queued, or left by a dead worker (lease expired): that is how a dead worker's runs
  * are taken over and resumed from their last persisted step.
  *

@@ -16,6 +16,7 @@ import {
 } from '../../src/store/postgres/index.js';
 import { StoreError } from '../../src/store/store.js';
 import { event, evidence, newRun, storeContract } from './store.contract.js';
+import { realDocumentSql } from './real-documents.js';
 
 let db: PGlite;
 let schemas = 0;
@@ -40,6 +41,7 @@ describe('PostgresStore schema', () => {
   async function fixtureSchema(version: number): Promise<string> {
     const schema = nextSchema(`v${version}_`);
     await db.exec(fixture(version).replaceAll('__SCHEMA__', `"${schema}"`));
+    await db.exec(realDocumentSql((name) => `"${schema}".${name}`, 'runs'));
     return schema;
   }
   const v1Schema = (): Promise<string> => fixtureSchema(1);

@@ -12,7 +12,7 @@ import {
 import { openStore } from '../../src/store/open.js';
 import { VersionConflictError } from '../../src/store/store.js';
 import { PG_URL, SchemaPool, pgAvailable } from './postgres-server.js';
-import { event, newRun, storeContract } from './store.contract.js';
+import { event, newRun, runState, storeContract } from './store.contract.js';
 
 const available = await pgAvailable();
 const schemas = new SchemaPool(PG_URL);
@@ -47,7 +47,7 @@ describe.runIf(available)('PostgresStore on a server with many connections', () 
           store.commit({
             runId: 'r1',
             expectedVersion: run.version,
-            patch: { state: { by: i } },
+            patch: { state: runState('r1', { by: i }) },
             events: [event('r1', run.lastSeq + 1, 'step', { by: i })],
           }),
         ),
@@ -59,7 +59,7 @@ describe.runIf(available)('PostgresStore on a server with many connections', () 
       const after = (await all[0]!.getRun('r1'))!;
       expect(after).toMatchObject({ version: run.version + 1, lastSeq: run.lastSeq + 1 });
       const [stepEvent] = await all[0]!.events('r1', run.lastSeq);
-      expect(stepEvent?.by).toEqual((after.state as { by: number }).by);
+      expect(stepEvent?.by).toEqual((after.state as unknown as { by: number }).by);
     }
     await Promise.all(all.map((s) => s.close()));
   });

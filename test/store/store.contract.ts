@@ -6,7 +6,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeContract as contract, type OpenStore } from '../../src/testing/store-contract/index.js';
 
-export { event, evidence, message, newRun, type OpenStore } from '../../src/testing/store-contract/index.js';
+export {
+  event,
+  evidence,
+  message,
+  newRun,
+  runState,
+  type OpenStore,
+} from '../../src/testing/store-contract/index.js';
 
 /** Registers the contract cases for one Store implementation. */
 export function storeContract(name: string, open: OpenStore): void {

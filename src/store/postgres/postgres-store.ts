@@ -1,8 +1,15 @@
 import type { EvidenceRecord } from '../../domain/run-state.js';
-import { checkBatch, checkEvents, checkNewRun, duplicateRun, runNotFound, storeClosed } from '../checks.js';
+import {
+  checkBatch,
+  checkEvents,
+  checkNewRun,
+  duplicateRun,
+  patches,
+  runNotFound,
+  storeClosed,
+} from '../checks.js';
 import {
   StoreError,
-  VersionConflictError,
   type Commit,
   type NewRun,
   type RunFilter,
@@ -24,9 +31,18 @@ import {
   patchAssignments,
   runFromPgRow,
   type AppendRows,
-  type FixedParts,
   type PgRunRow,
 } from './rows.js';
+import {
+  DefinitionCache,
+  abandonedSql,
+  leaseSql,
+  listConditions,
+  listLimit,
+  refusedCommit,
+  whereSql,
+  type Definition,
+} from '../shared.js';
 import { DEFAULT_PG_SCHEMA, pgMigrate, pgSchemaVersion, quoteSchema } from './schema.js';
 
 /** Options of `PostgresStore.open`. */
@@ -42,8 +58,6 @@ export interface PostgresStoreOptions {
 }
 
 const UNIQUE_VIOLATION = '23505';
-/** Runs whose frozen `flow` and `input` are kept, so a step does not read and parse them again. */
-const FIXED_CACHE_SIZE = 1000;
 
 /**
  * The Store for several processes and machines sharing one PostgreSQL (docs/durability.md; docs/scale-out.md). A commit is
@@ -59,7 +73,7 @@ export class PostgresStore implements Store {
   #db: Queryable | null;
   readonly #now: () => Date;
   readonly #ownsDb: boolean;
-  readonly #fixed = new Map<string, FixedParts>();
+  readonly #fixed = new DefinitionCache();
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
@@ -97,7 +111,7 @@ export class PostgresStore implements Store {
     const sql = events.length === 0 ? insertRun : this.#withAppends(insertRun, [eventRows(events)], params);
     try {
       const row = (await db.query<PgRunRow>(sql, params.values)).rows[0] ?? unreachable(run.runId);
-      return runFromPgRow(row, this.#remember(run.runId, { flow: row.flow, input: row.input }));
+      return runFromPgRow(row, this.#fixed.remember(run.runId, row));
     } catch (error) {
       if (constraintOf(error) === 'runs_pkey') throw duplicateRun(run.runId);
       throw this.#duplicate(error, run.runId);
@@ -110,25 +124,18 @@ export class PostgresStore implements Store {
       [runId],
     );
     const row = result.rows[0];
-    return row ? runFromPgRow(row) : null;
+    return row ? runFromPgRow(row, this.#fromRow(row)) : null;
   }
 
   async listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
     const db = this.#open();
     const params = new Params();
-    const where: string[] = [];
-    if (filter.status !== undefined) where.push(`status = ${params.add(filter.status)}`);
-    if (filter.tenant === null) where.push('tenant IS NULL');
-    else if (filter.tenant !== undefined) where.push(`tenant = ${params.add(filter.tenant)}`);
-    if (filter.parentRunId !== undefined) where.push(`parent_run_id = ${params.add(filter.parentRunId)}`);
-    const limit =
-      filter.limit === undefined
-        ? ''
-        : ` LIMIT ${params.add(Math.max(0, Math.trunc(filter.limit)), 'bigint')}`;
-    const sql =
-      `SELECT ${RUN_SELECT} FROM ${this.#s}.runs ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
-      `ORDER BY created_at DESC, pos DESC${limit}`;
-    return (await db.query<PgRunRow>(sql, params.values)).rows.map((row) => runFromPgRow(row));
+    const where = listConditions(filter, (value) => params.add(value));
+    const max = listLimit(filter);
+    const limit = max === null ? '' : ` LIMIT ${params.add(max, 'bigint')}`;
+    const sql = `SELECT ${RUN_SELECT} FROM ${this.#s}.runs ${whereSql(where)} ORDER BY created_at DESC, pos DESC${limit}`;
+    const rows = (await db.query<PgRunRow>(sql, params.values)).rows;
+    return rows.map((row) => runFromPgRow(row, this.#fromRow(row)));
   }
 
   async commit(commit: Commit): Promise<RunRecord> {
@@ -150,7 +157,7 @@ export class PostgresStore implements Store {
       sets.push(`last_seq = ${params.add(last.seq, 'bigint')}`);
       conditions.push(`${params.add(first.seq, 'bigint')} > last_seq`);
     }
-    const returning = this.#fixed.has(commit.runId) ? RUN_SELECT_MUTABLE : RUN_SELECT;
+    const returning = this.#fixed.get(commit.runId) ? RUN_SELECT_MUTABLE : RUN_SELECT;
     const update = `UPDATE ${this.#s}.runs SET ${sets.join(', ')} WHERE ${conditions.join(' AND ')} RETURNING ${returning}`;
     const batches = [
       eventRows(events),
@@ -164,7 +171,8 @@ export class PostgresStore implements Store {
       throw this.#duplicate(error, commit.runId);
     }
     if (!row) return this.#explainRefusedCommit(commit);
-    return runFromPgRow(row, await this.#fixedFrom(commit.runId, row));
+    const own = patches(commit.patch, 'state') ? commit.patch.state : undefined;
+    return runFromPgRow(row, await this.#fixedFrom(commit.runId, row), own);
   }
 
   async events(runId: string, afterSeq = 0): Promise<StoredEvent[]> {
@@ -214,14 +222,21 @@ export class PostgresStore implements Store {
     now: number,
   ): Promise<RunRecord | null> {
     const db = this.#open();
-    const result = await db.query<PgRunRow>(
-      `UPDATE ${this.#s}.runs SET lease_owner = $2, lease_expires_at = $3::bigint, version = version + 1,
-         updated_at = $5::timestamptz
-       WHERE run_id = $1
-         AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $4::bigint OR lease_owner = $2)
-       RETURNING ${this.#fixed.has(runId) ? RUN_SELECT_MUTABLE : RUN_SELECT}`,
-      [runId, owner, expiresAt, now, this.#now().toISOString()],
-    );
+    const update = leaseSql(`${this.#s}.runs`, {
+      runId: '$1',
+      owner: '$2',
+      expires: '$3::bigint',
+      now: '$4::bigint',
+      updatedAt: '$5::timestamptz',
+    });
+    const returning = this.#fixed.get(runId) ? RUN_SELECT_MUTABLE : RUN_SELECT;
+    const result = await db.query<PgRunRow>(`${update} RETURNING ${returning}`, [
+      runId,
+      owner,
+      expiresAt,
+      now,
+      this.#now().toISOString(),
+    ]);
     const row = result.rows[0];
     if (row) return runFromPgRow(row, await this.#fixedFrom(runId, row));
     const exists = await db.query(`SELECT 1 FROM ${this.#s}.runs WHERE run_id = $1`, [runId]);
@@ -236,10 +251,7 @@ export class PostgresStore implements Store {
    */
   async unleasedRuns(now: number, limit = 100): Promise<string[]> {
     const result = await this.#open().query<{ run_id: string }>(
-      `SELECT run_id FROM ${this.#s}.runs
-       WHERE status = 'running' AND parent_run_id IS NULL
-         AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= $1::bigint)
-       ORDER BY updated_at LIMIT $2::bigint`,
+      abandonedSql(`${this.#s}.runs`, '$1::bigint', '$2::bigint'),
       [now, limit],
     );
     return result.rows.map((r) => r.run_id);
@@ -251,33 +263,24 @@ export class PostgresStore implements Store {
     if (db && this.#ownsDb) await db.close();
   }
 
-  /** A run's `flow` and `input`, frozen and shared: from the cache, else read once. */
-  async #fixedParts(runId: string): Promise<FixedParts> {
-    const known = this.#fixed.get(runId);
-    if (known) return known;
-    const result = await this.#open().query<FixedParts>(
-      `SELECT flow, input FROM ${this.#s}.runs WHERE run_id = $1`,
-      [runId],
-    );
-    return this.#remember(runId, result.rows[0] ?? unreachable(runId));
+  /** A run's decoded definition after a statement that returned its row with `flow` and `input`. */
+  #fromRow(row: PgRunRow): Definition {
+    return this.#fixed.get(row.run_id) ?? this.#fixed.remember(row.run_id, row);
   }
 
   /**
-   * A run's `flow` and `input` after a statement that returned its row: from the cache, else from the
+   * A run's decoded definition after a statement that returned its row: from the cache, else from the
    * row (statements select them only when the cache lacks them), else read (evicted meanwhile).
    */
-  async #fixedFrom(runId: string, row: Partial<FixedParts>): Promise<FixedParts> {
+  async #fixedFrom(runId: string, row: Partial<PgRunRow>): Promise<Definition> {
     const known = this.#fixed.get(runId);
     if (known) return known;
-    if (!('flow' in row)) return this.#fixedParts(runId);
-    return this.#remember(runId, { flow: row.flow, input: row.input });
-  }
-
-  #remember(runId: string, parts: FixedParts): FixedParts {
-    const fixed = { flow: deepFreeze(parts.flow), input: deepFreeze(parts.input) };
-    this.#fixed.set(runId, fixed);
-    if (this.#fixed.size > FIXED_CACHE_SIZE) this.#fixed.delete(this.#fixed.keys().next().value ?? runId);
-    return fixed;
+    if ('flow' in row) return this.#fixed.remember(runId, { flow: row.flow, input: row.input });
+    const result = await this.#open().query<{ flow: unknown; input: unknown }>(
+      `SELECT flow, input FROM ${this.#s}.runs WHERE run_id = $1`,
+      [runId],
+    );
+    return this.#fixed.remember(runId, result.rows[0] ?? unreachable(runId));
   }
 
   #open(): Queryable {
@@ -310,16 +313,8 @@ export class PostgresStore implements Store {
       `SELECT version, last_seq FROM ${this.#s}.runs WHERE run_id = $1`,
       [commit.runId],
     );
-    const current = result.rows[0];
-    if (!current || Number(current.version) !== commit.expectedVersion) {
-      throw new VersionConflictError(
-        commit.runId,
-        commit.expectedVersion,
-        current ? Number(current.version) : null,
-      );
-    }
-    checkEvents(commit.runId, Number(current.last_seq), commit.events ?? []);
-    throw new Error(`commit of run ${commit.runId} refused for no known reason`);
+    const row = result.rows[0];
+    return refusedCommit(commit, row && { version: Number(row.version), lastSeq: Number(row.last_seq) });
   }
 
   /** A unique violation on an appended row becomes StoreError `DUPLICATE`; anything else is rethrown. */
@@ -339,14 +334,6 @@ export class PostgresStore implements Store {
 function constraintOf(error: unknown): string | undefined {
   const constraint = (error as { constraint?: unknown } | null)?.constraint;
   return typeof constraint === 'string' ? constraint : undefined;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 function unreachable(runId: string): never {

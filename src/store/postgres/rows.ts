@@ -1,5 +1,7 @@
 import type { EvidenceRecord } from '../../domain/run-state.js';
-import { patches } from '../checks.js';
+import type { RunStateDoc } from '../../graph/state-doc.js';
+import { decodeState, decodeSuspension } from '../document.js';
+import { patchedColumns, type Definition } from '../shared.js';
 import { toJson } from '../json.js';
 import type { NewRun, RunPatch, RunRecord, RunStatus, StoredEvent, StoredMessage, Usage } from '../store.js';
 
@@ -43,18 +45,15 @@ export const RUN_SELECT_MUTABLE =
 /** Every column of a run. */
 export const RUN_SELECT = `${RUN_SELECT_MUTABLE}, flow, input`;
 
-/** What never changes after a run's creation (the Store contract: a store may hand these out frozen and shared). */
-export interface FixedParts {
-  flow: unknown;
-  input: unknown;
-}
-
-/** The run a row holds; `fixed` supplies `flow` and `input` when the row was read without them. */
+/**
+ * The run a row holds, with its decoded definition (from the store's cache); the state is decoded here
+ * unless the caller hands back the document it just wrote (`ownState`).
+ */
 export function runFromPgRow(
   row: PgRunRow | Omit<PgRunRow, 'flow' | 'input'>,
-  fixed?: FixedParts,
+  parts: Definition,
+  ownState?: RunStateDoc,
 ): RunRecord {
-  const parts = fixed ?? (row as PgRunRow);
   return {
     runId: row.run_id,
     parentRunId: row.parent_run_id,
@@ -67,13 +66,13 @@ export function runFromPgRow(
     model: row.model,
     input: parts.input,
     status: row.status as RunStatus,
-    suspension: row.suspension,
+    suspension: decodeSuspension(row.suspension, row.run_id),
     reason: row.reason,
     failedNode: row.failed_node,
     message: row.message,
     usage: row.usage,
     outputs: row.outputs,
-    state: row.state,
+    state: ownState ?? decodeState(row.state, row.run_id),
     version: Number(row.version),
     lastSeq: Number(row.last_seq),
     leaseOwner: row.lease_owner,
@@ -125,21 +124,6 @@ export function newRunValues(run: NewRun, lastSeq: number, ts: string): [Column,
   ];
 }
 
-/** The patchable columns: field, column, cast and how the value is written. */
-const PATCH_COLUMNS: readonly [keyof RunPatch, Column, (patch: RunPatch) => unknown][] = [
-  ['status', col('status'), (p) => p.status ?? null],
-  ['suspension', col('suspension', 'json'), (p) => toJson(p.suspension)],
-  ['reason', col('reason'), (p) => p.reason ?? null],
-  ['failedNode', col('failed_node'), (p) => p.failedNode ?? null],
-  ['message', col('message'), (p) => p.message ?? null],
-  ['usage', col('usage', 'json'), (p) => toJson(p.usage) ?? 'null'],
-  ['outputs', col('outputs', 'json'), (p) => toJson(p.outputs) ?? 'null'],
-  ['state', col('state', 'json'), (p) => toJson(p.state)],
-  ['model', col('model'), (p) => p.model ?? null],
-  ['leaseOwner', col('lease_owner'), (p) => p.leaseOwner ?? null],
-  ['leaseExpiresAt', col('lease_expires_at', 'bigint'), (p) => p.leaseExpiresAt ?? null],
-];
-
 /** Collects positional parameters: `add(v, 'json')` returns `$n::json`. */
 export class Params {
   readonly values: unknown[] = [];
@@ -151,9 +135,7 @@ export class Params {
 
 /** `col = $n::cast` for each field the patch sets (only those are serialised). */
 export function patchAssignments(patch: RunPatch, params: Params): string[] {
-  return PATCH_COLUMNS.filter(([field]) => patches(patch, field)).map(
-    ([, column, value]) => `${column.name} = ${params.add(value(patch), column.cast)}`,
-  );
+  return patchedColumns(patch).map((c) => `${c.column} = ${params.add(c.value(patch), c.cast)}`);
 }
 
 /** One appended table: its columns (after `run_id`) and each row's values. */

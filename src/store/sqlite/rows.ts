@@ -1,6 +1,9 @@
 import type { SQLInputValue } from 'node:sqlite';
 import { fromJson, toJson } from '../json.js';
 import { patches } from '../checks.js';
+import { decodeState, decodeSuspension } from '../document.js';
+import { PATCH_COLUMNS, type Definition } from '../shared.js';
+import type { RunStateDoc } from '../../graph/state-doc.js';
 import type { NewRun, RunPatch, RunRecord, RunStatus, Usage } from '../store.js';
 
 /** A row of `runs` as node:sqlite returns it. */
@@ -40,18 +43,10 @@ export interface RunRow {
 export type Params = Record<string, SQLInputValue>;
 
 /**
- * What a commit's answer may take from elsewhere instead of parsing the row again: the run's
- * definition (flow and input never change: parsed once, frozen, shared) and the state the caller
- * just wrote (its own object).
+ * The run a row holds. The definition comes decoded from the store's cache (it never changes); the
+ * state is decoded here unless the caller hands back the document it just wrote (`ownState`).
  */
-export interface RowShortcuts {
-  definition?: { flow: unknown; input: unknown };
-  ownState?: { value: unknown };
-}
-
-/** The run a row holds; every object in it is freshly parsed and owned by the caller, except shortcuts. */
-export function runFromRow(row: RunRow, shortcuts: RowShortcuts = {}): RunRecord {
-  const definition = shortcuts.definition;
+export function runFromRow(row: RunRow, definition: Definition, ownState?: RunStateDoc): RunRecord {
   return {
     runId: row.run_id,
     parentRunId: row.parent_run_id,
@@ -59,18 +54,18 @@ export function runFromRow(row: RunRow, shortcuts: RowShortcuts = {}): RunRecord
     tenant: row.tenant,
     flowId: row.flow_id,
     flowVersion: row.flow_version,
-    flow: definition ? definition.flow : fromJson(row.flow ?? null),
+    flow: definition.flow,
     flowDir: row.flow_dir,
     model: row.model,
-    input: definition ? definition.input : fromJson(row.input ?? null),
+    input: definition.input,
     status: row.status as RunStatus,
-    suspension: fromJson(row.suspension),
+    suspension: decodeSuspension(fromJson(row.suspension), row.run_id),
     reason: row.reason,
     failedNode: row.failed_node,
     message: row.message,
     usage: fromJson<Usage>(row.usage),
     outputs: fromJson<Record<string, Record<string, unknown>>>(row.outputs),
-    state: shortcuts.ownState ? shortcuts.ownState.value : fromJson(row.state),
+    state: ownState ?? decodeState(fromJson(row.state), row.run_id),
     version: row.version,
     lastSeq: row.last_seq,
     leaseOwner: row.lease_owner,
@@ -151,21 +146,6 @@ export function definitionParams(run: NewRun): Params {
   return { run_id: run.runId, flow: toJson(run.flow) ?? 'null', input: toJson(run.input) };
 }
 
-/** The patchable fields and their columns, with how each value is stored. */
-const PATCH_COLUMNS: readonly (readonly [keyof RunPatch, string, (patch: RunPatch) => SQLInputValue])[] = [
-  ['status', 'status', (p) => p.status ?? null],
-  ['suspension', 'suspension', (p) => toJson(p.suspension)],
-  ['reason', 'reason', (p) => p.reason ?? null],
-  ['failedNode', 'failed_node', (p) => p.failedNode ?? null],
-  ['message', 'message', (p) => p.message ?? null],
-  ['usage', 'usage', (p) => toJson(p.usage) ?? 'null'],
-  ['outputs', 'outputs', (p) => toJson(p.outputs) ?? 'null'],
-  ['state', 'state', (p) => toJson(p.state)],
-  ['model', 'model', (p) => p.model ?? null],
-  ['leaseOwner', 'lease_owner', (p) => p.leaseOwner ?? null],
-  ['leaseExpiresAt', 'lease_expires_at', (p) => p.leaseExpiresAt ?? null],
-];
-
 /**
  * The compare-and-set update of a commit: it sets exactly the columns the patch sets (an index on a
  * column that is not set is not touched), bumps the version and moves `last_seq`, only at the expected
@@ -188,10 +168,10 @@ export function commitUpdate(
 ): { sql: string; values: SQLInputValue[] } {
   const values: SQLInputValue[] = [];
   let mask = where.appends ? 1 << PATCH_COLUMNS.length : 0;
-  PATCH_COLUMNS.forEach(([field, , value], bit) => {
-    if (!patches(patch, field)) return;
+  PATCH_COLUMNS.forEach((column, bit) => {
+    if (!patches(patch, column.field)) return;
     mask |= 1 << bit;
-    values.push(value(patch));
+    values.push(column.value(patch));
   });
   values.push(where.newLastSeq, where.updatedAt, where.runId, where.expectedVersion, where.firstSeq);
   return { sql: (COMMIT_SQL[mask] ??= commitSql(mask)), values };
@@ -202,7 +182,7 @@ const COMMIT_SQL: (string | undefined)[] = [];
 
 function commitSql(mask: number): string {
   const assignments = PATCH_COLUMNS.filter((_, bit) => mask & (1 << bit)).map(
-    ([, column], i) => `${column} = ?${i + 1}`,
+    ({ column }, i) => `${column} = ?${i + 1}`,
   );
   const n = assignments.length;
   assignments.push(
@@ -216,9 +196,9 @@ function commitSql(mask: number): string {
       'journal_head = (SELECT coalesce(max(pos), 0) + 1 FROM journal)',
     );
   }
-  // A commit that writes the state hands the caller's own object back (RowShortcuts): the stored text,
-  // the biggest column, is not read back.
-  const stateBit = PATCH_COLUMNS.findIndex(([field]) => field === 'state');
+  // A commit that writes the state hands the caller's own document back: the stored text, the biggest
+  // column, is neither read back nor decoded.
+  const stateBit = PATCH_COLUMNS.findIndex(({ field }) => field === 'state');
   const returning = mask & (1 << stateBit) ? RUN_COLUMNS.filter((c) => c !== 'state').join(', ') : '*';
   return (
     `UPDATE runs SET ${assignments.join(', ')} WHERE run_id = ?${n + 3} AND version = ?${n + 4} ` +

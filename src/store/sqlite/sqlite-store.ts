@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { EvidenceRecord } from '../../domain/run-state.js';
 import {
   checkBatch,
@@ -12,7 +12,16 @@ import {
 } from '../checks.js';
 import { fromJson } from '../json.js';
 import {
-  VersionConflictError,
+  DefinitionCache,
+  abandonedSql,
+  leaseSql,
+  listConditions,
+  listLimit,
+  refusedCommit,
+  whereSql,
+  type Definition,
+} from '../shared.js';
+import {
   type Commit,
   type NewRun,
   type RunFilter,
@@ -38,7 +47,6 @@ import {
   definitionParams,
   newRunParams,
   runFromRow,
-  type Params,
   type RunRow,
 } from './rows.js';
 import { migrate, schemaVersion } from './schema.js';
@@ -77,22 +85,13 @@ const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
-/** How many runs' parsed definitions (flow, input) a store keeps. */
-const DEFINITION_CACHE = 1000;
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
-const LEASE_SQL = `UPDATE runs SET
-  lease_owner = :owner, lease_expires_at = :expires_at, version = version + 1, updated_at = :updated_at
-WHERE run_id = :run_id
-  AND (lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= :now OR lease_owner = :owner)
-RETURNING *`;
+const LEASE_SQL = `${leaseSql('runs', {
+  runId: ':run_id',
+  owner: ':owner',
+  expires: ':expires_at',
+  now: ':now',
+  updatedAt: ':updated_at',
+})} RETURNING *`;
 
 /** `INSERT INTO table (a, b) VALUES (:a, :b)` for named parameters. */
 function insertSql(table: string, columns: readonly string[]): string {
@@ -127,7 +126,7 @@ export class SqliteStore implements Store {
   readonly path: string;
   #db: DatabaseSync | null;
   readonly #statements = new Map<string, StatementSync>();
-  readonly #definitions = new Map<string, { flow: unknown; input: unknown }>();
+  readonly #definitions = new DefinitionCache();
   readonly #keys = new AppendedKeys();
   readonly #now: () => Date;
 
@@ -190,26 +189,11 @@ export class SqliteStore implements Store {
 
   listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
     return this.#sync(() => {
-      const where: string[] = [];
-      const params: Params = {};
-      if (filter.status !== undefined) {
-        where.push('runs.status = :status');
-        params.status = filter.status;
-      }
-      if (filter.tenant === null) where.push('tenant IS NULL');
-      else if (filter.tenant !== undefined) {
-        where.push('tenant = :tenant');
-        params.tenant = filter.tenant;
-      }
-      if (filter.parentRunId !== undefined) {
-        where.push('parent_run_id = :parent_run_id');
-        params.parent_run_id = filter.parentRunId;
-      }
-      params.limit = filter.limit === undefined ? -1 : Math.max(0, Math.trunc(filter.limit));
-      const sql =
-        `${SELECT_RUN} ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ` +
-        'ORDER BY runs.created_at DESC, runs.rowid DESC LIMIT :limit';
-      return (this.#stmt(sql).all(params) as unknown as RunRow[]).map((row) => runFromRow(row));
+      const params: SQLInputValue[] = [];
+      const where = listConditions(filter, (value) => `?${params.push(value)}`);
+      params.push(listLimit(filter) ?? -1);
+      const sql = `${SELECT_RUN} ${whereSql(where)} ORDER BY runs.created_at DESC, runs.rowid DESC LIMIT ?${params.length}`;
+      return (this.#stmt(sql).all(...params) as unknown as RunRow[]).map((row) => this.#fromRow(row));
     });
   }
 
@@ -229,7 +213,7 @@ export class SqliteStore implements Store {
       });
       const committed = this.#transaction(() => {
         const row = this.#stmt(sql).get(...values) as RunRow | undefined;
-        if (!row) this.#explainRefusedCommit(commit);
+        if (!row) refusedCommit(commit, this.#current(commit.runId));
         const stored = row ?? unreachable(commit.runId);
         this.#keys.check(commit, () => this.#storedKeys(stored.journal_prev, commit.expectedVersion));
         if (appends) {
@@ -239,10 +223,11 @@ export class SqliteStore implements Store {
             ...journalRow(at, commit.runId, events, commit.messages ?? [], commit.evidence ?? []),
           );
         }
-        return runFromRow(stored, {
-          definition: this.#definition(stored),
-          ...(patches(commit.patch, 'state') ? { ownState: { value: commit.patch.state } } : {}),
-        });
+        return runFromRow(
+          stored,
+          this.#definition(stored.run_id),
+          patches(commit.patch, 'state') ? commit.patch.state : undefined,
+        );
       });
       this.#keys.committed(commit, committed.version);
       return committed;
@@ -285,11 +270,19 @@ export class SqliteStore implements Store {
       const row = this.#stmt(LEASE_SQL).get(params) as RunRow | undefined;
       if (row) {
         this.#keys.moved(runId, row.version - 1, row.version);
-        return runFromRow(row, { definition: this.#definition(row) });
+        return runFromRow(row, this.#definition(row.run_id));
       }
       if (!this.#stmt('SELECT 1 FROM runs WHERE run_id = ?').get(runId)) throw runNotFound(runId);
       return null;
     });
+  }
+
+  unleasedRuns(now: number, limit = 100): Promise<string[]> {
+    return this.#sync(() =>
+      (this.#stmt(abandonedSql('runs', '?1', '?2')).all(now, limit) as { run_id: string }[]).map(
+        (r) => r.run_id,
+      ),
+    );
   }
 
   close(): Promise<void> {
@@ -317,7 +310,20 @@ export class SqliteStore implements Store {
 
   #readRun(runId: string): RunRecord | null {
     const row = this.#stmt(`${SELECT_RUN} WHERE runs.run_id = ?`).get(runId) as RunRow | undefined;
-    return row ? runFromRow(row) : null;
+    return row ? this.#fromRow(row) : null;
+  }
+
+  /** A run read with its definition columns: the definition decoded once, then from the cache. */
+  #fromRow(row: RunRow): RunRecord {
+    const known = this.#definitions.get(row.run_id);
+    return runFromRow(
+      row,
+      known ??
+        this.#definitions.remember(row.run_id, {
+          flow: fromJson(row.flow ?? null),
+          input: fromJson(row.input ?? null),
+        }),
+    );
   }
 
   /** The journal position the next appended row takes (inside a write transaction). */
@@ -337,36 +343,21 @@ export class SqliteStore implements Store {
     return keysOf(rows, version);
   }
 
-  /** Called when the compare-and-set matched no row: throws why (conflict, unknown run, or bad seq). */
-  #explainRefusedCommit(commit: Commit): never {
-    const current = this.#stmt('SELECT version, last_seq FROM runs WHERE run_id = ?').get(commit.runId) as
+  /** The stored version and last seq of a run (to explain a refused commit). */
+  #current(runId: string): { version: number; lastSeq: number } | undefined {
+    const row = this.#stmt('SELECT version, last_seq FROM runs WHERE run_id = ?').get(runId) as
       { version: number; last_seq: number } | undefined;
-    if (!current || current.version !== commit.expectedVersion) {
-      throw new VersionConflictError(commit.runId, commit.expectedVersion, current?.version ?? null);
-    }
-    checkEvents(commit.runId, current.last_seq, commit.events ?? []);
-    throw new Error(`commit of run ${commit.runId} refused for no known reason`);
+    return row && { version: row.version, lastSeq: row.last_seq };
   }
 
-  /**
-   * A run's flow and input, parsed once and frozen: they never change after creation, so a step's
-   * commit need not parse them again (the Store contract lets them be handed out read-only).
-   */
-  #definition(row: RunRow): { flow: unknown; input: unknown } {
-    let found = this.#definitions.get(row.run_id);
-    if (!found) {
-      const stored = this.#stmt('SELECT flow, input FROM run_definitions WHERE run_id = ?').get(
-        row.run_id,
-      ) as { flow: string; input: string | null } | undefined;
-      if (!stored) throw new Error(`run ${row.run_id} has no definition row`);
-      found = { flow: deepFreeze(fromJson(stored.flow)), input: deepFreeze(fromJson(stored.input)) };
-      if (this.#definitions.size >= DEFINITION_CACHE) {
-        const oldest = this.#definitions.keys().next().value;
-        if (oldest !== undefined) this.#definitions.delete(oldest);
-      }
-      this.#definitions.set(row.run_id, found);
-    }
-    return found;
+  /** A run's decoded definition: from the cache, else read and decoded once. */
+  #definition(runId: string): Definition {
+    const known = this.#definitions.get(runId);
+    if (known) return known;
+    const stored = this.#stmt('SELECT flow, input FROM run_definitions WHERE run_id = ?').get(runId) as
+      { flow: string; input: string | null } | undefined;
+    if (!stored) throw new Error(`run ${runId} has no definition row`);
+    return this.#definitions.remember(runId, { flow: fromJson(stored.flow), input: fromJson(stored.input) });
   }
 
   /** Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it lands, or (on any throw) none. */

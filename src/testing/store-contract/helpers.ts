@@ -1,5 +1,7 @@
 /** Builders and assertions shared by the Store contract cases. */
+import { FlowSchema } from '../../domain/flow.js';
 import type { EvidenceRecord } from '../../domain/run-state.js';
+import type { RunStateDoc } from '../../graph/state-doc.js';
 import {
   StoreError,
   type NewRun,
@@ -18,7 +20,7 @@ export function newRun(runId: string, fields: Partial<NewRun> = {}): NewRun {
     tenant: null,
     flowId: 'site-setup',
     flowVersion: '1',
-    flow: { id: 'site-setup', nodes: [{ id: 'query' }, { id: 'create' }] },
+    flow: FlowSchema.parse({ id: 'site-setup', nodes: [{ id: 'query' }, { id: 'create' }] }),
     flowDir: '/flows',
     model: 'scripted:/turns.json',
     input: { text: 'create a site' },
@@ -29,10 +31,34 @@ export function newRun(runId: string, fields: Partial<NewRun> = {}): NewRun {
     message: null,
     usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     outputs: {},
-    state: { approvals: [], inFlight: [] },
+    state: runState(runId),
     leaseOwner: null,
     leaseExpiresAt: null,
     ...fields,
+  };
+}
+
+/**
+ * A valid state document of run `runId` (the store decodes what it reads), with `extra` fields at its
+ * top level: the document is loose, so a store must keep them as they are.
+ */
+export function runState(runId: string, extra: Record<string, unknown> = {}): RunStateDoc {
+  return {
+    schema: 1,
+    run: {
+      runId,
+      approvals: [],
+      inFlight: [],
+      followUps: [],
+      inputTexts: ['create a site'],
+      nodeOutputs: {},
+    },
+    nodeId: 'query',
+    nodeRuns: 1,
+    node: null,
+    loop: { wave: null, suspended: null, resolved: null },
+    modelCalls: 0,
+    ...extra,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { NewRun, RunRecord, Store } from '../../store/store.js';
 import { event, newRun, steppingClock, type Harness } from './helpers.js';
+import { documentCases } from './documents.cases.js';
 import { rowCases } from './rows.cases.js';
 import { runCases } from './runs.cases.js';
 import type { TestApi } from './test-api.js';
@@ -9,6 +10,7 @@ export {
   evidence,
   message,
   newRun,
+  runState,
   steppingClock,
   expectStoreError,
   type Harness,
@@ -42,5 +44,6 @@ export function storeContract(name: string, open: OpenStore, t: TestApi): void {
     });
     runCases(h, t);
     rowCases(h, t);
+    documentCases(h, t);
   });
 }

@@ -1,5 +1,5 @@
 import { VersionConflictError } from '../../store/store.js';
-import { event, evidence, expectStoreError, message, newRun, type Harness } from './helpers.js';
+import { event, evidence, expectStoreError, message, newRun, runState, type Harness } from './helpers.js';
 import type { TestApi } from './test-api.js';
 
 /** Cases for events, messages, evidence, leases, isolation and close. */
@@ -131,7 +131,7 @@ export function rowCases(h: Harness, t: TestApi): void {
         const step = {
           runId: 'r1',
           expectedVersion: version,
-          patch: { state: { seq } },
+          patch: { state: runState('r1', { seq }) },
           events: [event('r1', seq)],
         };
         version = (await h.store.commit(step)).version;
@@ -206,7 +206,7 @@ export function rowCases(h: Harness, t: TestApi): void {
   describe('isolation', () => {
     it('hands out copies: mutating a returned run or rows changes nothing stored', async () => {
       const created = await h.seed();
-      (created.state as { approvals: unknown[] }).approvals.push('x');
+      created.state.run.approvals.push({} as never);
       // flow and input never change after creation: a store may hand them out frozen (read-only).
       tryMutate(() => ((created.flow as { id: string }).id = 'mutated'));
       created.outputs.injected = {};
@@ -238,9 +238,10 @@ export function rowCases(h: Harness, t: TestApi): void {
       const run = newRun('r1');
       const first = event('r1', 1);
       await h.store.createRun(run, [first]);
-      (run.state as { approvals: unknown[] }).approvals.push('x');
+      run.state.run.approvals.push({} as never);
       first.type = 'mutated';
-      const state = { deep: { n: 1 } };
+      const deep = { n: 1 };
+      const state = runState('r1', { deep });
       const ev = evidence(1);
       const msg = message('n#1', 0);
       await h.store.commit({
@@ -250,10 +251,10 @@ export function rowCases(h: Harness, t: TestApi): void {
         evidence: [ev],
         messages: [msg],
       });
-      state.deep.n = 2;
+      deep.n = 2;
       (ev.args as { name: string }).name = 'mutated';
       (msg.message as { content: string }).content = 'mutated';
-      expect((await h.store.getRun('r1'))?.state).toEqual({ deep: { n: 1 } });
+      expect((await h.store.getRun('r1'))?.state).toEqual(runState('r1', { deep: { n: 1 } }));
       expect((await h.store.events('r1'))[0]?.type).toBe('tool.invoked');
       expect((await h.store.evidence('r1'))[0]?.args).toEqual({ name: 's1' });
       expect(await h.store.messages('r1', 'n#1')).toEqual([message('n#1', 0)]);

@@ -1,5 +1,5 @@
 import { VersionConflictError, type RunRecord } from '../../store/store.js';
-import { event, evidence, expectStoreError, message, newRun, type Harness } from './helpers.js';
+import { event, evidence, expectStoreError, message, newRun, runState, type Harness } from './helpers.js';
 import type { TestApi } from './test-api.js';
 
 /** Cases for createRun, getRun, listRuns and commit. */
@@ -71,15 +71,23 @@ export function runCases(h: Harness, t: TestApi): void {
         expectedVersion: 1,
         patch: {
           status: 'suspended',
-          suspension: { kind: 'APPROVAL', pending: { tool: 'site_create' } },
-          state: { n: 1 },
+          suspension: { kind: 'APPROVAL', pending: { tool: 'site_create', args: {}, summary: 'create' } },
+          state: runState('r1', { n: 1 }),
         },
         events: [event('r1', 3), event('r1', 4, 'run.suspended')],
         messages: [message('query#1', 0)],
         evidence: [evidence(1)],
       });
-      expect(next).toMatchObject({ version: 2, lastSeq: 4, status: 'suspended', state: { n: 1 } });
-      expect(next.suspension).toEqual({ kind: 'APPROVAL', pending: { tool: 'site_create' } });
+      expect(next).toMatchObject({
+        version: 2,
+        lastSeq: 4,
+        status: 'suspended',
+        state: runState('r1', { n: 1 }),
+      });
+      expect(next.suspension).toEqual({
+        kind: 'APPROVAL',
+        pending: { tool: 'site_create', args: {}, summary: 'create' },
+      });
       expect(next.updatedAt > next.createdAt).toBe(true);
       expect(next.flow).toEqual(newRun('r1').flow);
       expect(await h.store.getRun('r1')).toEqual(next);
@@ -111,18 +119,22 @@ export function runCases(h: Harness, t: TestApi): void {
 
     it('refuses a stale version with VersionConflictError and changes nothing', async () => {
       await h.seed();
-      await h.store.commit({ runId: 'r1', expectedVersion: 1, patch: { state: { by: 'first' } } });
+      await h.store.commit({
+        runId: 'r1',
+        expectedVersion: 1,
+        patch: { state: runState('r1', { by: 'first' }) },
+      });
       const error: unknown = await h.store
         .commit({
           runId: 'r1',
           expectedVersion: 1,
-          patch: { state: { by: 'second' } },
+          patch: { state: runState('r1', { by: 'second' }) },
           events: [event('r1', 3)],
         })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(VersionConflictError);
       expect(error).toMatchObject({ runId: 'r1', expected: 1, actual: 2 });
-      expect((await h.store.getRun('r1'))?.state).toEqual({ by: 'first' });
+      expect((await h.store.getRun('r1'))?.state).toEqual(runState('r1', { by: 'first' }));
       expect(await h.store.events('r1')).toHaveLength(2);
     });
 
@@ -141,7 +153,7 @@ export function runCases(h: Harness, t: TestApi): void {
         h.store.commit({
           runId: 'r1',
           expectedVersion: 2,
-          patch: { status: 'completed', state: { lost: true } },
+          patch: { status: 'completed', state: runState('r1', { lost: true }) },
           events: [event('r1', 3)],
           messages: [message('query#1', 0)],
           evidence: [evidence(2), evidence(1, { tool: 'again' })],

@@ -9,6 +9,7 @@
 import { createInterface } from 'node:readline';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { VersionConflictError, type Commit, type RunRecord } from '../../../src/store/store.js';
+import { runState } from '../../../src/testing/store-contract/helpers.js';
 
 const [command, path, runIdArg, ...rest] = process.argv.slice(2);
 if (command === undefined || path === undefined || runIdArg === undefined) {
@@ -22,7 +23,7 @@ function stepOf(run: RunRecord, note: string): Commit {
   return {
     runId,
     expectedVersion: run.version,
-    patch: { state: { note, seq } },
+    patch: { state: runState(runId, { note, seq }) },
     events: [{ seq, ts: new Date().toISOString(), runId, type: 'step', note }],
     messages: [{ nodeRun: 'child#1', index: seq, message: { note } }],
     evidence: [

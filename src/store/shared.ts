@@ -1,0 +1,152 @@
+import type { Flow } from '../domain/flow.js';
+import { checkEvents, patches } from './checks.js';
+import { decodeFlow } from './document.js';
+import { toJson } from './json.js';
+import { VersionConflictError } from './store-error.js';
+import type { Commit, RunFilter, RunPatch } from './store.js';
+
+/** What the three stores share beyond the checks: definitions, patch columns, lease and list SQL. */
+
+/** Freezes a JSON value and everything in it (shared read-only values: a run's flow and input). */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** What a run was started with; it never changes after creation. */
+export interface Definition {
+  flow: Flow;
+  input: unknown;
+}
+
+/**
+ * The decoded, frozen definitions of the runs a store touched lately (at most `size`, oldest
+ * evicted first): a step's commit then neither parses nor decodes the flow again, and the Store
+ * contract lets these be handed out read-only and shared.
+ */
+export class DefinitionCache {
+  readonly #entries = new Map<string, Definition>();
+  constructor(private readonly size = 1000) {}
+
+  get(runId: string): Definition | undefined {
+    return this.#entries.get(runId);
+  }
+
+  /** Decodes and remembers a run's stored definition. Throws StoreError `BAD_DOCUMENT`. */
+  remember(runId: string, stored: { flow: unknown; input: unknown }): Definition {
+    const definition = { flow: deepFreeze(decodeFlow(stored.flow, runId)), input: deepFreeze(stored.input) };
+    if (this.#entries.size >= this.size) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    this.#entries.set(runId, definition);
+    return definition;
+  }
+}
+
+/**
+ * Throws why a compare-and-set commit matched no row, given the run's stored version and last seq
+ * (undefined: no such run): a version conflict, else an append below the stored seq.
+ */
+export function refusedCommit(
+  commit: Commit,
+  current: { version: number; lastSeq: number } | undefined,
+): never {
+  if (!current || current.version !== commit.expectedVersion) {
+    throw new VersionConflictError(commit.runId, commit.expectedVersion, current?.version ?? null);
+  }
+  checkEvents(commit.runId, current.lastSeq, commit.events ?? []);
+  throw new Error(`commit of run ${commit.runId} refused for no known reason`);
+}
+
+/** A patchable field: its column, its SQL type (PostgreSQL casts to it) and its stored value. */
+export interface PatchColumn {
+  field: keyof RunPatch;
+  column: string;
+  cast: 'text' | 'json' | 'bigint';
+  value: (patch: RunPatch) => string | number | null;
+}
+
+/** The patchable fields, in a fixed order (the SQLite commit statement is cached per set of them). */
+export const PATCH_COLUMNS: readonly PatchColumn[] = [
+  { field: 'status', column: 'status', cast: 'text', value: (p) => p.status ?? null },
+  { field: 'suspension', column: 'suspension', cast: 'json', value: (p) => toJson(p.suspension) },
+  { field: 'reason', column: 'reason', cast: 'text', value: (p) => p.reason ?? null },
+  { field: 'failedNode', column: 'failed_node', cast: 'text', value: (p) => p.failedNode ?? null },
+  { field: 'message', column: 'message', cast: 'text', value: (p) => p.message ?? null },
+  { field: 'usage', column: 'usage', cast: 'json', value: (p) => toJson(p.usage) ?? 'null' },
+  { field: 'outputs', column: 'outputs', cast: 'json', value: (p) => toJson(p.outputs) ?? 'null' },
+  { field: 'state', column: 'state', cast: 'json', value: (p) => toJson(p.state) },
+  { field: 'model', column: 'model', cast: 'text', value: (p) => p.model ?? null },
+  { field: 'leaseOwner', column: 'lease_owner', cast: 'text', value: (p) => p.leaseOwner ?? null },
+  {
+    field: 'leaseExpiresAt',
+    column: 'lease_expires_at',
+    cast: 'bigint',
+    value: (p) => p.leaseExpiresAt ?? null,
+  },
+];
+
+/** The patch columns a patch sets (only those are serialised). */
+export function patchedColumns(patch: RunPatch): PatchColumn[] {
+  return PATCH_COLUMNS.filter((c) => patches(patch, c.field));
+}
+
+/** Whether no live lease holds a run at `now` (the in-memory form of `leaseFreeSql`). */
+export function leaseFree(
+  run: { leaseOwner: string | null; leaseExpiresAt: number | null },
+  now: number,
+): boolean {
+  return run.leaseOwner === null || run.leaseExpiresAt === null || run.leaseExpiresAt <= now;
+}
+
+/** The SQL condition "no live lease holds the run at `now`" (expired means `expires <= now`). */
+export function leaseFreeSql(now: string): string {
+  return `(lease_owner IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= ${now})`;
+}
+
+/** The SQL of `acquireLease`'s conditional update (parameters given as SQL placeholders). */
+export function leaseSql(
+  table: string,
+  p: { runId: string; owner: string; expires: string; now: string; updatedAt: string },
+): string {
+  return (
+    `UPDATE ${table} SET lease_owner = ${p.owner}, lease_expires_at = ${p.expires}, ` +
+    `version = version + 1, updated_at = ${p.updatedAt} ` +
+    `WHERE run_id = ${p.runId} AND (${leaseFreeSql(p.now)} OR lease_owner = ${p.owner})`
+  );
+}
+
+/**
+ * The SQL of `abandonedRuns`: top-level `running` runs no live lease holds at `now`, least recently
+ * updated first, at most `limit`.
+ */
+export function abandonedSql(table: string, now: string, limit: string): string {
+  return (
+    `SELECT run_id FROM ${table} WHERE status = 'running' AND parent_run_id IS NULL ` +
+    `AND ${leaseFreeSql(now)} ORDER BY updated_at, run_id LIMIT ${limit}`
+  );
+}
+
+/** The WHERE conditions of `listRuns`; `bind` adds a parameter and returns its placeholder. */
+export function listConditions(filter: RunFilter, bind: (value: string) => string): string[] {
+  const where: string[] = [];
+  if (filter.status !== undefined) where.push(`status = ${bind(filter.status)}`);
+  if (filter.tenant === null) where.push('tenant IS NULL');
+  else if (filter.tenant !== undefined) where.push(`tenant = ${bind(filter.tenant)}`);
+  if (filter.parentRunId !== undefined) where.push(`parent_run_id = ${bind(filter.parentRunId)}`);
+  return where;
+}
+
+/** `WHERE a AND b`, or nothing. */
+export function whereSql(conditions: readonly string[]): string {
+  return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+}
+
+/** A list limit as a non-negative integer, or null for none. */
+export function listLimit(filter: RunFilter): number | null {
+  return filter.limit === undefined ? null : Math.max(0, Math.trunc(filter.limit));
+}

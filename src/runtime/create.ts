@@ -4,8 +4,8 @@ import { openStore, type OpenStoreOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
 import { Runtime } from './runtime.js';
-import type { EventSink } from './session.js';
-import { DefaultToolbox } from './default-toolbox.js';
+import type { EventSink } from '../engine/session.js';
+import { DefaultToolbox } from '../engine/default-toolbox.js';
 import { loadTelemetry, type TelemetryOptions } from '../telemetry/load.js';
 
 export { Runtime } from './runtime.js';

@@ -1,7 +1,7 @@
 import type { FlowInput } from '../domain/flow.js';
 import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
 import { RuntimeInputError } from './errors.js';
-import type { FlowRef } from './toolbox.js';
+import type { FlowRef } from '../engine/toolbox.js';
 
 /** True for a loaded flow (`loadFlow`'s result or `{flow, dir}`), false for a plain flow object. */
 export function isFlowRef(source: FlowRef | FlowInput): source is FlowRef {

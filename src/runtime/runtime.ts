@@ -8,28 +8,28 @@ import { validateRunInput } from '../flow/input.js';
 import type { ModelClient } from '../model/model.js';
 import type { RunFilter, RunRecord, Store, StoredEvent } from '../store/store.js';
 import { VersionConflictError } from '../store/store.js';
-import { drive } from './driver.js';
+import { drive } from '../engine/driver.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from './errors.js';
-import { EventHub } from './event-hub.js';
-import { EventPoller } from './event-poller.js';
-import { RunSession } from './session.js';
+import { EventHub } from '../trace/event-hub.js';
+import { EventPoller } from '../trace/event-poller.js';
+import { RunSession } from '../engine/session.js';
 import { summarize, type RunSummary } from './summary.js';
-import type { FlowRef, Toolbox } from './toolbox.js';
-import { refuseToolNameConflicts } from './tool-names.js';
-import { applyResponse, type PersonResponse } from './respond.js';
-import { followEvents } from './follow.js';
-import { newRun, newRunId } from './new-run.js';
-import { delegateService, existingChild, respondThroughChild } from './delegation.js';
+import type { FlowRef, Toolbox } from '../engine/toolbox.js';
+import { refuseToolNameConflicts } from '../engine/tool-names.js';
+import { applyResponse, type PersonResponse } from '../engine/respond.js';
+import { followEvents } from '../trace/follow.js';
+import { newRun, newRunId } from '../engine/new-run.js';
+import { delegateService, existingChild, respondThroughChild } from '../engine/delegation.js';
 import { noopTelemetry } from '../telemetry/telemetry.js';
-import type { ModelDeltaEvent } from './live.js';
-import { RunObservers, type SegmentReason } from './observe.js';
-import { checkExpected, waitingFor } from './pending-id.js';
-import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cancel.js';
+import type { ModelDeltaEvent } from '../trace/live.js';
+import { RunObservers, type SegmentReason } from '../engine/observe.js';
+import { checkExpected, waitingFor } from '../engine/pending-id.js';
+import { cancelRun, endCancelled, settlingModel, type CancelHost } from '../engine/cancel.js';
 import { conflictMessage, isFlowRef, leaseFromEnv, traceResultBytes } from './runtime-helpers.js';
-import type { RespondOptions, RuntimeOptions, StartOptions } from './runtime-options.js';
-import { applyRetry, checkRetryable, reopenFailedNode } from './retry.js';
+import type { RespondOptions, RuntimeOptions, StartOptions } from './options.js';
+import { applyRetry, checkRetryable, reopenFailedNode } from '../engine/retry.js';
 
-export type { RuntimeOptions, StartOptions, RespondOptions } from './runtime-options.js';
+export type { RuntimeOptions, StartOptions, RespondOptions } from './options.js';
 
 /** The embedded runtime: starts runs and continues them after a person responds or a crash. */
 export class Runtime {

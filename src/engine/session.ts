@@ -11,7 +11,7 @@ import {
 } from '../store/store.js';
 import type { EventPayload } from '../trace/events.js';
 import { DEFAULT_RESULT_BYTES, withBoundedResult } from '../trace/result.js';
-import type { EventHub } from './event-hub.js';
+import type { EventHub } from '../trace/event-hub.js';
 import { nodeRunKey, type RunStateDoc } from '../graph/state-doc.js';
 
 /** Receives every committed event (e.g. the `--trace FILE` writer and the terminal renderer). */

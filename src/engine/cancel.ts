@@ -3,8 +3,8 @@ import type { ModelClient } from '../model/model.js';
 import type { RunStateDoc } from '../graph/state-doc.js';
 import type { RunRecord, Store, StoredEvent } from '../store/store.js';
 import { VersionConflictError } from '../store/store.js';
-import { RunConflictError } from './errors.js';
-import { summarize, type RunSummary } from './summary.js';
+import { RunConflictError } from '../runtime/errors.js';
+import { summarize, type RunSummary } from '../runtime/summary.js';
 
 /** What cancelling needs from the runtime. */
 export interface CancelHost {

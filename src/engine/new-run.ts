@@ -6,7 +6,7 @@ import type { RunStateDoc } from '../graph/state-doc.js';
 import { newLoopState } from '../loop/loop-state.js';
 import type { NewRun, StoredEvent } from '../store/store.js';
 import type { EventPayload } from '../trace/events.js';
-import { RuntimeInputError } from './errors.js';
+import { RuntimeInputError } from '../runtime/errors.js';
 
 /** What a new run is made of besides its flow. */
 export interface NewRunInput {

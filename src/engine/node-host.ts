@@ -17,7 +17,7 @@ import type { ToolDescriptor } from '../tools/tool.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
 import type { EventPayload, PendingItem } from '../trace/events.js';
-import { recoverWrite } from './recovery.js';
+import { recoverWrite } from '../runtime/recovery.js';
 import { pendingId } from './pending-id.js';
 import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
 

@@ -4,7 +4,7 @@ import type { RunStateDoc } from '../graph/state-doc.js';
 import { retryNotice } from '../loop/conversation.js';
 import { newLoopState } from '../loop/loop-state.js';
 import type { RunRecord } from '../store/store.js';
-import { RunConflictError } from './errors.js';
+import { RunConflictError } from '../runtime/errors.js';
 import type { RunSession } from './session.js';
 
 /**

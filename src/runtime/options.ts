@@ -3,9 +3,9 @@ import type { ModelClient } from '../model/model.js';
 import type { ModelSpec } from '../model/resolve.js';
 import type { Store } from '../store/store.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import type { EventSink } from './session.js';
+import type { EventSink } from '../engine/session.js';
 import type { RunSummary } from './summary.js';
-import type { Toolbox } from './toolbox.js';
+import type { Toolbox } from '../engine/toolbox.js';
 
 /** Options of `createRuntime` (README.md). */
 export interface RuntimeOptions {

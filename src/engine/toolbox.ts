@@ -33,3 +33,8 @@ export interface FlowCatalog {
   readonly invoker: ToolInvokerPort;
   visible(node: FlowNode): ReadonlyMap<string, ToolDescriptor>;
 }
+
+/** The flow a stored run runs, with its folder (the flow as validated when the run started). */
+export function flowRefOf(record: { flow: unknown; flowDir: string | null }): FlowRef {
+  return { flow: record.flow as Flow, dir: record.flowDir };
+}

@@ -5,8 +5,10 @@
 import './node-guard.js';
 export { createRuntime, Runtime, type CreateRuntimeOptions } from './runtime/create.js';
 export type { StartOptions, RespondOptions } from './runtime/runtime.js';
+export type { Clock, IdSource } from './engine/seams.js';
+export type { Env } from './runtime/config.js';
 export type { TelemetryOptions } from './telemetry/load.js';
-export type { ModelDeltaEvent } from './runtime/live.js';
+export type { ModelDeltaEvent } from './trace/live.js';
 export type { RunSummary } from './runtime/summary.js';
 export { RunConflictError, RunNotFoundError, RuntimeInputError } from './runtime/errors.js';
 export { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from './flow/load.js';

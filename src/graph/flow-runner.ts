@@ -99,7 +99,7 @@ function endRun(
     return;
   }
   // A failed run keeps its node run (state, loop position, conversation key) so that `retry` can
-  // continue it there (src/runtime/retry.ts).
+  // continue it there (src/engine/retry.ts).
   host.emit({ type: 'run.failed', reason: exit.reason, failedNode: nodeId, message: exit.message });
   host.update({
     status: 'failed',

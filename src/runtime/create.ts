@@ -4,9 +4,11 @@ import { openStore, type OpenStoreOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
 import { Runtime } from './runtime.js';
-import type { EventSink } from './session.js';
-import { DefaultToolbox } from './default-toolbox.js';
+import type { EventSink } from '../engine/session.js';
+import { DefaultToolbox } from '../engine/default-toolbox.js';
 import { loadTelemetry, type TelemetryOptions } from '../telemetry/load.js';
+import type { Clock, IdSource } from '../engine/seams.js';
+import type { Env } from './config.js';
 
 export { Runtime } from './runtime.js';
 
@@ -40,11 +42,18 @@ export interface CreateRuntimeOptions {
   telemetry?: TelemetryOptions | false;
   /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: no results). */
   traceResultBytes?: number;
+  /** The clock of leases, event times and waits (default: `Date.now`); for deterministic tests. */
+  clock?: Clock;
+  /** The source of run ids and of the runtime's lease owner id (default: random UUIDs). */
+  ids?: IdSource;
+  /** Where settings not given as options are read from (default: `process.env`), once, here. */
+  env?: Env;
 }
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
 export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
-  const logger = chooseLogger(options);
+  const env = options.env ?? process.env;
+  const logger = chooseLogger(options, env);
   const store = openStore(options.store ?? 'memory', options.storeOptions ?? {});
   return new Runtime({
     store,
@@ -56,14 +65,17 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     ...(options.enqueue ? { enqueue: options.enqueue } : {}),
     telemetry: () => loadTelemetry(options.telemetry, logger),
     ...(options.traceResultBytes !== undefined ? { traceResultBytes: options.traceResultBytes } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
+    env,
   });
 }
 
 /** The logger a runtime uses: the one given, else stderr at the level asked for, else none (a quiet library). */
-function chooseLogger(options: CreateRuntimeOptions): Logger {
+function chooseLogger(options: CreateRuntimeOptions, env: Env): Logger {
   if (options.logger === false) return silentLogger;
   if (options.logger) return options.logger;
-  const fromEnv = process.env.AGENT_RUNTIME_LOG_LEVEL?.trim().toLowerCase();
+  const fromEnv = env.AGENT_RUNTIME_LOG_LEVEL?.trim().toLowerCase();
   const level = options.logLevel ?? (fromEnv !== undefined && isLogLevel(fromEnv) ? fromEnv : undefined);
   return level === undefined ? silentLogger : createStderrLogger({ level });
 }

@@ -11,7 +11,7 @@ import { aiSdkModel } from '../../src/model/ai-sdk/adapter.js';
 import { createLanguageModel } from '../../src/model/ai-sdk/factories.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { contextModel } from '../../src/runtime/context-host.js';
+import { contextModel } from '../../src/engine/context-host.js';
 import { newNodeState } from '../../src/domain/run-state.js';
 import { LimitsSchema } from '../../src/domain/flow.js';
 import { startFakeProvider, type FakeProvider } from '../model/ai-sdk/fake-provider.js';

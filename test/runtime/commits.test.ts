@@ -82,7 +82,7 @@ describe('Runtime: one commit per step', () => {
     expect(asked.status).toBe('suspended');
     expect(await runtime.approve(asked.runId, { model: model() })).toMatchObject({ status: 'completed' });
     const marked = store.commits.filter(
-      (c) => ((c.commit.patch.state as RunStateDoc | undefined)?.run.inFlight ?? []).length > 0,
+      (c) => ((c.commit.patch.state)?.run.inFlight ?? []).length > 0,
     );
     expect(marked).toHaveLength(1);
     expect(marked[0]?.saves).toBe(0);

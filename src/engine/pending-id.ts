@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { nodeRunKey } from '../graph/state-doc.js';
 import type { RunRecord } from '../store/store.js';
-import { RunConflictError } from './errors.js';
+import { RunConflictError } from '../runtime/errors.js';
 import type { RunSession } from './session.js';
 
 /**

@@ -1,9 +1,10 @@
 import type { InFlightWrite } from '../domain/run-state.js';
 import type { ModelClient } from '../model/model.js';
-import type { RunRecord, Store, StoredEvent } from '../store/store.js';
+import type { RunRecord, Store } from '../store/store.js';
 import { VersionConflictError } from '../store/store.js';
-import { RunConflictError } from './errors.js';
-import { summarize, type RunSummary } from './summary.js';
+import { RunConflictError } from '../runtime/errors.js';
+import { summarize, type RunSummary } from '../runtime/summary.js';
+import { pause, type Clock } from './seams.js';
 
 /** What cancelling needs from the runtime. */
 export interface CancelHost {
@@ -13,8 +14,12 @@ export interface CancelHost {
   localDriver(runId: string): { stop(): void; done: Promise<unknown> } | undefined;
   /** Takes over a run no live lease holds and settles its write in flight (then it ends cancelled). */
   takeOver(runId: string): Promise<unknown>;
-  /** Publishes events just committed (hub, `--trace` sink, telemetry); `record` is the run after that commit. */
-  publish(events: StoredEvent[], record: RunRecord): void | Promise<void>;
+  /**
+   * Ends the run `cancelled` (`run.cancelled`) through a session at the version read, delivering the
+   * event like every commit; VersionConflictError when the run moved meanwhile.
+   */
+  endRun(record: RunRecord): Promise<RunSummary>;
+  clock: Clock;
   /** How often to look again while another process settles a write in flight (ms). */
   pollMs: number;
   /** How long to wait for that at most (ms). */
@@ -41,7 +46,7 @@ export function inFlightOf(record: RunRecord): readonly InFlightWrite[] {
  * the write after `waitMs` (the request stands: that process ends the run).
  */
 export async function cancelRun(host: CancelHost, runId: string): Promise<RunSummary> {
-  const deadline = Date.now() + host.waitMs;
+  const deadline = host.clock() + host.waitMs;
   let requested = false;
   for (;;) {
     const record = await host.read(runId);
@@ -52,7 +57,7 @@ export async function cancelRun(host: CancelHost, runId: string): Promise<RunSum
     const local = host.localDriver(runId);
     try {
       if (inFlightOf(record).length === 0 || record.status !== 'running') {
-        const summary = await commitCancelled(host, record);
+        const summary = await host.endRun(record);
         local?.stop();
         return summary;
       }
@@ -78,50 +83,20 @@ async function waitForDriver(
     return;
   }
   const live =
-    record.leaseOwner !== null && record.leaseExpiresAt !== null && record.leaseExpiresAt > Date.now();
+    record.leaseOwner !== null && record.leaseExpiresAt !== null && record.leaseExpiresAt > host.clock();
   if (!live) {
     await host.takeOver(record.runId).catch((error: unknown) => {
       if (!(error instanceof RunConflictError)) throw error; // another process took it first: look again
     });
     return;
   }
-  if (Date.now() > deadline) {
+  if (host.clock() > deadline) {
     throw new RunConflictError(
       record.runId,
       `run ${record.runId} has a write in flight that its driver is still settling; the cancel is recorded and ends the run once the write's result is`,
     );
   }
-  await new Promise((resolve) => setTimeout(resolve, host.pollMs));
-}
-
-/** Ends a run `cancelled` at the version read (VersionConflictError when it moved meanwhile). */
-export async function commitCancelled(
-  host: Pick<CancelHost, 'store' | 'publish'>,
-  record: RunRecord,
-): Promise<RunSummary> {
-  const event = {
-    seq: record.lastSeq + 1,
-    ts: new Date().toISOString(),
-    runId: record.runId,
-    type: 'run.cancelled',
-    reason: 'CANCELLED',
-  };
-  const next = await (
-    await host.store()
-  ).commit({
-    runId: record.runId,
-    expectedVersion: record.version,
-    patch: {
-      status: 'cancelled',
-      suspension: null,
-      reason: 'CANCELLED',
-      leaseOwner: null,
-      leaseExpiresAt: null,
-    },
-    events: [event],
-  });
-  await host.publish([event], next);
-  return summarize(next);
+  await pause(host.pollMs);
 }
 
 /** Records the cancel request in the run's state (no event, no lease change: the driver adopts it). */
@@ -137,14 +112,14 @@ async function requestCancel(host: CancelHost, record: RunRecord): Promise<void>
  * meanwhile (then its summary as it stands).
  */
 export async function endCancelled(
-  host: Pick<CancelHost, 'store' | 'publish' | 'read'>,
+  host: Pick<CancelHost, 'endRun' | 'read'>,
   runId: string,
 ): Promise<RunSummary> {
   for (;;) {
     const record = await host.read(runId);
     if (ENDED.includes(record.status)) return summarize(record);
     try {
-      return await commitCancelled(host, record);
+      return await host.endRun(record);
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
     }

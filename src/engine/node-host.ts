@@ -10,6 +10,7 @@ import type { ModelClient, ModelTool, ModelToolCall } from '../model/model.js';
 import type { CallContext, CallServices, ControlEffect } from '../tools/call.js';
 import { createCallContext } from '../tools/context.js';
 import type { ToolDescriptor } from '../tools/tool.js';
+import type { Locale } from '../domain/locale.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
 import type { EventPayload, PendingItem } from '../trace/events.js';
@@ -47,24 +48,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     description: t.description,
     inputSchema: t.inputSchema,
   }));
-  // Fixed for the node run: providers cache the system prompt, the tools and the opening message.
-  let fixed: { system: string; opening: string } | null = null;
-  const prompt = (): { system: string; opening: string } =>
-    (fixed ??= {
-      system: buildSystemPrompt({
-        locale,
-        instructions: renderInstructions(node.instructions, {
-          input: session.current.input,
-          nodes: session.run.nodeOutputs,
-        }),
-        outputs: node.outputs,
-      }),
-      opening: openingMessage({
-        locale,
-        input: session.current.input,
-        earlierOutputs: session.run.nodeOutputs,
-      }),
-    });
+  const prompt = nodePrompt(session, node, locale);
   const limits = nodeLimits(deps.flow, node);
   const emit = (event: EventPayload) => session.emit(event);
   const host: LoopHost = {
@@ -103,6 +87,34 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     checkpoint: () => session.checkpoint(),
   };
   return host;
+}
+
+/**
+ * The system prompt and opening message of a node run, built on first use and then fixed for the node
+ * run: providers cache the system prompt, the tools and the opening message.
+ */
+function nodePrompt(
+  session: RunSession,
+  node: FlowNode,
+  locale: Locale,
+): () => { system: string; opening: string } {
+  let fixed: { system: string; opening: string } | null = null;
+  return () =>
+    (fixed ??= {
+      system: buildSystemPrompt({
+        locale,
+        instructions: renderInstructions(node.instructions, {
+          input: session.current.input,
+          nodes: session.run.nodeOutputs,
+        }),
+        outputs: node.outputs,
+      }),
+      opening: openingMessage({
+        locale,
+        input: session.current.input,
+        earlierOutputs: session.run.nodeOutputs,
+      }),
+    });
 }
 
 async function callTool(

@@ -2,9 +2,43 @@ import type { Flow } from '../domain/flow.js';
 import { newNodeState } from '../domain/run-state.js';
 import { retryNotice } from '../loop/conversation.js';
 import { newLoopState } from '../loop/loop-state.js';
+import type { ModelSpec } from '../model/resolve.js';
 import type { RunRecord } from '../store/store.js';
-import { RunConflictError } from './errors.js';
+import { RunConflictError } from '../runtime/errors.js';
+import type { RunSummary } from '../runtime/summary.js';
+import type { RunEngine } from './engine.js';
 import type { RunSession } from './session.js';
+import { flowRefOf } from './toolbox.js';
+
+/** How a retry is asked for (the facade's RespondOptions). */
+export interface RetryOptions {
+  who?: string | null;
+  model?: ModelSpec;
+  onAccepted?: (summary: RunSummary) => void;
+}
+
+/**
+ * Takes a `failed` run up again in its failed node and continues it like a response does (driven
+ * here, or handed to the queue). RunConflictError, nothing changed, when the run has not failed (or
+ * failed outside a node), or another request or process is continuing it.
+ */
+export function retryRun(engine: RunEngine, runId: string, options: RetryOptions): Promise<RunSummary> {
+  return engine.exclusive(runId, async () => {
+    const before = await engine.require(runId);
+    checkRetryable(before);
+    const model = engine.models.forRun(before, options.model); // a bad model fails before anything changes
+    const record = await engine.acquire(runId);
+    if (!record || record.status !== 'failed') {
+      if (record) await engine.release(record);
+      throw new RunConflictError(runId, `run ${runId} is being continued by another process`);
+    }
+    const ref = flowRefOf(record);
+    const session = await engine.openSession(reopenFailedNode(record), 'retry');
+    const named = typeof options.model === 'string' ? options.model : undefined;
+    applyRetry(session, ref.flow, options.who ?? null, named);
+    return engine.proceed(session, ref, model, { commit: true, onAccepted: options.onAccepted });
+  });
+}
 
 /**
  * The failure reasons `retry` takes up, and how: for MODEL_FAILED and TOOLS_UNAVAILABLE (an outage, a

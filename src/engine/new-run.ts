@@ -1,12 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import type { Flow } from '../domain/flow.js';
 import { newRunState } from '../domain/run-state.js';
 import { startNode } from '../graph/flow-runner.js';
 import type { RunStateDoc } from '../graph/state-doc.js';
 import { newLoopState } from '../loop/loop-state.js';
+import type { ModelClient } from '../model/model.js';
+import { isModelClient, type ModelSpec } from '../model/resolve.js';
 import type { NewRun, StoredEvent } from '../store/store.js';
+import type { RunSummary } from '../runtime/summary.js';
+import type { RunEngine } from './engine.js';
+import type { FlowRef } from './toolbox.js';
 import type { EventPayload } from '../trace/events.js';
-import { RuntimeInputError } from './errors.js';
+import { RuntimeInputError } from '../runtime/errors.js';
+import { isoAt, systemClock, type Clock } from './seams.js';
 
 /** What a new run is made of besides its flow. */
 export interface NewRunInput {
@@ -21,9 +26,48 @@ export interface NewRunInput {
   lease: { owner: string; expiresAt: number };
 }
 
-/** A new run id: `run_` and 20 hex digits. */
-export function newRunId(): string {
-  return `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+/** A run to start, its flow, model and input checked by the facade. */
+export interface StartSpec {
+  ref: FlowRef;
+  /** The model as given (a name is persisted with the run; an object is kept in this process). */
+  spec: ModelSpec;
+  model: ModelClient;
+  input: unknown;
+  tenant?: string | null;
+  parentRunId?: string;
+  parentCallId?: string;
+  onAccepted?: (summary: RunSummary) => void;
+}
+
+/**
+ * Creates a run in one commit, already started and leased by this engine, then drives it (or hands it
+ * to the queue) until it completes, fails or suspends.
+ */
+export async function startRun(engine: RunEngine, start: StartSpec): Promise<RunSummary> {
+  const { ref, spec, model } = start;
+  const store = await engine.db();
+  const parent = start.parentRunId ? await store.getRun(start.parentRunId) : null;
+  const runId = engine.ids.runId();
+  const { run, events } = newRun(
+    runId,
+    {
+      flow: ref.flow,
+      flowDir: ref.dir,
+      input: start.input,
+      model: typeof spec === 'string' ? spec : null,
+      parentRunId: start.parentRunId ?? null,
+      rootRunId: parent ? parent.rootRunId : (start.parentRunId ?? null),
+      ...(start.parentCallId ? { parentCallId: start.parentCallId } : {}),
+      tenant: start.tenant ?? null,
+      lease: { owner: engine.owner, expiresAt: engine.clock() + engine.leaseMs },
+    },
+    engine.clock,
+  );
+  const record = await store.createRun(run, events);
+  if (isModelClient(spec)) engine.models.remember(runId, model);
+  engine.announce(record, events);
+  const session = await engine.openSession(record, 'start');
+  return engine.proceed(session, ref, model, { commit: false, onAccepted: start.onAccepted });
 }
 
 /**
@@ -31,7 +75,11 @@ export function newRunId(): string {
  * node started — so that one commit creates it and a crash right after leaves a run `resume` can
  * continue (docs/durability.md).
  */
-export function newRun(runId: string, spec: NewRunInput): { run: NewRun; events: StoredEvent[] } {
+export function newRun(
+  runId: string,
+  spec: NewRunInput,
+  clock: Clock = systemClock,
+): { run: NewRun; events: StoredEvent[] } {
   const { flow, input } = spec;
   const first = flow.nodes[0];
   if (!first) throw new RuntimeInputError(`flow ${flow.id} has no nodes`);
@@ -56,7 +104,7 @@ export function newRun(runId: string, spec: NewRunInput): { run: NewRun; events:
     },
   ];
   startNode({ doc, emit: (e) => void payloads.push(e), resetConversation: () => undefined }, first.id, flow);
-  const ts = new Date().toISOString();
+  const ts = isoAt(clock());
   const events = payloads.map((p, i) => ({ ...p, seq: i + 1, ts, runId }) satisfies StoredEvent);
   const run: NewRun = {
     runId,

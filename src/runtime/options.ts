@@ -3,9 +3,11 @@ import type { ModelClient } from '../model/model.js';
 import type { ModelSpec } from '../model/resolve.js';
 import type { Store } from '../store/store.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import type { EventSink } from './session.js';
+import type { Clock, IdSource } from '../engine/seams.js';
+import type { Env } from './config.js';
+import type { EventSink } from '../engine/session.js';
 import type { RunSummary } from './summary.js';
-import type { Toolbox } from './toolbox.js';
+import type { Toolbox } from '../engine/toolbox.js';
 
 /** Options of `createRuntime` (README.md). */
 export interface RuntimeOptions {
@@ -29,6 +31,12 @@ export interface RuntimeOptions {
   telemetry?: Telemetry | (() => Promise<Telemetry>);
   /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: none). */
   traceResultBytes?: number;
+  /** The clock of leases, event times and waits (default: `Date.now`). */
+  clock?: Clock;
+  /** The source of run ids and of this runtime's lease owner id (default: random UUIDs). */
+  ids?: IdSource;
+  /** Where unset options are read from (default: `process.env`); read once, when the runtime is created. */
+  env?: Env;
 }
 
 /** Options of `start`. */

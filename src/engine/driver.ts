@@ -6,6 +6,7 @@ import type { ModelClient } from '../model/model.js';
 import type { CallServices, LookBackEvent } from '../tools/call.js';
 import type { Locale } from '../domain/locale.js';
 import { createNodeHost } from './node-host.js';
+import type { Clock } from './seams.js';
 import type { RunSession } from './session.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
 
@@ -15,6 +16,7 @@ export interface DriveContext {
   logger: Logger;
   owner: string;
   leaseMs: number;
+  clock: Clock;
   signal: AbortSignal;
   /** Extra services offered to calls (delegation, look-back tracing). */
   services: Pick<CallServices, 'delegate' | 'onLookBack'>;
@@ -97,7 +99,7 @@ async function runOneNode(
       invoker: catalog.invoker,
       logger: ctx.logger,
       signal: ctx.signal,
-      now: () => new Date(),
+      now: () => new Date(ctx.clock()),
     },
   });
   return runNode(host);

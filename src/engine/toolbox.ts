@@ -2,6 +2,7 @@ import type { Flow, FlowNode } from '../domain/flow.js';
 import type { Observation } from '../domain/observation.js';
 import type { CallContext, ToolInvokerPort } from '../tools/call.js';
 import type { ToolDescriptor } from '../tools/tool.js';
+import type { RunRecord } from '../store/store.js';
 
 /** A flow with the folder its relative paths resolve against. */
 export interface FlowRef {
@@ -32,4 +33,9 @@ export interface FlowCatalog {
   /** Calls the flow's real tools. */
   readonly invoker: ToolInvokerPort;
   visible(node: FlowNode): ReadonlyMap<string, ToolDescriptor>;
+}
+
+/** The flow a stored run runs, with its folder (the flow as validated when the run started). */
+export function flowRefOf(record: Pick<RunRecord, 'flow' | 'flowDir'>): FlowRef {
+  return { flow: record.flow, dir: record.flowDir };
 }

@@ -11,8 +11,9 @@ import {
 } from '../store/store.js';
 import type { EventPayload } from '../trace/events.js';
 import { DEFAULT_RESULT_BYTES, withBoundedResult } from '../trace/result.js';
-import type { EventHub } from './event-hub.js';
+import type { EventHub } from '../trace/event-hub.js';
 import { nodeRunKey, type RunStateDoc } from '../graph/state-doc.js';
+import { isoAt, systemClock, type Clock } from './seams.js';
 
 /** Receives every committed event (e.g. the `--trace FILE` writer and the terminal renderer). */
 export type EventSink = (event: StoredEvent) => void;
@@ -46,22 +47,27 @@ export class RunSession {
     private readonly store: Store,
     private readonly hub: EventHub,
     private readonly sinks: readonly EventSink[],
+    private readonly clock: Clock,
   ) {
     this.run = { ...doc.run, evidence };
     this.persistedEvidence = evidence.length;
   }
 
-  /** Loads a run's working copy from the store. */
+  /**
+   * Loads a run's working copy from the store. `journal: false` skips reading the evidence and the
+   * conversation, for a session that only ends the run (a cancellation).
+   */
   static async open(
     store: Store,
     hub: EventHub,
     record: RunRecord,
     sinks: readonly EventSink[] = [],
+    options: { clock?: Clock; journal?: boolean } = {},
   ): Promise<RunSession> {
     const doc = record.state;
     // A run at version 1 was just created and never committed: it has no evidence and no messages
     // yet (createRun appends events only), so there is nothing to read.
-    const fresh = record.version === 1;
+    const fresh = record.version === 1 || options.journal === false;
     const { evidence, messages: stored } = fresh
       ? { evidence: [], messages: [] }
       : await readWorkingSet(store, record.runId, doc.nodeId ? nodeRunKey(doc) : null);
@@ -71,7 +77,7 @@ export class RunSession {
       const pending = [doc.loop.suspended?.counted, doc.loop.resolved?.call.counted];
       doc.node.fingerprintCounts = countFingerprints(messages, pending);
     }
-    return new RunSession(record, doc, evidence, messages, store, hub, sinks);
+    return new RunSession(record, doc, evidence, messages, store, hub, sinks, options.clock ?? systemClock);
   }
 
   get runId(): string {
@@ -86,7 +92,7 @@ export class RunSession {
   emit(payload: EventPayload): StoredEvent {
     const seq = this.record.lastSeq + (this.committing?.events ?? 0) + this.pendingEvents.length + 1;
     const bounded = payload.type === 'tool.invoked' ? withBoundedResult(payload, this.resultBytes) : payload;
-    const event = { ...bounded, seq, ts: isoNow(), runId: this.record.runId } as StoredEvent;
+    const event = { ...bounded, seq, ts: isoAt(this.clock()), runId: this.record.runId } as StoredEvent;
     this.pendingEvents.push(event);
     return event;
   }
@@ -164,6 +170,24 @@ export class RunSession {
     return this.serial(() => this.commitBuffered(options.beforeEffect !== true));
   }
 
+  /**
+   * Ends the run `cancelled` (`run.cancelled`, suspension and lease cleared) in one commit at the
+   * version this session holds; a VersionConflictError when the run moved meanwhile (never adopted:
+   * the caller reads the run again). Returns the committed event.
+   */
+  async endCancelled(): Promise<StoredEvent> {
+    const event = this.emit({ type: 'run.cancelled', reason: 'CANCELLED' });
+    this.update({
+      status: 'cancelled',
+      suspension: null,
+      reason: 'CANCELLED',
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    });
+    await this.checkpoint({ beforeEffect: true });
+    return event;
+  }
+
   /** Extends the lease without persisting any half-done step (only the lease fields change). */
   renewLease(): Promise<void> {
     return this.serial(async () => {
@@ -173,7 +197,7 @@ export class RunSession {
         (version) => ({
           runId: this.record.runId,
           expectedVersion: version,
-          patch: { leaseOwner: lease.owner, leaseExpiresAt: Date.now() + lease.ms },
+          patch: { leaseOwner: lease.owner, leaseExpiresAt: this.clock() + lease.ms },
         }),
         true,
       );
@@ -231,7 +255,7 @@ export class RunSession {
       const stillRunning = (p.status ?? this.record.status) === 'running';
       if (this.lease && stillRunning && p.leaseOwner === undefined) {
         p.leaseOwner = this.lease.owner;
-        p.leaseExpiresAt = Date.now() + this.lease.ms;
+        p.leaseExpiresAt = this.clock() + this.lease.ms;
       }
       return p;
     };
@@ -298,19 +322,6 @@ async function childrenSpent(store: Store, runId: string): Promise<{ tokens: num
     cost += (child.state.cost ?? 0) + below.cost;
   }
   return { tokens, cost };
-}
-
-let lastMs = -1;
-let lastIso = '';
-
-/** The current time as an ISO string; the events of one millisecond share one (formatting is not free). */
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
-import { EventHub } from '../../src/runtime/event-hub.js';
-import { newRun } from '../../src/runtime/new-run.js';
-import { RunSession } from '../../src/runtime/session.js';
+import { EventHub } from '../../src/trace/event-hub.js';
+import { newRun } from '../../src/engine/new-run.js';
+import { RunSession } from '../../src/engine/session.js';
 import { MemoryStore } from '../../src/store/memory.js';
 import type { Commit, RunRecord } from '../../src/store/store.js';
 

@@ -4,12 +4,10 @@ import { loadFlow, type LoadedFlow } from '../flow/load.js';
 import { flowModel } from '../flow/paths.js';
 import type { ModelSpec } from '../model/resolve.js';
 import type { CallInput, DelegateResult, DelegateService, SuspensionRequest } from '../tools/call.js';
-import { summarize, type RunSummary } from './summary.js';
-import type { RunRecord, Store } from '../store/store.js';
-import { delegateObservation } from '../tools/builtin/delegate.js';
-import { RunConflictError } from './errors.js';
-import type { PersonResponse } from './respond.js';
-import type { RunSession } from './session.js';
+import { summarize, type RunSummary } from '../runtime/summary.js';
+import type { Store } from '../store/store.js';
+import { RunConflictError } from '../runtime/errors.js';
+import { pause } from './seams.js';
 import type { FlowRef } from './toolbox.js';
 
 /** Starts and drives a child run (the Runtime's `start` with a parent). */
@@ -100,62 +98,6 @@ export function delegateResult(summary: RunSummary): DelegateResult {
   };
 }
 
-/** What routing a response through a child needs from the runtime. */
-export interface ChildRouting {
-  respond(childRunId: string, response: PersonResponse): Promise<RunSummary>;
-  release(record: RunRecord): Promise<void>;
-}
-
-/**
- * A parent suspended by a delegated child: the person's response goes to the child (docs/observations.md).
- * When the child waits again, the parent keeps waiting with the child's new pending item (that
- * summary is returned); when the child ends, its result becomes the delegate call's observation
- * (left for the loop to count) and null is returned.
- */
-export async function respondThroughChild(
-  session: RunSession,
-  ref: FlowRef,
-  childRunId: string,
-  response: PersonResponse,
-  routing: ChildRouting,
-): Promise<RunSummary | null> {
-  let child: RunSummary;
-  try {
-    child = await routing.respond(childRunId, response);
-  } catch (error) {
-    await routing.release(session.current);
-    throw error;
-  }
-  const suspended = session.doc.loop.suspended;
-  const nodeId = session.doc.nodeId;
-  if (!suspended || !nodeId) throw new Error(`run ${session.runId} lost its suspended delegate call`);
-  session.emit({
-    type: 'run.resumed',
-    nodeId,
-    kind: response.kind,
-    ...(response.kind === 'APPROVAL'
-      ? { decision: response.decision, comment: response.comment, who: response.who }
-      : { answer: response.answer, who: response.who }),
-  });
-  if (child.status === 'suspended' && child.suspension) {
-    // The child waits again: so does the parent, with the child's new pending item.
-    const { kind, pending } = child.suspension;
-    session.emit({ type: 'node.suspended', nodeId, kind, pending });
-    session.emit({ type: 'run.suspended', nodeId, kind, pending });
-    session.update({ suspension: child.suspension, leaseOwner: null, leaseExpiresAt: null });
-    await session.checkpoint();
-    return summarize(session.current);
-  }
-  const result = delegateResult(child);
-  if (result.status === 'suspended')
-    throw new Error(`child run ${childRunId} is suspended without a pending item`);
-  const flowId = typeof suspended.args.flow === 'string' ? suspended.args.flow : '';
-  const observation = delegateObservation(result, flowId, ref.flow.locale);
-  session.doc.loop.suspended = null;
-  session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
-  return null;
-}
-
 /** See `ExistingChild`: the child of this delegate call, continued once its dead driver's lease expired. */
 export async function existingChild(
   store: Store,
@@ -172,7 +114,7 @@ export async function existingChild(
     } catch (error) {
       if (!(error instanceof RunConflictError)) throw error;
       // Its lease (held by the same dead driver) has not expired yet.
-      await new Promise((resolve) => setTimeout(resolve, ops.waitMs));
+      await pause(ops.waitMs);
       const now = await store.getRun(child.runId);
       if (!now || now.status !== 'running') return now ? summarize(now) : null;
     }

@@ -2,7 +2,7 @@ import type { ModelClient, ModelRequest } from '../model/model.js';
 import type { RunRecord, Store, StoredEvent } from '../store/store.js';
 import type { RunSegment, RunSegmentInfo, Telemetry } from '../telemetry/telemetry.js';
 import type { DriveContext } from './driver.js';
-import { LiveChannel } from './live.js';
+import { LiveChannel } from '../trace/live.js';
 import type { EventSink, RunSession } from './session.js';
 import type { Toolbox } from './toolbox.js';
 

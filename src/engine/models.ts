@@ -1,0 +1,45 @@
+import type { Flow } from '../domain/flow.js';
+import type { ModelClient } from '../model/model.js';
+import { resolveModel, type ModelSpec } from '../model/resolve.js';
+import type { RunRecord } from '../store/store.js';
+import { RuntimeInputError } from '../runtime/errors.js';
+
+/** Resolves `<provider>:<model id>` strings other than `scripted:`. */
+export type ProviderLookup = (provider: string, modelId: string) => ModelClient;
+
+/**
+ * The models of the runs this runtime works on: a model given by name is resolved again whenever a run
+ * continues (in any process); a model object given to `start` is only known here, so it is kept per run.
+ * A spec that cannot be resolved is bad input (RuntimeInputError), found before anything changes.
+ */
+export class RunModels {
+  private readonly objects = new Map<string, ModelClient>();
+
+  constructor(private readonly providers: ProviderLookup | undefined) {}
+
+  /** The client of a model spec, with the flow's provider declarations. */
+  resolve(spec: ModelSpec, flow: Flow): ModelClient {
+    try {
+      return resolveModel(spec, this.providers, flow.providers);
+    } catch (error) {
+      throw new RuntimeInputError((error as Error).message, { cause: error });
+    }
+  }
+
+  /** Keeps the model object a run was started with (it cannot be persisted). */
+  remember(runId: string, model: ModelClient): void {
+    this.objects.set(runId, model);
+  }
+
+  /** The model a run continues with: `override`, else the object it started with here, else its persisted name. */
+  forRun(record: RunRecord, override: ModelSpec | undefined): ModelClient {
+    const flow = record.flow;
+    if (override !== undefined) return this.resolve(override, flow);
+    const local = this.objects.get(record.runId);
+    if (local) return local;
+    if (record.model) return this.resolve(record.model, flow);
+    throw new RuntimeInputError(
+      `run ${record.runId} was started with a model object; pass the model to continue it`,
+    );
+  }
+}

@@ -1,0 +1,218 @@
+import type { Flow } from '../domain/flow.js';
+import type { Observation } from '../domain/observation.js';
+import type { Logger } from '../log/logger.js';
+import type { ModelSpec } from '../model/resolve.js';
+import { RunConflictError } from '../runtime/errors.js';
+import { summarize, type RunSummary } from '../runtime/summary.js';
+import type { RunRecord } from '../store/store.js';
+import { delegateObservation } from '../tools/builtin/delegate.js';
+import { answer, approve, reject, type ResolutionState } from '../tools/builtin/resolution.js';
+import { delegateResult } from './delegation.js';
+import type { RunEngine } from './engine.js';
+import { checkExpected, waitingFor } from './pending-id.js';
+import type { RunSession } from './session.js';
+import { flowRefOf, type FlowRef } from './toolbox.js';
+
+/** A person's response to a suspended run. */
+export type PersonResponse =
+  | { kind: 'APPROVAL'; decision: 'approved' | 'rejected'; comment: string | null; who: string | null }
+  | { kind: 'FOLLOW_UP'; answer: string; who: string | null };
+
+/** How a response is given (the facade's RespondOptions). */
+export interface ResponseOptions {
+  comment?: string | null;
+  who?: string | null;
+  model?: ModelSpec;
+  /** The id of the pending item the response is for; refused when the run waits for another. */
+  expect?: string;
+  onAccepted?: (summary: RunSummary) => void;
+}
+
+/**
+ * Records a person's response to a suspended run and continues it (driven here, or handed to the
+ * queue). RunConflictError, nothing changed, when the run does not wait for this kind of response
+ * (or for the item `expect` names), or another request or process is continuing it.
+ */
+export function respondToRun(
+  engine: RunEngine,
+  runId: string,
+  response: PersonResponse,
+  options: ResponseOptions,
+): Promise<RunSummary> {
+  return engine.exclusive(runId, () => respondOnce(engine, runId, response, options));
+}
+
+async function respondOnce(
+  engine: RunEngine,
+  runId: string,
+  response: PersonResponse,
+  options: ResponseOptions,
+): Promise<RunSummary> {
+  const before = await engine.require(runId);
+  const waiting = kindOf(before);
+  if (before.status !== 'suspended' || waiting !== response.kind) {
+    throw new RunConflictError(runId, conflictMessage(runId, before.status, waiting, response.kind));
+  }
+  checkExpected(before, options.expect);
+  const model = engine.models.forRun(before, options.model); // a bad model fails before anything changes
+  const record = await takeSuspended(engine, before, response.kind);
+  const ref = flowRefOf(record);
+  const session = await engine.openSession(record, response.kind === 'APPROVAL' ? 'approval' : 'answer');
+  if (typeof options.model === 'string') session.update({ model: options.model });
+  const childRunId = session.doc.loop.suspended?.childRunId;
+  if (childRunId) {
+    const settled = await respondThroughChild(engine, session, ref, childRunId, response, {
+      comment: options.comment ?? null,
+      who: options.who ?? null,
+      ...(options.expect !== undefined ? { expect: options.expect } : {}),
+    });
+    if (settled) {
+      engine.end(session);
+      options.onAccepted?.(settled);
+      return settled;
+    }
+  } else {
+    applyResponse(session, ref.flow, response, engine.logger, new Date(engine.clock()));
+  }
+  session.update({ status: 'running', suspension: null });
+  return engine.proceed(session, ref, model, { commit: true, onAccepted: options.onAccepted });
+}
+
+/** The run's lease, taken for a response: RunConflictError (lease released) when it moved on meanwhile. */
+async function takeSuspended(engine: RunEngine, before: RunRecord, kind: string): Promise<RunRecord> {
+  const runId = before.runId;
+  const record = await engine.acquire(runId);
+  if (!record || record.status !== 'suspended' || kindOf(record) !== kind) {
+    if (record) await engine.release(record);
+    const what = kind === 'APPROVAL' ? 'an approval' : 'an answer';
+    throw new RunConflictError(runId, `run ${runId} is no longer waiting for ${what}`);
+  }
+  if (waitingFor(record) !== waitingFor(before)) {
+    // It moved on to another item meanwhile (a racing response): this one was meant for the previous.
+    await engine.release(record);
+    throw new RunConflictError(
+      runId,
+      `run ${runId} now waits for another item (${waitingFor(record) ?? 'none'})`,
+    );
+  }
+  return record;
+}
+
+function kindOf(record: RunRecord): string | undefined {
+  return record.suspension?.kind;
+}
+
+/** Why a response of kind `wanted` does not fit the run as it stands. */
+function conflictMessage(runId: string, status: string, waiting: string | undefined, wanted: string): string {
+  const what = wanted === 'APPROVAL' ? 'an approval' : 'an answer';
+  if (status !== 'suspended') return `run ${runId} is ${status}; it is not waiting for ${what}`;
+  return `run ${runId} waits for ${waiting === 'APPROVAL' ? 'an approval' : 'an answer'}, not for ${what}`;
+}
+
+/**
+ * Applies a person's response to the suspending call (docs/observations.md; docs/design.md): records the approval or the
+ * answer, traces `run.resumed`, and leaves the call's final observation for the loop to count.
+ * The caller has checked that the run waits for exactly this kind of input.
+ */
+export function applyResponse(
+  session: RunSession,
+  flow: Flow,
+  response: PersonResponse,
+  logger: Logger,
+  now: Date,
+): void {
+  const suspended = session.doc.loop.suspended;
+  const node = session.doc.node;
+  if (!suspended || !node) throw new Error(`run ${session.runId} is suspended without a suspending call`);
+  const state: ResolutionState = {
+    run: session.run,
+    node,
+    nodeId: node.nodeId,
+    locale: flow.locale,
+    now,
+    logger,
+  };
+  let observation: Observation;
+  if (response.kind === 'APPROVAL') {
+    const gated = node.gatedCall;
+    if (!gated || gated.fingerprint !== suspended.fingerprint) {
+      throw new Error(`run ${session.runId}: the approval's gated call is missing from node ${node.nodeId}`);
+    }
+    const target = { tool: gated.tool, args: gated.args, fingerprint: gated.fingerprint };
+    const decision = { who: response.who, comment: response.comment };
+    observation =
+      response.decision === 'approved' ? approve(state, target, decision) : reject(state, target, decision);
+    session.emit({
+      type: 'run.resumed',
+      nodeId: node.nodeId,
+      kind: 'APPROVAL',
+      decision: response.decision,
+      comment: response.comment,
+      who: response.who,
+    });
+  } else {
+    const question = typeof suspended.args.question === 'string' ? suspended.args.question : '';
+    const options = Array.isArray(suspended.args.options) ? suspended.args.options.map(String) : null;
+    observation = answer(state, { question, options }, response.answer);
+    session.emit({
+      type: 'run.resumed',
+      nodeId: node.nodeId,
+      kind: 'FOLLOW_UP',
+      answer: response.answer,
+      who: response.who,
+    });
+  }
+  session.doc.loop.suspended = null;
+  session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
+}
+
+/**
+ * A parent suspended by a delegated child: the person's response goes to the child (docs/observations.md).
+ * When the child waits again, the parent keeps waiting with the child's new pending item (that
+ * summary is returned); when the child ends, its result becomes the delegate call's observation
+ * (left for the loop to count) and null is returned.
+ */
+async function respondThroughChild(
+  engine: RunEngine,
+  session: RunSession,
+  ref: FlowRef,
+  childRunId: string,
+  response: PersonResponse,
+  options: ResponseOptions,
+): Promise<RunSummary | null> {
+  let child: RunSummary;
+  try {
+    child = await respondToRun(engine, childRunId, response, options);
+  } catch (error) {
+    await engine.release(session.current);
+    throw error;
+  }
+  const suspended = session.doc.loop.suspended;
+  const nodeId = session.doc.nodeId;
+  if (!suspended || !nodeId) throw new Error(`run ${session.runId} lost its suspended delegate call`);
+  session.emit({
+    type: 'run.resumed',
+    nodeId,
+    kind: response.kind,
+    ...(response.kind === 'APPROVAL'
+      ? { decision: response.decision, comment: response.comment, who: response.who }
+      : { answer: response.answer, who: response.who }),
+  });
+  if (child.status === 'suspended' && child.suspension) {
+    // The child waits again: so does the parent, with the child's new pending item.
+    const { kind, pending } = child.suspension;
+    session.emit({ type: 'node.suspended', nodeId, kind, pending });
+    session.emit({ type: 'run.suspended', nodeId, kind, pending });
+    session.update({ suspension: child.suspension, leaseOwner: null, leaseExpiresAt: null });
+    await session.checkpoint();
+    return summarize(session.current);
+  }
+  const result = delegateResult(child);
+  if (result.status === 'suspended')
+    throw new Error(`child run ${childRunId} is suspended without a pending item`);
+  const flowId = typeof suspended.args.flow === 'string' ? suspended.args.flow : '';
+  const observation = delegateObservation(result, flowId, ref.flow.locale);
+  session.doc.loop.suspended = null;
+  session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
+  return null;
+}

@@ -1,0 +1,45 @@
+import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
+import { RuntimeInputError } from './errors.js';
+
+/** Environment variables as the runtime reads them (`RuntimeOptions.env`, default `process.env`). */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The runtime's settings, from its options, else the environment, else the defaults. Read once. */
+export interface RuntimeConfig {
+  /** Lease length in ms. */
+  leaseMs: number;
+  /** Bound of `tool.invoked.result` in bytes of JSON (0: results are not traced). */
+  traceResultBytes: number;
+}
+
+/** The default lease length (ms). */
+export const DEFAULT_LEASE_MS = 15_000;
+
+/**
+ * The configuration seam: the only place the runtime reads its environment. `leaseMs` falls back to
+ * AGENT_RUNTIME_LEASE_MS (a positive number, else 15 s), `traceResultBytes` to
+ * AGENT_RUNTIME_TRACE_RESULT_BYTES (else 16 KiB); a bad `traceResultBytes` is bad input.
+ */
+export function runtimeConfig(
+  options: { leaseMs?: number | undefined; traceResultBytes?: number | undefined },
+  env: Env,
+): RuntimeConfig {
+  return {
+    leaseMs: options.leaseMs ?? leaseFromEnv(env),
+    traceResultBytes: traceResultBytes(options.traceResultBytes, env),
+  };
+}
+
+function leaseFromEnv(env: Env): number {
+  const raw = env.AGENT_RUNTIME_LEASE_MS;
+  const value = raw === undefined ? NaN : Number(raw);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_LEASE_MS;
+}
+
+function traceResultBytes(option: number | undefined, env: Env): number {
+  try {
+    return option === undefined ? resultBytesFromEnv(env) : checkResultBytes(option, 'traceResultBytes');
+  } catch (error) {
+    throw new RuntimeInputError((error as Error).message, { cause: error });
+  }
+}

@@ -38,6 +38,8 @@ export interface ServerOptions {
   allowStdio?: readonly string[];
   /** `--allow-mcp-host`: hosts HTTP MCP servers of flows sent over HTTP may be on (default none). */
   allowMcpHosts?: readonly string[];
+  /** `--allow-env`: environment variables a flow sent over HTTP may reference as `${VAR}` in MCP `env`/`headers` (default none). */
+  allowEnv?: readonly string[];
   /** Most event streams open at once per token (default 16; 429 beyond). */
   maxStreamsPerToken?: number;
   /** How long `close` waits for runs being driven to reach a stopping point (default 30000 ms). */
@@ -80,6 +82,7 @@ export function createServer(options: ServerOptions): ApiServer {
       scriptedModels: options.scriptedModels ? resolve(options.scriptedModels) : null,
       allowStdio: new Set(options.allowStdio ?? []),
       allowMcpHosts: new Set((options.allowMcpHosts ?? []).map((h) => h.toLowerCase())),
+      allowEnv: new Set(options.allowEnv ?? []),
     },
     maxStreamsPerToken: options.maxStreamsPerToken ?? 16,
     streamsByToken: new Map(),

@@ -7,6 +7,7 @@ import { Background, RunLocks } from './background.js';
 import { authenticate, requireRole, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError, errorResponse, toApiError } from './errors.js';
 import { registerEventRoutes } from './events.js';
+import { jsonDepthLimit } from './json-depth.js';
 import { registerEvidenceRoutes } from './evidence-routes.js';
 import { FlowRegistry } from './flows.js';
 import { registerFlowRoutes } from './flows-routes.js';
@@ -159,6 +160,7 @@ function buildApp(
       },
     }),
   );
+  app.use('/v1/*', jsonDepthLimit());
   app.use('/v1/*', requireRole('viewer'));
   registerRunRoutes(app, deps);
   registerRetryRoute(app, deps);

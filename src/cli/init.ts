@@ -161,7 +161,7 @@ function addMissing(
   const elsewhere = alsoIn.map((name) => target[name]).filter((v) => typeof v === 'object' && v !== null);
   const added: string[] = [];
   for (const [key, value] of Object.entries(wanted)) {
-    const present = key in entries || elsewhere.some((other) => key in (other));
+    const present = key in entries || elsewhere.some((other) => key in other);
     if (present && !replaceable(key, entries[key])) continue;
     entries[key] = value;
     added.push(key);

@@ -63,10 +63,14 @@ export function continueFlags(db: string | undefined): string {
   return ` --db ${shellWord(db.trim())}`;
 }
 
-/** Appends each event as one JSON line, synchronously, so a killed process loses nothing it reported. */
+/**
+ * Appends each event as one JSON line, synchronously, so a killed process loses nothing it reported.
+ * A trace holds what the database does (inputs, tool results), so like the database it is created
+ * 0600, in folders created 0700; an existing file or folder keeps its mode.
+ */
 function traceWriter(file: string): (event: StoredEvent) => void {
-  mkdirSync(dirname(file), { recursive: true });
-  return (event) => appendFileSync(file, `${JSON.stringify(event)}\n`);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  return (event) => appendFileSync(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
 }
 
 function logLevel(tty: boolean): LogLevel {

@@ -185,7 +185,12 @@ export const EventsQuery = z.object({
 });
 
 export const EventsHeaders = z.object({
-  'last-event-id': z.string().regex(/^\d+$/, 'Last-Event-ID must be an event seq').optional(),
+  // Like `?after=`: a whole number within the safe integer range, else 400 (not a silent replay from 0).
+  'last-event-id': z
+    .string()
+    .regex(/^\d{1,16}$/, 'Last-Event-ID must be an event seq')
+    .refine((v) => Number.isSafeInteger(Number(v)), 'Last-Event-ID must be an event seq')
+    .optional(),
 });
 
 /** The standard error responses, for the routes that can give them. */

@@ -1,5 +1,5 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, appendFileSync, constants, mkdirSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { createStderrLogger, isLogLevel, type LogLevel } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { StoredEvent } from '../store/store.js';
@@ -17,6 +17,8 @@ export interface CliContext {
   renderer: TraceRenderer | null;
   /** Flags a printed follow-up command needs to reach the same run (` --db URL` when not the default), or ''. */
   continueFlags: string;
+  /** How a printed follow-up command starts: `agent-runtime`, or `npx agent-runtime` when that is not on PATH. */
+  continueCommand: string;
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -52,6 +54,7 @@ export function cliContext(parsed: Parsed): CliContext {
     interactive: !json && tty && Boolean(process.stdin.isTTY),
     renderer,
     continueFlags: continueFlags(str(parsed, 'db')),
+    continueCommand: cliInvocation(),
     out,
     err,
   };
@@ -61,6 +64,30 @@ export function cliContext(parsed: Parsed): CliContext {
 export function continueFlags(db: string | undefined): string {
   if (db === undefined || db.trim() === '' || db.trim() === resolveDbUrl({})) return '';
   return ` --db ${shellWord(db.trim())}`;
+}
+
+/**
+ * How a printed command should start so that it works as printed: `agent-runtime` when an executable
+ * of that name is on PATH (a global install), else `npx agent-runtime` (a project's local install,
+ * whose bin is in node_modules/.bin, which is not on PATH).
+ */
+export function cliInvocation(env: NodeJS.ProcessEnv = process.env): string {
+  const names = process.platform === 'win32' ? ['agent-runtime.cmd', 'agent-runtime.exe'] : ['agent-runtime'];
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir !== '' && names.some((name) => isExecutable(join(dir, name)))) return 'agent-runtime';
+  }
+  return 'npx agent-runtime';
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR' || code === 'ELOOP') return false;
+    throw error;
+  }
 }
 
 /**

@@ -68,13 +68,15 @@ export function continueFlags(db: string | undefined): string {
 
 /**
  * How a printed command should start so that it works as printed: `agent-runtime` when an executable
- * of that name is on PATH (a global install), else `npx agent-runtime` (a project's local install,
- * whose bin is in node_modules/.bin, which is not on PATH).
+ * of that name is on the user's PATH (a global install), else `npx agent-runtime` (a project's local
+ * install). `node_modules/.bin` folders are not the user's PATH: npx and npm scripts add them for the
+ * command they start only, so a command run by `npx agent-runtime` must still print the npx form.
  */
 export function cliInvocation(env: NodeJS.ProcessEnv = process.env): string {
   const names = process.platform === 'win32' ? ['agent-runtime.cmd', 'agent-runtime.exe'] : ['agent-runtime'];
   for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir !== '' && names.some((name) => isExecutable(join(dir, name)))) return 'agent-runtime';
+    if (dir === '' || /[\\/]node_modules[\\/]\.bin[\\/]?$/.test(dir)) continue;
+    if (names.some((name) => isExecutable(join(dir, name)))) return 'agent-runtime';
   }
   return 'npx agent-runtime';
 }

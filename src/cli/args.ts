@@ -84,7 +84,8 @@ commands:
   evidence RUN_ID [EVIDENCE_ID] [--json]   list a run's evidence, or show one record with its full payload
   validate FLOW.yaml                   check a flow and print every problem
   init [DIR]                           write a starter project (flow, MCP server, scripted model, test)
-  serve [--host H] [--port P] [--flows DIR [--watch]] [--tokens FILE]   HTTP API (and the web console)
+  serve [--host H] [--port P] [--flows DIR [--watch]] [--tokens FILE] […]   HTTP API and web console
+                                       (serve --help: every option, e.g. --allow-stdio, --allow-env)
   worker --db postgres://… [--concurrency N]                  drive queued runs from a shared PostgreSQL
 
 every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);

@@ -185,8 +185,9 @@ async function finish(ctx: CliContext, first: RunSummary): Promise<number> {
 
 function print(ctx: CliContext, summary: RunSummary): void {
   if (ctx.json) ctx.out(`${JSON.stringify(summary)}\n`);
-  else ctx.err(`${describeSummary(summary, ctx.continueFlags)}\n`);
-  if (ctx.json && summary.status === 'suspended') ctx.err(`${describeSummary(summary, ctx.continueFlags)}\n`);
+  else ctx.err(`${describeSummary(summary, ctx.continueFlags, ctx.continueCommand)}\n`);
+  if (ctx.json && summary.status === 'suspended')
+    ctx.err(`${describeSummary(summary, ctx.continueFlags, ctx.continueCommand)}\n`);
 }
 
 /** `--expect ID` of approve/reject/answer: the pending item the response is for (exit 4 when another waits). */

@@ -1,5 +1,5 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, appendFileSync, constants, mkdirSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { createStderrLogger, isLogLevel, type LogLevel } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { StoredEvent } from '../store/store.js';
@@ -17,6 +17,8 @@ export interface CliContext {
   renderer: TraceRenderer | null;
   /** Flags a printed follow-up command needs to reach the same run (` --db URL` when not the default), or ''. */
   continueFlags: string;
+  /** How a printed follow-up command starts: `agent-runtime`, or `npx agent-runtime` when that is not on PATH. */
+  continueCommand: string;
   out: (text: string) => void;
   err: (text: string) => void;
 }
@@ -52,6 +54,7 @@ export function cliContext(parsed: Parsed): CliContext {
     interactive: !json && tty && Boolean(process.stdin.isTTY),
     renderer,
     continueFlags: continueFlags(str(parsed, 'db')),
+    continueCommand: cliInvocation(),
     out,
     err,
   };
@@ -63,10 +66,40 @@ export function continueFlags(db: string | undefined): string {
   return ` --db ${shellWord(db.trim())}`;
 }
 
-/** Appends each event as one JSON line, synchronously, so a killed process loses nothing it reported. */
+/**
+ * How a printed command should start so that it works as printed: `agent-runtime` when an executable
+ * of that name is on the user's PATH (a global install), else `npx agent-runtime` (a project's local
+ * install). `node_modules/.bin` folders are not the user's PATH: npx and npm scripts add them for the
+ * command they start only, so a command run by `npx agent-runtime` must still print the npx form.
+ */
+export function cliInvocation(env: NodeJS.ProcessEnv = process.env): string {
+  const names = process.platform === 'win32' ? ['agent-runtime.cmd', 'agent-runtime.exe'] : ['agent-runtime'];
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir === '' || /[\\/]node_modules[\\/]\.bin[\\/]?$/.test(dir)) continue;
+    if (names.some((name) => isExecutable(join(dir, name)))) return 'agent-runtime';
+  }
+  return 'npx agent-runtime';
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'ENOTDIR' || code === 'ELOOP') return false;
+    throw error;
+  }
+}
+
+/**
+ * Appends each event as one JSON line, synchronously, so a killed process loses nothing it reported.
+ * A trace holds what the database does (inputs, tool results), so like the database it is created
+ * 0600, in folders created 0700; an existing file or folder keeps its mode.
+ */
 function traceWriter(file: string): (event: StoredEvent) => void {
-  mkdirSync(dirname(file), { recursive: true });
-  return (event) => appendFileSync(file, `${JSON.stringify(event)}\n`);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  return (event) => appendFileSync(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
 }
 
 function logLevel(tty: boolean): LogLevel {

@@ -13,7 +13,8 @@ const TEMPLATE = join(PACKAGE_ROOT, 'templates', 'starter');
  * `init [DIR]` (default: the current folder): writes a starter project — a flow with one read and one
  * gated write tool on a small MCP server of its own, a scripted-model file, a README, a tokens file for
  * `serve`, a test of the flow, and a package.json. Files that already exist are kept, never overwritten
- * (each one is named). Exit 0; 2 when DIR is a file.
+ * (each one is named); an existing package.json gets the scripts and dependencies it lacks (named too).
+ * Exit 0; 2 when DIR is a file.
  */
 export const init: Command = async (argv) => {
   const parsed = parse('init', argv, COMMON, { min: 0, max: 1, names: 'DIR' });
@@ -34,12 +35,17 @@ export const init: Command = async (argv) => {
       copyFile(join(TEMPLATE, name), target),
     );
   }
-  await place('package.json', (target) => writeFile(target, packageJson(dir)));
+  const manifestPath = join(dir, 'package.json');
+  const existing = existsSync(manifestPath);
+  await place('package.json', (target) =>
+    writeFile(target, `${JSON.stringify(starterManifest(dir), null, 2)}\n`),
+  );
+  const completed = existing ? await completeManifest(manifestPath, starterManifest(dir)) : null;
   await place('tokens.yaml', async (target) => {
     await writeFile(target, tokensYaml(), { mode: 0o600 });
     await chmod(target, 0o600);
   });
-  process.stderr.write(report(dir, written, kept));
+  process.stderr.write(report(dir, written, kept, completed));
   return 0;
 };
 
@@ -54,7 +60,16 @@ function templateFiles(root: string, under = ''): string[] {
   return names.sort();
 }
 
-function packageJson(dir: string): string {
+/** The package.json of the starter: its scripts and the packages its flow, server and test need. */
+interface Manifest {
+  name?: string;
+  private?: boolean;
+  type?: string;
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+}
+
+function starterManifest(dir: string): Manifest {
   const ours = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
     name: string;
     version: string;
@@ -66,7 +81,7 @@ function packageJson(dir: string): string {
       .toLowerCase()
       .replace(/[^a-z0-9-]+/g, '-')
       .replace(/^-+|-+$/g, '') || 'my-agent';
-  const manifest = {
+  return {
     name,
     private: true,
     type: 'module',
@@ -82,7 +97,77 @@ function packageJson(dir: string): string {
       zod: deps.zod ?? 'latest',
     },
   };
-  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** The `test` script `npm init` writes: a placeholder that fails, not a script of the user's. */
+const NPM_PLACEHOLDER_TEST = 'echo "Error: no test specified" && exit 1';
+
+/** What `init` added to a package.json that was already there. */
+interface Completion {
+  scripts: string[];
+  dependencies: string[];
+  /** Why the file was left alone (it is not a JSON object), or null. */
+  unreadable: string | null;
+}
+
+/**
+ * Adds to an existing package.json (e.g. one `npm init` made) the starter's scripts and dependencies it
+ * lacks, so the README's `npm test` and `npm start` work; never changes one the user has (npm's failing
+ * `test` placeholder excepted). Keeps the file's indentation.
+ */
+async function completeManifest(path: string, starter: Manifest): Promise<Completion> {
+  const text = readFileSync(path, 'utf8');
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    return { scripts: [], dependencies: [], unreadable: 'it is not valid JSON' };
+  }
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest))
+    return { scripts: [], dependencies: [], unreadable: 'it is not a JSON object' };
+  const target = manifest as Record<string, unknown>;
+  const scripts = addMissing(
+    target,
+    'scripts',
+    starter.scripts,
+    (key, value) => key === 'test' && value === NPM_PLACEHOLDER_TEST,
+  );
+  const dependencies = addMissing(target, 'dependencies', starter.dependencies, () => false, [
+    'devDependencies',
+  ]);
+  if (scripts.length + dependencies.length > 0) {
+    const indent = /^[{[]\r?\n([ \t]+)/.exec(text)?.[1] ?? 2;
+    await writeFile(path, `${JSON.stringify(target, null, indent)}\n`);
+  }
+  return { scripts, dependencies, unreadable: null };
+}
+
+/**
+ * Adds each entry of `wanted` missing from `target[field]` (or, for packages, from any of `alsoIn`);
+ * replaces one only when `replaceable` says it is a placeholder. Returns the names added.
+ */
+function addMissing(
+  target: Record<string, unknown>,
+  field: string,
+  wanted: Record<string, string>,
+  replaceable: (key: string, value: unknown) => boolean,
+  alsoIn: string[] = [],
+): string[] {
+  const current = target[field];
+  if (current !== undefined && (typeof current !== 'object' || current === null || Array.isArray(current)))
+    return [];
+  const entries = (current ?? {}) as Record<string, unknown>;
+  const elsewhere = alsoIn.map((name) => target[name]).filter((v) => typeof v === 'object' && v !== null);
+  const added: string[] = [];
+  for (const [key, value] of Object.entries(wanted)) {
+    const present = key in entries || elsewhere.some((other) => key in other);
+    if (present && !replaceable(key, entries[key])) continue;
+    entries[key] = value;
+    added.push(key);
+  }
+  if (added.length > 0) target[field] = entries;
+  return added;
 }
 
 function tokensYaml(): string {
@@ -97,18 +182,28 @@ function tokensYaml(): string {
   ].join('\n');
 }
 
-function report(dir: string, written: string[], kept: string[]): string {
+function report(dir: string, written: string[], kept: string[], completed: Completion | null): string {
   const near = relative(process.cwd(), dir);
   const where = near === '' ? '.' : near.startsWith('..') ? dir : near;
   const lines = [`agent-runtime: starter written to ${where}: ${written.join(', ') || 'nothing new'}`];
   if (kept.length > 0) lines.push(`  kept as they were (not overwritten): ${kept.join(', ')}`);
+  if (completed?.unreadable)
+    lines.push(
+      `  package.json left alone (${completed.unreadable}): add the scripts and dependencies yourself`,
+    );
+  if (completed && completed.scripts.length > 0)
+    lines.push(`  added to package.json: scripts ${completed.scripts.join(', ')}`);
+  if (completed && completed.dependencies.length > 0)
+    lines.push(`  added to package.json: dependencies ${completed.dependencies.join(', ')}`);
   lines.push('next:');
   if (where !== '.') lines.push(`  cd ${where}`);
-  if (!existsSync(join(dir, 'node_modules'))) lines.push('  npm install');
+  if (!existsSync(join(dir, 'node_modules')) || (completed?.dependencies.length ?? 0) > 0)
+    lines.push('  npm install');
   lines.push(
     '  npx agent-runtime run flow.yaml --input "Add a task: water the plants"   # stops at the approval',
   );
-  const test = kept.includes('package.json') ? 'node --test' : 'npm test';
+  const npmTest = !completed || completed.scripts.includes('test');
+  const test = npmTest ? 'npm test' : 'node --test';
   lines.push(`  ${test.padEnd(72)}# the flow’s test`);
   return `${lines.join('\n')}\n`;
 }

@@ -8,6 +8,10 @@ import { USAGE, UsageError } from './args.js';
 import { answer, cancel, decide, resume, retry, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
 import { evidence } from './evidence.js';
+import { SERVE_USAGE } from './serve-usage.js';
+
+/** Usage texts of commands that have their own (the others print the general usage). */
+const HELP: Record<string, string> = { serve: SERVE_USAGE };
 
 const COMMANDS: Record<string, Command> = {
   run,
@@ -41,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stderr.write(`${USAGE}\n`);
+    process.stderr.write(`${HELP[name] ?? USAGE}\n`);
     return 0;
   }
   try {

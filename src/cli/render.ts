@@ -126,9 +126,10 @@ export function resultPreview(result: unknown, truncated: boolean): string {
 
 /**
  * The closing lines for a summary: what happened and, when suspended, how to continue. `flags` (e.g.
- * ` --db sqlite:x.db`) is added to every printed command, so that it works as printed.
+ * ` --db sqlite:x.db`) is added to every printed command and `command` starts it (`npx agent-runtime`
+ * for a local install), so that it works as printed.
  */
-export function describeSummary(summary: RunSummary, flags = ''): string {
+export function describeSummary(summary: RunSummary, flags = '', command = 'agent-runtime'): string {
   const lines = [`run ${summary.runId}: ${summary.status}`];
   if (summary.status === 'suspended' && summary.suspension) {
     const pending = summary.suspension.pending as Record<string, unknown>;
@@ -136,13 +137,13 @@ export function describeSummary(summary: RunSummary, flags = ''): string {
       lines.push(`waiting for approval of ${String(pending.tool)} ${JSON.stringify(pending.args)}`);
       if (typeof pending.summary === 'string' && pending.summary) lines.push(`summary: ${pending.summary}`);
       lines.push(
-        `continue with: agent-runtime approve ${summary.runId}${flags}   (or: agent-runtime reject ${summary.runId}${flags} --comment TEXT)`,
+        `continue with: ${command} approve ${summary.runId}${flags}   (or: ${command} reject ${summary.runId}${flags} --comment TEXT)`,
       );
     } else {
       lines.push(`waiting for an answer: ${String(pending.question)}`);
       if (Array.isArray(pending.options) && pending.options.length)
         lines.push(`options: ${pending.options.join(' / ')}`);
-      lines.push(`continue with: agent-runtime answer ${summary.runId} TEXT${flags}`);
+      lines.push(`continue with: ${command} answer ${summary.runId} TEXT${flags}`);
     }
   }
   if (summary.status === 'failed')

@@ -10,8 +10,9 @@ import { watchFlows, type FlowWatch } from '../server/flow-watch.js';
 import { isLoopback, type Listening } from '../server/listen.js';
 import { loadTokenFile, TokenConfigError, tokensFromEnv, type TokenEntry } from '../server/tokens.js';
 import { resolveDbUrl } from '../store/open.js';
-import { COMMON, UsageError, flag, parse, str, type Parsed } from './args.js';
+import { UsageError, flag, parse, str, type Parsed } from './args.js';
 import type { Command } from './commands.js';
+import { SERVE_OPTIONS } from './serve-usage.js';
 
 const DEFAULT_PORT = 8080;
 
@@ -29,31 +30,13 @@ export const serve: Command = (argv) =>
   runServe(argv, { out: (text) => void process.stdout.write(text), stopped: shutdownSignal });
 
 /**
- * `serve [--host H] [--port P] [--db URL] [--flows DIR [--watch]] [--tokens FILE] [--scripted-models DIR]
- * [--allow-stdio COMMAND]… [--allow-mcp-host HOST]… [--max-streams-per-token N]` (docs/cli.md; docs/api.md): the HTTP API
+ * `serve` with the options of SERVE_OPTIONS (usage in serve-usage.ts; docs/cli.md; docs/api.md): the HTTP API
  * until SIGINT/SIGTERM, then a graceful shutdown. Prints the URL on stdout, the log on stderr.
  * Exits 2 for bad flags, an unusable token file or flows folder, an address in use, or a
  * non-loopback host without tokens.
  */
 export async function runServe(argv: string[], io: ServeIo): Promise<number> {
-  const parsed = parse(
-    'serve',
-    argv,
-    {
-      ...COMMON,
-      host: { type: 'string' },
-      port: { type: 'string' },
-      flows: { type: 'string' },
-      tokens: { type: 'string' },
-      durability: { type: 'string' },
-      watch: { type: 'boolean' },
-      'scripted-models': { type: 'string' },
-      'allow-stdio': { type: 'string', multiple: true },
-      'allow-mcp-host': { type: 'string', multiple: true },
-      'max-streams-per-token': { type: 'string' },
-    },
-    { min: 0, max: 0, names: '' },
-  );
+  const parsed = parse('serve', argv, SERVE_OPTIONS, { min: 0, max: 0, names: '' });
   const host = str(parsed, 'host') ?? '127.0.0.1';
   const port = portOf(str(parsed, 'port'));
   const tokens = await readTokens(str(parsed, 'tokens'));
@@ -139,8 +122,19 @@ function securityOptions(parsed: Parsed): Partial<ServerOptions> {
     ...(scripted !== undefined ? { scriptedModels: resolve(scripted) } : {}),
     allowStdio: many(parsed, 'allow-stdio'),
     allowMcpHosts: many(parsed, 'allow-mcp-host'),
+    allowEnv: envNames(many(parsed, 'allow-env')),
     ...(streams !== undefined ? { maxStreamsPerToken: Number(streams) } : {}),
   };
+}
+
+/** `--allow-env` values: variable names as `${NAME}` references spell them. */
+function envNames(names: string[]): string[] {
+  for (const name of names)
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      throw new UsageError(
+        `serve: --allow-env takes a variable name (letters, digits, _), not ${JSON.stringify(name)}`,
+      );
+  return names;
 }
 
 function many(parsed: Parsed, name: string): string[] {

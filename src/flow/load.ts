@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
-import { dirname, relative, resolve, isAbsolute } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { FlowSchema, type Flow } from '../domain/flow.js';
-import { confinedPath, InputFileError, readInputFile } from '../fs/input-file.js';
+import { confinedPath, inside, InputFileError, readInputFile } from '../fs/input-file.js';
 import { checkShape } from '../fs/yaml-limits.js';
 import { FlowError, formatPath, type FlowProblem, type RawProblem } from './problems.js';
+import { isFlowDocument } from './recognise.js';
 import { schemaProblems } from './schema-issues.js';
 import { budgetProblems } from './semantic-budget.js';
 import { graphProblems } from './semantic-graph.js';
@@ -209,39 +210,25 @@ async function delegateProblems(
   for (const [i, node] of flow.nodes.entries()) {
     const ids = new Map<string, string>();
     for (const [j, delegate] of node.delegates.entries()) {
-      let target = isAbsolute(delegate) ? delegate : resolve(base, delegate);
-      if (options.confineTo !== undefined) {
-        try {
-          target = confinedPath(options.confineTo, target, 'delegate flow', delegate);
-        } catch (error) {
-          if (!(error instanceof InputFileError)) throw error;
-          raw.push({ path: ['nodes', i, 'delegates', j], message: error.message });
-          continue;
-        }
-      }
-      if (chain.has(target)) continue;
-      if (!existsSync(target)) {
-        raw.push({
-          path: ['nodes', i, 'delegates', j],
-          message: `file not found: ${target}; expected a flow file relative to the flow's folder`,
-        });
+      const at = ['nodes', i, 'delegates', j];
+      const target = delegateTarget(delegate, base, options);
+      if (typeof target !== 'string') {
+        raw.push({ path: at, message: target.problem });
         continue;
       }
-      const child = await inspectFlow(
-        displayName(target),
-        {
-          knownTools: options.knownTools ?? [],
-          ...(options.confineTo !== undefined ? { confineTo: options.confineTo } : {}),
-        },
-        chain,
-      );
+      if (chain.has(target)) continue;
+      const child = await inspectDelegate(target, options, chain);
+      if ('problem' in child) {
+        raw.push({ path: at, message: child.problem });
+        continue;
+      }
       nested.push(...child.problems);
       const id = child.loaded?.flow.id;
       if (id === undefined) continue;
       const other = ids.get(id);
       if (other !== undefined)
         raw.push({
-          path: ['nodes', i, 'delegates', j],
+          path: at,
           message: `flow id "${id}" is also the id of ${other}; expected delegates with distinct ids (the model names them by id)`,
         });
       ids.set(id, delegate);
@@ -250,8 +237,102 @@ async function delegateProblems(
   return nested;
 }
 
-/** A path as short as it is clear: relative to the current directory when inside it. */
-function displayName(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+/**
+ * The file a delegate names, or why it is refused. For a flow from a request (`confineTo`) it must
+ * lie inside that folder, and not in a hidden file or folder (`.env`, `.git/`) or `node_modules`:
+ * those are never flows the operator put there for requests to use.
+ */
+function delegateTarget(
+  delegate: string,
+  base: string,
+  options: LoadFlowOptions,
+): string | { problem: string } {
+  const target = isAbsolute(delegate) ? delegate : resolve(base, delegate);
+  if (options.confineTo === undefined) return target;
+  let real: string;
+  try {
+    real = confinedPath(options.confineTo, target, 'delegate flow', delegate);
+  } catch (error) {
+    if (!(error instanceof InputFileError)) throw error;
+    if (error.reason === 'not-found') return { problem: notFound(delegate) };
+    return { problem: error.message };
+  }
+  if (hiddenOrPackage(options.confineTo, target) || hiddenOrPackage(options.confineTo, real))
+    return {
+      problem: `delegate flow ${JSON.stringify(delegate)} is in a hidden file or folder or in node_modules; flows sent over HTTP may delegate only to flow files of the flows folder`,
+    };
+  return real;
+}
+
+/** True when `path`, relative to `root` (lexically or after resolving links), has a part starting with a dot or named node_modules. */
+function hiddenOrPackage(root: string, path: string): boolean {
+  for (const base of new Set([resolve(root), realOrNull(root)])) {
+    if (base === null || !inside(base, path)) continue;
+    const parts = relative(base, path).split(sep);
+    if (parts.some((part) => part.startsWith('.') || part === 'node_modules')) return true;
+  }
+  return false;
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function notFound(delegate: string): string {
+  return `file not found: ${delegate}; expected a flow file relative to the flow's folder`;
+}
+
+/**
+ * Reads and inspects a delegate flow file. A file that cannot be read, does not parse, or is not shaped
+ * like a flow (a mapping with `id` and `nodes`) is one problem of the delegating flow that names the
+ * file and never quotes it: a delegate may point at any file (`/etc/passwd`, a `.env`), and parse
+ * errors or unknown keys would echo its content. A flow-shaped file reports its own problems.
+ */
+async function inspectDelegate(
+  target: string,
+  options: LoadFlowOptions,
+  chain: ReadonlySet<string>,
+): Promise<FlowInspection | { problem: string }> {
+  const name = displayName(target, options.confineTo);
+  let text: string;
+  try {
+    text = await readInputFile(target);
+  } catch (error) {
+    if (!(error instanceof InputFileError)) throw error;
+    return { problem: error.reason === 'not-found' ? notFound(name) : unreadable(name, error) };
+  }
+  const parsed = await parseSourceAsync(text);
+  if (parsed.syntax.length > 0 || !isFlowDocument(parsed.data))
+    return {
+      problem: `${JSON.stringify(name)} is not a valid flow file; expected a YAML or JSON flow with id and nodes (validate it on its own to see why)`,
+    };
+  const childOptions: LoadFlowOptions = {
+    knownTools: options.knownTools ?? [],
+    ...(options.confineTo !== undefined ? { confineTo: options.confineTo } : {}),
+  };
+  return inspectData(parsed.data, name, parsed.locate, target, dirname(target), childOptions, chain);
+}
+
+function unreadable(name: string, error: InputFileError): string {
+  if (error.reason === 'not-regular')
+    return `${JSON.stringify(name)} is not a regular file; expected a flow file`;
+  if (error.reason === 'too-large')
+    return `${JSON.stringify(name)} is larger than the input file limit (AGENT_RUNTIME_MAX_FILE_BYTES)`;
+  return `cannot read ${JSON.stringify(name)}; expected a readable flow file`;
+}
+
+/**
+ * A path as short as it is clear: relative to the folder a request's flow is confined to (so no
+ * server path is shown to the caller), else to the current directory when inside it.
+ */
+function displayName(path: string, confineTo?: string): string {
+  const from = confineTo === undefined ? process.cwd() : (realOrNull(confineTo) ?? confineTo);
+  const rel = relative(from, path);
+  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) return rel;
+  return confineTo !== undefined ? basename(path) : path;
 }

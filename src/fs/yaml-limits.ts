@@ -24,11 +24,12 @@ export const YAML_LIMITS: YamlLimits = {
 export type LimitProblem = { readonly message: string };
 
 /**
- * Checks the size and a cheap upper estimate of the nesting depth of `text` in one linear pass,
- * before any parser sees it (a YAML parser recurses per level: 100k levels take seconds and
- * overflow the stack). Returns the broken limit, or null. The estimate counts open flow brackets,
- * half the indentation and the block indicators (`- `, `: `, `? `) of each line, so it may exceed
- * the real depth but never by a factor that refuses a sane document (it refuses above 2.5× maxDepth).
+ * Checks the size, a cheap upper estimate of the nesting depth and a cheap lower estimate of the
+ * number of values of `text` in one linear pass, before any parser sees it (a YAML parser recurses
+ * per level: 100k levels take seconds and overflow the stack; 40k keys take seconds to parse).
+ * Returns the broken limit, or null. The depth estimate counts open flow brackets, half the
+ * indentation and the block indicators (`- `, `: `, `? `) of each line, so it may exceed the real
+ * depth but never by a factor that refuses a sane document (it refuses above 2.5× maxDepth).
  */
 export function precheckYaml(text: string, limits: YamlLimits = YAML_LIMITS): LimitProblem | null {
   if (text.length > limits.maxChars) {
@@ -40,6 +41,10 @@ export function precheckYaml(text: string, limits: YamlLimits = YAML_LIMITS): Li
   let indent = 0;
   let inline = 0;
   let quote: string | null = null;
+  // Each indicator of a key or item (`: `, `- `, `,` in a flow collection, an opening bracket) stands
+  // for at least one value, so this count never exceeds the values the parse would produce (by more
+  // than colons inside block text): a 40,000-key document is refused before costing seconds to parse.
+  let values = 0;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 10) {
@@ -63,15 +68,31 @@ export function precheckYaml(text: string, limits: YamlLimits = YAML_LIMITS): Li
     if ((c === '"' || c === "'") && (i === 0 || ' \t[{,:-?'.includes(text[i - 1] as string))) quote = c;
     else if (c === '#' && (i === 0 || text[i - 1] === ' ')) {
       while (i + 1 < text.length && text.charCodeAt(i + 1) !== 10) i++;
-    } else if (c === '[' || c === '{') flow += 1;
-    else if ((c === ']' || c === '}') && flow > 0) flow -= 1;
-    // Inside flow collections the brackets count the depth; block indicators only count outside.
-    else if (flow === 0 && (c === '-' || c === ':' || c === '?') && text[i + 1] === ' ') inline += 1;
+    } else if (c === '[' || c === '{') {
+      flow += 1;
+      values += 1;
+    } else if ((c === ']' || c === '}') && flow > 0) flow -= 1;
+    else if (c === ',' && flow > 0) values += 1;
+    // Inside flow collections the brackets count the depth and the commas the values; block
+    // indicators only count outside them.
+    else if (flow === 0 && (c === '-' || c === ':' || c === '?') && endsToken(text, i)) {
+      if (text[i + 1] === ' ') inline += 1;
+      values += 1;
+    }
     if (flow + (indent >> 1) + inline > ceiling) {
       return { message: `the document nests deeper than ${limits.maxDepth} levels` };
     }
+    if (values > limits.maxValues) {
+      return { message: `the document holds more than ${limits.maxValues} values` };
+    }
   }
   return null;
+}
+
+/** True when the character after `i` ends a token: a space, a tab, a line break or the end of the text. */
+function endsToken(text: string, i: number): boolean {
+  const next = text.charCodeAt(i + 1);
+  return Number.isNaN(next) || next === 32 || next === 9 || next === 10 || next === 13;
 }
 
 /**

@@ -162,13 +162,7 @@ class SdkMcpConnection implements McpConnection {
       await client.connect(handle.transport, { timeout: this.connectTimeoutMs, signal });
     } catch (error) {
       await this.dispose(session, 'connect failed');
-      const tail =
-        this.stderrTail.length > 0 ? `; server stderr: ${this.stderrTail.slice(-5).join(' | ')}` : '';
-      throw new McpConnectError(
-        this.serverId,
-        `cannot connect to MCP server ${this.serverId} (${handle.endpoint}): ${describeError(error)}${tail}`,
-        { cause: error },
-      );
+      throw this.connectFailure(handle, error);
     }
     session.pid = handle.pid();
     session.alive = !session.ended;
@@ -184,6 +178,34 @@ class SdkMcpConnection implements McpConnection {
       pid: session.pid ?? undefined,
     });
     return session;
+  }
+
+  /**
+   * Why a connect failed, for the run's failure message, which every viewer of the run reads: the
+   * server's name, the error and how its process ended — never its stderr (stack traces, paths,
+   * whatever the server prints), which goes to this process's log only.
+   */
+  private connectFailure(handle: TransportHandle, error: unknown): McpConnectError {
+    const exit = handle.exit();
+    const ended =
+      exit === null
+        ? ''
+        : exit.signal !== null
+          ? `; the server process was killed by ${exit.signal}`
+          : `; the server process exited with code ${String(exit.code)}`;
+    this.logger.warn('MCP server failed to connect', {
+      server: this.serverId,
+      endpoint: handle.endpoint,
+      error: describeError(error),
+      ...(exit !== null ? { exitCode: exit.code ?? undefined, signal: exit.signal ?? undefined } : {}),
+      stderr: this.stderrTail.length > 0 ? this.stderrTail.slice(-5).join(' | ') : undefined,
+    });
+    const logged = this.stderrTail.length > 0 ? ' (its stderr is in the log)' : '';
+    return new McpConnectError(
+      this.serverId,
+      `cannot connect to MCP server ${this.serverId}: ${describeError(error)}${ended}${logged}`,
+      { cause: error },
+    );
   }
 
   /** The transport closed by itself (server exited, stream ended): the next call reconnects. */

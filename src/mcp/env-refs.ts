@@ -12,6 +12,14 @@ export class MissingEnvError extends Error {
   }
 }
 
+/** The variables `${NAME}` references in the values of `values`, each once, in order of appearance. */
+export function envRefNames(values: Readonly<Record<string, string>> | undefined): string[] {
+  const names = new Set<string>();
+  for (const value of Object.values(values ?? {}))
+    for (const match of value.matchAll(REF)) names.add(match[1] as string);
+  return [...names];
+}
+
 /**
  * Replaces each `${NAME}` in the values of `values` by the variable of `env`, so a flow can name a
  * secret without holding it. Called only when a server is started: the flow keeps the references

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -41,6 +42,14 @@ export interface TransportHandle {
   stderr: NodeJS.ReadableStream | null;
   /** The pid once started (stdio only). */
   pid(): number | null;
+  /** How the server's process ended, once it has (stdio only; null while it runs or for HTTP). */
+  exit(): ProcessExit | null;
+}
+
+/** How a stdio server's process ended: its exit code, or the signal that killed it. */
+export interface ProcessExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 /** Builds an unstarted transport for a server entry of a flow. */
@@ -52,11 +61,21 @@ function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHa
   const launch = stdioLaunch(config, baseDir);
   const transport = new StdioClientTransport({ ...launch, stderr: 'pipe' });
   const stderr = transport.stderr as NodeJS.ReadableStream | null;
+  let exit: ProcessExit | null = null;
+  // The SDK does not expose how its child ended; its (TypeScript-private) `_process` exists from
+  // `start()` until the child closes, so the exit listener is attached right after `start()`.
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    const child = (transport as unknown as { _process?: ChildProcess })._process;
+    child?.once('exit', (code, signal) => (exit = { code, signal }));
+  };
   return {
     transport,
     endpoint: [config.command, ...config.args].join(' '),
     stderr,
     pid: () => transport.pid,
+    exit: () => exit,
   };
 }
 
@@ -64,5 +83,5 @@ function httpTransport(config: HttpServerConfig): TransportHandle {
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: config.headers ? { headers: expandEnvRefs(config.headers, 'headers') } : undefined,
   });
-  return { transport, endpoint: config.url, stderr: null, pid: () => null };
+  return { transport, endpoint: config.url, stderr: null, pid: () => null, exit: () => null };
 }

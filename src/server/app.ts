@@ -7,6 +7,7 @@ import { Background, RunLocks } from './background.js';
 import { authenticate, requireRole, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError, errorResponse, toApiError } from './errors.js';
 import { registerEventRoutes } from './events.js';
+import { jsonDepthLimit } from './json-depth.js';
 import { registerEvidenceRoutes } from './evidence-routes.js';
 import { FlowRegistry } from './flows.js';
 import { registerFlowRoutes } from './flows-routes.js';
@@ -38,6 +39,8 @@ export interface ServerOptions {
   allowStdio?: readonly string[];
   /** `--allow-mcp-host`: hosts HTTP MCP servers of flows sent over HTTP may be on (default none). */
   allowMcpHosts?: readonly string[];
+  /** `--allow-env`: environment variables a flow sent over HTTP may reference as `${VAR}` in MCP `env`/`headers` (default none). */
+  allowEnv?: readonly string[];
   /** Most event streams open at once per token (default 16; 429 beyond). */
   maxStreamsPerToken?: number;
   /** How long `close` waits for runs being driven to reach a stopping point (default 30000 ms). */
@@ -80,6 +83,7 @@ export function createServer(options: ServerOptions): ApiServer {
       scriptedModels: options.scriptedModels ? resolve(options.scriptedModels) : null,
       allowStdio: new Set(options.allowStdio ?? []),
       allowMcpHosts: new Set((options.allowMcpHosts ?? []).map((h) => h.toLowerCase())),
+      allowEnv: new Set(options.allowEnv ?? []),
     },
     maxStreamsPerToken: options.maxStreamsPerToken ?? 16,
     streamsByToken: new Map(),
@@ -156,6 +160,7 @@ function buildApp(
       },
     }),
   );
+  app.use('/v1/*', jsonDepthLimit());
   app.use('/v1/*', requireRole('viewer'));
   registerRunRoutes(app, deps);
   registerRetryRoute(app, deps);

@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isFlowError } from '../flow/problems.js';
 import { RunInputError } from '../flow/input.js';
+import { ParseBusyError } from '../fs/yaml-worker.js';
 import type { Logger } from '../log/logger.js';
 import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../runtime/errors.js';
 import { VersionConflictError } from '../store/store.js';
@@ -22,6 +23,7 @@ export type ApiErrorCode =
   | 'CONFLICT'
   | 'TOO_MANY_STREAMS'
   | 'SHUTTING_DOWN'
+  | 'BUSY'
   | 'INTERNAL';
 
 /** The error body of every non-2xx answer: `{error: {code, message}}` (plus `problems` for a bad flow or input). */
@@ -32,6 +34,8 @@ export interface ApiErrorBody {
 /** An error answered as `{error: {code, message}}` with `status`; thrown by handlers and middleware. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
+  /** For 503 BUSY: seconds after which a retry may succeed (sent as `Retry-After`). */
+  retryAfterSeconds?: number;
   constructor(
     readonly status: ContentfulStatusCode,
     readonly code: ApiErrorCode,
@@ -76,6 +80,11 @@ export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof RunInputError)
     return new ApiError(400, 'INPUT_INVALID', error.message.split('\n')[0] ?? error.message, error.problems);
   if (error instanceof RuntimeInputError) return new ApiError(400, 'BAD_REQUEST', error.message);
+  if (error instanceof ParseBusyError) {
+    const busy = new ApiError(503, 'BUSY', error.message);
+    busy.retryAfterSeconds = error.retryAfterSeconds;
+    return busy;
+  }
   if (error instanceof HTTPException) {
     if (error.status === 415)
       return new ApiError(400, 'BAD_REQUEST', 'unsupported Content-Type; send application/json');
@@ -88,5 +97,6 @@ export function toApiError(error: unknown, logger: Logger): ApiError {
 /** Answers an ApiError as JSON (with `WWW-Authenticate` on 401). */
 export function errorResponse(c: Context, error: ApiError): Response {
   if (error.status === 401) c.header('WWW-Authenticate', 'Bearer realm="agent-runtime"');
+  if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.retryAfterSeconds));
   return c.json(error.body(), error.status);
 }

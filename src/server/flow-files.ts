@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, relative, sep } from 'node:path';
 import { parse } from 'yaml';
+import { isFlowDocument } from '../flow/recognise.js';
 
 /** Files that may hold a flow, by name. */
 const CANDIDATE = /\.(ya?ml|json)$/i;
@@ -70,12 +71,6 @@ export async function isFlowFile(file: string): Promise<boolean> {
   const value = parseOrNull(() => parse(text, { maxAliasCount: 100 }) as unknown);
   if (value !== null) return isFlowDocument(value);
   return /^id\s*:/m.test(text) && /^nodes\s*:/m.test(text);
-}
-
-/** Whether a parsed document is shaped like a flow (whether it is a valid one is loadFlow's business). */
-export function isFlowDocument(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  return 'nodes' in value && ('id' in value || 'mcpServers' in value);
 }
 
 /** The parsed value, or null when the text does not parse (then it is simply not a flow). */

@@ -1,5 +1,6 @@
 import { isStdioServer, type Flow } from '../domain/flow.js';
 import { confinedPath, InputFileError } from '../fs/input-file.js';
+import { envRefNames } from '../mcp/env-refs.js';
 import { parseModelName } from '../model/resolve.js';
 import { ApiError } from './errors.js';
 
@@ -15,6 +16,12 @@ export interface RequestPolicy {
   readonly allowStdio: ReadonlySet<string>;
   /** `serve --allow-mcp-host HOST`: hosts (as in the URL, lower case) a request's flow may reach over HTTP. */
   readonly allowMcpHosts: ReadonlySet<string>;
+  /**
+   * `serve --allow-env VAR`: server environment variables a request's flow may reference as `${VAR}`
+   * in an MCP server's `env` or `headers` (anything else would let a caller send the server's secrets
+   * to a command or host of its choosing).
+   */
+  readonly allowEnv: ReadonlySet<string>;
 }
 
 /** A policy that refuses everything (the default of a server given no flags). */
@@ -22,6 +29,7 @@ export const STRICT_POLICY: RequestPolicy = {
   scriptedModels: null,
   allowStdio: new Set(),
   allowMcpHosts: new Set(),
+  allowEnv: new Set(),
 };
 
 /**
@@ -60,12 +68,14 @@ export function requestModel(spec: string, policy: RequestPolicy, where = 'model
 /**
  * Checks a flow that came over HTTP (inline or uploaded) against the policy: each stdio MCP server's
  * command must be allowed by `--allow-stdio`, each HTTP MCP server's host by `--allow-mcp-host`; it
+ * `${VAR}` in its servers' `env`/`headers` may name only variables allowed by `--allow-env`; it
  * may not declare model `providers` (their keys come from the server's environment); its `model`
  * follows `requestModel`. Throws ApiError 400 FLOW_INVALID listing every refusal.
  */
 export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
   const problems: string[] = [];
   for (const [id, server] of Object.entries(flow.mcpServers)) {
+    problems.push(...envRefProblems(id, server, policy));
     if (isStdioServer(server)) {
       if (!policy.allowStdio.has(server.command))
         problems.push(
@@ -93,6 +103,17 @@ export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
     }
   }
   if (problems.length > 0) throw new ApiError(400, 'FLOW_INVALID', 'the flow is not allowed here', problems);
+}
+
+/** One problem per `${VAR}` of a server's `env` (stdio) or `headers` (HTTP) that `--allow-env` does not allow. */
+function envRefProblems(id: string, server: Flow['mcpServers'][string], policy: RequestPolicy): string[] {
+  const [field, values] = isStdioServer(server) ? ['env', server.env] : ['headers', server.headers];
+  return envRefNames(values)
+    .filter((name) => !policy.allowEnv.has(name))
+    .map(
+      (name) =>
+        `mcpServers.${id}.${field}: references the server's environment variable ${name} as \${${name}}; flows sent over HTTP may reference only variables given with --allow-env`,
+    );
 }
 
 /** The host of a URL in lower case (with brackets for IPv6), or null when it is not a URL. */

@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { requestModel } from './request-policy.js';
 import { assertOpen, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import { IdempotencyHeader, RunIdParam, RunSummarySchema, errors, json } from './schemas.js';
@@ -13,6 +14,20 @@ export const RetrySchema = z
   })
   .openapi('Retry');
 
+/**
+ * The body is optional: a client that sends `Content-Type: application/json` with an empty body
+ * (many HTTP libraries do for a bodiless POST) means "no body", not malformed JSON. The request is
+ * then seen without its Content-Type, so the body's validator is skipped as for no body at all.
+ */
+const blankBodyIsNoBody: MiddlewareHandler = async (c, next) => {
+  if ((c.req.header('content-type') ?? '').includes('json') && (await c.req.text()).trim() === '') {
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete('content-type');
+    c.req.raw = new Request(c.req.url, { method: c.req.method, headers, signal: c.req.raw.signal });
+  }
+  return next();
+};
+
 const retryRoute = createRoute({
   method: 'post',
   path: '/v1/runs/{id}/retry',
@@ -23,7 +38,7 @@ const retryRoute = createRoute({
     'FAILED_BY_MODEL the node starts its round and stall counts afresh and the model is told why it is retried. ' +
     'The conversation, evidence, approvals and outputs stay; writes already executed are not executed again. ' +
     '409 when the run has not failed (or failed outside a node).',
-  middleware: [requireRole('operator')] as const,
+  middleware: [requireRole('operator'), blankBodyIsNoBody] as const,
   request: {
     params: RunIdParam,
     headers: IdempotencyHeader,

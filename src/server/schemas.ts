@@ -185,11 +185,16 @@ export const EventsQuery = z.object({
 });
 
 export const EventsHeaders = z.object({
-  'last-event-id': z.string().regex(/^\d+$/, 'Last-Event-ID must be an event seq').optional(),
+  // Like `?after=`: a whole number within the safe integer range, else 400 (not a silent replay from 0).
+  'last-event-id': z
+    .string()
+    .regex(/^\d{1,16}$/, 'Last-Event-ID must be an event seq')
+    .refine((v) => Number.isSafeInteger(Number(v)), 'Last-Event-ID must be an event seq')
+    .optional(),
 });
 
 /** The standard error responses, for the routes that can give them. */
-export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 429)[]) {
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 429 | 503)[]) {
   const text: Record<number, string> = {
     400: 'Bad input (body, query, flow or run input).',
     401: 'Missing or unknown bearer token.',
@@ -197,6 +202,7 @@ export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 429)[]) {
     404: "Unknown run (or another tenant's), flow or route.",
     409: 'The run is not waiting for this (nothing changed).',
     429: 'Too many event streams open for this token.',
+    503: 'The server is busy (large documents being parsed; see Retry-After) or shutting down.',
   };
   return Object.fromEntries(
     statuses.map((s) => [

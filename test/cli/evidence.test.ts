@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, NODE } from '../acceptance/build.js';
 import {
@@ -15,7 +17,7 @@ import {
 
 /** Runs a printed `agent-runtime …` command exactly as printed, through a POSIX shell, in `cwd`. */
 function runPrinted(command: string, cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const shell = command.replace(/^agent-runtime /, `'${NODE}' '${CLI}' `);
+  const shell = command.replace(/^(npx )?agent-runtime /, `'${NODE}' '${CLI}' `);
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', shell], { cwd, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -68,8 +70,9 @@ describe('cli: evidence, result previews, continue hints, runs header', () => {
     const { runId, stderr } = await suspended();
     expect(stderr).toMatch(/✔ SUCCESS space_list \{\} \[ev_1\]\n\s+→ \{"code":0,"message":"ok","data":\[/);
     const [approve, reject] = printedCommands(stderr);
-    expect(approve).toBe(`agent-runtime approve ${runId} --db ${w.dbUrl}`);
-    expect(reject).toBe(`agent-runtime reject ${runId} --db ${w.dbUrl} --comment TEXT`);
+    // No agent-runtime on PATH (as after a project's local install): the npx form, which works there.
+    expect(approve).toBe(`npx agent-runtime approve ${runId} --db ${w.dbUrl}`);
+    expect(reject).toBe(`npx agent-runtime reject ${runId} --db ${w.dbUrl} --comment TEXT`);
     const done = await runPrinted(approve as string, w.dir);
     expect(done.code, done.stderr).toBe(0);
     expect(done.stderr).toMatch(new RegExp(`run ${runId}: completed`));
@@ -84,13 +87,17 @@ describe('cli: evidence, result previews, continue hints, runs header', () => {
     const asked = await w.cli(['run', flow, '--input', 'x', '--model', 'scripted:turns.yaml']);
     expect(asked.code).toBe(3);
     const [answer] = printedCommands(asked.stderr);
-    expect(answer).toMatch(new RegExp(`^agent-runtime answer run_\\w+ TEXT --db ${w.dbUrl}$`));
+    expect(answer).toMatch(new RegExp(`^npx agent-runtime answer run_\\w+ TEXT --db ${w.dbUrl}$`));
     const done = await runPrinted((answer as string).replace(' TEXT ', " '官网' "), w.dir);
     expect(done.code, done.stderr).toBe(0);
 
+    // With agent-runtime on PATH (a global install) the plain form.
+    const bin = join(w.dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'agent-runtime'), '#!/bin/sh\n', { mode: 0o755 });
     const plain = await w.cli(['run', flow, '--input', 'x', '--model', 'scripted:turns.yaml'], {
       db: false,
-      env: { AGENT_RUNTIME_DB: w.dbUrl },
+      env: { AGENT_RUNTIME_DB: w.dbUrl, PATH: `${bin}${delimiter}${cliEnv().PATH ?? ''}` },
     });
     expect(plain.code).toBe(3);
     const [again] = printedCommands(plain.stderr);

@@ -68,6 +68,59 @@ describe('cli: init', () => {
     ]);
   });
 
+  it("completes a package.json npm made: adds the missing scripts and dependencies, keeps the user's", async () => {
+    const npmMade = {
+      name: 'mine',
+      version: '1.0.0',
+      main: 'index.js',
+      scripts: { test: 'echo "Error: no test specified" && exit 1', start: 'node index.js' },
+      devDependencies: { zod: '^4.0.0' },
+    };
+    w.write('package.json', JSON.stringify(npmMade, null, 4));
+    const init = await w.cli(['init'], { db: false });
+    expect(init.code, init.stderr).toBe(0);
+    const text = readFileSync(join(w.dir, 'package.json'), 'utf8');
+    expect(text).toMatch(/^\{\n {4}"name"/);
+    const manifest = JSON.parse(text) as {
+      name: string;
+      scripts: Record<string, string>;
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    expect(manifest.name).toBe('mine');
+    expect(manifest.scripts).toEqual({
+      test: 'node --test',
+      start: 'node index.js',
+      validate: 'agent-runtime validate flow.yaml',
+      serve: 'agent-runtime serve --flows . --tokens tokens.yaml',
+    });
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([
+      '@modelcontextprotocol/server',
+      'g2rain-agent-runtime',
+    ]);
+    expect(manifest.devDependencies).toEqual({ zod: '^4.0.0' });
+    expect(init.stderr).toMatch(/added to package\.json: scripts validate, serve, test\n/);
+    expect(init.stderr).toMatch(
+      /added to package\.json: dependencies g2rain-agent-runtime, @modelcontextprotocol\/server\n/,
+    );
+    expect(init.stderr).toMatch(/npm install\n/);
+    expect(init.stderr).toMatch(/ {2}npm test +# the flow’s test/);
+
+    // A second init adds nothing and keeps a test script of the user's.
+    const own = { ...manifest, scripts: { ...manifest.scripts, test: 'vitest run' } };
+    w.write('package.json', JSON.stringify(own, null, 2));
+    const again = await w.cli(['init'], { db: false });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(w.dir, 'package.json'), 'utf8'))).toEqual(own);
+    expect(again.stderr).not.toMatch(/added to package\.json/);
+    expect(again.stderr).toMatch(/ {2}node --test +# the flow’s test/);
+
+    w.write('package.json', '{ not json');
+    const broken = await w.cli(['init'], { db: false });
+    expect(broken.code).toBe(0);
+    expect(broken.stderr).toMatch(/package\.json left alone \(it is not valid JSON\)/);
+  });
+
   it('keeps files that exist (naming them), and refuses a DIR that is a file', async () => {
     w.write('flow.yaml', 'mine\n');
     const init = await w.cli(['init'], { db: false });

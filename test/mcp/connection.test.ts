@@ -175,16 +175,22 @@ describe('stdio connection to the demo server', () => {
     expect((error as McpConnectError).message).toMatch(/cannot connect to MCP server ghost/);
   });
 
-  it('a server that exits at once is a McpConnectError naming its stderr', async () => {
-    const script = "process.stderr.write('boom: missing config\\n'); setTimeout(() => process.exit(2), 50)";
+  it('a server that exits at once is a McpConnectError naming its exit code; its stderr goes to the log only', async () => {
+    const script =
+      "process.stderr.write('boom: missing config at /srv/secret/app.js:12\\n'); setTimeout(() => process.exit(2), 50)";
+    const logger = new MemoryLogger();
     const connection = open({
       serverId: 'dies',
       config: { command: 'node', args: ['-e', script] },
       baseDir: REPO_ROOT,
+      logger,
     });
     const error = await connection.listTools().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(McpConnectError);
-    expect((error as Error).message).toMatch(/boom: missing config/);
+    // The message reaches the run's failure, which viewers read: no stderr (paths, stack traces).
+    expect((error as Error).message).toMatch(/^cannot connect to MCP server dies: .*exited with code 2/);
+    expect((error as Error).message).not.toMatch(/boom|\/srv\/secret/);
+    expect(logger.lines().join('\n')).toMatch(/MCP server failed to connect.*boom: missing config/);
   });
 
   it('a server that never answers the handshake times out and is killed', async () => {

@@ -137,7 +137,8 @@ describe('the packed package', () => {
       'test/flow.test.mjs',
     ])
       expect(existsSync(join(project, file)), file).toBe(true);
-    expect(init.stderr).toMatch(/kept as they were \(not overwritten\): package\.json/);
+    // npm made package.json without scripts: init adds them (and the starter's dependencies).
+    expect(init.stderr).toMatch(/added to package\.json: scripts start, validate, serve, test\n/);
 
     const run = sh(
       'npx',
@@ -145,6 +146,8 @@ describe('the packed package', () => {
       project,
     );
     expect(run.code, run.stderr).toBe(3);
+    // Run through npx: the printed follow-up must be the npx form too (agent-runtime is not on PATH).
+    expect(run.stderr).toMatch(/continue with: npx agent-runtime approve run_\w+/);
     const summary = JSON.parse(run.stdout) as {
       status: string;
       suspension?: { kind: string; pending: { tool?: string } };
@@ -154,7 +157,7 @@ describe('the packed package', () => {
       suspension: { kind: 'APPROVAL', pending: { tool: 'task_add' } },
     });
 
-    const test = sh('node', ['--test'], project);
+    const test = sh('npm', ['test'], project);
     expect(test.code, `${test.stdout}${test.stderr}`).toBe(0);
     expect(test.stdout).toMatch(/pass 2/);
     expect(test.stderr).not.toMatch(/warning/i);

@@ -1,0 +1,45 @@
+import type { ParseArgsOptionsConfig } from 'node:util';
+import { COMMON } from './args.js';
+
+/**
+ * The options `serve` accepts. Kept apart from serve.ts (which loads the HTTP server) so that
+ * `serve --help` prints without loading it, and so a test can check that the usage names each one.
+ */
+export const SERVE_OPTIONS: ParseArgsOptionsConfig = {
+  ...COMMON,
+  host: { type: 'string' },
+  port: { type: 'string' },
+  flows: { type: 'string' },
+  tokens: { type: 'string' },
+  durability: { type: 'string' },
+  watch: { type: 'boolean' },
+  'scripted-models': { type: 'string' },
+  'allow-stdio': { type: 'string', multiple: true },
+  'allow-mcp-host': { type: 'string', multiple: true },
+  'allow-env': { type: 'string', multiple: true },
+  'max-streams-per-token': { type: 'string' },
+};
+
+/** `agent-runtime serve --help` (docs/cli.md, docs/api.md, docs/security.md). */
+export const SERVE_USAGE = `usage: agent-runtime serve [options]
+
+the HTTP API (docs/api.md) and the web console, until SIGINT/SIGTERM; prints the URL on stdout.
+
+  --host H                   address to listen on (default 127.0.0.1; another needs tokens)
+  --port P                   port (default 8080; 0: a free one)
+  --db URL                   the store (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db)
+  --durability normal|strict SQLite synchronous=NORMAL (default) or FULL
+  --flows DIR                register the flow files under DIR (trusted: they may start any MCP server)
+  --watch                    with --flows: register a changed flow file again without a restart
+  --tokens FILE              bearer tokens (default: env AGENT_RUNTIME_TOKENS; none: no auth, loopback only)
+  --json                     accepted for symmetry with the other commands; the log is always lines on stderr
+
+what a request may make the server do (default: nothing; docs/security.md):
+  --scripted-models DIR      accept scripted: models named by requests, only files inside DIR
+  --allow-stdio COMMAND      a command stdio MCP servers of flows sent over HTTP may run (exact match; repeatable)
+  --allow-mcp-host HOST      a host HTTP MCP servers of flows sent over HTTP may be on (repeatable)
+  --allow-env VAR            a server environment variable flows sent over HTTP may reference as \${VAR}
+                             in an MCP server's env or headers (repeatable); others are refused
+  --max-streams-per-token N  event streams one token may hold open at once (default 16; 429 beyond)
+
+  -h, --help                 this text`;

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { fingerprint } from '../../src/domain/fingerprint.js';
-import type { RunStateDoc } from '../../src/graph/state-doc.js';
 import type { RunRecord, Store, StoredEvent } from '../../src/store/store.js';
 import { idempotencyKey } from '../../src/tools/guards/keys.js';
 

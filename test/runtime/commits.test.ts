@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
-import type { RunStateDoc } from '../../src/graph/state-doc.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { MemoryStore } from '../../src/store/memory.js';

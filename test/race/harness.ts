@@ -95,7 +95,7 @@ export async function until(
  * waits for the next approval, or ended).
  */
 export const inFlight = (record: RunRecord): boolean => {
-  if ((record.state).run.inFlight.length > 0) return true;
+  if (record.state.run.inFlight.length > 0) return true;
   if (record.status === 'suspended') return pendingName(record) === 'b';
   return record.status !== 'running';
 };
@@ -156,7 +156,7 @@ export async function checkTrial(
     result.recordedDirectly += own.length;
     result.recordedByLookBack += looked.length;
   }
-  expect((record.state).run.inFlight, 'in-flight marks left').toEqual([]);
+  expect(record.state.run.inFlight, 'in-flight marks left').toEqual([]);
   expect(expectStatus, `status of ${runId}`).toContain(record.status);
   if (record.status === 'cancelled') {
     expect(events.at(-1)?.type).toBe('run.cancelled');

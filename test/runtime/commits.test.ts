@@ -80,9 +80,7 @@ describe('Runtime: one commit per step', () => {
     const asked = await runtime.start(flow, { input: { text: 'x' }, model: model() });
     expect(asked.status).toBe('suspended');
     expect(await runtime.approve(asked.runId, { model: model() })).toMatchObject({ status: 'completed' });
-    const marked = store.commits.filter(
-      (c) => ((c.commit.patch.state)?.run.inFlight ?? []).length > 0,
-    );
+    const marked = store.commits.filter((c) => (c.commit.patch.state?.run.inFlight ?? []).length > 0);
     expect(marked).toHaveLength(1);
     expect(marked[0]?.saves).toBe(0);
     expect(types(marked[0]!.commit)).toEqual(['react.round', 'model.response']);

@@ -33,4 +33,59 @@ describe.each(STORES)('frozen mid-step run documents continue to completion (%s)
     ]);
     await runtime.close();
   });
+
+  it('a write in flight that had landed: the look-back finds it, it is not sent again', async () => {
+    // The world as the crash left it: the server had executed the write, its result never came back.
+    const { runtime, model, runId, file, world } = await continued('write-in-flight', open, {
+      saved: ['Gamma'],
+      looked: [],
+    });
+    expect(file.runs[0]!.record.state.run.inFlight).toMatchObject([{ tool: 'save', callId: 'call_3_1' }]);
+
+    const done = await runtime.resume(runId, { model });
+    expect(done.status).toBe('completed');
+    expect(done.outputs).toEqual({ work: {} });
+    expect(world.saved).toEqual(['Gamma']);
+    const trace = await traceOf(runtime, runId);
+    expect(trace.filter((e) => e.type === 'run.resumed').at(-1)).toMatchObject({ kind: 'RECOVERY' });
+    expect(invocations(trace, 'call_3_1#lookback')).toEqual([
+      expect.objectContaining({ tool: 'saved_names', lookBack: true, result: { names: ['Gamma'] } }),
+    ]);
+    // The interrupted call is settled from the look-back: it did run, once, before the crash.
+    expect(invocations(trace, 'call_3_1')).toEqual([
+      expect.objectContaining({ tool: 'save', outcome: 'SUCCESS', executed: true, evidenceId: 'ev_1' }),
+    ]);
+    // The model's identical call afterwards is answered from the recovered result.
+    expect(invocations(trace, 'call_4_1')).toEqual([
+      expect.objectContaining({ tool: 'save', outcome: 'SUCCESS', executed: false }),
+    ]);
+    await runtime.close();
+  });
+
+  it('a write in flight that had not landed: the look-back misses it, the model’s call runs it once', async () => {
+    const { runtime, model, runId, world } = await continued('write-in-flight', open);
+
+    const done = await runtime.resume(runId, { model });
+    expect(done.status).toBe('completed');
+    expect(done.outputs).toEqual({ work: {} });
+    expect(world.saved).toEqual(['Gamma']);
+    const trace = await traceOf(runtime, runId);
+    expect(invocations(trace, 'call_3_1#lookback')).toEqual([
+      expect.objectContaining({ tool: 'saved_names', lookBack: true, result: { names: [] } }),
+    ]);
+    expect(invocations(trace, 'call_3_1')).toEqual([
+      expect.objectContaining({
+        tool: 'save',
+        outcome: 'DEFERRED',
+        errorCode: 'WRITE_NOT_EXECUTED',
+        executed: false,
+      }),
+    ]);
+    // The approval was not used up by the write that never ran: the same call runs without asking again.
+    expect(invocations(trace, 'call_4_1')).toEqual([
+      expect.objectContaining({ tool: 'save', outcome: 'SUCCESS', executed: true }),
+    ]);
+    expect(trace.filter((e) => e.type === 'run.suspended')).toHaveLength(1);
+    await runtime.close();
+  });
 });

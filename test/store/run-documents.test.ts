@@ -1,90 +1,64 @@
-import { readFileSync } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { afterAll, describe, expect, it } from 'vitest';
-import { scriptedModel } from '../../src/model/scripted.js';
-import { createRuntime } from '../../src/runtime/create.js';
-import { createPostgresStore } from '../../src/store/postgres/connect.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { RunRecord, Store, StoredEvent, StoredMessage } from '../../src/store/store.js';
-import type { EvidenceRecord } from '../../src/domain/run-state.js';
-import { SCENARIOS, corpusTools, type ScenarioName } from '../fixtures/run-documents/scenarios.js';
-
-/** A frozen document file: the runs as a store held them. */
-interface Frozen {
-  documentVersion: number;
-  runs: { record: RunRecord; events: StoredEvent[]; messages: StoredMessage[]; evidence: EvidenceRecord[] }[];
-}
-
-const root = mkdtempSync(join(tmpdir(), 'run-documents-'));
-afterAll(() => rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
-let files = 0;
-
-function frozen(name: ScenarioName): Frozen {
-  return JSON.parse(
-    readFileSync(new URL(`../fixtures/run-documents/${name}.json`, import.meta.url), 'utf8'),
-  ) as Frozen;
-}
+import { describe, expect, it } from 'vitest';
+import { STORES, continued, invocations, traceOf } from './corpus.js';
 
 /**
- * Puts frozen runs into a store through its public API: the run with its first event, then one commit
- * appending the rest (events, the conversation, evidence) and writing the frozen state document as it
- * was, raw (the store decodes it when the run is loaded).
+ * The frozen run documents of test/fixtures/run-documents (its README) load into a fresh store and
+ * continue to completion under the current code: runs suspended for a person, and a parent suspended
+ * through its delegated child. Runs frozen in the middle of a step: run-documents-crash.test.ts.
  */
-async function load(store: Store, file: Frozen): Promise<void> {
-  for (const { record, events, messages, evidence } of file.runs) {
-    const { version: _v, lastSeq: _s, createdAt: _c, updatedAt: _u, ...run } = record;
-    const [first, ...rest] = events;
-    const created = await store.createRun(run, first ? [first] : []);
-    await store.commit({
-      runId: run.runId,
-      expectedVersion: created.version,
-      patch: { state: record.state },
-      events: rest,
-      messages,
-      evidence,
-    });
-  }
-}
-
-const stores: [string, () => Promise<Store>][] = [
-  ['SQLite file', () => Promise.resolve(new SqliteStore({ path: join(root, `db${++files}.db`) }))],
-  ['PGlite', async () => createPostgresStore({ pglite: new PGlite() }, { schema: `corpus_${++files}` })],
-];
-
-describe.each(stores)('frozen run documents continue to completion (%s)', (_kind, open) => {
-  async function continued(name: ScenarioName) {
-    const saved: string[] = [];
-    const store = await open();
-    const file = frozen(name);
-    expect(file.documentVersion).toBe(1);
-    await load(store, file);
-    const runtime = createRuntime({ store, tools: corpusTools(saved), logger: false });
-    const model = scriptedModel({ turns: SCENARIOS[name].turns });
-    const runId = file.runs[0]!.record.runId;
-    return { runtime, store, model, runId, saved };
-  }
-
+describe.each(STORES)('frozen suspended run documents continue to completion (%s)', (_kind, open) => {
   it('a run suspended for an approval: approved, the write runs once and the run completes', async () => {
-    const { runtime, model, runId, saved } = await continued('suspended-approval');
+    const { runtime, model, runId, world, file } = await continued('suspended-approval', open);
+    expect(file.documentVersion).toBe(1);
     const before = await runtime.status(runId);
     expect(before).toMatchObject({ status: 'suspended', suspension: { kind: 'APPROVAL' } });
     const done = await runtime.approve(runId, { model, who: 'corpus' });
     expect(done.status).toBe('completed');
-    expect(saved).toEqual(['Alpha']);
+    expect(world.saved).toEqual(['Alpha']);
     await runtime.close();
   });
 
   it('a run suspended on a follow-up: answered, the node goes on and the run completes', async () => {
-    const { runtime, model, runId } = await continued('suspended-follow-up');
+    const { runtime, model, runId, world } = await continued('suspended-follow-up', open);
     expect(await runtime.status(runId)).toMatchObject({
       status: 'suspended',
       suspension: { kind: 'FOLLOW_UP' },
     });
     const done = await runtime.answer(runId, '2', { model });
     expect(done.status).toBe('completed');
+    expect(world.looked).toEqual([2]);
+    await runtime.close();
+  });
+
+  it('a parent suspended through its child: approved, the child then the parent complete, the write once', async () => {
+    const { runtime, model, runId, world, file } = await continued('with-child', open);
+    expect(file.runs).toHaveLength(2);
+    const childId = file.runs[1]!.record.runId;
+    const pending = { kind: 'APPROVAL', pending: { tool: 'save', args: { name: 'Delta' } } };
+    expect(await runtime.status(runId)).toMatchObject({ status: 'suspended', suspension: pending });
+    expect(await runtime.status(childId)).toMatchObject({
+      status: 'suspended',
+      parentRunId: runId,
+      suspension: pending,
+    });
+
+    const done = await runtime.approve(runId, { model, who: 'corpus' });
+    expect(done.status).toBe('completed');
+    expect(world.saved).toEqual(['Delta']);
+    const child = await runtime.status(childId);
+    expect(child).toMatchObject({ status: 'completed', outputs: { order: { saved: 'Delta' } } });
+    // The delegate call's observation carries the child's outputs; the child ran no second time.
+    expect(invocations(await traceOf(runtime, runId), 'call_1_1')).toEqual([
+      expect.objectContaining({ tool: 'builtin_node_delegate', outcome: 'SUCCESS' }),
+    ]);
+    expect(await runtime.list({ parentRunId: runId })).toHaveLength(1);
+    const childTrace = await traceOf(runtime, childId);
+    expect(childTrace.filter((e) => e.type === 'run.resumed')).toEqual([
+      expect.objectContaining({ kind: 'APPROVAL', decision: 'approved', who: 'corpus' }),
+    ]);
+    expect(childTrace.filter((e) => e.type === 'tool.invoked' && e.executed)).toEqual([
+      expect.objectContaining({ tool: 'save', args: { name: 'Delta' } }),
+    ]);
     await runtime.close();
   });
 });

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The flow file format (docs/flows.md) as zod schemas. Unknown keys are errors everywhere (`strictObject`).
  * The JSON Schema published with the package (schema/flow.schema.json) is generated from these, so the
  * descriptions here are what editors show. Cross-field rules (ids exist, expressions parse, …) are
- * checked after parsing by src/flow/semantic.ts.
+ * checked after parsing by src/flow/semantic-*.ts.
  */
 
 /** Ids of the flow, its nodes, servers, providers and output keys: they appear in `a.b` references. */

@@ -24,7 +24,7 @@ export interface RunStateDoc {
   traceparent?: string;
   /**
    * Set when a cancel arrived while a write of the run was in flight: the driver records that write's
-   * result, starts nothing new and ends the run `cancelled` (runtime/cancel.ts).
+   * result, starts nothing new and ends the run `cancelled` (engine/cancel.ts).
    */
   cancelRequested?: true;
 }

@@ -34,7 +34,7 @@ const LISTED_IDS = 10;
  * a JSONata `path` selects — so that the model can see again a result that context compaction
  * replaced by a stub. The observation carries the record's evidence id, so outputs can cite it. It
  * reads the ledger only; it never calls a tool. The model is offered it once its node run compacted
- * (src/runtime/context-host.ts); it is never in a node's static catalog.
+ * (src/engine/context-host.ts); it is never in a node's static catalog.
  */
 export const evidenceReadTool: BuiltinTool = {
   name: 'builtin_evidence_read',

@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const maxLines = 400;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/** The `src/…/` folders the README's architecture table names (a cell may name several). */
+function tableFolders(readme: string): string[] {
+  const section = readme.slice(readme.indexOf('## Architecture'));
+  const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| folder')));
+  return [...table.matchAll(/`(src\/[a-z-]+\/)`/g)].map((match) => match[1] as string);
+}
+
+describe('the house keeps its shape', () => {
+  it(`has no source file over ${maxLines} lines in src/ or web/src/`, () => {
+    const files = [...sourceFiles(join(root, 'src')), ...sourceFiles(join(root, 'web/src'))];
+    expect(files.length).toBeGreaterThan(100);
+    const long = files
+      .map((file) => ({
+        file: relative(root, file),
+        lines: readFileSync(file, 'utf8').split('\n').length - 1,
+      }))
+      .filter(({ lines }) => lines > maxLines);
+    expect(long, 'split the file by job').toEqual([]);
+  });
+
+  it("names every folder of src/ in the README's architecture table, and no other", () => {
+    const named = tableFolders(readFileSync(join(root, 'README.md'), 'utf8'));
+    const folders = readdirSync(join(root, 'src'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `src/${entry.name}/`);
+    expect(named.length).toBeGreaterThan(5);
+    expect([...new Set(named)].sort()).toEqual(folders.sort());
+    for (const folder of named) expect(statSync(join(root, folder)).isDirectory()).toBe(true);
+  });
+});

@@ -90,7 +90,7 @@ async function parseJsonArg(arg: string, cwd: string): Promise<unknown> {
       text = await readInputFile(file);
     } catch (error) {
       if (!(error instanceof InputFileError)) throw error;
-      const reason = error.reason === 'not-found' ? 'file not found' : error.message;
+      const reason = error.code === 'NOT_FOUND' ? 'file not found' : error.message;
       throw inputError(`${origin}: ${reason}`, [], error);
     }
   }

@@ -2,7 +2,7 @@ import type { InFlightWrite } from '../domain/run-state.js';
 import type { ModelClient } from '../model/model.js';
 import type { RunRecord, Store } from '../store/store.js';
 import { isVersionConflict } from '../store/store.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { RunError, runConflict } from '../domain/run-error.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import { pause, type Clock } from './seams.js';
 

@@ -6,7 +6,7 @@ import type { ModelSpec } from '../model/resolve.js';
 import type { CallInput, DelegateResult, DelegateService, SuspensionRequest } from '../tools/call.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import type { Store } from '../store/store.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { RunError } from '../domain/run-error.js';
 import { pause } from './seams.js';
 import type { FlowRef } from './toolbox.js';
 

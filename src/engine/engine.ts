@@ -4,7 +4,7 @@ import type { ModelSpec } from '../model/resolve.js';
 import { isVersionConflict, type RunRecord, type Store, type StoredEvent } from '../store/store.js';
 import type { DelegateService } from '../tools/call.js';
 import type { EventHub } from '../trace/event-hub.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { runConflict, runNotFound } from '../domain/run-error.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cancel.js';
 import { delegateService, existingChild, type StartChild } from './delegation.js';

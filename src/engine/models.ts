@@ -2,7 +2,7 @@ import type { Flow } from '../domain/flow.js';
 import type { ModelClient } from '../model/model.js';
 import { resolveModel, type ModelSpec } from '../model/resolve.js';
 import type { RunRecord } from '../store/store.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { RunError } from '../domain/run-error.js';
 
 /** Resolves `<provider>:<model id>` strings other than `scripted:`. */
 export type ProviderLookup = (provider: string, modelId: string) => ModelClient;

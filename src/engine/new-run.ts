@@ -10,7 +10,7 @@ import type { RunSummary } from '../runtime/summary.js';
 import type { RunEngine } from './engine.js';
 import type { FlowRef } from './toolbox.js';
 import type { EventPayload } from '../trace/events.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { RunError } from '../domain/run-error.js';
 import { isoAt, systemClock, type Clock } from './seams.js';
 
 /** What a new run is made of besides its flow. */

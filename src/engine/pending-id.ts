@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { nodeRunKey } from '../graph/state-doc.js';
 import type { RunRecord } from '../store/store.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { runConflict } from '../domain/run-error.js';
 import type { RunSession } from './session.js';
 
 /**

@@ -2,7 +2,7 @@ import type { Flow } from '../domain/flow.js';
 import type { Observation } from '../domain/observation.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelSpec } from '../model/resolve.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { runConflict } from '../domain/run-error.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import type { RunRecord } from '../store/store.js';
 import { delegateObservation } from '../tools/builtin/delegate.js';

@@ -4,7 +4,7 @@ import { retryNotice } from '../loop/conversation.js';
 import { newLoopState } from '../loop/loop-state.js';
 import type { ModelSpec } from '../model/resolve.js';
 import type { RunRecord } from '../store/store.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { runConflict } from '../domain/run-error.js';
 import type { RunSummary } from '../runtime/summary.js';
 import type { RunEngine } from './engine.js';
 import type { RunSession } from './session.js';

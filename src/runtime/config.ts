@@ -1,5 +1,5 @@
 import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { RunError } from '../domain/run-error.js';
 
 /** Environment variables as the runtime reads them (`RuntimeOptions.env`, default `process.env`). */
 export type Env = Readonly<Record<string, string | undefined>>;

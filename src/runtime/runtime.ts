@@ -20,7 +20,7 @@ import { EventPoller } from '../trace/event-poller.js';
 import { followEvents } from '../trace/follow.js';
 import type { ModelDeltaEvent } from '../trace/live.js';
 import { runtimeConfig } from './config.js';
-import { RunError, runConflict, runNotFound } from '../domain/run-error.js';
+import { RunError } from '../domain/run-error.js';
 import type { RespondOptions, RuntimeOptions, StartOptions } from './options.js';
 import { summarize, type RunSummary } from './summary.js';
 

@@ -177,7 +177,7 @@ export class RunWorker {
  * True for a refusal that only means another process got the run first (it holds it, or the run moved
  * on or is gone): the worker skips it. A refusal of the run itself is an error worth logging.
  */
-export function skippable(error: RunError): boolean {
+function skippable(error: RunError): boolean {
   switch (error.code) {
     case 'RUN_CONFLICT':
     case 'RUN_NOT_FOUND':

@@ -10,10 +10,17 @@ export type { Env } from './runtime/config.js';
 export type { TelemetryOptions } from './telemetry/load.js';
 export type { ModelDeltaEvent } from './trace/live.js';
 export type { RunSummary } from './runtime/summary.js';
-export { RunConflictError, RunNotFoundError, RuntimeInputError } from './runtime/errors.js';
+export {
+  RunError,
+  RunConflictError,
+  RunNotFoundError,
+  RuntimeInputError,
+  type RunErrorCode,
+  type RunErrorOptions,
+} from './runtime/errors.js';
 export { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from './flow/load.js';
 export { validateFlow, type FlowValidation, type ValidateFlowOptions } from './flow/validate.js';
-export { FlowError, type FlowProblem } from './flow/problems.js';
+export { FlowError, type FlowErrorCode, type FlowProblem } from './flow/problems.js';
 export { resolveRunInput, RunInputError } from './flow/input.js';
 export { scriptedModel, loadScriptedModel, type Script, type ScriptedTurn } from './model/scripted.js';
 export { aiSdkModel, type AiSdkModelOptions } from './model/ai-sdk/adapter.js';
@@ -23,6 +30,7 @@ export {
   type ProviderRegistryOptions,
   type ProviderResolver,
 } from './model/providers.js';
+export { ModelError, type ModelErrorCode, type ModelErrorOptions } from './model/errors.js';
 export type {
   ModelClient,
   ModelRequest,
@@ -60,6 +68,8 @@ export {
   SqliteStore,
   StoreError,
   VersionConflictError,
+  type StoreErrorCode,
+  type StoreErrorOptions,
   type Store,
   type RunRecord,
   type RunStatus,

@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 import '../node-guard.js';
-import { FlowError } from '../flow/problems.js';
-import { RunInputError } from '../flow/input.js';
-import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../runtime/errors.js';
-import { StoreError } from '../store/store.js';
-import { USAGE, UsageError } from './args.js';
+import { USAGE } from './args.js';
+import { failureOf } from './failure.js';
 import { answer, cancel, decide, resume, retry, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
 import { evidence } from './evidence.js';
@@ -57,31 +54,11 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Prints an error as one clear message (never a stack trace for bad input) and picks the exit code. */
 function report(error: unknown): number {
-  const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof FlowError) {
-    process.stderr.write(`${message}\n`);
-    return 2;
-  }
-  if (error instanceof UsageError || error instanceof RunInputError || error instanceof RuntimeInputError) {
-    process.stderr.write(`agent-runtime: ${message}\n`);
-    return 2;
-  }
-  if (error instanceof RunNotFoundError) {
-    process.stderr.write(`agent-runtime: ${message}\n`);
-    return 2;
-  }
-  if (error instanceof RunConflictError) {
-    process.stderr.write(`agent-runtime: ${message} (nothing changed)\n`);
-    return 4;
-  }
-  if (error instanceof StoreError) {
-    process.stderr.write(`agent-runtime: store: ${message}\n`);
-    return 2;
-  }
-  process.stderr.write(`agent-runtime: internal error: ${message}\n`);
-  if (process.env.AGENT_RUNTIME_DEBUG && error instanceof Error)
+  const failure = failureOf(error);
+  process.stderr.write(`${failure.line}\n`);
+  if (failure.exitCode === 1 && process.env.AGENT_RUNTIME_DEBUG && error instanceof Error)
     process.stderr.write(`${error.stack ?? ''}\n`);
-  return 1;
+  return failure.exitCode;
 }
 
 process.exit(await main(process.argv.slice(2)));

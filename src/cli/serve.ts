@@ -8,7 +8,8 @@ import { mountConsole } from '../server/console.js';
 import { FlowRegistry } from '../server/flows.js';
 import { watchFlows, type FlowWatch } from '../server/flow-watch.js';
 import { isLoopback, type Listening } from '../server/listen.js';
-import { loadTokenFile, TokenConfigError, tokensFromEnv, type TokenEntry } from '../server/tokens.js';
+import { ServerConfigError } from '../server/config-error.js';
+import { loadTokenFile, tokensFromEnv, type TokenEntry } from '../server/tokens.js';
 import { resolveDbUrl } from '../store/open.js';
 import { UsageError, flag, parse, str, type Parsed } from './args.js';
 import type { Command } from './commands.js';
@@ -163,7 +164,8 @@ async function readTokens(file: string | undefined): Promise<TokenEntry[] | null
   try {
     return file !== undefined ? await loadTokenFile(resolve(file)) : tokensFromEnv();
   } catch (error) {
-    if (error instanceof TokenConfigError) throw new UsageError(`serve: ${error.message}`, { cause: error });
+    // Every configuration error of the server is the user's to fix: a usage error (exit 2).
+    if (error instanceof ServerConfigError) throw new UsageError(`serve: ${error.message}`, { cause: error });
     throw error;
   }
 }

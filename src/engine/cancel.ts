@@ -1,8 +1,8 @@
 import type { InFlightWrite } from '../domain/run-state.js';
 import type { ModelClient } from '../model/model.js';
 import type { RunRecord, Store } from '../store/store.js';
-import { VersionConflictError } from '../store/store.js';
-import { RunConflictError } from '../runtime/errors.js';
+import { isVersionConflict } from '../store/store.js';
+import { RunError, runConflict } from '../domain/run-error.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import { pause, type Clock } from './seams.js';
 
@@ -16,7 +16,7 @@ export interface CancelHost {
   takeOver(runId: string): Promise<unknown>;
   /**
    * Ends the run `cancelled` (`run.cancelled`) through a session at the version read, delivering the
-   * event like every commit; VersionConflictError when the run moved meanwhile.
+   * event like every commit; StoreError VERSION_CONFLICT when the run moved meanwhile.
    */
   endRun(record: RunRecord): Promise<RunSummary>;
   clock: Clock;
@@ -42,7 +42,7 @@ export function inFlightOf(record: RunRecord): readonly InFlightWrite[] {
  *   the write's result as usual, starts nothing new and ends the run `cancelled` (`run.cancelled`
  *   after the write's `tool.invoked`); when its driver is dead (lease expired), this cancel takes the
  *   run over and settles the write with the usual look-back first.
- * Throws RunConflictError when the run had already ended, or when another process is still settling
+ * Throws RunError RUN_CONFLICT when the run had already ended, or when another process is still settling
  * the write after `waitMs` (the request stands: that process ends the run).
  */
 export async function cancelRun(host: CancelHost, runId: string): Promise<RunSummary> {
@@ -52,7 +52,7 @@ export async function cancelRun(host: CancelHost, runId: string): Promise<RunSum
     const record = await host.read(runId);
     if (ENDED.includes(record.status)) {
       if (requested && record.status === 'cancelled') return summarize(record);
-      throw new RunConflictError(runId, `run ${runId} has already ended (${record.status})`);
+      throw runConflict(runId, `run ${runId} has already ended (${record.status})`);
     }
     const local = host.localDriver(runId);
     try {
@@ -64,7 +64,7 @@ export async function cancelRun(host: CancelHost, runId: string): Promise<RunSum
       if (record.state.cancelRequested !== true) await requestCancel(host, record);
       requested = true;
     } catch (error) {
-      if (error instanceof VersionConflictError) continue;
+      if (isVersionConflict(error)) continue;
       throw error;
     }
     await waitForDriver(host, record, local, deadline);
@@ -86,12 +86,12 @@ async function waitForDriver(
     record.leaseOwner !== null && record.leaseExpiresAt !== null && record.leaseExpiresAt > host.clock();
   if (!live) {
     await host.takeOver(record.runId).catch((error: unknown) => {
-      if (!(error instanceof RunConflictError)) throw error; // another process took it first: look again
+      if (!(error instanceof RunError && error.code === 'RUN_CONFLICT')) throw error; // another process took it first: look again
     });
     return;
   }
   if (host.clock() > deadline) {
-    throw new RunConflictError(
+    throw runConflict(
       record.runId,
       `run ${record.runId} has a write in flight that its driver is still settling; the cancel is recorded and ends the run once the write's result is`,
     );
@@ -121,7 +121,7 @@ export async function endCancelled(
     try {
       return await host.endRun(record);
     } catch (error) {
-      if (!(error instanceof VersionConflictError)) throw error;
+      if (!isVersionConflict(error)) throw error;
     }
   }
 }

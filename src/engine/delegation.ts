@@ -6,7 +6,7 @@ import type { ModelSpec } from '../model/resolve.js';
 import type { CallInput, DelegateResult, DelegateService, SuspensionRequest } from '../tools/call.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import type { Store } from '../store/store.js';
-import { RunConflictError } from '../runtime/errors.js';
+import { RunError } from '../domain/run-error.js';
 import { pause } from './seams.js';
 import type { FlowRef } from './toolbox.js';
 
@@ -112,7 +112,7 @@ export async function existingChild(
     try {
       return await ops.resume(child.runId);
     } catch (error) {
-      if (!(error instanceof RunConflictError)) throw error;
+      if (!(error instanceof RunError && error.code === 'RUN_CONFLICT')) throw error;
       // Its lease (held by the same dead driver) has not expired yet.
       await pause(ops.waitMs);
       const now = await store.getRun(child.runId);

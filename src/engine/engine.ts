@@ -1,10 +1,10 @@
 import type { Logger } from '../log/logger.js';
 import type { ModelClient } from '../model/model.js';
 import type { ModelSpec } from '../model/resolve.js';
-import { VersionConflictError, type RunRecord, type Store, type StoredEvent } from '../store/store.js';
+import { isVersionConflict, type RunRecord, type Store, type StoredEvent } from '../store/store.js';
 import type { DelegateService } from '../tools/call.js';
 import type { EventHub } from '../trace/event-hub.js';
-import { RunConflictError, RunNotFoundError } from '../runtime/errors.js';
+import { runConflict, runNotFound } from '../domain/run-error.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cancel.js';
 import { delegateService, existingChild, type StartChild } from './delegation.js';
@@ -76,10 +76,10 @@ export class RunEngine {
     return this.options.store;
   }
 
-  /** The stored run, or RunNotFoundError. */
+  /** The stored run, or RunError RUN_NOT_FOUND. */
   async require(runId: string): Promise<RunRecord> {
     const record = await (await this.db()).getRun(runId);
-    if (!record) throw new RunNotFoundError(runId);
+    if (!record) throw runNotFound(runId);
     return record;
   }
 
@@ -105,18 +105,18 @@ export class RunEngine {
         patch: { leaseOwner: null, leaseExpiresAt: null },
       });
     } catch (error) {
-      if (!(error instanceof VersionConflictError)) throw error;
+      if (!isVersionConflict(error)) throw error;
     }
   }
 
   /**
    * Runs `task` as the only continuation of the run in this process. Two responses racing in one
    * process share this engine's lease owner, so the lease alone cannot tell them apart: the first one
-   * in holds the run until it is accepted; the other gets RunConflictError.
+   * in holds the run until it is accepted; the other gets RunError RUN_CONFLICT.
    */
   async exclusive<T>(runId: string, task: () => Promise<T>): Promise<T> {
     if (this.continuing.has(runId))
-      throw new RunConflictError(runId, `run ${runId} is already being continued by another request`);
+      throw runConflict(runId, `run ${runId} is already being continued by another request`);
     this.continuing.add(runId);
     try {
       return await task();
@@ -173,23 +173,19 @@ export class RunEngine {
   /**
    * Takes up a `running` run that no live lease holds and drives it: `resume` after its driver died,
    * a queue worker's `drive` of a run handed off or left by a dead driver. A recovery is traced
-   * (`run.resumed` RECOVERY) before the run goes on. RunConflictError, nothing changed, when the run is
+   * (`run.resumed` RECOVERY) before the run goes on. RunError RUN_CONFLICT, nothing changed, when the run is
    * not running, is driven here, or a live lease holds it; a bad model fails before anything changes.
    */
   async takeOver(runId: string, how: TakeOver): Promise<RunSummary> {
     const before = await this.require(runId);
     if (before.status !== 'running')
-      throw new RunConflictError(runId, `run ${runId} is ${before.status}, not running`);
-    if (this.active.has(runId))
-      throw new RunConflictError(runId, `run ${runId} is being driven by this process`);
+      throw runConflict(runId, `run ${runId} is ${before.status}, not running`);
+    if (this.active.has(runId)) throw runConflict(runId, `run ${runId} is being driven by this process`);
     const model = this.models.forRun(before, how.model);
     const record = await this.acquire(runId);
     if (!record || record.status !== 'running') {
       if (record) await this.release(record);
-      throw new RunConflictError(
-        runId,
-        `run ${runId} is driven by another process (its lease has not expired)`,
-      );
+      throw runConflict(runId, `run ${runId} is driven by another process (its lease has not expired)`);
     }
     const recovery = how.recovery === 'always' || before.leaseOwner !== null;
     const session = await this.openSession(record, recovery ? 'recovery' : 'drive');
@@ -255,7 +251,7 @@ export class RunEngine {
       if (signal.aborted) return summarize(await this.require(session.runId));
       return summarize(session.current);
     } catch (error) {
-      if (error instanceof VersionConflictError) return summarize(await this.require(session.runId));
+      if (isVersionConflict(error)) return summarize(await this.require(session.runId));
       throw error;
     }
   }

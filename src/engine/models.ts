@@ -2,7 +2,7 @@ import type { Flow } from '../domain/flow.js';
 import type { ModelClient } from '../model/model.js';
 import { resolveModel, type ModelSpec } from '../model/resolve.js';
 import type { RunRecord } from '../store/store.js';
-import { RuntimeInputError } from '../runtime/errors.js';
+import { RunError } from '../domain/run-error.js';
 
 /** Resolves `<provider>:<model id>` strings other than `scripted:`. */
 export type ProviderLookup = (provider: string, modelId: string) => ModelClient;
@@ -10,7 +10,7 @@ export type ProviderLookup = (provider: string, modelId: string) => ModelClient;
 /**
  * The models of the runs this runtime works on: a model given by name is resolved again whenever a run
  * continues (in any process); a model object given to `start` is only known here, so it is kept per run.
- * A spec that cannot be resolved is bad input (RuntimeInputError), found before anything changes.
+ * A spec that cannot be resolved is bad input (RunError REQUEST_INVALID), found before anything changes.
  */
 export class RunModels {
   private readonly objects = new Map<string, ModelClient>();
@@ -22,7 +22,7 @@ export class RunModels {
     try {
       return resolveModel(spec, this.providers, flow.providers);
     } catch (error) {
-      throw new RuntimeInputError((error as Error).message, { cause: error });
+      throw new RunError('REQUEST_INVALID', (error as Error).message, { cause: error });
     }
   }
 
@@ -38,7 +38,8 @@ export class RunModels {
     const local = this.objects.get(record.runId);
     if (local) return local;
     if (record.model) return this.resolve(record.model, flow);
-    throw new RuntimeInputError(
+    throw new RunError(
+      'REQUEST_INVALID',
       `run ${record.runId} was started with a model object; pass the model to continue it`,
     );
   }

@@ -10,7 +10,7 @@ import type { RunSummary } from '../runtime/summary.js';
 import type { RunEngine } from './engine.js';
 import type { FlowRef } from './toolbox.js';
 import type { EventPayload } from '../trace/events.js';
-import { RuntimeInputError } from '../runtime/errors.js';
+import { RunError } from '../domain/run-error.js';
 import { isoAt, systemClock, type Clock } from './seams.js';
 
 /** What a new run is made of besides its flow. */
@@ -82,7 +82,7 @@ export function newRun(
 ): { run: NewRun; events: StoredEvent[] } {
   const { flow, input } = spec;
   const first = flow.nodes[0];
-  if (!first) throw new RuntimeInputError(`flow ${flow.id} has no nodes`);
+  if (!first) throw new RunError('REQUEST_INVALID', `flow ${flow.id} has no nodes`);
   const { evidence: _evidence, ...runState } = newRunState(runId, input);
   const doc: RunStateDoc = {
     schema: 1,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { nodeRunKey } from '../graph/state-doc.js';
 import type { RunRecord } from '../store/store.js';
-import { RunConflictError } from '../runtime/errors.js';
+import { runConflict } from '../domain/run-error.js';
 import type { RunSession } from './session.js';
 
 /**
@@ -25,12 +25,12 @@ export function waitingFor(record: RunRecord): string | null {
 
 /**
  * Refuses a response that names (`expect`) another pending item than the one the run waits for
- * (RunConflictError: exit 4, HTTP 409, nothing changed). No `expect`: nothing to check.
+ * (RunError RUN_CONFLICT: exit 4, HTTP 409, nothing changed). No `expect`: nothing to check.
  */
 export function checkExpected(record: RunRecord, expect: string | undefined): void {
   if (expect === undefined) return;
   const id = waitingFor(record);
   if (id === expect) return;
   const now = id === null ? 'an item without an id' : `pending item ${id}`;
-  throw new RunConflictError(record.runId, `run ${record.runId} waits for ${now}, not for ${expect}`);
+  throw runConflict(record.runId, `run ${record.runId} waits for ${now}, not for ${expect}`);
 }

@@ -2,7 +2,7 @@ import type { Flow } from '../domain/flow.js';
 import type { Observation } from '../domain/observation.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelSpec } from '../model/resolve.js';
-import { RunConflictError } from '../runtime/errors.js';
+import { runConflict } from '../domain/run-error.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import type { RunRecord } from '../store/store.js';
 import { delegateObservation } from '../tools/builtin/delegate.js';
@@ -30,7 +30,7 @@ export interface ResponseOptions {
 
 /**
  * Records a person's response to a suspended run and continues it (driven here, or handed to the
- * queue). RunConflictError, nothing changed, when the run does not wait for this kind of response
+ * queue). RunError RUN_CONFLICT, nothing changed, when the run does not wait for this kind of response
  * (or for the item `expect` names), or another request or process is continuing it.
  */
 export function respondToRun(
@@ -51,7 +51,7 @@ async function respondOnce(
   const before = await engine.require(runId);
   const waiting = kindOf(before);
   if (before.status !== 'suspended' || waiting !== response.kind) {
-    throw new RunConflictError(runId, conflictMessage(runId, before.status, waiting, response.kind));
+    throw runConflict(runId, conflictMessage(runId, before.status, waiting, response.kind));
   }
   checkExpected(before, options.expect);
   const model = engine.models.forRun(before, options.model); // a bad model fails before anything changes
@@ -78,22 +78,19 @@ async function respondOnce(
   return engine.proceed(session, ref, model, { commit: true, onAccepted: options.onAccepted });
 }
 
-/** The run's lease, taken for a response: RunConflictError (lease released) when it moved on meanwhile. */
+/** The run's lease, taken for a response: RunError RUN_CONFLICT (lease released) when it moved on meanwhile. */
 async function takeSuspended(engine: RunEngine, before: RunRecord, kind: string): Promise<RunRecord> {
   const runId = before.runId;
   const record = await engine.acquire(runId);
   if (!record || record.status !== 'suspended' || kindOf(record) !== kind) {
     if (record) await engine.release(record);
     const what = kind === 'APPROVAL' ? 'an approval' : 'an answer';
-    throw new RunConflictError(runId, `run ${runId} is no longer waiting for ${what}`);
+    throw runConflict(runId, `run ${runId} is no longer waiting for ${what}`);
   }
   if (waitingFor(record) !== waitingFor(before)) {
     // It moved on to another item meanwhile (a racing response): this one was meant for the previous.
     await engine.release(record);
-    throw new RunConflictError(
-      runId,
-      `run ${runId} now waits for another item (${waitingFor(record) ?? 'none'})`,
-    );
+    throw runConflict(runId, `run ${runId} now waits for another item (${waitingFor(record) ?? 'none'})`);
   }
   return record;
 }

@@ -4,7 +4,7 @@ import { retryNotice } from '../loop/conversation.js';
 import { newLoopState } from '../loop/loop-state.js';
 import type { ModelSpec } from '../model/resolve.js';
 import type { RunRecord } from '../store/store.js';
-import { RunConflictError } from '../runtime/errors.js';
+import { runConflict } from '../domain/run-error.js';
 import type { RunSummary } from '../runtime/summary.js';
 import type { RunEngine } from './engine.js';
 import type { RunSession } from './session.js';
@@ -19,7 +19,7 @@ export interface RetryOptions {
 
 /**
  * Takes a `failed` run up again in its failed node and continues it like a response does (driven
- * here, or handed to the queue). RunConflictError, nothing changed, when the run has not failed (or
+ * here, or handed to the queue). RunError RUN_CONFLICT, nothing changed, when the run has not failed (or
  * failed outside a node), or another request or process is continuing it.
  */
 export function retryRun(engine: RunEngine, runId: string, options: RetryOptions): Promise<RunSummary> {
@@ -30,7 +30,7 @@ export function retryRun(engine: RunEngine, runId: string, options: RetryOptions
     const record = await engine.acquire(runId);
     if (!record || record.status !== 'failed') {
       if (record) await engine.release(record);
-      throw new RunConflictError(runId, `run ${runId} is being continued by another process`);
+      throw runConflict(runId, `run ${runId} is being continued by another process`);
     }
     const ref = flowRefOf(record);
     const session = await engine.openSession(reopenFailedNode(record), 'retry');
@@ -55,26 +55,26 @@ export const RETRYABLE_REASONS: Readonly<Record<string, 'same-round' | 'fresh-co
 });
 
 /**
- * Throws RunConflictError (nothing changed) unless the run is a top-level run that failed in a node for
+ * Throws RunError RUN_CONFLICT (nothing changed) unless the run is a top-level run that failed in a node for
  * a reason `retry` takes up.
  */
 export function checkRetryable(record: RunRecord): void {
   if (record.status !== 'failed') {
-    throw new RunConflictError(
+    throw runConflict(
       record.runId,
       `run ${record.runId} is ${record.status}; only a failed run can be retried`,
     );
   }
   if (record.parentRunId !== null) {
     // The parent's delegate call has already taken the child's failure as its observation.
-    throw new RunConflictError(
+    throw runConflict(
       record.runId,
       `run ${record.runId} is a delegated child run of ${record.parentRunId}; retry the parent run instead`,
     );
   }
   const reason = record.reason ?? '';
   if (!Object.hasOwn(RETRYABLE_REASONS, reason) || record.failedNode === null) {
-    throw new RunConflictError(
+    throw runConflict(
       record.runId,
       `run ${record.runId} failed with ${reason || 'no reason'}, which retry does not take up (it retries ${Object.keys(RETRYABLE_REASONS).join(', ')})`,
     );

@@ -1,7 +1,7 @@
 import type { EvidenceRecord, RunState } from '../domain/run-state.js';
 import { addUsage, type ConversationMessage, type TokenUsage } from '../model/model.js';
 import {
-  VersionConflictError,
+  isVersionConflict,
   type Commit,
   type RunPatch,
   type RunRecord,
@@ -172,7 +172,7 @@ export class RunSession {
 
   /**
    * Ends the run `cancelled` (`run.cancelled`, suspension and lease cleared) in one commit at the
-   * version this session holds; a VersionConflictError when the run moved meanwhile (never adopted:
+   * version this session holds; a StoreError VERSION_CONFLICT when the run moved meanwhile (never adopted:
    * the caller reads the run again). Returns the committed event.
    */
   async endCancelled(): Promise<StoredEvent> {
@@ -213,7 +213,7 @@ export class RunSession {
     try {
       return await this.store.commit(request(this.record.version));
     } catch (error) {
-      if (!(error instanceof VersionConflictError) || !adopt) throw error;
+      if (!isVersionConflict(error) || !adopt) throw error;
       const fresh = await this.store.getRun(this.record.runId);
       const requested = fresh?.state.cancelRequested === true;
       const same =

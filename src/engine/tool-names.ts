@@ -1,5 +1,5 @@
 import { FlowError } from '../flow/problems.js';
-import { ToolCatalogError } from '../mcp/catalog.js';
+import { McpError } from '../mcp/errors.js';
 import type { FlowRef, Toolbox } from './toolbox.js';
 
 /**
@@ -16,7 +16,7 @@ export async function refuseToolNameConflicts(toolbox: Toolbox, ref: FlowRef): P
   try {
     await toolbox.catalog(ref);
   } catch (error) {
-    if (!(error instanceof ToolCatalogError)) return;
+    if (!(error instanceof McpError && error.code === 'CATALOG')) return;
     const file = 'path' in ref && typeof ref.path === 'string' ? ref.path : '<inline>';
     throw new FlowError([{ file, path: 'aliases', message: error.message }]);
   }

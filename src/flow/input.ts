@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { InputFileError, readInputFile } from '../fs/input-file.js';
 import type { Flow } from '../domain/flow.js';
+import { inputMessage, RunError } from '../domain/run-error.js';
 import { validateAgainst } from './json-schema.js';
 
 /**
@@ -8,19 +9,15 @@ import { validateAgainst } from './json-schema.js';
  * structured input. Either is validated against the flow's `input` schema.
  */
 
-/** A run input that cannot be used; the CLI prints `message` and exits 2 (usage error). */
-export class RunInputError extends Error {
-  /** The failing fields, one line each (`name: required`); empty for a usage mistake. */
-  readonly problems: readonly string[];
+/** The deprecated name of `RunError` INPUT_INVALID, kept where it has always been importable from. */
+export { RunInputError } from '../domain/run-error.js';
 
-  constructor(message: string, problems: readonly string[] = [], options?: ErrorOptions) {
-    super(
-      problems.length === 0 ? message : `${message}\n${problems.map((p) => `  ${p}`).join('\n')}`,
-      options,
-    );
-    this.name = 'RunInputError';
-    this.problems = problems;
-  }
+/** A run input that cannot be used (INPUT_INVALID): `message`, then each failing field on its own line. */
+function inputError(message: string, problems: readonly string[] = [], cause?: unknown): RunError {
+  return new RunError('INPUT_INVALID', inputMessage(message, problems), {
+    problems,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** What the command line gave: `--input TEXT` and/or `--input-json JSON|@file`. */
@@ -42,7 +39,7 @@ export function validateRunInput(flow: Flow, input: unknown): string[] {
 
 /**
  * Builds the run input from `--input` / `--input-json` and validates it against the flow's input
- * schema. Throws `RunInputError` (exit 2) when both or neither are given (unless the schema accepts
+ * schema. Throws `RunError` INPUT_INVALID (exit 2) when both or neither are given (unless the schema accepts
  * `{}`), when `--input` is used on a flow whose schema does not accept `{text}`, when the JSON does not
  * parse or its file cannot be read, or when the value does not match the schema.
  */
@@ -52,12 +49,12 @@ export async function resolveRunInput(
   options: ResolveRunInputOptions = {},
 ): Promise<Record<string, unknown>> {
   if (args.text !== undefined && args.json !== undefined)
-    throw new RunInputError('give either --input or --input-json, not both');
+    throw inputError('give either --input or --input-json, not both');
   if (args.text !== undefined) {
     const input = { text: args.text };
     const problems = validateRunInput(flow, input);
     if (problems.length > 0) {
-      throw new RunInputError(
+      throw inputError(
         `--input gives {text}, which flow "${flow.id}" does not accept as input; give --input-json with input matching its schema`,
         problems,
       );
@@ -67,7 +64,7 @@ export async function resolveRunInput(
   if (args.json === undefined) {
     const problems = validateRunInput(flow, {});
     if (problems.length > 0)
-      throw new RunInputError(
+      throw inputError(
         `flow "${flow.id}" needs an input: give --input TEXT or --input-json JSON|@file`,
         problems,
       );
@@ -76,9 +73,9 @@ export async function resolveRunInput(
   const input = await parseJsonArg(args.json, options.cwd ?? process.cwd());
   const problems = validateRunInput(flow, input);
   if (problems.length > 0)
-    throw new RunInputError(`--input-json does not match the input schema of flow "${flow.id}"`, problems);
+    throw inputError(`--input-json does not match the input schema of flow "${flow.id}"`, problems);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new RunInputError('--input-json must be a JSON object');
+    throw inputError('--input-json must be a JSON object');
   }
   return input as Record<string, unknown>;
 }
@@ -93,13 +90,13 @@ async function parseJsonArg(arg: string, cwd: string): Promise<unknown> {
       text = await readInputFile(file);
     } catch (error) {
       if (!(error instanceof InputFileError)) throw error;
-      const reason = error.reason === 'not-found' ? 'file not found' : error.message;
-      throw new RunInputError(`${origin}: ${reason}`, [], { cause: error });
+      const reason = error.code === 'NOT_FOUND' ? 'file not found' : error.message;
+      throw inputError(`${origin}: ${reason}`, [], error);
     }
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new RunInputError(`${origin} is not valid JSON: ${(error as Error).message}`, [], { cause: error });
+    throw inputError(`${origin} is not valid JSON: ${(error as Error).message}`, [], error);
   }
 }

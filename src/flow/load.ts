@@ -99,7 +99,7 @@ export async function inspectFlow(
     text = await readInputFile(path);
   } catch (error) {
     if (!(error instanceof InputFileError)) throw error;
-    const reason = error.reason === 'not-found' ? 'file not found' : error.message;
+    const reason = error.code === 'NOT_FOUND' ? 'file not found' : error.message;
     return {
       problems: [
         {
@@ -254,7 +254,7 @@ function delegateTarget(
     real = confinedPath(options.confineTo, target, 'delegate flow', delegate);
   } catch (error) {
     if (!(error instanceof InputFileError)) throw error;
-    if (error.reason === 'not-found') return { problem: notFound(delegate) };
+    if (error.code === 'NOT_FOUND') return { problem: notFound(delegate) };
     return { problem: error.message };
   }
   if (hiddenOrPackage(options.confineTo, target) || hiddenOrPackage(options.confineTo, real))
@@ -304,7 +304,7 @@ async function inspectDelegate(
     text = await readInputFile(target);
   } catch (error) {
     if (!(error instanceof InputFileError)) throw error;
-    return { problem: error.reason === 'not-found' ? notFound(name) : unreadable(name, error) };
+    return { problem: error.code === 'NOT_FOUND' ? notFound(name) : unreadable(name, error) };
   }
   const parsed = await parseSourceAsync(text);
   if (parsed.syntax.length > 0 || !isFlowDocument(parsed.data))
@@ -319,9 +319,9 @@ async function inspectDelegate(
 }
 
 function unreadable(name: string, error: InputFileError): string {
-  if (error.reason === 'not-regular')
+  if (error.code === 'NOT_REGULAR')
     return `${JSON.stringify(name)} is not a regular file; expected a flow file`;
-  if (error.reason === 'too-large')
+  if (error.code === 'TOO_LARGE')
     return `${JSON.stringify(name)} is larger than the input file limit (AGENT_RUNTIME_MAX_FILE_BYTES)`;
   return `cannot read ${JSON.stringify(name)}; expected a readable flow file`;
 }

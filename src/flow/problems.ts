@@ -54,10 +54,19 @@ export function oneLine(message: string): string {
 }
 
 /**
+ * Why a flow cannot be used. One code for now: every problem of a definition is data in `problems`,
+ * so callers tell flows apart from other errors, not problems from each other.
+ */
+export type FlowErrorCode =
+  /** The definition has problems (`problems`): CLI exit 2, HTTP 400 FLOW_INVALID. */
+  'FLOW_INVALID';
+
+/**
  * Thrown by `loadFlow` for a flow that cannot be used: carries every problem found. Its message is
  * the problems, one per line, so printing `error.message` is the whole report (no stack needed).
  */
 export class FlowError extends Error {
+  readonly code: FlowErrorCode = 'FLOW_INVALID';
   readonly problems: readonly FlowProblem[];
 
   constructor(problems: readonly FlowProblem[]) {

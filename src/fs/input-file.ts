@@ -15,12 +15,25 @@ export function maxFileBytes(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isSafeInteger(n) && n > 0 ? n : DEFAULT_MAX_FILE_BYTES;
 }
 
+/** Why an input file was not read. */
+export type InputFileErrorCode =
+  /** No such file (or a folder on the way is a file). */
+  | 'NOT_FOUND'
+  /** A folder, device, FIFO or socket: only regular files are read. */
+  | 'NOT_REGULAR'
+  /** Larger than the cap (AGENT_RUNTIME_MAX_FILE_BYTES). */
+  | 'TOO_LARGE'
+  /** The file system refused (permissions, I/O): the message names the system code. */
+  | 'UNREADABLE'
+  /** The path leaves the folder it must lie in. */
+  | 'OUTSIDE';
+
 /** Why an input file was not read. The message names the path and the reason, never the content. */
 export class InputFileError extends Error {
   override readonly name = 'InputFileError';
   constructor(
+    readonly code: InputFileErrorCode,
     readonly path: string,
-    readonly reason: 'not-found' | 'not-regular' | 'too-large' | 'unreadable' | 'outside',
     message: string,
     options?: ErrorOptions,
   ) {
@@ -97,7 +110,7 @@ export async function readInputFile(path: string, options: ReadInputOptions = {}
 
 /**
  * Resolves `file` (relative to `dir`) to a real path inside `dir`, or throws InputFileError
- * `outside` (its message names the file as `label`, by default as given). A path that leaves `dir`
+ * OUTSIDE (its message names the file as `label`, by default as given). A path that leaves `dir`
  * by `..` or an absolute path is refused before the file system is touched (nothing outside can be
  * probed); links are then resolved and must stay inside too.
  */
@@ -105,8 +118,8 @@ export function confinedPath(dir: string, file: string, what: string, label: str
   const root = realOrSelf(resolve(dir));
   const lexical = resolve(root, file);
   const outside = new InputFileError(
+    'OUTSIDE',
     file,
-    'outside',
     `${what} ${JSON.stringify(label)} is outside the folder it must lie in`,
   );
   if (!inside(root, lexical)) throw outside;
@@ -136,14 +149,14 @@ function realOrSelf(path: string): string {
 }
 
 function assertRegular(path: string, stat: { isFile(): boolean; size: number }, max: number): void {
-  if (!stat.isFile()) throw new InputFileError(path, 'not-regular', `${path} is not a regular file`);
+  if (!stat.isFile()) throw new InputFileError('NOT_REGULAR', path, `${path} is not a regular file`);
   if (stat.size > max) throw tooLarge(path, max);
 }
 
 function tooLarge(path: string, max: number): InputFileError {
   return new InputFileError(
+    'TOO_LARGE',
     path,
-    'too-large',
     `${path} is larger than ${max} bytes (AGENT_RUNTIME_MAX_FILE_BYTES sets the limit)`,
   );
 }
@@ -151,7 +164,7 @@ function tooLarge(path: string, max: number): InputFileError {
 function openError(path: string, error: unknown): InputFileError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOENT' || code === 'ENOTDIR')
-    return new InputFileError(path, 'not-found', `file not found: ${path}`, { cause: error });
-  if (code === 'EISDIR') return new InputFileError(path, 'not-regular', `${path} is not a regular file`);
-  return new InputFileError(path, 'unreadable', `cannot read ${path} (${code ?? 'error'})`, { cause: error });
+    return new InputFileError('NOT_FOUND', path, `file not found: ${path}`, { cause: error });
+  if (code === 'EISDIR') return new InputFileError('NOT_REGULAR', path, `${path} is not a regular file`);
+  return new InputFileError('UNREADABLE', path, `cannot read ${path} (${code ?? 'error'})`, { cause: error });
 }

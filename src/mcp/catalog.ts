@@ -1,4 +1,5 @@
 import type { ToolDescriptor } from '../domain/tool.js';
+import { McpError, type ToolNameConflict } from './errors.js';
 
 /** The tools one server exports, as listed (names are remote names). */
 export interface ServerToolListing {
@@ -6,26 +7,14 @@ export interface ServerToolListing {
   readonly tools: readonly ToolDescriptor[];
 }
 
-/** One model-facing name claimed by several server tools. */
-export interface ToolNameConflict {
-  readonly name: string;
-  /** The claiming tools as `server.tool`. */
-  readonly sources: readonly string[];
-}
+export type { ToolNameConflict } from './errors.js';
 
 /**
- * The flow's MCP tools cannot be named unambiguously: two servers export one name without an alias, or an
- * alias names a `server.tool` that does not exist. The message lists every problem and the fix.
+ * CATALOG: the flow's MCP tools cannot be named unambiguously: two servers export one name without an
+ * alias, or an alias names a `server.tool` that does not exist. The message lists every problem and the fix.
  */
-export class ToolCatalogError extends Error {
-  override readonly name = 'ToolCatalogError';
-
-  constructor(
-    readonly conflicts: readonly ToolNameConflict[],
-    readonly unknownAliases: readonly string[],
-  ) {
-    super(catalogMessage(conflicts, unknownAliases));
-  }
+function catalogError(conflicts: readonly ToolNameConflict[], unknownAliases: readonly string[]): McpError {
+  return new McpError('CATALOG', catalogMessage(conflicts, unknownAliases), { conflicts, unknownAliases });
 }
 
 function catalogMessage(conflicts: readonly ToolNameConflict[], unknownAliases: readonly string[]): string {
@@ -45,7 +34,7 @@ function catalogMessage(conflicts: readonly ToolNameConflict[], unknownAliases: 
 
 /**
  * Names the flow's MCP tools as the model sees them: the remote name, or the alias the flow gives
- * `server.tool` under `aliases`. Throws ToolCatalogError listing every conflict and every alias whose
+ * `server.tool` under `aliases`. Throws McpError CATALOG listing every conflict and every alias whose
  * `server.tool` does not exist. Result order: servers as listed, tools as each server listed them.
  */
 export function resolveToolNames(
@@ -68,7 +57,6 @@ export function resolveToolNames(
     .filter(([, sources]) => sources.length > 1)
     .map(([name, sources]) => ({ name, sources }));
   const unknownAliases = Object.keys(aliases).filter((key) => !used.has(key));
-  if (conflicts.length > 0 || unknownAliases.length > 0)
-    throw new ToolCatalogError(conflicts, unknownAliases);
+  if (conflicts.length > 0 || unknownAliases.length > 0) throw catalogError(conflicts, unknownAliases);
   return resolved.map((r) => r.tool);
 }

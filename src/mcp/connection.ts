@@ -3,8 +3,7 @@ import { Client, type Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
-import { describeError, isConnectionLoss, McpConnectError } from './errors.js';
-import { MissingEnvError } from './env-refs.js';
+import { connectError, describeError, isConnectionLoss, McpError } from './errors.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
 
@@ -128,7 +127,7 @@ class SdkMcpConnection implements McpConnection {
   private ready(signal?: AbortSignal): Promise<Session> {
     if (this.closed)
       return Promise.reject(
-        new McpConnectError(this.serverId, `connection to MCP server ${this.serverId} is closed`),
+        connectError(this.serverId, `connection to MCP server ${this.serverId} is closed`),
       );
     if (this.session?.alive) return Promise.resolve(this.session);
     if (!this.connecting) {
@@ -147,10 +146,8 @@ class SdkMcpConnection implements McpConnection {
     try {
       handle = createTransport(this.options.config, this.options.baseDir);
     } catch (error) {
-      if (!(error instanceof MissingEnvError)) throw error;
-      throw new McpConnectError(this.serverId, `cannot start MCP server ${this.serverId}: ${error.message}`, {
-        cause: error,
-      });
+      if (!(error instanceof McpError && error.code === 'MISSING_ENV')) throw error;
+      throw connectError(this.serverId, `cannot start MCP server ${this.serverId}: ${error.message}`, error);
     }
     this.readStderr(handle);
     const client = new Client(CLIENT_INFO, { capabilities: {} });
@@ -169,7 +166,7 @@ class SdkMcpConnection implements McpConnection {
     if (this.closed || session.ended) {
       await this.dispose(session, 'close');
       const why = this.closed ? 'is closed' : 'ended right after the handshake';
-      throw new McpConnectError(this.serverId, `connection to MCP server ${this.serverId} ${why}`);
+      throw connectError(this.serverId, `connection to MCP server ${this.serverId} ${why}`);
     }
     this.session = session;
     this.logger.debug('MCP connected', {
@@ -185,7 +182,7 @@ class SdkMcpConnection implements McpConnection {
    * server's name, the error and how its process ended — never its stderr (stack traces, paths,
    * whatever the server prints), which goes to this process's log only.
    */
-  private connectFailure(handle: TransportHandle, error: unknown): McpConnectError {
+  private connectFailure(handle: TransportHandle, error: unknown): McpError {
     const exit = handle.exit();
     const ended =
       exit === null
@@ -201,10 +198,10 @@ class SdkMcpConnection implements McpConnection {
       stderr: this.stderrTail.length > 0 ? this.stderrTail.slice(-5).join(' | ') : undefined,
     });
     const logged = this.stderrTail.length > 0 ? ' (its stderr is in the log)' : '';
-    return new McpConnectError(
+    return connectError(
       this.serverId,
       `cannot connect to MCP server ${this.serverId}: ${describeError(error)}${ended}${logged}`,
-      { cause: error },
+      error,
     );
   }
 

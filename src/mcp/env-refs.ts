@@ -1,16 +1,7 @@
+import { McpError } from './errors.js';
+
 /** Names the environment may be referenced by: `${NAME}`. */
 const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** A `${NAME}` reference to a variable the process environment lacks. */
-export class MissingEnvError extends Error {
-  override readonly name = 'MissingEnvError';
-  constructor(
-    readonly variable: string,
-    where: string,
-  ) {
-    super(`environment variable ${variable} is not set (referenced by ${where})`);
-  }
-}
 
 /** The variables `${NAME}` references in the values of `values`, each once, in order of appearance. */
 export function envRefNames(values: Readonly<Record<string, string>> | undefined): string[] {
@@ -24,7 +15,7 @@ export function envRefNames(values: Readonly<Record<string, string>> | undefined
  * Replaces each `${NAME}` in the values of `values` by the variable of `env`, so a flow can name a
  * secret without holding it. Called only when a server is started: the flow keeps the references
  * (as written), and the resolved values live only in the child's environment or the request headers.
- * Throws MissingEnvError naming the variable (never a value) when one is unset.
+ * Throws McpError MISSING_ENV naming the variable (never a value) when one is unset.
  */
 export function expandEnvRefs(
   values: Readonly<Record<string, string>> | undefined,
@@ -35,7 +26,10 @@ export function expandEnvRefs(
   for (const [key, value] of Object.entries(values ?? {})) {
     out[key] = value.replace(REF, (_match, name: string) => {
       const found = env[name];
-      if (found === undefined) throw new MissingEnvError(name, `${where}.${key}`);
+      if (found === undefined) {
+        const message = `environment variable ${name} is not set (referenced by ${where}.${key})`;
+        throw new McpError('MISSING_ENV', message, { variable: name });
+      }
       return found;
     });
   }

@@ -1,20 +1,69 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 
-/**
- * Thrown when a connection to an MCP server cannot be made (process failed to start, nothing listens,
- * handshake timed out or failed) or is already closed. Always means "unreachable"; the original error is
- * the `cause`, and for stdio the last lines the server wrote to stderr are in the message.
- */
-export class McpConnectError extends Error {
-  override readonly name = 'McpConnectError';
+/** What went wrong with the flow's MCP servers (each is misconfiguration or a server not there, not a tool result). */
+export type McpErrorCode =
+  /**
+   * A connection cannot be made (process failed to start, nothing listens, handshake timed out or
+   * failed) or is already closed (`serverId`). Always means "unreachable": a call it fails is a
+   * TOOL_UNREACHABLE observation. The original error is the `cause`.
+   */
+  | 'CONNECT'
+  /**
+   * The flow's MCP tools cannot be named unambiguously (`conflicts`, `unknownAliases`): the run does
+   * not start (a FlowError by the time it reaches the caller).
+   */
+  | 'CATALOG'
+  /** A `${NAME}` reference to a variable the process environment lacks (`variable`); a CONNECT by the time a call sees it. */
+  | 'MISSING_ENV';
 
-  constructor(
-    readonly serverId: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+/** One model-facing name claimed by several server tools. */
+export interface ToolNameConflict {
+  readonly name: string;
+  /** The claiming tools as `server.tool`. */
+  readonly sources: readonly string[];
+}
+
+/** The `name` by code: the class each code had before codes. */
+const NAMES: Record<McpErrorCode, string> = {
+  CONNECT: 'McpConnectError',
+  CATALOG: 'ToolCatalogError',
+  MISSING_ENV: 'MissingEnvError',
+};
+
+/** What an McpError carries besides its code and message. */
+export interface McpErrorOptions extends ErrorOptions {
+  /** CONNECT: the server that cannot be reached. */
+  readonly serverId?: string;
+  /** MISSING_ENV: the variable that is not set (never its value). */
+  readonly variable?: string;
+  /** CATALOG: the names claimed by several tools. */
+  readonly conflicts?: readonly ToolNameConflict[];
+  /** CATALOG: aliases naming a `server.tool` that no server exports. */
+  readonly unknownAliases?: readonly string[];
+}
+
+/** An MCP server that cannot be reached or a tool catalog that cannot be built, with the reason as `code`. */
+export class McpError extends Error {
+  readonly code: McpErrorCode;
+  readonly serverId?: string;
+  readonly variable?: string;
+  readonly conflicts: readonly ToolNameConflict[];
+  readonly unknownAliases: readonly string[];
+
+  constructor(code: McpErrorCode, message: string, options: McpErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = NAMES[code];
+    this.code = code;
+    if (options.serverId !== undefined) this.serverId = options.serverId;
+    if (options.variable !== undefined) this.variable = options.variable;
+    this.conflicts = options.conflicts ?? [];
+    this.unknownAliases = options.unknownAliases ?? [];
   }
+}
+
+/** CONNECT for `serverId`; the message says why (for stdio, never the server's stderr). */
+export function connectError(serverId: string, message: string, cause?: unknown): McpError {
+  return new McpError('CONNECT', message, { serverId, ...(cause === undefined ? {} : { cause }) });
 }
 
 /** Node / undici error codes that mean the other side cannot be reached or went away. */
@@ -56,7 +105,7 @@ export function errnoCode(error: unknown): string | null {
  * errors from the server, socket-level failures, HTTP failures.
  */
 export function recognise(error: unknown): TransportFailure {
-  if (error instanceof McpConnectError) return { kind: 'unreachable' };
+  if (error instanceof McpError && error.code === 'CONNECT') return { kind: 'unreachable' };
   if (error instanceof ProtocolError) return { kind: 'rpc', rpcCode: error.code };
   if (error instanceof SdkHttpError)
     return UNREACHABLE_STATUSES.has(error.status) ? { kind: 'unreachable' } : { kind: 'io' };

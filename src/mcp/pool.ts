@@ -104,7 +104,7 @@ export class FlowServers implements McpServerLookup {
 
   /**
    * Lists every server's tools (in parallel) and names them with the flow's aliases. Throws the first
-   * connection error (McpConnectError) or a ToolCatalogError listing every name conflict.
+   * connection error (McpError CONNECT) or an McpError CATALOG listing every name conflict.
    */
   async catalog(options: McpListOptions = {}): Promise<ToolDescriptor[]> {
     const listings = await Promise.all(

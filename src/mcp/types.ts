@@ -35,7 +35,7 @@ export interface McpListOptions {
 /**
  * A live connection to one MCP server of one flow version, shared by every run of that version. Requests
  * on it run concurrently. It connects lazily on first use and reconnects (restarting a stdio server) on the
- * next use after the server died. Errors are thrown as they come (SDK errors, `McpConnectError`); the
+ * next use after the server died. Errors are thrown as they come (SDK errors, McpError CONNECT); the
  * invoker classifies them.
  */
 export interface McpConnection {

@@ -1,6 +1,7 @@
 import type { ProviderConfig } from '../domain/flow.js';
 import { aiSdkModel, type AiSdkModelOptions } from './ai-sdk/adapter.js';
 import { createLanguageModel, type FetchFunction, type ProviderSettings } from './ai-sdk/factories.js';
+import { ModelError } from './errors.js';
 import type { ModelClient } from './model.js';
 
 /** An environment to read keys and settings from (default `process.env`). */
@@ -11,7 +12,7 @@ export type FlowProviders = Readonly<Record<string, ProviderConfig>>;
 
 /**
  * Resolves `<provider>:<model id>` to a client. The runtime passes the flow's `providers:` as the
- * third argument; a resolver may throw (e.g. ModelConfigError) and the run then does not start.
+ * third argument; a resolver may throw (e.g. ModelError CONFIG) and the run then does not start.
  */
 export type ProviderResolver = (
   provider: string,
@@ -19,10 +20,7 @@ export type ProviderResolver = (
   flowProviders?: FlowProviders,
 ) => ModelClient;
 
-/** A model name that cannot be served: unknown provider, missing key, bad setting (CLI exit 2). */
-export class ModelConfigError extends Error {
-  override readonly name = 'ModelConfigError';
-}
+export { ModelConfigError } from './errors.js';
 
 /** Options of `createProviderRegistry`. */
 export interface ProviderRegistryOptions {
@@ -44,7 +42,7 @@ const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
  * (OPENAI_API_KEY / ANTHROPIC_API_KEY required; OPENAI_BASE_URL / ANTHROPIC_BASE_URL override the
  * API root, which includes `/v1`). Any other name is an OpenAI-compatible endpoint declared in the
  * flow's `providers:` or by AGENT_RUNTIME_PROVIDER_<NAME>_BASE_URL (and _API_KEY). The returned
- * resolver throws ModelConfigError for an unknown provider or a missing key, so the error comes
+ * resolver throws ModelError CONFIG for an unknown provider or a missing key, so the error comes
  * before the run starts. Adapter tuning from the environment: AGENT_RUNTIME_MODEL_TIMEOUT_MS,
  * AGENT_RUNTIME_MODEL_MAX_RETRIES, AGENT_RUNTIME_MODEL_STREAM (`1`/`true`), AGENT_RUNTIME_MODEL_PROMPT_CACHE
  * (`0`/`false` turns Anthropic cache breakpoints off).
@@ -67,7 +65,7 @@ export function createProviderRegistry(options: ProviderRegistryOptions = {}): P
 }
 
 /**
- * How to reach a provider (docs/models/README.md), or a ModelConfigError saying what is missing. A flow declaration
+ * How to reach a provider (docs/models/README.md), or a ModelError CONFIG saying what is missing. A flow declaration
  * wins over the built-in `openai` / `anthropic`; for a declared provider AGENT_RUNTIME_PROVIDER_<NAME>_BASE_URL
  * overrides its `baseURL`, and the key is `apiKeyEnv`'s variable, else AGENT_RUNTIME_PROVIDER_<NAME>_API_KEY.
  */
@@ -84,7 +82,8 @@ export function resolveProviderSettings(
     const keyVars = [...(flowConfig.apiKeyEnv ? [flowConfig.apiKeyEnv] : []), `${prefix}_API_KEY`];
     const apiKey = firstSet(env, keyVars);
     if (flowConfig.apiKeyEnv && apiKey === undefined) {
-      throw new ModelConfigError(
+      throw new ModelError(
+        'CONFIG',
         `${model}: ${flowConfig.apiKeyEnv} is not set (the flow's providers.${provider}.apiKeyEnv)`,
       );
     }
@@ -94,7 +93,8 @@ export function resolveProviderSettings(
   if (provider === 'openai' || provider === 'anthropic') return builtIn(provider, model, env);
   const baseURL = checkedUrl(model, `${prefix}_BASE_URL`, env[`${prefix}_BASE_URL`]);
   if (baseURL === undefined) {
-    throw new ModelConfigError(
+    throw new ModelError(
+      'CONFIG',
       `${model}: unknown provider "${provider}": declare it in the flow's providers: ` +
         `(${provider}: { type: openai-compatible, baseURL: …, apiKeyEnv: … }) or set ${prefix}_BASE_URL (and ${prefix}_API_KEY); ` +
         'openai and anthropic are built in',
@@ -108,7 +108,7 @@ export function providerEnvPrefix(provider: string): string {
   return `AGENT_RUNTIME_PROVIDER_${provider.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
-/** Adapter tuning from AGENT_RUNTIME_MODEL_TIMEOUT_MS / _MAX_RETRIES / _STREAM / _PROMPT_CACHE; throws ModelConfigError for bad values. */
+/** Adapter tuning from AGENT_RUNTIME_MODEL_TIMEOUT_MS / _MAX_RETRIES / _STREAM / _PROMPT_CACHE; throws ModelError CONFIG for bad values. */
 export function modelOptionsFromEnv(env: Env, model = 'model'): AiSdkModelOptions {
   const options: AiSdkModelOptions = {};
   const timeout = env.AGENT_RUNTIME_MODEL_TIMEOUT_MS;
@@ -128,7 +128,8 @@ function flag(model: string, variable: string, env: Env): boolean | undefined {
   const value = env[variable]?.trim().toLowerCase();
   if (value === undefined || value === '') return undefined;
   if (!['1', 'true', '0', 'false'].includes(value)) {
-    throw new ModelConfigError(
+    throw new ModelError(
+      'CONFIG',
       `${model}: ${variable} must be 1, true, 0 or false (got ${JSON.stringify(value)})`,
     );
   }
@@ -139,7 +140,7 @@ function builtIn(provider: 'openai' | 'anthropic', model: string, env: Env): Pro
   const keyVar = provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY';
   const urlVar = provider === 'openai' ? 'OPENAI_BASE_URL' : 'ANTHROPIC_BASE_URL';
   const apiKey = firstSet(env, [keyVar]);
-  if (apiKey === undefined) throw new ModelConfigError(`${model}: ${keyVar} is not set`);
+  if (apiKey === undefined) throw new ModelError('CONFIG', `${model}: ${keyVar} is not set`);
   const baseURL =
     checkedUrl(model, urlVar, env[urlVar]) ?? (provider === 'openai' ? OPENAI_URL : ANTHROPIC_URL);
   return { name: provider, family: provider, baseURL, apiKey, headers: {} };
@@ -173,7 +174,7 @@ function checkedUrl(model: string, variable: string, value: string | undefined):
   const url = value?.trim();
   if (!url) return undefined;
   if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) {
-    throw new ModelConfigError(`${model}: ${variable} is not an http(s) URL: ${JSON.stringify(url)}`);
+    throw new ModelError('CONFIG', `${model}: ${variable} is not an http(s) URL: ${JSON.stringify(url)}`);
   }
   return url.replace(/\/+$/, '');
 }
@@ -181,7 +182,8 @@ function checkedUrl(model: string, variable: string, value: string | undefined):
 function integer(model: string, variable: string, raw: string, min: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) {
-    throw new ModelConfigError(
+    throw new ModelError(
+      'CONFIG',
       `${model}: ${variable} must be an integer ≥ ${min} (got ${JSON.stringify(raw)})`,
     );
   }

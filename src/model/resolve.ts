@@ -39,7 +39,7 @@ export function parseModelName(spec: string): { provider: string; modelId: strin
  * Resolves a model to a client: an AI SDK language model is wrapped by `aiSdkModel`, a ModelClient is
  * used as is, `scripted:<file>` loads the file, and any other `<provider>:<model id>` goes to
  * `providers` (default: `createProviderRegistry()` over `process.env`) with the flow's `providers:`.
- * Throws a readable error (e.g. ModelConfigError for a missing key) so that a run does not start.
+ * Throws a readable error (e.g. ModelError CONFIG for a missing key) so that a run does not start.
  */
 export function resolveModel(
   spec: ModelSpec,

@@ -1,5 +1,5 @@
 import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
-import { RuntimeInputError } from './errors.js';
+import { RunError } from '../domain/run-error.js';
 
 /** Environment variables as the runtime reads them (`RuntimeOptions.env`, default `process.env`). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -40,6 +40,6 @@ function traceResultBytes(option: number | undefined, env: Env): number {
   try {
     return option === undefined ? resultBytesFromEnv(env) : checkResultBytes(option, 'traceResultBytes');
   } catch (error) {
-    throw new RuntimeInputError((error as Error).message, { cause: error });
+    throw new RunError('REQUEST_INVALID', (error as Error).message, { cause: error });
   }
 }

@@ -58,7 +58,7 @@ export interface RespondOptions {
   model?: ModelSpec;
   /**
    * The id of the pending item this response is for (the summary's `suspension.pending.id`): the
-   * response is refused (RunConflictError, nothing changed) when the run waits for another item.
+   * response is refused (RunError RUN_CONFLICT, nothing changed) when the run waits for another item.
    */
   expect?: string;
   /** Called once the response is persisted, before driving continues (lets a server answer at once). */

@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.js';
-import { RunConflictError } from './errors.js';
+import { RunError } from '../domain/run-error.js';
 import type { Runtime } from './runtime.js';
 
 /** How many abandoned runs one pass takes over at most (the next pass takes the rest). */
@@ -29,7 +29,8 @@ export function startRecoverer(runtime: Runtime, options: { intervalMs: number; 
       runtime
         .resume(runId)
         .catch((error: unknown) => {
-          if (!(error instanceof RunConflictError))
+          // A conflict is another process taking the run first: expected, not worth a log line.
+          if (!(error instanceof RunError && error.code === 'RUN_CONFLICT'))
             options.logger.error('RUN takeover failed', { runId, error });
         })
         .finally(() => busy.delete(runId));

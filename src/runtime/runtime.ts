@@ -20,7 +20,7 @@ import { EventPoller } from '../trace/event-poller.js';
 import { followEvents } from '../trace/follow.js';
 import type { ModelDeltaEvent } from '../trace/live.js';
 import { runtimeConfig } from './config.js';
-import { RuntimeInputError } from './errors.js';
+import { RunError } from '../domain/run-error.js';
 import type { RespondOptions, RuntimeOptions, StartOptions } from './options.js';
 import { summarize, type RunSummary } from './summary.js';
 
@@ -75,12 +75,14 @@ export class Runtime {
     const flow = ref.flow;
     const spec =
       options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);
-    if (spec === undefined) throw new RuntimeInputError(`flow ${flow.id} names no model and none was given`);
+    if (spec === undefined)
+      throw new RunError('REQUEST_INVALID', `flow ${flow.id} names no model and none was given`);
     const model = this.engine.models.resolve(spec, flow);
     const input = options.input ?? {};
     const problems = validateRunInput(flow, input);
     if (problems.length > 0)
-      throw new RuntimeInputError(
+      throw new RunError(
+        'REQUEST_INVALID',
         `the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`,
       );
     if (!this.options.enqueue) await refuseToolNameConflicts(this.toolbox, ref);
@@ -113,7 +115,7 @@ export class Runtime {
 
   /**
    * Takes a `failed` run up again in its failed node (src/engine/retry.ts says how), then drives it
-   * like `resume`. Throws RunConflictError, nothing changed, when the run has not failed (or failed
+   * like `resume`. Throws RunError RUN_CONFLICT, nothing changed, when the run has not failed (or failed
    * outside a node), or another request or process is continuing it.
    */
   retry(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
@@ -131,7 +133,7 @@ export class Runtime {
   /**
    * Drives a `running` run that no live lease holds (a queue worker's entry point, docs/scale-out.md): a run
    * handed off in queue mode continues where it stands; one whose driver died (lease expired) is
-   * taken over like `resume` (`run.resumed` RECOVERY first). Throws RunConflictError when the run is
+   * taken over like `resume` (`run.resumed` RECOVERY first). Throws RunError RUN_CONFLICT when the run is
    * not running, a live lease holds it, or this runtime already drives it.
    */
   drive(runId: string): Promise<RunSummary> {
@@ -146,18 +148,18 @@ export class Runtime {
     return this.engine.cancel(runId);
   }
 
-  /** The summary of a run, or throws RunNotFoundError. */
+  /** The summary of a run, or throws RunError RUN_NOT_FOUND. */
   async status(runId: string): Promise<RunSummary> {
     return summarize(await this.engine.require(runId));
   }
 
-  /** The run's evidence records (`ev_1`, `ev_2`, … with full payloads), in id order; RunNotFoundError for an unknown run. */
+  /** The run's evidence records (`ev_1`, `ev_2`, … with full payloads), in id order; RunError RUN_NOT_FOUND for an unknown run. */
   async evidence(runId: string): Promise<EvidenceRecord[]> {
     await this.engine.require(runId);
     return (await this.db()).evidence(runId);
   }
 
-  /** One evidence record of the run, or null when the run has none with this id; RunNotFoundError for an unknown run. */
+  /** One evidence record of the run, or null when the run has none with this id; RunError RUN_NOT_FOUND for an unknown run. */
   async evidenceRecord(runId: string, evidenceId: string): Promise<EvidenceRecord | null> {
     return (await this.evidence(runId)).find((e) => e.id === evidenceId) ?? null;
   }

@@ -2,11 +2,10 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { isFlowError } from '../flow/problems.js';
-import { RunInputError } from '../flow/input.js';
 import { ParseBusyError } from '../fs/yaml-worker.js';
 import type { Logger } from '../log/logger.js';
-import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../runtime/errors.js';
-import { VersionConflictError } from '../store/store.js';
+import { RunError } from '../domain/run-error.js';
+import { StoreError } from '../store/store.js';
 
 /** The `code` of an API error body; the status says the class, the code the case. */
 export type ApiErrorCode =
@@ -58,28 +57,18 @@ export class ApiError extends Error {
 }
 
 /**
- * Maps what a handler threw to an ApiError: runtime and flow errors to 400/404/409, Hono's own
- * HTTP errors (malformed JSON, unsupported media type) to 400, anything else to 500 (logged).
+ * Maps what a handler threw to an ApiError: one origin at a time, each code mapped in an exhaustive
+ * switch (runtime and flow errors to 400/404/409, a store's version conflict to 409), Hono's own HTTP
+ * errors (malformed JSON, unsupported media type) to 400, anything else to 500 (logged).
  */
 export function toApiError(error: unknown, logger: Logger): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof RunNotFoundError)
-    return new ApiError(404, 'RUN_NOT_FOUND', `unknown run id ${error.runId}`);
-  if (error instanceof RunConflictError)
-    return new ApiError(409, 'CONFLICT', `${error.message} (nothing changed)`);
-  if (error instanceof VersionConflictError) {
-    return new ApiError(
-      409,
-      'CONFLICT',
-      `run ${error.runId} was changed by another request meanwhile (nothing changed)`,
-    );
-  }
+  if (error instanceof RunError) return runApiError(error);
+  const fromStore = error instanceof StoreError ? storeApiError(error) : null;
+  if (fromStore) return fromStore;
   if (isFlowError(error)) {
     return new ApiError(400, 'FLOW_INVALID', 'the flow is not valid', error.message.split('\n'));
   }
-  if (error instanceof RunInputError)
-    return new ApiError(400, 'INPUT_INVALID', error.message.split('\n')[0] ?? error.message, error.problems);
-  if (error instanceof RuntimeInputError) return new ApiError(400, 'BAD_REQUEST', error.message);
   if (error instanceof ParseBusyError) {
     const busy = new ApiError(503, 'BUSY', error.message);
     busy.retryAfterSeconds = error.retryAfterSeconds;
@@ -92,6 +81,50 @@ export function toApiError(error: unknown, logger: Logger): ApiError {
   }
   logger.error('HTTP internal error', { error });
   return new ApiError(500, 'INTERNAL', 'internal error');
+}
+
+/** The answer to a RunError: nothing changed in any case. */
+export function runApiError(error: RunError): ApiError {
+  switch (error.code) {
+    case 'RUN_NOT_FOUND':
+      return new ApiError(404, 'RUN_NOT_FOUND', error.message);
+    case 'RUN_CONFLICT':
+      return new ApiError(409, 'CONFLICT', `${error.message} (nothing changed)`);
+    case 'REQUEST_INVALID':
+      return new ApiError(400, 'BAD_REQUEST', error.message);
+    case 'INPUT_INVALID':
+      return new ApiError(
+        400,
+        'INPUT_INVALID',
+        error.message.split('\n')[0] ?? error.message,
+        error.problems,
+      );
+  }
+}
+
+/**
+ * The answer to a StoreError, or null for a refusal that is the server's own failure (answered 500
+ * and logged): only a version conflict — another request moved the run meanwhile — is the client's.
+ */
+export function storeApiError(error: StoreError): ApiError | null {
+  switch (error.code) {
+    case 'VERSION_CONFLICT':
+      return new ApiError(
+        409,
+        'CONFLICT',
+        `run ${error.runId ?? ''} was changed by another request meanwhile (nothing changed)`,
+      );
+    case 'RUN_NOT_FOUND':
+    case 'DUPLICATE':
+    case 'INVALID_APPEND':
+    case 'BAD_URL':
+    case 'NOT_AVAILABLE':
+    case 'SCHEMA_TOO_NEW':
+    case 'CLOSED':
+    case 'DOCUMENT_TOO_NEW':
+    case 'BAD_DOCUMENT':
+      return null;
+  }
 }
 
 /** Answers an ApiError as JSON (with `WWW-Authenticate` on 401). */

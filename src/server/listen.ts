@@ -2,6 +2,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Hono } from 'hono';
+import { ServerConfigError } from './config-error.js';
 import type { AppEnv } from './context.js';
 
 /** Where to listen. */
@@ -21,10 +22,7 @@ export interface Listening {
   stopAccepting(): Promise<void>;
 }
 
-/** Listening without tokens on a non-loopback address: refused (docs/api.md). */
-export class UnsafeListenError extends Error {
-  override readonly name = 'UnsafeListenError';
-}
+export { UnsafeListenError } from './config-error.js';
 
 const FORCE_CLOSE_MS = 5_000;
 
@@ -34,11 +32,12 @@ export function isLoopback(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
-/** Listens with `app`; without auth, only on a loopback host. */
+/** Listens with `app`; without auth, only on a loopback host (else ServerConfigError UNSAFE_LISTEN). */
 export async function listen(app: Hono<AppEnv>, options: ListenOptions, auth: boolean): Promise<Listening> {
   const host = options.host ?? '127.0.0.1';
   if (!auth && !isLoopback(host)) {
-    throw new UnsafeListenError(
+    throw new ServerConfigError(
+      'UNSAFE_LISTEN',
       `refusing to listen on ${host} without tokens: give --tokens FILE (or AGENT_RUNTIME_TOKENS), or listen on 127.0.0.1`,
     );
   }

@@ -58,7 +58,7 @@ export function requestModel(spec: string, policy: RequestPolicy, where = 'model
   } catch (error) {
     if (!(error instanceof InputFileError)) throw error;
     const why =
-      error.reason === 'outside'
+      error.code === 'OUTSIDE'
         ? 'is outside the --scripted-models folder'
         : 'is not a file in the --scripted-models folder';
     throw new ApiError(400, 'BAD_REQUEST', `${where}: scripted model ${JSON.stringify(modelId)} ${why}`);

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { ServerConfigError } from './config-error.js';
 
 /** Roles, weakest first: viewer reads; operator also starts registered flows, approves, answers, cancels; admin also manages flows and sends inline flows. */
 export const ROLES = ['viewer', 'operator', 'admin'] as const;
@@ -24,9 +25,11 @@ export interface Principal {
   readonly tenant: string | null;
 }
 
-/** A token file or `AGENT_RUNTIME_TOKENS` value that cannot be used. */
-export class TokenConfigError extends Error {
-  override readonly name = 'TokenConfigError';
+export { TokenConfigError } from './config-error.js';
+
+/** A token list that cannot be used: `message` names the source and the problem. */
+function tokenError(message: string, cause?: unknown): ServerConfigError {
+  return new ServerConfigError('TOKENS', message, cause === undefined ? undefined : { cause });
 }
 
 const EntrySchema = z
@@ -53,12 +56,12 @@ export function hashToken(token: string): Buffer {
 
 /**
  * Validates a token list (`[{token | tokenSha256, role, tenant?, name}]`, docs/api.md) and keeps only hashes:
- * plain tokens are hashed here and dropped. Throws TokenConfigError naming `source` and each problem;
+ * plain tokens are hashed here and dropped. Throws ServerConfigError TOKENS naming `source` and each problem;
  * an empty list and a token configured twice are errors.
  */
 export function parseTokens(data: unknown, source: string): TokenEntry[] {
   const parsed = ListSchema.safeParse(data);
-  if (!parsed.success) throw new TokenConfigError(`${source}: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw tokenError(`${source}: ${z.prettifyError(parsed.error)}`);
   const seen = new Set<string>();
   return parsed.data.map((e, i) => {
     const sha256 =
@@ -66,8 +69,7 @@ export function parseTokens(data: unknown, source: string): TokenEntry[] {
         ? hashToken(e.token)
         : Buffer.from((e.tokenSha256 as string).toLowerCase(), 'hex');
     const hex = sha256.toString('hex');
-    if (seen.has(hex))
-      throw new TokenConfigError(`${source}: entry ${i} (${e.name}) repeats a token configured above`);
+    if (seen.has(hex)) throw tokenError(`${source}: entry ${i} (${e.name}) repeats a token configured above`);
     seen.add(hex);
     return { sha256, role: e.role, tenant: e.tenant ?? null, name: e.name };
   });
@@ -79,18 +81,14 @@ export async function loadTokenFile(file: string): Promise<TokenEntry[]> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new TokenConfigError(`cannot read token file ${file}: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw tokenError(`cannot read token file ${file}: ${(error as Error).message}`, error);
   }
   let data: unknown;
   try {
     // Every field is a string: the failsafe schema keeps a hex hash like 12e4… from becoming a number.
     data = parseYaml(text, { schema: 'failsafe' });
   } catch (error) {
-    throw new TokenConfigError(`token file ${file} is not valid YAML/JSON: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw tokenError(`token file ${file} is not valid YAML/JSON: ${(error as Error).message}`, error);
   }
   return parseTokens(data, file);
 }
@@ -103,9 +101,7 @@ export function tokensFromEnv(env: NodeJS.ProcessEnv = process.env): TokenEntry[
   try {
     data = JSON.parse(raw);
   } catch (error) {
-    throw new TokenConfigError(`AGENT_RUNTIME_TOKENS is not valid JSON: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw tokenError(`AGENT_RUNTIME_TOKENS is not valid JSON: ${(error as Error).message}`, error);
   }
   return parseTokens(data, 'AGENT_RUNTIME_TOKENS');
 }

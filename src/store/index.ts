@@ -10,6 +10,7 @@ export {
   type RunStatus,
   type Store,
   type StoreErrorCode,
+  type StoreErrorOptions,
   type StoredEvent,
   type StoredMessage,
   type Usage,

@@ -16,7 +16,7 @@ import { decodeState, decodeSuspension } from './document.js';
 import { fromJson, jsonClone, toJson } from './json.js';
 import { deepFreeze, leaseFree } from './shared.js';
 import {
-  VersionConflictError,
+  versionConflict,
   type Commit,
   type NewRun,
   type RunFilter,
@@ -122,7 +122,7 @@ export class MemoryStore implements Store {
       checkBatch(commit);
       const entry = this.#runs.get(commit.runId);
       if (!entry || entry.record.version !== commit.expectedVersion) {
-        throw new VersionConflictError(commit.runId, commit.expectedVersion, entry?.record.version ?? null);
+        throw versionConflict(commit.runId, commit.expectedVersion, entry?.record.version ?? null);
       }
       const lastSeq = checkEvents(commit.runId, entry.record.lastSeq, events);
       this.#checkStoredKeys(entry, commit);

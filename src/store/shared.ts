@@ -2,7 +2,7 @@ import type { Flow } from '../domain/flow.js';
 import { checkEvents, patches } from './checks.js';
 import { decodeFlow } from './document.js';
 import { toJson } from './json.js';
-import { VersionConflictError } from './store-error.js';
+import { versionConflict } from './store-error.js';
 import type { Commit, RunFilter, RunPatch } from './store.js';
 
 /** What the three stores share beyond the checks: definitions, patch columns, lease and list SQL. */
@@ -56,7 +56,7 @@ export function refusedCommit(
   current: { version: number; lastSeq: number } | undefined,
 ): never {
   if (!current || current.version !== commit.expectedVersion) {
-    throw new VersionConflictError(commit.runId, commit.expectedVersion, current?.version ?? null);
+    throw versionConflict(commit.runId, commit.expectedVersion, current?.version ?? null);
   }
   checkEvents(commit.runId, current.lastSeq, commit.events ?? []);
   throw new Error(`commit of run ${commit.runId} refused for no known reason`);

@@ -1,17 +1,7 @@
-/** Thrown when a commit's expected version is not the stored one (another driver moved the run). */
-export class VersionConflictError extends Error {
-  override readonly name = 'VersionConflictError';
-  constructor(
-    readonly runId: string,
-    readonly expected: number,
-    readonly actual: number | null,
-  ) {
-    super(`run ${runId} is at version ${actual ?? 'none'}, not ${expected}`);
-  }
-}
-
-/** Why a store operation was refused (other than a version conflict). */
+/** Why a store refused an operation. Nothing was changed in any case. */
 export type StoreErrorCode =
+  /** A commit's expected version is not the stored one: another driver moved the run (`runId`, `expected`, `actual`). */
+  | 'VERSION_CONFLICT'
   /** No run with that id. */
   | 'RUN_NOT_FOUND'
   /** A run id, event seq, message (nodeRun, index) or evidence id that already exists. */
@@ -31,14 +21,68 @@ export type StoreErrorCode =
   /** A run whose stored document does not fit its version (damaged or written by something else). */
   | 'BAD_DOCUMENT';
 
-/** One error class for every refusal by a store, told apart by `code` (STYLE habit 2). Nothing was changed. */
+/** What a StoreError carries besides its code and message. */
+export interface StoreErrorOptions extends ErrorOptions {
+  /** The run concerned, when there is one (always for VERSION_CONFLICT). */
+  readonly runId?: string;
+  /** VERSION_CONFLICT: the version the commit expected. */
+  readonly expected?: number;
+  /** VERSION_CONFLICT: the stored version (null: no such run). */
+  readonly actual?: number | null;
+}
+
+/**
+ * One error class for every refusal by a store, told apart by `code` (STYLE habit 2). Its `name` is
+ * `VersionConflictError` for VERSION_CONFLICT (the class that code had before codes), else `StoreError`.
+ */
 export class StoreError extends Error {
-  override readonly name = 'StoreError';
-  constructor(
-    readonly code: StoreErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  readonly code: StoreErrorCode;
+  readonly runId?: string;
+  readonly expected?: number;
+  readonly actual?: number | null;
+
+  constructor(code: StoreErrorCode, message: string, options: StoreErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = code === 'VERSION_CONFLICT' ? 'VersionConflictError' : 'StoreError';
+    this.code = code;
+    if (options.runId !== undefined) this.runId = options.runId;
+    if (options.expected !== undefined) this.expected = options.expected;
+    if (options.actual !== undefined) this.actual = options.actual;
+  }
+}
+
+/** VERSION_CONFLICT: a commit of `runId` expected `expected`, the store holds `actual` (null: no such run). */
+export function versionConflict(runId: string, expected: number, actual: number | null): StoreError {
+  return new StoreError(
+    'VERSION_CONFLICT',
+    `run ${runId} is at version ${actual ?? 'none'}, not ${expected}`,
+    {
+      runId,
+      expected,
+      actual,
+    },
+  );
+}
+
+/** True for a StoreError VERSION_CONFLICT: the run moved meanwhile and the caller's commit changed nothing. */
+export function isVersionConflict(error: unknown): error is StoreError & { code: 'VERSION_CONFLICT' } {
+  return error instanceof StoreError && error.code === 'VERSION_CONFLICT';
+}
+
+/**
+ * Thrown when a commit's expected version is not the stored one (another driver moved the run).
+ * @deprecated Catch `StoreError` and test `code === 'VERSION_CONFLICT'`.
+ */
+export class VersionConflictError extends StoreError {
+  declare readonly runId: string;
+  declare readonly expected: number;
+  declare readonly actual: number | null;
+
+  constructor(runId: string, expected: number, actual: number | null) {
+    super('VERSION_CONFLICT', versionConflict(runId, expected, actual).message, { runId, expected, actual });
+  }
+
+  static override [Symbol.hasInstance](value: unknown): value is VersionConflictError {
+    return isVersionConflict(value);
   }
 }

@@ -119,7 +119,14 @@ export interface RunFilter {
   limit?: number;
 }
 
-export { StoreError, VersionConflictError, type StoreErrorCode } from './store-error.js';
+export {
+  StoreError,
+  VersionConflictError,
+  isVersionConflict,
+  versionConflict,
+  type StoreErrorCode,
+  type StoreErrorOptions,
+} from './store-error.js';
 
 /**
  * Durable storage of runs (docs/durability.md). Every implementation passes the same contract suite
@@ -137,7 +144,7 @@ export interface Store {
   /** Runs matching the filter, newest first. */
   listRuns(filter?: RunFilter): Promise<RunRecord[]>;
   /**
-   * Applies a step atomically; returns the run at its new version (+1). Throws VersionConflictError
+   * Applies a step atomically; returns the run at its new version (+1). Throws StoreError VERSION_CONFLICT
    * (also for an unknown run, with `actual: null`), or StoreError `DUPLICATE` / `INVALID_APPEND` for an
    * append that does not fit — in every case nothing changed.
    */

@@ -5,11 +5,22 @@ import jsonata from 'jsonata';
  * `recover` and, later, edge `when`. Expressions are compiled once and cached by their text.
  */
 
+/**
+ * Why a flow's expression gave no value. The guards turn either into an observation of the call
+ * (never a thrown failure of the run): the expression is the flow's, the data it met the tool's.
+ */
+export type ExpressionErrorCode =
+  /** The text is not JSONata (a flow that skipped validation). */
+  | 'COMPILE'
+  /** JSONata failed while evaluating over the data given. */
+  | 'EVALUATE';
+
 /** A JSONata expression that does not compile or fails while evaluating. */
 export class ExpressionError extends Error {
   override readonly name = 'ExpressionError';
 
   constructor(
+    readonly code: ExpressionErrorCode,
     readonly expression: string,
     detail: string,
     options?: ErrorOptions,
@@ -29,7 +40,7 @@ export function compileExpression(expression: string): jsonata.Expression {
   try {
     compiled = jsonata(expression);
   } catch (error) {
-    throw new ExpressionError(expression, errorText(error), { cause: error });
+    throw new ExpressionError('COMPILE', expression, errorText(error), { cause: error });
   }
   if (cache.size >= MAX_CACHE) cache.clear();
   cache.set(expression, compiled);
@@ -46,7 +57,7 @@ export async function evaluate(expression: string, input: unknown): Promise<unkn
   try {
     result = (await compiled.evaluate(input)) as unknown;
   } catch (error) {
-    throw new ExpressionError(expression, errorText(error), { cause: error });
+    throw new ExpressionError('EVALUATE', expression, errorText(error), { cause: error });
   }
   return toPlain(result);
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import { silentLogger } from '../log/logger.js';
-import { RunConflictError, RunNotFoundError } from '../runtime/errors.js';
+import { RunError } from '../domain/run-error.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { Store, StoredEvent } from '../store/store.js';
 import type { RunQueue } from './queue.js';
@@ -157,7 +157,7 @@ export class RunWorker {
       if (summary.status === 'running') this.#logger.warn('WORKER run.lost', fields);
       else this.#logger.info('WORKER run.driven', fields);
     } catch (error) {
-      if (error instanceof RunConflictError || error instanceof RunNotFoundError) {
+      if (error instanceof RunError && skippable(error)) {
         this.#logger.debug('WORKER run.skipped', { runId, reason: error.message });
         return;
       }
@@ -170,5 +170,20 @@ export class RunWorker {
     } finally {
       this.#committed.delete(runId);
     }
+  }
+}
+
+/**
+ * True for a refusal that only means another process got the run first (it holds it, or the run moved
+ * on or is gone): the worker skips it. A refusal of the run itself is an error worth logging.
+ */
+function skippable(error: RunError): boolean {
+  switch (error.code) {
+    case 'RUN_CONFLICT':
+    case 'RUN_NOT_FOUND':
+      return true;
+    case 'REQUEST_INVALID':
+    case 'INPUT_INVALID':
+      return false;
   }
 }

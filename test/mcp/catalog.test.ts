@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveToolNames, ToolCatalogError, type ServerToolListing } from '../../src/mcp/catalog.js';
+import { resolveToolNames, type ServerToolListing } from '../../src/mcp/catalog.js';
+import { McpError } from '../../src/mcp/errors.js';
 import { mcpErrorText, mcpResultData } from '../../src/mcp/result.js';
 import type { ToolDescriptor } from '../../src/tools/tool.js';
 
@@ -48,8 +49,10 @@ describe('resolveToolNames', () => {
       tools: [tool('third', 'ping'), tool('third', 'web_site_list')],
     };
     const error = catchError(() => resolveToolNames([cloud, other, third]));
-    expect(error).toBeInstanceOf(ToolCatalogError);
-    const catalog = error as ToolCatalogError;
+    expect(error).toBeInstanceOf(McpError);
+    const catalog = error as McpError;
+    expect(catalog.code).toBe('CATALOG');
+    expect(catalog.name).toBe('ToolCatalogError');
     expect(catalog.conflicts).toEqual([
       {
         name: 'web_site_list',
@@ -67,7 +70,7 @@ describe('resolveToolNames', () => {
   it('an alias that collides with another tool is a conflict too', () => {
     const error = catchError(() =>
       resolveToolNames([cloud, other], { 'other.web_site_list': 'space_list' }),
-    ) as ToolCatalogError;
+    ) as McpError;
     expect(error.conflicts).toEqual([
       { name: 'space_list', sources: ['cloud.space_list', 'other.web_site_list'] },
     ]);
@@ -76,7 +79,7 @@ describe('resolveToolNames', () => {
   it('an alias naming a tool no server exports is an error', () => {
     const error = catchError(() =>
       resolveToolNames([cloud], { 'cloud.nope': 'x', 'ghost.space_list': 'y' }),
-    ) as ToolCatalogError;
+    ) as McpError;
     expect(error.unknownAliases).toEqual(['cloud.nope', 'ghost.space_list']);
     expect(error.message).toMatch(/aliases name tools that no server exports: cloud.nope, ghost.space_list/);
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openMcpConnection } from '../../src/mcp/connection.js';
-import { McpConnectError } from '../../src/mcp/errors.js';
+import { McpError } from '../../src/mcp/errors.js';
 import { stdioLaunch } from '../../src/mcp/transport.js';
 import type { McpConnection } from '../../src/mcp/types.js';
 import { MemoryLogger } from '../../src/log/logger.js';
@@ -158,24 +158,26 @@ describe('stdio connection to the demo server', () => {
     await connection.close();
     expect(await waitForExit(pid, 3_000)).toBe(true);
     expect(connection.pid).toBeNull();
-    await expect(connection.callTool('space_list', {}, { timeoutMs: 1_000 })).rejects.toBeInstanceOf(
-      McpConnectError,
-    );
+    await expect(connection.callTool('space_list', {}, { timeoutMs: 1_000 })).rejects.toMatchObject({
+      code: 'CONNECT',
+      serverId: 'cloud',
+    });
     await connection.close();
   });
 
-  it('a command that cannot start is a McpConnectError', async () => {
+  it('a command that cannot start is an McpError CONNECT', async () => {
     const connection = open({
       serverId: 'ghost',
       config: { command: 'no-such-command-xyz', args: [] },
       baseDir: REPO_ROOT,
     });
     const error = await connection.listTools().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(McpConnectError);
-    expect((error as McpConnectError).message).toMatch(/cannot connect to MCP server ghost/);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe('CONNECT');
+    expect((error as McpError).message).toMatch(/cannot connect to MCP server ghost/);
   });
 
-  it('a server that exits at once is a McpConnectError naming its exit code; its stderr goes to the log only', async () => {
+  it('a server that exits at once is an McpError CONNECT naming its exit code; its stderr goes to the log only', async () => {
     const script =
       "process.stderr.write('boom: missing config at /srv/secret/app.js:12\\n'); setTimeout(() => process.exit(2), 50)";
     const logger = new MemoryLogger();
@@ -186,7 +188,8 @@ describe('stdio connection to the demo server', () => {
       logger,
     });
     const error = await connection.listTools().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(McpConnectError);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe('CONNECT');
     // The message reaches the run's failure, which viewers read: no stderr (paths, stack traces).
     expect((error as Error).message).toMatch(/^cannot connect to MCP server dies: .*exited with code 2/);
     expect((error as Error).message).not.toMatch(/boom|\/srv\/secret/);
@@ -202,7 +205,7 @@ describe('stdio connection to the demo server', () => {
       config: { command: 'node', args: ['-e', script, pidFile], connectTimeoutMs: 400 },
       baseDir: REPO_ROOT,
     });
-    await expect(connection.listTools()).rejects.toBeInstanceOf(McpConnectError);
+    await expect(connection.listTools()).rejects.toMatchObject({ code: 'CONNECT', serverId: 'mute' });
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(await waitForExit(pid, 6_000)).toBe(true);
   });
@@ -242,7 +245,7 @@ describe('Streamable HTTP connection to the demo server', () => {
     expect((error as SdkError).code).toBe(SdkErrorCode.RequestTimeout);
   });
 
-  it('nothing listening is a McpConnectError caused by ECONNREFUSED', async () => {
+  it('nothing listening is an McpError CONNECT caused by ECONNREFUSED', async () => {
     const port = await closedPort();
     const connection = open({
       serverId: 'web',
@@ -250,7 +253,8 @@ describe('Streamable HTTP connection to the demo server', () => {
       baseDir: REPO_ROOT,
     });
     const error = await connection.listTools().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(McpConnectError);
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe('CONNECT');
     expect(JSON.stringify(String((error as Error).message))).toMatch(/ECONNREFUSED|fetch failed/);
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolCatalogError } from '../../src/mcp/catalog.js';
+import { McpError } from '../../src/mcp/errors.js';
 import { McpPool, type FlowServersSpec } from '../../src/mcp/pool.js';
 import type { McpConnection } from '../../src/mcp/types.js';
 import { demoStdioConfig, REPO_ROOT, waitForExit } from '../helpers/demo-server.js';
@@ -117,8 +117,9 @@ describe('McpPool with real demo servers', () => {
       REPO_ROOT,
     );
     const error = await servers.catalog().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ToolCatalogError);
-    const conflicts = (error as ToolCatalogError).conflicts;
+    expect(error).toBeInstanceOf(McpError);
+    expect((error as McpError).code).toBe('CATALOG');
+    const conflicts = (error as McpError).conflicts;
     expect(conflicts.map((c) => c.name)).toContain('web_site_list');
     expect(conflicts.map((c) => c.name)).not.toContain('space_list');
     expect(conflicts.find((c) => c.name === 'web_site_create')?.sources).toEqual([

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/log/logger.js';
-import { expandEnvRefs, MissingEnvError } from '../../src/mcp/env-refs.js';
+import { expandEnvRefs } from '../../src/mcp/env-refs.js';
+import { McpError } from '../../src/mcp/errors.js';
 import { stdioLaunch } from '../../src/mcp/transport.js';
 import { scriptedModel } from '../../src/model/scripted.js';
 import { createRuntime } from '../../src/runtime/create.js';
@@ -93,7 +94,7 @@ describe('secrets', () => {
 
   it('names a missing variable (not a value) and puts resolved values only in the child environment', () => {
     expect(() => expandEnvRefs({ A: '${SEC_TEST_MISSING_VAR}' }, 'mcpServers.x.env', {})).toThrow(
-      MissingEnvError,
+      expect.objectContaining({ code: 'MISSING_ENV', variable: 'SEC_TEST_MISSING_VAR' }) as McpError,
     );
     expect(() => expandEnvRefs({ A: '${SEC_TEST_MISSING_VAR}' }, 'mcpServers.x.env', {})).toThrow(
       /SEC_TEST_MISSING_VAR is not set/,

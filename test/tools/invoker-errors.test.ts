@@ -8,7 +8,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { code } from '../../src/domain/error-codes.js';
 import { hint } from '../../src/domain/hints.js';
-import { McpConnectError } from '../../src/mcp/errors.js';
+import { connectError } from '../../src/mcp/errors.js';
 import {
   classify,
   observe,
@@ -77,7 +77,7 @@ describe('classify', () => {
       'TOOL_UNREACHABLE',
     ],
     ['not connected', new SdkError(SdkErrorCode.NotConnected, 'Not connected'), 'TOOL_UNREACHABLE'],
-    ['failed connect', new McpConnectError('cloud', 'cannot connect'), 'TOOL_UNREACHABLE'],
+    ['failed connect', connectError('cloud', 'cannot connect'), 'TOOL_UNREACHABLE'],
     ['ECONNREFUSED', sysError('connect ECONNREFUSED 127.0.0.1:1', 'ECONNREFUSED'), 'TOOL_UNREACHABLE'],
     ['ECONNRESET', sysError('read ECONNRESET', 'ECONNRESET'), 'TOOL_UNREACHABLE'],
     ['EPIPE', sysError('write EPIPE', 'EPIPE'), 'TOOL_UNREACHABLE'],
@@ -129,9 +129,11 @@ describe('classify', () => {
   });
 
   it('the outermost definite error wins (a failed connect stays UNREACHABLE even when it was a timeout)', () => {
-    const connect = new McpConnectError('cloud', 'cannot connect to MCP server cloud', {
-      cause: new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
-    });
+    const connect = connectError(
+      'cloud',
+      'cannot connect to MCP server cloud',
+      new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
+    );
     expect(classify(connect).code).toBe('TOOL_UNREACHABLE');
   });
 

@@ -1,4 +1,5 @@
 import { APICallError } from '@ai-sdk/provider';
+import { ModelError } from '../errors.js';
 
 /** A failed model-call attempt, classified for the retry logic and described for people. */
 export interface AttemptFailure {
@@ -8,14 +9,6 @@ export interface AttemptFailure {
   retryable: boolean;
   /** What the provider asked for with `retry-after-ms` / `retry-after`, in ms, if anything. */
   retryAfterMs: number | null;
-}
-
-/** An attempt that ran past its time limit. */
-export class ModelTimeoutError extends Error {
-  override readonly name = 'ModelTimeoutError';
-  constructor(readonly timeoutMs: number) {
-    super(`timed out after ${timeoutMs} ms`);
-  }
 }
 
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
@@ -38,7 +31,7 @@ const MAX_MESSAGE = 400;
 
 /** Classifies an error thrown by (or streamed from) a language model call. */
 export function classifyFailure(error: unknown): AttemptFailure {
-  if (error instanceof ModelTimeoutError)
+  if (error instanceof ModelError && error.code === 'TIMEOUT')
     return { message: error.message, retryable: true, retryAfterMs: null };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;

@@ -1,3 +1,4 @@
+import { ModelError } from '../errors.js';
 import type { ModelDelta, ModelToolCall, TokenUsage } from '../model.js';
 
 /** What one model call produced, before it is handed to the loop. */
@@ -5,14 +6,6 @@ export interface CollectedResponse {
   text: string;
   toolCalls: ModelToolCall[];
   usage: TokenUsage;
-}
-
-/**
- * An error part of a model stream (or a stream that ended without finishing), raised so that the
- * retry logic can classify it like any other failure of the call.
- */
-export class ModelStreamError extends Error {
-  override readonly name = 'ModelStreamError';
 }
 
 /**
@@ -35,8 +28,9 @@ export function fromContent(content: readonly unknown[], usage: unknown): Collec
 /**
  * Reads a `doStream` stream to its end: text deltas joined, tool calls as the provider finalised them
  * (raw argument strings, as accumulated from the deltas), usage from the `finish` part. An `error` part
- * throws (the call failed); so does a stream that ends without a `finish` part. `onDelta`, when given,
- * is told the text so far and the tool calls being formed after each text or tool-input delta.
+ * throws (the call failed; a ModelError STREAM when the part is not an Error); so does a stream that
+ * ends without a `finish` part. `onDelta`, when given, is told the text so far and the tool calls being
+ * formed after each text or tool-input delta.
  */
 export async function fromStream(
   stream: ReadableStream<unknown>,
@@ -63,7 +57,7 @@ export async function fromStream(
   } finally {
     reader.releaseLock();
   }
-  if (usage === null) throw new ModelStreamError('the response stream ended before the model finished');
+  if (usage === null) throw new ModelError('STREAM', 'the response stream ended before the model finished');
   return { text, toolCalls, usage };
 }
 
@@ -134,7 +128,7 @@ function streamError(error: unknown): Error {
   if (error instanceof Error) return error;
   const message =
     isRecord(error) && typeof error.message === 'string' ? error.message : JSON.stringify(error);
-  return new ModelStreamError(message);
+  return new ModelError('STREAM', message);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

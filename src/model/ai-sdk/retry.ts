@@ -1,4 +1,5 @@
-import { classifyFailure, ModelTimeoutError, type AttemptFailure } from './errors.js';
+import { modelTimeout } from '../errors.js';
+import { classifyFailure, type AttemptFailure } from './errors.js';
 
 /** How long one attempt may take and how failed attempts are retried. */
 export interface RetryPolicy {
@@ -84,7 +85,7 @@ async function runAttempt<T>(
 ): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   if (outer?.aborted) return { ok: false, error: outer.reason };
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new ModelTimeoutError(timeoutMs)), timeoutMs);
+  const timer = setTimeout(() => controller.abort(modelTimeout(timeoutMs)), timeoutMs);
   const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, fail) => {

@@ -64,7 +64,7 @@ const UNIQUE_VIOLATION = '23505';
  * one statement, hence one transaction: the compare-and-set `UPDATE … WHERE version = $n` of the run
  * row, with the appended rows inserted only if it matched — one round trip whose cost does not grow
  * with the run's history. Concurrent commits on one run serialise on its row lock; the loser sees
- * the new version and gets VersionConflictError. `acquireLease` is one conditional UPDATE. Opening
+ * the new version and gets StoreError VERSION_CONFLICT. `acquireLease` is one conditional UPDATE. Opening
  * migrates the schema (`schema_migrations`) and refuses one written by a newer version.
  */
 export class PostgresStore implements Store {

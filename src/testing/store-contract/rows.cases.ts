@@ -1,4 +1,3 @@
-import { VersionConflictError } from '../../store/store.js';
 import { event, evidence, expectStoreError, message, newRun, runState, type Harness } from './helpers.js';
 import type { TestApi } from './test-api.js';
 
@@ -180,9 +179,10 @@ export function rowCases(h: Harness, t: TestApi): void {
       await h.seed();
       const mine = await h.store.acquireLease('r1', 'w1', now + 15_000, now);
       await h.store.acquireLease('r1', 'w2', now + 60_000, now + 20_000);
-      await expect(
+      await expectStoreError(
         h.store.commit({ runId: 'r1', expectedVersion: mine!.version, patch: { status: 'completed' } }),
-      ).rejects.toBeInstanceOf(VersionConflictError);
+        'VERSION_CONFLICT',
+      );
     });
 
     it('frees the lease through a commit that clears it', async () => {

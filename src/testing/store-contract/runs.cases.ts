@@ -1,4 +1,4 @@
-import { VersionConflictError, type RunRecord } from '../../store/store.js';
+import { StoreError, type RunRecord } from '../../store/store.js';
 import { event, evidence, expectStoreError, message, newRun, runState, type Harness } from './helpers.js';
 import type { TestApi } from './test-api.js';
 
@@ -117,7 +117,7 @@ export function runCases(h: Harness, t: TestApi): void {
       });
     });
 
-    it('refuses a stale version with VersionConflictError and changes nothing', async () => {
+    it('refuses a stale version with StoreError VERSION_CONFLICT and changes nothing', async () => {
       await h.seed();
       await h.store.commit({
         runId: 'r1',
@@ -132,7 +132,8 @@ export function runCases(h: Harness, t: TestApi): void {
           events: [event('r1', 3)],
         })
         .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(VersionConflictError);
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).code).toBe('VERSION_CONFLICT');
       expect(error).toMatchObject({ runId: 'r1', expected: 1, actual: 2 });
       expect((await h.store.getRun('r1'))?.state).toEqual(runState('r1', { by: 'first' }));
       expect(await h.store.events('r1')).toHaveLength(2);
@@ -142,8 +143,9 @@ export function runCases(h: Harness, t: TestApi): void {
       const error: unknown = await h.store
         .commit({ runId: 'ghost', expectedVersion: 1, patch: {} })
         .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(VersionConflictError);
-      expect((error as VersionConflictError).actual).toBeNull();
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).code).toBe('VERSION_CONFLICT');
+      expect((error as StoreError).actual).toBeNull();
     });
 
     it('rolls the whole step back when an append collides with stored evidence', async () => {

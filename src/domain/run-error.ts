@@ -1,0 +1,124 @@
+/**
+ * The errors of the runtime facade and its run engine: one class, `RunError`, told apart by `code`
+ * (the MCP SDK's `SdkError` pattern). Lives in the domain because the engine, the runtime, the worker,
+ * the server and the CLI all throw or tell them apart. The classes that came before the codes stay as
+ * deprecated aliases: any RunError of their code is an instance of them, and its `name` is theirs.
+ */
+
+/** Why the runtime refused an operation on a run. Nothing was changed in any case. */
+export type RunErrorCode =
+  /** No run with this id (`runId`). CLI exit 2, HTTP 404 RUN_NOT_FOUND. */
+  | 'RUN_NOT_FOUND'
+  /** The run is not waiting for this input, or another driver holds it (`runId`). CLI exit 4, HTTP 409 CONFLICT. */
+  | 'RUN_CONFLICT'
+  /** The caller's request cannot be used: no model, an unusable model, input not fitting the flow… CLI exit 2, HTTP 400 BAD_REQUEST. */
+  | 'REQUEST_INVALID'
+  /** The run input given to a front end (`--input`, `--input-json`) cannot be used (`problems`). CLI exit 2, HTTP 400 INPUT_INVALID. */
+  | 'INPUT_INVALID';
+
+/** The `name` of a RunError by code: the class each code had before codes, which users and logs match. */
+const NAMES: Record<RunErrorCode, string> = {
+  RUN_NOT_FOUND: 'RunNotFoundError',
+  RUN_CONFLICT: 'RunConflictError',
+  REQUEST_INVALID: 'RuntimeInputError',
+  INPUT_INVALID: 'RunInputError',
+};
+
+/** What a RunError carries besides its code and message. */
+export interface RunErrorOptions extends ErrorOptions {
+  /** The run concerned (RUN_NOT_FOUND, RUN_CONFLICT). */
+  readonly runId?: string;
+  /** The failing fields of the input, one line each (INPUT_INVALID). */
+  readonly problems?: readonly string[];
+}
+
+/** An operation on a run that the runtime refused, with the reason as `code`. */
+export class RunError extends Error {
+  readonly code: RunErrorCode;
+  /** The run concerned, when there is one (always for RUN_NOT_FOUND and RUN_CONFLICT). */
+  readonly runId?: string;
+  /** The failing input fields, one line each (`name: required`); empty when there are none. */
+  readonly problems: readonly string[];
+
+  constructor(code: RunErrorCode, message: string, options: RunErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = NAMES[code];
+    this.code = code;
+    if (options.runId !== undefined) this.runId = options.runId;
+    this.problems = options.problems ?? [];
+  }
+}
+
+/** True when `value` is a RunError of `code` (the test behind the deprecated aliases' `instanceof`). */
+function isRunError(value: unknown, code: RunErrorCode): boolean {
+  return value instanceof RunError && value.code === code;
+}
+
+/**
+ * No run with this id (CLI exit 2, HTTP 404).
+ * @deprecated Catch `RunError` and test `code === 'RUN_NOT_FOUND'`.
+ */
+export class RunNotFoundError extends RunError {
+  declare readonly runId: string;
+  constructor(runId: string) {
+    super('RUN_NOT_FOUND', `unknown run id ${runId}`, { runId });
+  }
+  static override [Symbol.hasInstance](value: unknown): value is RunNotFoundError {
+    return isRunError(value, 'RUN_NOT_FOUND');
+  }
+}
+
+/**
+ * The run is not waiting for this input, or another driver holds it (CLI exit 4, HTTP 409). Nothing changed.
+ * @deprecated Catch `RunError` and test `code === 'RUN_CONFLICT'`.
+ */
+export class RunConflictError extends RunError {
+  declare readonly runId: string;
+  constructor(runId: string, message: string) {
+    super('RUN_CONFLICT', message, { runId });
+  }
+  static override [Symbol.hasInstance](value: unknown): value is RunConflictError {
+    return isRunError(value, 'RUN_CONFLICT');
+  }
+}
+
+/**
+ * Bad input from the caller (flow, model, input; CLI exit 2, HTTP 400).
+ * @deprecated Catch `RunError` and test `code === 'REQUEST_INVALID'`.
+ */
+export class RuntimeInputError extends RunError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('REQUEST_INVALID', message, options);
+  }
+  static override [Symbol.hasInstance](value: unknown): value is RuntimeInputError {
+    return isRunError(value, 'REQUEST_INVALID');
+  }
+}
+
+/**
+ * A run input that cannot be used; the CLI prints `message` and exits 2 (usage error).
+ * @deprecated Catch `RunError` and test `code === 'INPUT_INVALID'`.
+ */
+export class RunInputError extends RunError {
+  constructor(message: string, problems: readonly string[] = [], options?: ErrorOptions) {
+    super('INPUT_INVALID', inputMessage(message, problems), { ...options, problems });
+  }
+  static override [Symbol.hasInstance](value: unknown): value is RunInputError {
+    return isRunError(value, 'INPUT_INVALID');
+  }
+}
+
+/** A run input error's message: the summary, then each failing field indented on its own line. */
+export function inputMessage(message: string, problems: readonly string[]): string {
+  return problems.length === 0 ? message : `${message}\n${problems.map((p) => `  ${p}`).join('\n')}`;
+}
+
+/** RUN_NOT_FOUND for `runId`, with the message every front end prints (`unknown run id run_…`). */
+export function runNotFound(runId: string): RunError {
+  return new RunError('RUN_NOT_FOUND', `unknown run id ${runId}`, { runId });
+}
+
+/** RUN_CONFLICT for `runId`: `message` says what the run waits for instead. */
+export function runConflict(runId: string, message: string): RunError {
+  return new RunError('RUN_CONFLICT', message, { runId });
+}

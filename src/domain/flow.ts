@@ -83,7 +83,16 @@ export const StdioServerSchema = z
   .strictObject({
     command: text,
     args: z.array(z.string()).default([]).describe('Relative paths resolve against `cwd`.'),
-    env: z.record(z.string(), z.string()).optional().describe('Added to the inherited environment.'),
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Added to the inherited environment (or to the minimal one, see `inheritEnv`).'),
+    inheritEnv: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default true: the server starts with the runtime's whole environment. false: only HOME, LOGNAME, PATH, SHELL, TERM and USER (plus `env`); flows sent over HTTP always run so.",
+      ),
     cwd: z
       .string()
       .optional()
@@ -101,7 +110,8 @@ export const HttpServerSchema = z
   .describe('An MCP server reached over Streamable HTTP.');
 
 export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
-  error: 'expected a stdio server {command, args?, env?, cwd?} or an HTTP server {url, headers?}',
+  error:
+    'expected a stdio server {command, args?, env?, inheritEnv?, cwd?} or an HTTP server {url, headers?}',
 });
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);

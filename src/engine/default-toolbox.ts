@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import { McpPool } from '../mcp/pool.js';
 import { buildCatalog } from '../tools/catalog.js';
@@ -7,10 +8,12 @@ import type { CallContext } from '../tools/call.js';
 import type { LocalTool, ToolDescriptor } from '../tools/tool.js';
 import type { Observation } from '../domain/observation.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
+import type { Flow } from '../domain/flow.js';
+import { canonicalJson } from '../domain/fingerprint.js';
 
 /**
- * The standard toolbox: MCP tools through one shared connection pool (one connection per flow
- * version and server), the host's local tools, the builtins, and the full guard pipeline.
+ * The standard toolbox: MCP tools through one shared connection pool (one connection per tenant, flow
+ * version and server config), the host's local tools, the builtins, and the full guard pipeline.
  */
 export class DefaultToolbox implements Toolbox {
   private readonly pool: McpPool;
@@ -23,7 +26,9 @@ export class DefaultToolbox implements Toolbox {
   }
 
   catalog(ref: FlowRef): Promise<FlowCatalog> {
-    const key = JSON.stringify([ref.flow.id, String(ref.flow.version), ref.dir]);
+    // The whole flow is in the key, not its id and version: two flows sent over HTTP may share both
+    // and differ in servers, aliases or nodes; a catalog is never shared across tenants.
+    const key = JSON.stringify([ref.tenant ?? null, ref.dir, flowDigest(ref.flow)]);
     let found = this.catalogs.get(key);
     if (!found) {
       found = this.load(ref);
@@ -42,7 +47,7 @@ export class DefaultToolbox implements Toolbox {
   }
 
   private async load(ref: FlowRef): Promise<FlowCatalog> {
-    const servers = this.pool.forFlow(ref.flow, ref.dir ?? process.cwd());
+    const servers = this.pool.forFlow(ref.flow, ref.dir ?? process.cwd(), ref.tenant ?? null);
     const mcpTools = Object.keys(ref.flow.mcpServers).length > 0 ? await servers.catalog() : [];
     const all = new Map<string, ToolDescriptor>();
     for (const tool of mcpTools) all.set(tool.name, tool);
@@ -54,4 +59,16 @@ export class DefaultToolbox implements Toolbox {
       visible: (node) => buildCatalog({ flow: ref.flow, nodeId: node.id, tools: all.values() }).visible,
     };
   }
+}
+
+const digests = new WeakMap<Flow, string>();
+
+/** A digest of a flow's whole content (computed once per flow object). */
+function flowDigest(flow: Flow): string {
+  let digest = digests.get(flow);
+  if (digest === undefined) {
+    digest = hash('sha256', canonicalJson(flow), 'hex');
+    digests.set(flow, digest);
+  }
+  return digest;
 }

@@ -4,10 +4,15 @@ import type { CallContext, ToolInvokerPort } from '../tools/call.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { RunRecord } from '../store/store.js';
 
-/** A flow with the folder its relative paths resolve against. */
+/** A flow with the folder its relative paths resolve against, and whose run it is. */
 export interface FlowRef {
   flow: Flow;
   dir: string | null;
+  /**
+   * The tenant the run belongs to (null: none). MCP connections and tool catalogs are never shared
+   * across tenants, even for flows with the same id and version.
+   */
+  tenant?: string | null;
 }
 
 /**
@@ -36,6 +41,6 @@ export interface FlowCatalog {
 }
 
 /** The flow a stored run runs, with its folder (the flow as validated when the run started). */
-export function flowRefOf(record: Pick<RunRecord, 'flow' | 'flowDir'>): FlowRef {
-  return { flow: record.flow, dir: record.flowDir };
+export function flowRefOf(record: Pick<RunRecord, 'flow' | 'flowDir' | 'tenant'>): FlowRef {
+  return { flow: record.flow, dir: record.flowDir, tenant: record.tenant };
 }

@@ -30,9 +30,10 @@ export interface LoadFlowOptions {
   readonly knownTools?: Iterable<string>;
   /**
    * For a flow that came from a request: delegate flow files must lie inside this folder (after
-   * resolving `..` and links); others are problems, and are not read.
+   * resolving `..` and links); others are problems, and are not read. `null`: a request's flow on a
+   * server with no flows folder, which may not delegate at all (no file is looked at).
    */
-  readonly confineTo?: string;
+  readonly confineTo?: string | null;
 }
 
 /** Everything learnt while loading: the flow when it is valid, the problems, and where things are. */
@@ -249,6 +250,10 @@ function delegateTarget(
 ): string | { problem: string } {
   const target = isAbsolute(delegate) ? delegate : resolve(base, delegate);
   if (options.confineTo === undefined) return target;
+  if (options.confineTo === null)
+    return {
+      problem: `flows sent over HTTP may delegate only to flow files of the server's --flows DIR, and this server has none`,
+    };
   let real: string;
   try {
     real = confinedPath(options.confineTo, target, 'delegate flow', delegate);
@@ -298,7 +303,7 @@ async function inspectDelegate(
   options: LoadFlowOptions,
   chain: ReadonlySet<string>,
 ): Promise<FlowInspection | { problem: string }> {
-  const name = displayName(target, options.confineTo);
+  const name = displayName(target, options.confineTo ?? undefined);
   let text: string;
   try {
     text = await readInputFile(target);

@@ -1,4 +1,5 @@
 import type { McpServerConfig } from '../domain/flow.js';
+import { canonicalJson } from '../domain/fingerprint.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import { resolveToolNames } from './catalog.js';
@@ -23,8 +24,11 @@ export interface McpPoolOptions {
 }
 
 /**
- * Keeps one connection per (flow id + version, server id), shared by every run of that flow version in
- * this process (docs/flows.md). Connections start lazily; `close()` closes them all (ending stdio servers).
+ * Keeps one connection per (tenant, flow id + version, server id, folder, server config), shared by every
+ * run of that tenant and flow version in this process (docs/flows.md). The whole resolved config is in
+ * the key, so two flows that share an id and version (flows sent over HTTP may) never share a
+ * connection unless they declare the very same server, and tenants never share one. Connections start
+ * lazily; `close()` closes them all (ending stdio servers).
  */
 export class McpPool {
   private readonly connections = new Map<string, McpConnection>();
@@ -36,17 +40,22 @@ export class McpPool {
   }
 
   /** The servers of one flow version, for the invoker and the catalog. Connects nothing by itself. */
-  forFlow(flow: FlowServersSpec, baseDir: string): FlowServers {
+  forFlow(flow: FlowServersSpec, baseDir: string, tenant: string | null = null): FlowServers {
     this.assertOpen();
-    return new FlowServers(this, flow, baseDir);
+    return new FlowServers(this, flow, baseDir, tenant);
   }
 
   /** The shared connection of a flow version's server, created on first request. */
-  connection(flow: FlowServersSpec, baseDir: string, serverId: string): McpConnection {
+  connection(
+    flow: FlowServersSpec,
+    baseDir: string,
+    serverId: string,
+    tenant: string | null = null,
+  ): McpConnection {
     this.assertOpen();
     const config = flow.mcpServers[serverId];
     if (!config) throw new Error(`flow ${flow.id} declares no MCP server ${JSON.stringify(serverId)}`);
-    const key = JSON.stringify([flow.id, String(flow.version), serverId]);
+    const key = canonicalJson([tenant, flow.id, String(flow.version), serverId, baseDir, config]);
     let connection = this.connections.get(key);
     if (!connection) {
       const make = this.options.connect ?? openMcpConnection;
@@ -91,6 +100,7 @@ export class FlowServers implements McpServerLookup {
     private readonly pool: McpPool,
     readonly flow: FlowServersSpec,
     readonly baseDir: string,
+    readonly tenant: string | null = null,
   ) {}
 
   /** The server ids the flow declares. */
@@ -99,7 +109,7 @@ export class FlowServers implements McpServerLookup {
   }
 
   connection(serverId: string): McpConnection {
-    return this.pool.connection(this.flow, this.baseDir, serverId);
+    return this.pool.connection(this.flow, this.baseDir, serverId, this.tenant);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   isStdioServer,
   type HttpServerConfig,
@@ -19,14 +19,17 @@ export interface StdioLaunch {
 }
 
 /**
- * How a stdio server is started (docs/flows.md): `env` is added to the inherited environment; the working
- * directory is `cwd` resolved against the flow's folder, or the flow's folder itself; `node` means the
- * Node binary running the runtime (`process.execPath`), so the pinned Node runs the server too.
- * `${NAME}` in an `env` value is replaced by the process's variable here, at start, and nowhere else.
+ * How a stdio server is started (docs/flows.md): `env` is added to the inherited environment — the
+ * runtime's whole environment, or with `inheritEnv: false` only the MCP SDK's minimal one (HOME,
+ * LOGNAME, PATH, SHELL, TERM, USER; flows sent over HTTP always run so); the working directory is
+ * `cwd` resolved against the flow's folder, or the flow's folder itself; `node` means the Node binary
+ * running the runtime (`process.execPath`), so the pinned Node runs the server too. `${NAME}` in an
+ * `env` value is replaced by the process's variable here, at start, and nowhere else.
  */
 export function stdioLaunch(config: StdioServerConfig, baseDir: string): StdioLaunch {
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  const inherited = config.inheritEnv === false ? getDefaultEnvironment() : process.env;
+  for (const [key, value] of Object.entries(inherited)) if (value !== undefined) env[key] = value;
   Object.assign(env, expandEnvRefs(config.env, 'env'));
   const cwd =
     config.cwd === undefined ? baseDir : isAbsolute(config.cwd) ? config.cwd : resolve(baseDir, config.cwd);

@@ -71,7 +71,9 @@ export class Runtime {
 
   /** Starts a run of a flow and drives it until it completes, fails or suspends. */
   async start(source: FlowRef | FlowInput, options: StartOptions = {}): Promise<RunSummary> {
-    const ref = isFlowRef(source) ? source : await loadFlow(source);
+    const loaded = isFlowRef(source) ? source : await loadFlow(source);
+    // The run's tenant scopes its MCP connections and tool catalog (never shared across tenants).
+    const ref: FlowRef = { ...loaded, tenant: options.tenant ?? null };
     const flow = ref.flow;
     const spec =
       options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);

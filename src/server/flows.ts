@@ -81,6 +81,11 @@ export class FlowRegistry {
     return registered;
   }
 
+  /** Whether the registry has a `--flows DIR` (flows sent over HTTP may delegate only to its flow files). */
+  get hasDir(): boolean {
+    return Boolean(this.options.dir);
+  }
+
   /** Loads a flow file and registers it as a shared flow (replacing one with the same id); throws FlowError. */
   async registerFile(file: string): Promise<FlowInfo> {
     return this.add(await loadFlow(file, { knownTools: this.knownTools }), 'dir', file, null);
@@ -137,7 +142,9 @@ export class FlowRegistry {
   }
 
   private requestOptions(name: string): LoadFlowOptions {
-    return { baseDir: this.baseDir, name, knownTools: this.knownTools, confineTo: this.baseDir };
+    // Without --flows DIR there is no folder of flows the operator chose: a request's flow may not delegate.
+    const confineTo = this.hasDir ? this.baseDir : null;
+    return { baseDir: this.baseDir, name, knownTools: this.knownTools, confineTo };
   }
 
   private add(loaded: LoadedFlow, origin: FlowOrigin, path: string | null, tenant: string | null): FlowInfo {

@@ -1,4 +1,4 @@
-import { isStdioServer, type Flow } from '../domain/flow.js';
+import { isStdioServer, type Flow, type StdioServerConfig } from '../domain/flow.js';
 import { confinedPath, InputFileError } from '../fs/input-file.js';
 import { envRefNames } from '../mcp/env-refs.js';
 import { parseModelName } from '../model/resolve.js';
@@ -66,21 +66,22 @@ export function requestModel(spec: string, policy: RequestPolicy, where = 'model
 }
 
 /**
- * Checks a flow that came over HTTP (inline or uploaded) against the policy: each stdio MCP server's
- * command must be allowed by `--allow-stdio`, each HTTP MCP server's host by `--allow-mcp-host`; it
- * `${VAR}` in its servers' `env`/`headers` may name only variables allowed by `--allow-env`; it
- * may not declare model `providers` (their keys come from the server's environment); its `model`
- * follows `requestModel`. Throws ApiError 400 FLOW_INVALID listing every refusal.
+ * Checks a flow that came over HTTP (inline or uploaded) against the policy and confines it: each stdio
+ * MCP server's command must be allowed by `--allow-stdio`, each HTTP MCP server's host by
+ * `--allow-mcp-host`; a stdio server may not set `cwd`, `inheritEnv: true` or an `env` variable that
+ * makes a program load other code (`hookedEnvKey`); `${VAR}` in its servers' `env`/`headers` may name only
+ * variables allowed by `--allow-env`; it may not declare model `providers` (their keys come from the
+ * server's environment); its `model` follows
+ * `requestModel`. Throws ApiError 400 FLOW_INVALID listing every refusal. A flow that passes has each
+ * stdio server set to `inheritEnv: false` (in place: it starts with a minimal environment, never the
+ * server's secrets), which is how it is registered, persisted with its runs and shown.
  */
 export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
   const problems: string[] = [];
   for (const [id, server] of Object.entries(flow.mcpServers)) {
     problems.push(...envRefProblems(id, server, policy));
     if (isStdioServer(server)) {
-      if (!policy.allowStdio.has(server.command))
-        problems.push(
-          `mcpServers.${id}: command ${JSON.stringify(server.command)} is not allowed for flows sent over HTTP; the server admits only commands given with --allow-stdio`,
-        );
+      problems.push(...stdioProblems(id, server, policy));
       continue;
     }
     const host = hostOf(server.url);
@@ -103,6 +104,108 @@ export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
     }
   }
   if (problems.length > 0) throw new ApiError(400, 'FLOW_INVALID', 'the flow is not allowed here', problems);
+  for (const server of Object.values(flow.mcpServers)) if (isStdioServer(server)) server.inheritEnv = false;
+}
+
+/** Why a stdio server of a request's flow is refused: its command, `cwd`, `inheritEnv` or `env` keys. */
+function stdioProblems(id: string, server: StdioServerConfig, policy: RequestPolicy): string[] {
+  const problems: string[] = [];
+  if (!policy.allowStdio.has(server.command))
+    problems.push(
+      `mcpServers.${id}: command ${JSON.stringify(server.command)} is not allowed for flows sent over HTTP; the server admits only commands given with --allow-stdio`,
+    );
+  if (server.cwd !== undefined)
+    problems.push(
+      `mcpServers.${id}.cwd: flows sent over HTTP may not set the working folder of a server (it is the server's flows folder)`,
+    );
+  if (server.inheritEnv === true)
+    problems.push(
+      `mcpServers.${id}.inheritEnv: flows sent over HTTP may not pass the server's environment to a command (they always run with a minimal one)`,
+    );
+  for (const key of Object.keys(server.env ?? {}))
+    if (hookedEnvKey(key))
+      problems.push(
+        `mcpServers.${id}.env: ${JSON.stringify(key)} may not be set by flows sent over HTTP (it can make the command load other code or trust other hosts)`,
+      );
+  return problems;
+}
+
+/** Variables that change which code a program loads or whom it trusts, for runtimes a stdio server may be written in. */
+const HOOKED_ENV_PREFIXES = [
+  'LD_',
+  'DYLD_',
+  'NODE_',
+  'NPM_',
+  'BUN_',
+  'DENO_',
+  'PYTHON',
+  'PERL',
+  'RUBY',
+  'GEM_',
+  'BUNDLE_',
+  'JAVA',
+  'JDK_',
+  '_JAVA',
+  'CLASSPATH',
+  'GIT_',
+  'GCONV',
+  'GLIBC_',
+  'MALLOC_',
+  'XDG_',
+  'SSL_',
+  'CURL_',
+  'REQUESTS_',
+  'UV_',
+  'PIP_',
+  'VIRTUAL_ENV',
+  'CONDA',
+  'DOTNET_',
+  'CORECLR_',
+  'COMPlus_',
+  'LUA_',
+  'PHP',
+];
+const HOOKED_ENV_KEYS = new Set([
+  'PATH',
+  'HOME',
+  'SHELL',
+  'ENV',
+  'BASH_ENV',
+  'PS4',
+  'GODEBUG',
+  'GOFLAGS',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'PROMPT_COMMAND',
+  'IFS',
+  'CDPATH',
+  'GLOBIGNORE',
+  'ZDOTDIR',
+  'LOCPATH',
+  'NLSPATH',
+  'HOSTALIASES',
+  'RESOLV_HOST_CONF',
+  'RES_OPTIONS',
+  'LOCALDOMAIN',
+  'TMPDIR',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'NO_PROXY',
+  'OPENSSL_CONF',
+  'OPENSSL_MODULES',
+]);
+
+/**
+ * True for an environment variable a flow sent over HTTP may not set: loader, interpreter and shell
+ * hooks (`LD_PRELOAD`, `NODE_OPTIONS`, `PYTHONPATH`, `BASH_ENV`, `PATH`…), proxies and TLS trust, and any
+ * name that is not a plain identifier. Checked case-insensitively (some programs read lower-case forms).
+ */
+export function hookedEnvKey(key: string): boolean {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return true;
+  const upper = key.toUpperCase();
+  if (HOOKED_ENV_KEYS.has(upper)) return true;
+  return HOOKED_ENV_PREFIXES.some((prefix) => upper.startsWith(prefix.toUpperCase()));
 }
 
 /** One problem per `${VAR}` of a server's `env` (stdio) or `headers` (HTTP) that `--allow-env` does not allow. */

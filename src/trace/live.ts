@@ -1,4 +1,5 @@
 import type { ModelDelta } from '../model/model.js';
+import { RunListeners } from './run-listeners.js';
 
 /**
  * A transient trace event: a streaming model's answer so far (the text written and the tool calls
@@ -13,27 +14,16 @@ export interface ModelDeltaEvent extends ModelDelta {
   ts: string;
 }
 
-type Listener = (event: ModelDeltaEvent) => void;
-
 /** Fewest milliseconds between two deltas of one model call sent to followers (the rest are merged). */
 export const DELTA_INTERVAL_MS = 50;
 
 /** In-process delivery of `model.delta` events to live followers, per run. */
 export class LiveChannel {
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly listeners = new RunListeners<ModelDeltaEvent>();
 
   /** Subscribes to a run's deltas; returns the unsubscribe function. */
-  subscribe(runId: string, listener: Listener): () => void {
-    let set = this.listeners.get(runId);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(runId, set);
-    }
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(runId);
-    };
+  subscribe(runId: string, listener: (event: ModelDeltaEvent) => void): () => void {
+    return this.listeners.subscribe(runId, listener);
   }
 
   /**
@@ -56,7 +46,7 @@ export class LiveChannel {
       const delta = held;
       held = null;
       lastSent = Date.now();
-      this.publish({
+      this.listeners.emit(runId, {
         type: 'model.delta',
         runId,
         nodeId,
@@ -76,11 +66,5 @@ export class LiveChannel {
       },
       flush: send,
     };
-  }
-
-  private publish(event: ModelDeltaEvent): void {
-    const set = this.listeners.get(event.runId);
-    if (!set) return;
-    for (const listener of [...set]) listener(event);
   }
 }

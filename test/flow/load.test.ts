@@ -108,12 +108,12 @@ describe('loadFlow: structure problems name file, path, line and what is expecte
     [
       'a server with a misspelt key',
       edit('{ command: node, args: [server.js] }', '{ command: node, argz: [server.js] }'),
-      /^flow\.yaml:3:27 mcpServers\.cloud\.argz: unknown key "argz" \(did you mean "args"\?\); expected one of: command, args, env, cwd, connectTimeoutMs$/,
+      /^flow\.yaml:3:27 mcpServers\.cloud\.argz: unknown key "argz" \(did you mean "args"\?\); expected one of: command, args, env, inheritEnv, cwd, connectTimeoutMs$/,
     ],
     [
       'a server that is neither kind',
       edit('{ command: node, args: [server.js] }', '{ }'),
-      /^flow\.yaml:3:10 mcpServers\.cloud: expected a stdio server \{command, args\?, env\?, cwd\?\} or an HTTP server \{url, headers\?\}$/,
+      /^flow\.yaml:3:10 mcpServers\.cloud: expected a stdio server \{command, args\?, env\?, inheritEnv\?, cwd\?\} or an HTTP server \{url, headers\?\}$/,
     ],
     [
       'an unknown param contract key',

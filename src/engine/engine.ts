@@ -39,6 +39,8 @@ export interface EngineOptions {
 /** How `takeOver` treats the run: `resume` always traces a recovery, a worker's `drive` only after a dead driver. */
 export interface TakeOver {
   model?: ModelSpec;
+  /** The model when the run has none of its own (a child run started with its parent's model object). */
+  inherited?: ModelClient;
   recovery: 'always' | 'when-leased';
 }
 
@@ -147,6 +149,9 @@ export class RunEngine {
   /** Ends a session's telemetry segment when the session ends without being driven. */
   end(session: RunSession): void {
     this.options.observers.end(session);
+    // A completed or cancelled run is never continued: its model object need not be kept (a failed one may be retried).
+    const status = session.current.status;
+    if (status === 'completed' || status === 'cancelled') this.models.forget(session.runId);
   }
 
   /**
@@ -181,7 +186,7 @@ export class RunEngine {
     if (before.status !== 'running')
       throw runConflict(runId, `run ${runId} is ${before.status}, not running`);
     if (this.active.has(runId)) throw runConflict(runId, `run ${runId} is being driven by this process`);
-    const model = this.models.forRun(before, how.model);
+    const model = this.models.forRun(before, how.model, how.inherited);
     const record = await this.acquire(runId);
     if (!record || record.status !== 'running') {
       if (record) await this.release(record);
@@ -275,7 +280,7 @@ export class RunEngine {
         ),
       existingChild: async (parentRunId, parentCallId) =>
         existingChild(await this.db(), parentRunId, parentCallId, {
-          resume: (id) => this.takeOver(id, { recovery: 'always' }),
+          resume: (id) => this.takeOver(id, { recovery: 'always', inherited: model }),
           waitMs: Math.max(50, Math.floor(this.leaseMs / 4)),
         }),
     });

@@ -31,13 +31,28 @@ export class RunModels {
     this.objects.set(runId, model);
   }
 
-  /** The model a run continues with: `override`, else the object it started with here, else its persisted name. */
-  forRun(record: RunRecord, override: ModelSpec | undefined): ModelClient {
+  /** Drops the model object of a run that will not be continued. */
+  forget(runId: string): void {
+    this.objects.delete(runId);
+  }
+
+  /** How many model objects are kept (runs started with one that may still be continued here). */
+  get kept(): number {
+    return this.objects.size;
+  }
+
+  /**
+   * The model a run continues with: `override`, else the object it started with here, else its
+   * persisted name, else `inherited` (a child run started with its parent's model object, continued by
+   * the parent's driver with the model the parent continues with).
+   */
+  forRun(record: RunRecord, override: ModelSpec | undefined, inherited?: ModelClient): ModelClient {
     const flow = record.flow;
     if (override !== undefined) return this.resolve(override, flow);
     const local = this.objects.get(record.runId);
     if (local) return local;
     if (record.model) return this.resolve(record.model, flow);
+    if (inherited) return inherited;
     throw new RunError(
       'REQUEST_INVALID',
       `run ${record.runId} was started with a model object; pass the model to continue it`,

@@ -209,4 +209,60 @@ describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
     expect(events.map((e) => e.type)).not.toContain('tool.invoked');
     await runtime.close();
   });
+
+  it("a child run started with the parent's model object is continued with the model the parent is resumed with", async () => {
+    writeFileSync(join(dir, 'plain.yaml'), 'id: plain\nlocale: en\nnodes: [{ id: step }]\n');
+    const store = `sqlite:${join(dir, 'rt.db')}`;
+    const first = createRuntime({ store, logger: false });
+    const flow = await loadFlow(
+      { id: 'assistant', locale: 'en', nodes: [{ id: 'main', delegates: ['./plain.yaml'] }] },
+      { baseDir: dir },
+    );
+    const delegate = { tool: 'builtin_node_delegate', args: { flow: 'plain', task: 'do it' } };
+    let childAsked!: () => void;
+    const childStarted = new Promise<void>((resolve) => (childAsked = resolve));
+    // The first process: the parent delegates; the child's model call hangs until the process stops.
+    const hanging: ModelClient = {
+      id: 'object-a',
+      call(request, context) {
+        if (context.nodeId === 'main')
+          return scriptedModel({ turns: [{ calls: [delegate] }] }).call(request, context);
+        childAsked();
+        return new Promise((resolve) =>
+          request.signal?.addEventListener('abort', () => resolve({ ok: false, message: 'stopped' })),
+        );
+      },
+    };
+    let runId = '';
+    const running = first.start(flow, {
+      input: { text: 'x' },
+      model: hanging,
+      onAccepted: (s) => (runId = s.runId),
+    });
+    await childStarted;
+    await first.close();
+    await running.catch(() => undefined);
+    // A fresh process, once the dead driver's leases have expired, resumes the parent with another
+    // model object; the child has no model of its own.
+    const second = createRuntime({ store, logger: false, clock: () => Date.now() + 3_600_000 });
+    const [child] = await (await second.db()).listRuns({ parentRunId: runId });
+    expect(child).toMatchObject({ status: 'running', model: null });
+    const finishing: ModelClient = {
+      id: 'object-b',
+      call: (request, context) =>
+        scriptedModel({
+          turns:
+            context.nodeId === 'main'
+              ? [
+                  { calls: [delegate] },
+                  { calls: [{ tool: 'builtin_node_finish', args: { summary: 'parent done' } }] },
+                ]
+              : [{ calls: [{ tool: 'builtin_node_finish', args: { summary: 'child done' } }] }],
+        }).call(request, { ...context, callIndex: context.nodeId === 'main' ? context.callIndex : 0 }),
+    };
+    const done = await second.resume(runId, { model: finishing });
+    expect(done.status).toBe('completed');
+    expect(await second.status(child!.runId)).toMatchObject({ status: 'completed' });
+    await second.close();
+  });
 });

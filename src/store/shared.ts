@@ -3,7 +3,7 @@ import { checkEvents, patches } from './checks.js';
 import { decodeFlow } from './document.js';
 import { toJson } from './json.js';
 import { versionConflict } from './store-error.js';
-import type { Commit, RunFilter, RunPatch } from './store.js';
+import type { Commit, NewRun, RunFilter, RunPatch } from './store.js';
 
 /** What the three stores share beyond the checks: definitions, patch columns, lease and list SQL. */
 
@@ -89,6 +89,47 @@ export const PATCH_COLUMNS: readonly PatchColumn[] = [
     value: (p) => p.leaseExpiresAt ?? null,
   },
 ];
+
+/** A column of a new run: its name, its SQL type (PostgreSQL casts to it) and its stored value. */
+export interface NewRunColumn {
+  column: string;
+  cast: 'text' | 'json' | 'integer' | 'bigint' | 'timestamptz';
+  value: (run: NewRun, at: { lastSeq: number; ts: string }) => string | number | null;
+}
+
+/**
+ * Every column of a new run, in PostgreSQL's insert order (SQLite keeps `flow` and `input` in
+ * `run_definitions`): JSON columns as text, a fresh run at version 1.
+ */
+export const NEW_RUN_COLUMNS: readonly NewRunColumn[] = [
+  { column: 'run_id', cast: 'text', value: (r) => r.runId },
+  { column: 'parent_run_id', cast: 'text', value: (r) => r.parentRunId ?? null },
+  { column: 'root_run_id', cast: 'text', value: (r) => r.rootRunId },
+  { column: 'tenant', cast: 'text', value: (r) => r.tenant ?? null },
+  { column: 'flow_id', cast: 'text', value: (r) => r.flowId },
+  { column: 'flow_version', cast: 'text', value: (r) => r.flowVersion },
+  { column: 'flow', cast: 'json', value: (r) => toJson(r.flow) ?? 'null' },
+  { column: 'flow_dir', cast: 'text', value: (r) => r.flowDir ?? null },
+  { column: 'model', cast: 'text', value: (r) => r.model ?? null },
+  { column: 'input', cast: 'json', value: (r) => toJson(r.input) },
+  { column: 'status', cast: 'text', value: (r) => r.status },
+  { column: 'suspension', cast: 'json', value: (r) => toJson(r.suspension) },
+  { column: 'reason', cast: 'text', value: (r) => r.reason ?? null },
+  { column: 'failed_node', cast: 'text', value: (r) => r.failedNode ?? null },
+  { column: 'message', cast: 'text', value: (r) => r.message ?? null },
+  { column: 'usage', cast: 'json', value: (r) => toJson(r.usage) ?? 'null' },
+  { column: 'outputs', cast: 'json', value: (r) => toJson(r.outputs) ?? 'null' },
+  { column: 'state', cast: 'json', value: (r) => toJson(r.state) },
+  { column: 'version', cast: 'integer', value: () => 1 },
+  { column: 'last_seq', cast: 'bigint', value: (_, at) => at.lastSeq },
+  { column: 'lease_owner', cast: 'text', value: (r) => r.leaseOwner ?? null },
+  { column: 'lease_expires_at', cast: 'bigint', value: (r) => r.leaseExpiresAt ?? null },
+  { column: 'created_at', cast: 'timestamptz', value: (_, at) => at.ts },
+  { column: 'updated_at', cast: 'timestamptz', value: (_, at) => at.ts },
+];
+
+/** The columns a run's definition is (what it was started with, written once). */
+export const DEFINITION_COLUMNS: ReadonlySet<string> = new Set(['flow', 'input']);
 
 /** The patch columns a patch sets (only those are serialised). */
 export function patchedColumns(patch: RunPatch): PatchColumn[] {

@@ -11,6 +11,8 @@ import {
   type Migration,
 } from '../../src/store/sqlite/schema.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { definitionParams, newRunParams, RUN_COLUMNS } from '../../src/store/sqlite/rows.js';
+import { newRun } from '../../src/testing/store-contract/helpers.js';
 import { StoreError } from '../../src/store/store.js';
 
 import { realDocumentSql } from './real-documents.js';
@@ -196,3 +198,17 @@ describe('SqliteStore schema', () => {
 function openRaw(path: string): DatabaseSync {
   return new DatabaseSync(path);
 }
+
+describe('the columns of a new run', () => {
+  it('give every column of runs and run_definitions a value, and nothing else', () => {
+    const db = openRaw(newFile().replace(/\/runtime\.db$/, '.db'));
+    migrate(db);
+    const columns = (table: string) =>
+      (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name).sort();
+    const run = newRun('run_columns', { tenant: 't', parentRunId: 'p' });
+    expect(Object.keys(newRunParams(run, 3, '2026-01-01T00:00:00.000Z', 7)).sort()).toEqual(columns('runs'));
+    expect([...RUN_COLUMNS].sort()).toEqual(columns('runs'));
+    expect(Object.keys(definitionParams(run)).sort()).toEqual(columns('run_definitions'));
+    db.close();
+  });
+});

@@ -105,7 +105,7 @@ export class PostgresStore implements Store {
     const lastSeq = checkNewRun(run, events);
     const params = new Params();
     const values = newRunValues(run, lastSeq, this.#now().toISOString());
-    const columns = values.map(([c]) => c.name).join(', ');
+    const columns = values.map(([c]) => c.column).join(', ');
     const placeholders = values.map(([c, v]) => params.add(v, c.cast)).join(', ');
     const insertRun = `INSERT INTO ${this.#s}.runs (${columns}) VALUES (${placeholders}) RETURNING ${RUN_SELECT}`;
     const sql = events.length === 0 ? insertRun : this.#withAppends(insertRun, [eventRows(events)], params);

@@ -1,8 +1,7 @@
 import type { EvidenceRecord } from '../../domain/run-state.js';
 import type { RunStateDoc } from '../../graph/state-doc.js';
 import { decodeState, decodeSuspension } from '../document.js';
-import { patchedColumns, type Definition } from '../shared.js';
-import { toJson } from '../json.js';
+import { NEW_RUN_COLUMNS, patchedColumns, type Definition, type NewRunColumn } from '../shared.js';
 import type { NewRun, RunPatch, RunRecord, RunStatus, StoredEvent, StoredMessage, Usage } from '../store.js';
 
 /**
@@ -94,34 +93,9 @@ interface Column {
 
 const col = (name: string, cast = 'text'): Column => ({ name, cast });
 
-/** The columns of a new run with their values, in insert order. */
-export function newRunValues(run: NewRun, lastSeq: number, ts: string): [Column, unknown][] {
-  return [
-    [col('run_id'), run.runId],
-    [col('parent_run_id'), run.parentRunId ?? null],
-    [col('root_run_id'), run.rootRunId],
-    [col('tenant'), run.tenant ?? null],
-    [col('flow_id'), run.flowId],
-    [col('flow_version'), run.flowVersion],
-    [col('flow', 'json'), toJson(run.flow) ?? 'null'],
-    [col('flow_dir'), run.flowDir ?? null],
-    [col('model'), run.model ?? null],
-    [col('input', 'json'), toJson(run.input)],
-    [col('status'), run.status],
-    [col('suspension', 'json'), toJson(run.suspension)],
-    [col('reason'), run.reason ?? null],
-    [col('failed_node'), run.failedNode ?? null],
-    [col('message'), run.message ?? null],
-    [col('usage', 'json'), toJson(run.usage) ?? 'null'],
-    [col('outputs', 'json'), toJson(run.outputs) ?? 'null'],
-    [col('state', 'json'), toJson(run.state)],
-    [col('version', 'integer'), 1],
-    [col('last_seq', 'bigint'), lastSeq],
-    [col('lease_owner'), run.leaseOwner ?? null],
-    [col('lease_expires_at', 'bigint'), run.leaseExpiresAt ?? null],
-    [col('created_at', 'timestamptz'), ts],
-    [col('updated_at', 'timestamptz'), ts],
-  ];
+/** The columns of a new run with their values, in insert order (cast: the column's SQL type). */
+export function newRunValues(run: NewRun, lastSeq: number, ts: string): [NewRunColumn, unknown][] {
+  return NEW_RUN_COLUMNS.map((c) => [c, c.value(run, { lastSeq, ts })]);
 }
 
 /** Collects positional parameters: `add(v, 'json')` returns `$n::json`. */

@@ -1,8 +1,8 @@
 import type { SQLInputValue } from 'node:sqlite';
-import { fromJson, toJson } from '../json.js';
+import { fromJson } from '../json.js';
 import { patches } from '../checks.js';
 import { decodeState, decodeSuspension } from '../document.js';
-import { PATCH_COLUMNS, type Definition } from '../shared.js';
+import { DEFINITION_COLUMNS, NEW_RUN_COLUMNS, PATCH_COLUMNS, type Definition } from '../shared.js';
 import type { RunStateDoc } from '../../graph/state-doc.js';
 import type { NewRun, RunPatch, RunRecord, RunStatus, Usage } from '../store.js';
 
@@ -107,43 +107,19 @@ export const RUN_COLUMNS = [
  * Parameters of `INSERT INTO runs` for a new run (one per column of RUN_COLUMNS); `journalHead` is
  * the position of its first journal row, if it starts with events.
  */
-export function newRunParams(
-  run: NewRun,
-  lastSeq: number,
-  ts: string,
-  journalHead: number | null,
-): Record<(typeof RUN_COLUMNS)[number], SQLInputValue> {
-  return {
-    run_id: run.runId,
-    parent_run_id: run.parentRunId ?? null,
-    root_run_id: run.rootRunId,
-    tenant: run.tenant ?? null,
-    flow_id: run.flowId,
-    flow_version: run.flowVersion,
-    flow_dir: run.flowDir ?? null,
-    model: run.model ?? null,
-    status: run.status,
-    suspension: toJson(run.suspension),
-    reason: run.reason ?? null,
-    failed_node: run.failedNode ?? null,
-    message: run.message ?? null,
-    usage: toJson(run.usage) ?? 'null',
-    outputs: toJson(run.outputs) ?? 'null',
-    state: toJson(run.state),
-    version: 1,
-    last_seq: lastSeq,
-    lease_owner: run.leaseOwner ?? null,
-    lease_expires_at: run.leaseExpiresAt ?? null,
-    created_at: ts,
-    updated_at: ts,
-    journal_head: journalHead,
-    journal_prev: null,
-  };
+export function newRunParams(run: NewRun, lastSeq: number, ts: string, journalHead: number | null): Params {
+  const params: Params = { journal_head: journalHead, journal_prev: null };
+  for (const { column, value } of NEW_RUN_COLUMNS)
+    if (!DEFINITION_COLUMNS.has(column)) params[column] = value(run, { lastSeq, ts });
+  return params;
 }
 
 /** Parameters of `INSERT INTO run_definitions`: what a run was started with, written once. */
 export function definitionParams(run: NewRun): Params {
-  return { run_id: run.runId, flow: toJson(run.flow) ?? 'null', input: toJson(run.input) };
+  const params: Params = { run_id: run.runId };
+  for (const { column, value } of NEW_RUN_COLUMNS)
+    if (DEFINITION_COLUMNS.has(column)) params[column] = value(run, { lastSeq: 0, ts: '' });
+  return params;
 }
 
 /**

@@ -97,7 +97,7 @@ export function createServer(options: ServerOptions): ApiServer {
     auth: tokens !== null,
     async listen(listenOptions = {}) {
       if (listening) throw new Error('the server is already listening');
-      listening = await listen(app, listenOptions, tokens !== null);
+      listening = await listen(app, listenOptions, { auth: tokens !== null, logger });
       return listening;
     },
     async close() {

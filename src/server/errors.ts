@@ -10,6 +10,7 @@ import { StoreError } from '../store/store.js';
 /** The `code` of an API error body; the status says the class, the code the case. */
 export type ApiErrorCode =
   | 'BAD_REQUEST'
+  | 'PAYLOAD_TOO_LARGE'
   | 'FLOW_INVALID'
   | 'INPUT_INVALID'
   | 'IDEMPOTENCY_KEY_REUSED'

@@ -156,7 +156,7 @@ function buildApp(
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: () => {
-        throw new ApiError(400, 'BAD_REQUEST', `the request body is larger than ${maxBodyBytes} bytes`);
+        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${maxBodyBytes} bytes`);
       },
     }),
   );

@@ -7,24 +7,28 @@ import type { Logger } from '../log/logger.js';
 import { RunError } from '../domain/run-error.js';
 import { StoreError } from '../store/store.js';
 
+/** Every `code` an API error body may carry (listed in the OpenAPI document's `Error` schema). */
+export const API_ERROR_CODES = [
+  'BAD_REQUEST',
+  'FLOW_INVALID',
+  'INPUT_INVALID',
+  'IDEMPOTENCY_KEY_REUSED',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'RUN_NOT_FOUND',
+  'FLOW_NOT_FOUND',
+  'EVIDENCE_NOT_FOUND',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'TOO_MANY_STREAMS',
+  'SHUTTING_DOWN',
+  'BUSY',
+  'INTERNAL',
+] as const;
+
 /** The `code` of an API error body; the status says the class, the code the case. */
-export type ApiErrorCode =
-  | 'BAD_REQUEST'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'FLOW_INVALID'
-  | 'INPUT_INVALID'
-  | 'IDEMPOTENCY_KEY_REUSED'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'RUN_NOT_FOUND'
-  | 'FLOW_NOT_FOUND'
-  | 'EVIDENCE_NOT_FOUND'
-  | 'CONFLICT'
-  | 'TOO_MANY_STREAMS'
-  | 'SHUTTING_DOWN'
-  | 'BUSY'
-  | 'INTERNAL';
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 /** The error body of every non-2xx answer: `{error: {code, message}}` (plus `problems` for a bad flow or input). */
 export interface ApiErrorBody {
@@ -128,9 +132,13 @@ export function storeApiError(error: StoreError): ApiError | null {
   }
 }
 
-/** Answers an ApiError as JSON (with `WWW-Authenticate` on 401). */
+/**
+ * Answers an ApiError as JSON (with `WWW-Authenticate` on 401). A 413 closes the connection: the
+ * rest of the body was not read, so the connection cannot carry another request.
+ */
 export function errorResponse(c: Context, error: ApiError): Response {
   if (error.status === 401) c.header('WWW-Authenticate', 'Bearer realm="agent-runtime"');
+  if (error.status === 413) c.header('Connection', 'close');
   if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.retryAfterSeconds));
   return c.json(error.body(), error.status);
 }

@@ -75,6 +75,9 @@ export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
         content: { 'application/json': { schema: FlowBody }, 'application/yaml': { schema: z.string() } },
       },
     },
-    responses: { 201: json(RegisteredSchema, 'The flow was registered.'), ...errors(400, 401, 403, 503) },
+    responses: {
+      201: json(RegisteredSchema, 'The flow was registered.'),
+      ...errors(400, 401, 403, 413, 503),
+    },
   });
 }

@@ -8,6 +8,7 @@ import { authenticate, requireRole, type AppEnv, type ServerDeps } from './conte
 import { ApiError, errorResponse, toApiError } from './errors.js';
 import { registerEventRoutes } from './events.js';
 import { jsonDepthLimit } from './json-depth.js';
+import { hiddenFolders } from './model-problems.js';
 import { registerEvidenceRoutes } from './evidence-routes.js';
 import { FlowRegistry } from './flows.js';
 import { registerFlowRoutes } from './flows-routes.js';
@@ -145,7 +146,9 @@ function buildApp(
       return undefined;
     },
   });
-  app.onError((error, c) => errorResponse(c, toApiError(error, deps.logger)));
+  // Refusals never show where the server keeps its files (model-problems.ts).
+  const folders = hiddenFolders([deps.policy.scriptedModels, deps.flows.baseDir]);
+  app.onError((error, c) => errorResponse(c, toApiError(error, deps.logger, folders)));
   app.notFound((c) =>
     errorResponse(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );

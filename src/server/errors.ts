@@ -6,6 +6,7 @@ import { ParseBusyError } from '../fs/yaml-worker.js';
 import type { Logger } from '../log/logger.js';
 import { RunError } from '../domain/run-error.js';
 import { StoreError } from '../store/store.js';
+import { publicRefusal, withoutFolders } from './model-problems.js';
 
 /** Every `code` an API error body may carry (listed in the OpenAPI document's `Error` schema). */
 export const API_ERROR_CODES = [
@@ -65,15 +66,25 @@ export class ApiError extends Error {
 /**
  * Maps what a handler threw to an ApiError: one origin at a time, each code mapped in an exhaustive
  * switch (runtime and flow errors to 400/404/409, a store's version conflict to 409), Hono's own HTTP
- * errors (malformed JSON, unsupported media type) to 400, anything else to 500 (logged).
+ * errors (malformed JSON, unsupported media type) to 400, anything else to 500 (logged). A refusal
+ * because of the model names no server configuration and none of `folders` (model-problems.ts); the
+ * log gets it as thrown.
  */
-export function toApiError(error: unknown, logger: Logger): ApiError {
+export function toApiError(error: unknown, logger: Logger, folders: readonly string[] = []): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof RunError) return runApiError(error);
+  if (error instanceof RunError) {
+    const answer = runApiError(error);
+    if (error.code !== 'REQUEST_INVALID') return answer;
+    const shown = publicRefusal(error.message, error.cause, folders);
+    if (shown === error.message) return answer;
+    logger.warn('HTTP request refused (the answer leaves out server details)', { error: error.message });
+    return new ApiError(answer.status, answer.code, shown);
+  }
   const fromStore = error instanceof StoreError ? storeApiError(error) : null;
   if (fromStore) return fromStore;
   if (isFlowError(error)) {
-    return new ApiError(400, 'FLOW_INVALID', 'the flow is not valid', error.message.split('\n'));
+    const problems = error.message.split('\n').map((line) => withoutFolders(line, folders));
+    return new ApiError(400, 'FLOW_INVALID', 'the flow is not valid', problems);
   }
   if (error instanceof ParseBusyError) {
     const busy = new ApiError(503, 'BUSY', error.message);

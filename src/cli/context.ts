@@ -1,10 +1,19 @@
-import { accessSync, appendFileSync, constants, mkdirSync } from 'node:fs';
+import {
+  accessSync,
+  appendFileSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+} from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { createStderrLogger, isLogLevel, type LogLevel } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { StoredEvent } from '../store/store.js';
 import { resolveDbUrl } from '../store/open.js';
-import { flag, str, type Parsed } from './args.js';
+import { UsageError, flag, str, type Parsed } from './args.js';
 import { TraceRenderer } from './render.js';
 import { shellWord } from './text.js';
 
@@ -94,12 +103,40 @@ function isExecutable(path: string): boolean {
 
 /**
  * Appends each event as one JSON line, synchronously, so a killed process loses nothing it reported.
- * A trace holds what the database does (inputs, tool results), so like the database it is created
- * 0600, in folders created 0700; an existing file or folder keeps its mode.
+ * A trace holds what the database does (inputs, tool results): the file is created 0600, in folders
+ * created 0700, and an existing file is made 0600 before anything is written (existing folders keep
+ * their mode).
  */
 function traceWriter(file: string): (event: StoredEvent) => void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  makePrivate(file);
   return (event) => appendFileSync(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
+}
+
+/** File system refusals of a `--trace` file that are the user's to fix (exit 2). */
+const TRACE_FILE_ERRORS = new Set(['EACCES', 'EPERM', 'EISDIR', 'ENOTDIR', 'EROFS', 'ELOOP']);
+
+/**
+ * Creates `file` 0600, or makes an existing regular file 0600 (a device such as /dev/stdout is left
+ * alone). A file that cannot be opened, or whose mode the user may not change (another user's), is a
+ * usage error.
+ */
+function makePrivate(file: string): void {
+  try {
+    const fd = openSync(file, 'a', 0o600);
+    try {
+      const stat = fstatSync(fd);
+      if (stat.isFile() && (stat.mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined || !TRACE_FILE_ERRORS.has(code)) throw error;
+    throw new UsageError(`--trace ${file}: cannot write a private (0600) trace file there: ${code}`, {
+      cause: error,
+    });
+  }
 }
 
 function logLevel(tty: boolean): LogLevel {

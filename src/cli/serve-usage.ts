@@ -18,6 +18,8 @@ export const SERVE_OPTIONS: ParseArgsOptionsConfig = {
   'allow-mcp-host': { type: 'string', multiple: true },
   'allow-env': { type: 'string', multiple: true },
   'max-streams-per-token': { type: 'string' },
+  'max-flows': { type: 'string' },
+  'max-flow-bytes': { type: 'string' },
 };
 
 /** `agent-runtime serve --help` (docs/cli.md, docs/api.md, docs/security.md). */
@@ -41,5 +43,7 @@ what a request may make the server do (default: nothing; docs/security.md):
   --allow-env VAR            a server environment variable flows sent over HTTP may reference as \${VAR}
                              in an MCP server's env or headers (repeatable); others are refused
   --max-streams-per-token N  event streams one token may hold open at once (default 16; 429 beyond)
+  --max-flows N              flows one tenant may upload (distinct ids; default 1000; 409 FLOW_LIMIT beyond)
+  --max-flow-bytes N         bytes of uploaded flow text one tenant may hold (default 16777216; 409 beyond)
 
   -h, --help                 this text`;

@@ -5,7 +5,7 @@ import { createRuntime, type Runtime } from '../runtime/create.js';
 import { startRecoverer } from '../runtime/recoverer.js';
 import { createServer, type ApiServer, type ServerOptions } from '../server/app.js';
 import { mountConsole } from '../server/console.js';
-import { FlowRegistry } from '../server/flows.js';
+import { FlowRegistry, type FlowLimits } from '../server/flows.js';
 import { watchFlows, type FlowWatch } from '../server/flow-watch.js';
 import { isLoopback, type Listening } from '../server/listen.js';
 import { ServerConfigError } from '../server/config-error.js';
@@ -54,7 +54,11 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   }
   const security = securityOptions(parsed);
   const flowsDir = str(parsed, 'flows');
-  const flows = new FlowRegistry({ dir: flowsDir ? resolve(flowsDir) : null, logger });
+  const flows = new FlowRegistry({
+    dir: flowsDir ? resolve(flowsDir) : null,
+    logger,
+    limits: flowLimits(parsed),
+  });
   await loadFlows(flows, flowsDir);
   const watching = watchOption(parsed, flows, logger);
   const runtime = createRuntime({
@@ -114,18 +118,33 @@ function securityOptions(parsed: Parsed): Partial<ServerOptions> {
   const scripted = str(parsed, 'scripted-models');
   if (scripted !== undefined && !isFolder(resolve(scripted)))
     throw new UsageError(`serve: --scripted-models ${scripted} is not a folder`);
-  const streams = str(parsed, 'max-streams-per-token');
-  if (streams !== undefined && !/^[1-9]\d{0,5}$/.test(streams))
-    throw new UsageError(
-      `serve: --max-streams-per-token must be a positive number, not ${JSON.stringify(streams)}`,
-    );
+  const streams = positive(parsed, 'max-streams-per-token', 6);
   return {
     ...(scripted !== undefined ? { scriptedModels: resolve(scripted) } : {}),
     allowStdio: many(parsed, 'allow-stdio'),
     allowMcpHosts: many(parsed, 'allow-mcp-host'),
     allowEnv: envNames(many(parsed, 'allow-env')),
-    ...(streams !== undefined ? { maxStreamsPerToken: Number(streams) } : {}),
+    ...(streams !== undefined ? { maxStreamsPerToken: streams } : {}),
   };
+}
+
+/** `--max-flows N` and `--max-flow-bytes N`: what uploaded flows one tenant may hold (defaults in flows.ts). */
+function flowLimits(parsed: Parsed): Partial<FlowLimits> {
+  const flows = positive(parsed, 'max-flows', 7);
+  const bytes = positive(parsed, 'max-flow-bytes', 12);
+  return {
+    ...(flows !== undefined ? { maxFlows: flows } : {}),
+    ...(bytes !== undefined ? { maxBytes: bytes } : {}),
+  };
+}
+
+/** A whole number ≥ 1 of at most `digits` digits given as `--name`, or undefined when not given. */
+function positive(parsed: Parsed, name: string, digits: number): number | undefined {
+  const raw = str(parsed, name);
+  if (raw === undefined) return undefined;
+  if (!new RegExp(`^[1-9]\\d{0,${digits - 1}}$`).test(raw))
+    throw new UsageError(`serve: --${name} must be a positive number, not ${JSON.stringify(raw)}`);
+  return Number(raw);
 }
 
 /** `--allow-env` values: variable names as `${NAME}` references spell them. */

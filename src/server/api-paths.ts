@@ -1,18 +1,34 @@
+/** How many rounds of percent-decoding a path gets (`%2576` is `%76` is `v`). */
+const DECODE_ROUNDS = 3;
+
 /**
- * True for a path under any spelling of `/v1` (`/V1/runs`, `//v1/runs`, `/%761`, `/v1./runs`,
- * `/v1;x/runs`, `/v1\runs`): such paths belong to the API, so an unknown one is answered with the
- * API's JSON 404, never the console's HTML. The first segment is judged after decoding, lower-casing,
- * dropping `;` parameters and surrounding dots and blanks (which some servers and proxies ignore).
+ * True for a path whose first segment starts with `v1` under any spelling: `/V1/runs`, `//v1/runs`,
+ * `/v1x`, `/%76%31` (or encoded twice), full-width `/ｖ1`, `/v1./runs`, `/v1;x/runs`, `/v1\runs`. Such
+ * paths belong to the API, so an unknown one is answered with the API's JSON 404, never the console's
+ * HTML (no console route starts with `v1`). The path is judged after percent-decoding, NFKC
+ * normalisation (full-width letters, digits and slashes become plain ones) and lower-casing, with
+ * leading dots and blanks of the segment dropped (some servers and proxies ignore them).
  */
 export function isApiPath(path: string): boolean {
-  let decoded = path;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch (error) {
-    // A malformed escape is still judged on its raw spelling.
-    if (!(error instanceof URIError)) throw error;
+  const plain = decoded(path).normalize('NFKC').toLowerCase().normalize('NFKC');
+  const first = plain.split(/[/\\]+/).find((segment) => segment !== '') ?? '';
+  return first.replace(/^[\s.]+/, '').startsWith('v1');
+}
+
+/** `path` percent-decoded until it no longer changes (at most DECODE_ROUNDS times). */
+function decoded(path: string): string {
+  let current = path;
+  for (let round = 0; round < DECODE_ROUNDS && current.includes('%'); round++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch (error) {
+      // A malformed escape is judged on what was decoded so far.
+      if (!(error instanceof URIError)) throw error;
+      return current;
+    }
+    if (next === current) return current;
+    current = next;
   }
-  const first = decoded.split(/[/\\]+/).find((segment) => segment !== '') ?? '';
-  const name = (first.split(';')[0] ?? '').replace(/^[\s.]+|[\s.]+$/g, '').toLowerCase();
-  return name === 'v1';
+  return current;
 }

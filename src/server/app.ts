@@ -8,6 +8,7 @@ import { authenticate, requireRole, type AppEnv, type ServerDeps } from './conte
 import { ApiError, errorResponse, toApiError } from './errors.js';
 import { registerEventRoutes } from './events.js';
 import { jsonDepthLimit } from './json-depth.js';
+import { hiddenFolders } from './model-problems.js';
 import { registerEvidenceRoutes } from './evidence-routes.js';
 import { FlowRegistry } from './flows.js';
 import { registerFlowRoutes } from './flows-routes.js';
@@ -97,7 +98,7 @@ export function createServer(options: ServerOptions): ApiServer {
     auth: tokens !== null,
     async listen(listenOptions = {}) {
       if (listening) throw new Error('the server is already listening');
-      listening = await listen(app, listenOptions, tokens !== null);
+      listening = await listen(app, listenOptions, { auth: tokens !== null, logger });
       return listening;
     },
     async close() {
@@ -145,7 +146,9 @@ function buildApp(
       return undefined;
     },
   });
-  app.onError((error, c) => errorResponse(c, toApiError(error, deps.logger)));
+  // Refusals never show where the server keeps its files (model-problems.ts).
+  const folders = hiddenFolders([deps.policy.scriptedModels, deps.flows.baseDir]);
+  app.onError((error, c) => errorResponse(c, toApiError(error, deps.logger, folders)));
   app.notFound((c) =>
     errorResponse(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );
@@ -156,7 +159,7 @@ function buildApp(
     bodyLimit({
       maxSize: maxBodyBytes,
       onError: () => {
-        throw new ApiError(400, 'BAD_REQUEST', `the request body is larger than ${maxBodyBytes} bytes`);
+        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${maxBodyBytes} bytes`);
       },
     }),
   );

@@ -6,24 +6,31 @@ import { ParseBusyError } from '../fs/yaml-worker.js';
 import type { Logger } from '../log/logger.js';
 import { RunError } from '../domain/run-error.js';
 import { StoreError } from '../store/store.js';
+import { publicRefusal, withoutFolders } from './model-problems.js';
+
+/** Every `code` an API error body may carry (listed in the OpenAPI document's `Error` schema). */
+export const API_ERROR_CODES = [
+  'BAD_REQUEST',
+  'FLOW_INVALID',
+  'INPUT_INVALID',
+  'IDEMPOTENCY_KEY_REUSED',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'RUN_NOT_FOUND',
+  'FLOW_NOT_FOUND',
+  'EVIDENCE_NOT_FOUND',
+  'CONFLICT',
+  'FLOW_LIMIT',
+  'PAYLOAD_TOO_LARGE',
+  'TOO_MANY_STREAMS',
+  'SHUTTING_DOWN',
+  'BUSY',
+  'INTERNAL',
+] as const;
 
 /** The `code` of an API error body; the status says the class, the code the case. */
-export type ApiErrorCode =
-  | 'BAD_REQUEST'
-  | 'FLOW_INVALID'
-  | 'INPUT_INVALID'
-  | 'IDEMPOTENCY_KEY_REUSED'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'RUN_NOT_FOUND'
-  | 'FLOW_NOT_FOUND'
-  | 'EVIDENCE_NOT_FOUND'
-  | 'CONFLICT'
-  | 'TOO_MANY_STREAMS'
-  | 'SHUTTING_DOWN'
-  | 'BUSY'
-  | 'INTERNAL';
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 /** The error body of every non-2xx answer: `{error: {code, message}}` (plus `problems` for a bad flow or input). */
 export interface ApiErrorBody {
@@ -59,15 +66,25 @@ export class ApiError extends Error {
 /**
  * Maps what a handler threw to an ApiError: one origin at a time, each code mapped in an exhaustive
  * switch (runtime and flow errors to 400/404/409, a store's version conflict to 409), Hono's own HTTP
- * errors (malformed JSON, unsupported media type) to 400, anything else to 500 (logged).
+ * errors (malformed JSON, unsupported media type) to 400, anything else to 500 (logged). A refusal
+ * because of the model names no server configuration and none of `folders` (model-problems.ts); the
+ * log gets it as thrown.
  */
-export function toApiError(error: unknown, logger: Logger): ApiError {
+export function toApiError(error: unknown, logger: Logger, folders: readonly string[] = []): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof RunError) return runApiError(error);
+  if (error instanceof RunError) {
+    const answer = runApiError(error);
+    if (error.code !== 'REQUEST_INVALID') return answer;
+    const shown = publicRefusal(error.message, error.cause, folders);
+    if (shown === error.message) return answer;
+    logger.warn('HTTP request refused (the answer leaves out server details)', { error: error.message });
+    return new ApiError(answer.status, answer.code, shown);
+  }
   const fromStore = error instanceof StoreError ? storeApiError(error) : null;
   if (fromStore) return fromStore;
   if (isFlowError(error)) {
-    return new ApiError(400, 'FLOW_INVALID', 'the flow is not valid', error.message.split('\n'));
+    const problems = error.message.split('\n').map((line) => withoutFolders(line, folders));
+    return new ApiError(400, 'FLOW_INVALID', 'the flow is not valid', problems);
   }
   if (error instanceof ParseBusyError) {
     const busy = new ApiError(503, 'BUSY', error.message);
@@ -127,9 +144,13 @@ export function storeApiError(error: StoreError): ApiError | null {
   }
 }
 
-/** Answers an ApiError as JSON (with `WWW-Authenticate` on 401). */
+/**
+ * Answers an ApiError as JSON (with `WWW-Authenticate` on 401). A 413 closes the connection: the
+ * rest of the body was not read, so the connection cannot carry another request.
+ */
 export function errorResponse(c: Context, error: ApiError): Response {
   if (error.status === 401) c.header('WWW-Authenticate', 'Bearer realm="agent-runtime"');
+  if (error.status === 413) c.header('Connection', 'close');
   if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.retryAfterSeconds));
   return c.json(error.body(), error.status);
 }

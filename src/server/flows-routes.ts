@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertOpen, assertRole, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
 import { vetRequestFlow } from './request-policy.js';
-import { FlowInfoSchema, errors, json } from './schemas.js';
+import { ErrorSchema, FlowInfoSchema, errors, json } from './schemas.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
@@ -64,7 +64,7 @@ export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
     path: '/v1/flows',
     tags: ['flows'],
     summary:
-      "Register a flow (admin); it replaces the same tenant's flow with the same id (a tenant's admin registers for that tenant, an admin without tenant a shared flow)",
+      "Register a flow (admin); it replaces the same tenant's flow with the same id (a tenant's admin registers for that tenant, an admin without tenant a shared flow); each tenant may hold `--max-flows` uploaded flows",
     description:
       'The body is the flow as JSON, or YAML with `Content-Type: application/yaml`. It is validated like ' +
       "`agent-runtime validate` (without connecting to its MCP servers); relative paths resolve against the server's `--flows DIR`. " +
@@ -75,6 +75,13 @@ export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
         content: { 'application/json': { schema: FlowBody }, 'application/yaml': { schema: z.string() } },
       },
     },
-    responses: { 201: json(RegisteredSchema, 'The flow was registered.'), ...errors(400, 401, 403, 503) },
+    responses: {
+      201: json(RegisteredSchema, 'The flow was registered.'),
+      ...errors(400, 401, 403, 413, 503),
+      409: json(
+        ErrorSchema,
+        'FLOW_LIMIT: the tenant already holds `--max-flows` uploaded flows, or would hold more than `--max-flow-bytes` of them (registering an id it holds replaces that flow).',
+      ),
+    },
   });
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from '../flow/load.js';
 import { isFlowError } from '../flow/problems.js';
 import type { Logger } from '../log/logger.js';
+import { ApiError } from './errors.js';
 import { scanFlowFiles } from './flow-files.js';
 
 /** How a registered flow got here. */
@@ -25,7 +26,23 @@ export interface FlowInfo {
 export interface FlowEntry {
   readonly loaded: LoadedFlow;
   readonly info: FlowInfo;
+  /** Bytes of the uploaded text (uploads only; counted against `FlowLimits.maxBytes`). */
+  readonly bytes?: number;
 }
+
+/**
+ * What uploaded flows one tenant (or the shared flows, for admins without tenant) may hold in memory:
+ * a parsed flow costs about three times its text. Flows of `--flows DIR` are not counted.
+ */
+export interface FlowLimits {
+  /** Uploaded flows of distinct ids (`serve --max-flows`, default 1000); registering an id held already replaces it. */
+  readonly maxFlows: number;
+  /** Total bytes of their uploaded text (`serve --max-flow-bytes`, default 16 MiB). */
+  readonly maxBytes: number;
+}
+
+/** The limits of a registry that is given none. */
+export const DEFAULT_FLOW_LIMITS: FlowLimits = { maxFlows: 1000, maxBytes: 16 * 1024 * 1024 };
 
 /** Options of a FlowRegistry. */
 export interface FlowRegistryOptions {
@@ -34,6 +51,8 @@ export interface FlowRegistryOptions {
   /** Names of local tools the host provides (flow policies may name them). */
   knownTools?: Iterable<string>;
   logger?: Logger;
+  /** Limits of uploaded flows per tenant (default DEFAULT_FLOW_LIMITS). */
+  limits?: Partial<FlowLimits>;
 }
 
 /**
@@ -46,11 +65,13 @@ export interface FlowRegistryOptions {
 export class FlowRegistry {
   private readonly flows = new Map<string, FlowEntry>();
   readonly baseDir: string;
+  readonly limits: FlowLimits;
   private readonly knownTools: string[];
 
   constructor(private readonly options: FlowRegistryOptions = {}) {
     this.baseDir = resolve(options.dir ?? process.cwd());
     this.knownTools = [...(options.knownTools ?? [])];
+    this.limits = { ...DEFAULT_FLOW_LIMITS, ...options.limits };
   }
 
   /**
@@ -94,7 +115,8 @@ export class FlowRegistry {
   /**
    * Validates and registers a flow given as YAML or JSON text for `tenant` (null: shared). Relative
    * paths resolve against `dir` and delegate files must lie inside it. `vet` may refuse the flow
-   * (by throwing) before it is registered. Throws FlowError for an invalid flow.
+   * (by throwing) before it is registered. Throws FlowError for an invalid flow, and ApiError 409
+   * FLOW_LIMIT when the tenant would hold more uploaded flows or bytes than `limits` allow.
    */
   async registerText(
     text: string,
@@ -102,9 +124,13 @@ export class FlowRegistry {
     tenant: string | null = null,
     vet?: (loaded: LoadedFlow) => void,
   ): Promise<FlowInfo> {
+    const bytes = Buffer.byteLength(text);
+    // A document larger than the whole allowance is refused before it costs a parse.
+    if (bytes > this.limits.maxBytes) throw this.overLimit(tenant, 'bytes');
     const loaded = await this.loadText(text, name);
     vet?.(loaded);
-    return this.add(loaded, 'upload', null, tenant);
+    this.checkLimits(tenant, loaded.flow.id, bytes);
+    return this.add(loaded, 'upload', null, tenant, bytes);
   }
 
   /** Validates a flow given as text without registering it (e.g. an inline flow); throws FlowError. */
@@ -147,7 +173,40 @@ export class FlowRegistry {
     return { baseDir: this.baseDir, name, knownTools: this.knownTools, confineTo };
   }
 
-  private add(loaded: LoadedFlow, origin: FlowOrigin, path: string | null, tenant: string | null): FlowInfo {
+  /** Throws FLOW_LIMIT when registering `bytes` of text as `flowId` would take `tenant` over a limit. */
+  private checkLimits(tenant: string | null, flowId: string, bytes: number): void {
+    const replaced = this.flows.get(key(tenant, flowId));
+    let count = 0;
+    let total = bytes - (replaced?.bytes ?? 0);
+    for (const entry of this.flows.values()) {
+      if (entry.bytes === undefined || (entry.info.tenant ?? null) !== tenant) continue;
+      count += 1;
+      total += entry.bytes;
+    }
+    if (replaced?.bytes === undefined && count >= this.limits.maxFlows) throw this.overLimit(tenant, 'flows');
+    if (total > this.limits.maxBytes) throw this.overLimit(tenant, 'bytes');
+  }
+
+  private overLimit(tenant: string | null, what: 'flows' | 'bytes'): ApiError {
+    const who = tenant === null ? 'the shared flows' : `tenant ${tenant}`;
+    const limit =
+      what === 'flows'
+        ? `${who} already holds ${this.limits.maxFlows} uploaded flows (serve --max-flows)`
+        : `${who} would hold more than ${this.limits.maxBytes} bytes of uploaded flows (serve --max-flow-bytes)`;
+    return new ApiError(
+      409,
+      'FLOW_LIMIT',
+      `${limit}; replace a flow of the same id, or ask the server's operator for a higher limit`,
+    );
+  }
+
+  private add(
+    loaded: LoadedFlow,
+    origin: FlowOrigin,
+    path: string | null,
+    tenant: string | null,
+    bytes?: number,
+  ): FlowInfo {
     const { flow } = loaded;
     const info: FlowInfo = {
       flowId: flow.id,
@@ -166,7 +225,7 @@ export class FlowRegistry {
         version: info.version,
         previous: before.info.version,
       });
-    this.flows.set(key(tenant, flow.id), { loaded, info });
+    this.flows.set(key(tenant, flow.id), { loaded, info, ...(bytes !== undefined ? { bytes } : {}) });
     return info;
   }
 }

@@ -1,9 +1,11 @@
-import { createAdaptorServer } from '@hono/node-server';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Hono } from 'hono';
+import type { Logger } from '../log/logger.js';
 import { ServerConfigError } from './config-error.js';
 import type { AppEnv } from './context.js';
+import { adapterErrorHandler, answerClientError } from './malformed.js';
 
 /** Where to listen. */
 export interface ListenOptions {
@@ -32,8 +34,21 @@ export function isLoopback(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
-/** Listens with `app`; without auth, only on a loopback host (else ServerConfigError UNSAFE_LISTEN). */
-export async function listen(app: Hono<AppEnv>, options: ListenOptions, auth: boolean): Promise<Listening> {
+/** How the server listens: with auth or not, and where errors outside the app are logged. */
+export interface ListenContext {
+  readonly auth: boolean;
+  readonly logger: Logger;
+}
+
+/**
+ * Listens with `app`; without auth, only on a loopback host (else ServerConfigError UNSAFE_LISTEN).
+ * Requests that never reach the app (malformed targets, parser errors) get a JSON error too (malformed.ts).
+ */
+export async function listen(
+  app: Hono<AppEnv>,
+  options: ListenOptions,
+  { auth, logger }: ListenContext,
+): Promise<Listening> {
   const host = options.host ?? '127.0.0.1';
   if (!auth && !isLoopback(host)) {
     throw new ServerConfigError(
@@ -41,7 +56,10 @@ export async function listen(app: Hono<AppEnv>, options: ListenOptions, auth: bo
       `refusing to listen on ${host} without tokens: give --tokens FILE (or AGENT_RUNTIME_TOKENS), or listen on 127.0.0.1`,
     );
   }
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // The adapter's listener answers every request itself, errors included: nothing to await here.
+  const handle = getRequestListener(app.fetch, { errorHandler: adapterErrorHandler(logger) });
+  const server = createServer((request, response) => void handle(request, response));
+  server.on('clientError', answerClientError);
   const sockets = trackSockets(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -46,7 +46,7 @@ const retryRoute = createRoute({
   },
   responses: {
     200: json(RunSummarySchema, 'The run was taken up again (`run.retried`); the summary as it continues.'),
-    ...errors(400, 401, 403, 404, 409),
+    ...errors(400, 401, 403, 404, 409, 413),
   },
 });
 

@@ -36,7 +36,7 @@ const startRun = createRoute({
       RunSummarySchema,
       'The run was created (status `running`); watch it with GET /v1/runs/{id}/events.',
     ),
-    ...errors(400, 401, 403, 404),
+    ...errors(400, 401, 403, 404, 413),
   },
 });
 
@@ -71,7 +71,7 @@ const approval = createRoute({
   },
   responses: {
     200: json(RunSummarySchema, 'The decision was recorded; the summary as the run continues.'),
-    ...errors(400, 401, 403, 404, 409),
+    ...errors(400, 401, 403, 404, 409, 413),
   },
 });
 
@@ -88,7 +88,7 @@ const answer = createRoute({
   },
   responses: {
     200: json(RunSummarySchema, 'The answer was recorded; the summary as the run continues.'),
-    ...errors(400, 401, 403, 404, 409),
+    ...errors(400, 401, 403, 404, 409, 413),
   },
 });
 

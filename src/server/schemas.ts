@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { API_ERROR_CODES } from './errors.js';
 
 /**
  * The request and response schemas of the HTTP API (docs/api.md). The same zod schemas validate the
@@ -9,7 +10,10 @@ import { z } from '@hono/zod-openapi';
 export const ErrorSchema = z
   .object({
     error: z.object({
-      code: z.string().openapi({ example: 'CONFLICT' }),
+      code: z.string().openapi({
+        example: 'CONFLICT',
+        description: `One of ${API_ERROR_CODES.join(', ')} (docs/api.md "Errors").`,
+      }),
       message: z.string(),
       problems: z
         .array(z.string())
@@ -194,13 +198,14 @@ export const EventsHeaders = z.object({
 });
 
 /** The standard error responses, for the routes that can give them. */
-export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 429 | 503)[]) {
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429 | 503)[]) {
   const text: Record<number, string> = {
     400: 'Bad input (body, query, flow or run input).',
     401: 'Missing or unknown bearer token.',
     403: "The token's role does not allow this.",
     404: "Unknown run (or another tenant's), flow or route.",
     409: 'The run is not waiting for this (nothing changed).',
+    413: 'The request body is larger than the server accepts (1 MiB by default): PAYLOAD_TOO_LARGE.',
     429: 'Too many event streams open for this token.',
     503: 'The server is busy (large documents being parsed; see Retry-After) or shutting down.',
   };

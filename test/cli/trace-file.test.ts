@@ -5,7 +5,7 @@ import { World, builtinFlow, ensureBuilt, finish, turnsYaml } from './helpers/cl
 
 /**
  * `--trace FILE` holds what the database holds (inputs, tool results): like the database it is
- * created 0600, in folders created 0700, and an existing file keeps the mode its owner gave it.
+ * created 0600, in folders created 0700, and an existing file is made 0600 too.
  */
 describe('cli: --trace FILE permissions', () => {
   beforeAll(() => ensureBuilt(), 300_000);
@@ -17,7 +17,7 @@ describe('cli: --trace FILE permissions', () => {
     await w.dispose();
   });
 
-  it('creates the trace file 0600 and its folders 0700; keeps the mode of an existing file', async () => {
+  it('creates the trace file 0600 and its folders 0700; makes an existing file 0600', async () => {
     const flow = w.write('flow.yaml', builtinFlow());
     w.write('turns.yaml', turnsYaml([finish]));
     const trace = join(w.dir, 'traces', 'deep', 'run.jsonl');
@@ -50,6 +50,6 @@ describe('cli: --trace FILE permissions', () => {
       shared,
     ]);
     expect(again.code, again.stderr).toBe(0);
-    expect(statSync(shared).mode & 0o777).toBe(0o640);
+    expect(statSync(shared).mode & 0o777).toBe(0o600);
   });
 });

@@ -135,6 +135,7 @@ describe('GET /v1/openapi.json', () => {
         '403',
         '404',
         '409',
+        '413',
       ]);
       expect(Object.keys(doc.paths['/v1/flows']?.post?.requestBody?.content ?? {})).toEqual([
         'application/json',

@@ -1,4 +1,4 @@
-import jsonata from 'jsonata';
+import { evaluate } from '../tools/expressions.js';
 import type { FlowEdge } from '../domain/flow.js';
 
 /** What an edge's `when` sees about the node just finished (docs/flows.md). */
@@ -24,7 +24,7 @@ export async function nextNode(
       if (scope.status === 'completed') return edge.to;
       continue;
     }
-    const value: unknown = await jsonata(edge.when).evaluate(scope);
+    const value = await evaluate(edge.when, scope);
     if (value === true) return edge.to;
   }
   return null;

@@ -29,6 +29,13 @@ export class ExpressionError extends Error {
   }
 }
 
+/**
+ * Bounds of one evaluation: a flow's expression may come from a request (a tenant's admin), so an
+ * endless recursion, a deep one or a huge range fails the expression instead of holding the process:
+ * at most 250 ms of evaluation, 200 nested evaluation steps, sequences of 1,000,000.
+ */
+export const EXPRESSION_LIMITS = { timeout: 250, stack: 200, sequence: 1_000_000 } as const;
+
 const cache = new Map<string, jsonata.Expression>();
 const MAX_CACHE = 1000;
 
@@ -38,7 +45,7 @@ export function compileExpression(expression: string): jsonata.Expression {
   if (cached) return cached;
   let compiled: jsonata.Expression;
   try {
-    compiled = jsonata(expression);
+    compiled = jsonata(expression, { ...EXPRESSION_LIMITS });
   } catch (error) {
     throw new ExpressionError('COMPILE', expression, errorText(error), { cause: error });
   }

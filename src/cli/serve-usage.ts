@@ -17,6 +17,7 @@ export const SERVE_OPTIONS: ParseArgsOptionsConfig = {
   'allow-stdio': { type: 'string', multiple: true },
   'allow-mcp-host': { type: 'string', multiple: true },
   'allow-env': { type: 'string', multiple: true },
+  'allow-stdio-env': { type: 'string', multiple: true },
   'max-streams-per-token': { type: 'string' },
   'max-flows': { type: 'string' },
   'max-flow-bytes': { type: 'string' },
@@ -42,6 +43,8 @@ what a request may make the server do (default: nothing; docs/security.md):
   --allow-mcp-host HOST      a host HTTP MCP servers of flows sent over HTTP may be on (repeatable)
   --allow-env VAR            a server environment variable flows sent over HTTP may reference as \${VAR}
                              in an MCP server's env or headers (repeatable); others are refused
+  --allow-stdio-env NAME     a variable flows sent over HTTP may set in a stdio MCP server's env
+                             (repeatable; others are refused; loader hooks such as NODE_OPTIONS never)
   --max-streams-per-token N  event streams one token may hold open at once (default 16; 429 beyond)
   --max-flows N              flows one tenant may upload (distinct ids; default 1000; 409 FLOW_LIMIT beyond)
   --max-flow-bytes N         bytes of uploaded flow text one tenant may hold (default 16777216; 409 beyond)

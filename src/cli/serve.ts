@@ -9,6 +9,7 @@ import { FlowRegistry, type FlowLimits } from '../server/flows.js';
 import { watchFlows, type FlowWatch } from '../server/flow-watch.js';
 import { isLoopback, type Listening } from '../server/listen.js';
 import { ServerConfigError } from '../server/config-error.js';
+import { hookedEnvKey } from '../server/request-policy.js';
 import { loadTokenFile, tokensFromEnv, type TokenEntry } from '../server/tokens.js';
 import { resolveDbUrl } from '../store/open.js';
 import { UsageError, flag, parse, str, type Parsed } from './args.js';
@@ -111,8 +112,8 @@ async function listenOrExplain(
 }
 
 /**
- * The request policy flags: `--scripted-models DIR` (must be a folder), `--allow-stdio COMMAND` and
- * `--allow-mcp-host HOST` (repeatable), `--max-streams-per-token N`.
+ * The request policy flags: `--scripted-models DIR` (must be a folder), `--allow-stdio COMMAND`,
+ * `--allow-mcp-host HOST`, `--allow-env VAR`, `--allow-stdio-env NAME` (repeatable), `--max-streams-per-token N`.
  */
 function securityOptions(parsed: Parsed): Partial<ServerOptions> {
   const scripted = str(parsed, 'scripted-models');
@@ -123,7 +124,8 @@ function securityOptions(parsed: Parsed): Partial<ServerOptions> {
     ...(scripted !== undefined ? { scriptedModels: resolve(scripted) } : {}),
     allowStdio: many(parsed, 'allow-stdio'),
     allowMcpHosts: many(parsed, 'allow-mcp-host'),
-    allowEnv: envNames(many(parsed, 'allow-env')),
+    allowEnv: envNames(many(parsed, 'allow-env'), 'allow-env'),
+    allowStdioEnv: stdioEnvNames(many(parsed, 'allow-stdio-env')),
     ...(streams !== undefined ? { maxStreamsPerToken: streams } : {}),
   };
 }
@@ -147,12 +149,22 @@ function positive(parsed: Parsed, name: string, digits: number): number | undefi
   return Number(raw);
 }
 
-/** `--allow-env` values: variable names as `${NAME}` references spell them. */
-function envNames(names: string[]): string[] {
+/** `--allow-env` / `--allow-stdio-env` values: variable names as `${NAME}` references spell them. */
+function envNames(names: string[], flag: string): string[] {
   for (const name of names)
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
       throw new UsageError(
-        `serve: --allow-env takes a variable name (letters, digits, _), not ${JSON.stringify(name)}`,
+        `serve: --${flag} takes a variable name (letters, digits, _), not ${JSON.stringify(name)}`,
+      );
+  return names;
+}
+
+/** `--allow-stdio-env` values: names, none of the variables known to make a program load other code. */
+function stdioEnvNames(names: string[]): string[] {
+  for (const name of envNames(names, 'allow-stdio-env'))
+    if (hookedEnvKey(name))
+      throw new UsageError(
+        `serve: --allow-stdio-env ${name}: that variable can make a program load other code or trust other hosts; it cannot be allowed for flows sent over HTTP`,
       );
   return names;
 }

@@ -42,6 +42,8 @@ export interface ServerOptions {
   allowMcpHosts?: readonly string[];
   /** `--allow-env`: environment variables a flow sent over HTTP may reference as `${VAR}` in MCP `env`/`headers` (default none). */
   allowEnv?: readonly string[];
+  /** `--allow-stdio-env`: variables a flow sent over HTTP may set in a stdio MCP server's `env` (default none). */
+  allowStdioEnv?: readonly string[];
   /** Most event streams open at once per token (default 16; 429 beyond). */
   maxStreamsPerToken?: number;
   /** How long `close` waits for runs being driven to reach a stopping point (default 30000 ms). */
@@ -85,6 +87,7 @@ export function createServer(options: ServerOptions): ApiServer {
       allowStdio: new Set(options.allowStdio ?? []),
       allowMcpHosts: new Set((options.allowMcpHosts ?? []).map((h) => h.toLowerCase())),
       allowEnv: new Set(options.allowEnv ?? []),
+      allowStdioEnv: new Set(options.allowStdioEnv ?? []),
     },
     maxStreamsPerToken: options.maxStreamsPerToken ?? 16,
     streamsByToken: new Map(),

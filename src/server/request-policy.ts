@@ -22,6 +22,12 @@ export interface RequestPolicy {
    * to a command or host of its choosing).
    */
   readonly allowEnv: ReadonlySet<string>;
+  /**
+   * `serve --allow-stdio-env NAME`: variables a request's flow may set in a stdio MCP server's `env`
+   * (exact names; none by default). An allow-list, since no list of variables that make programs load
+   * code (NODE_OPTIONS, LD_PRELOAD, ERL_AFLAGS, MAVEN_OPTS…) is ever complete.
+   */
+  readonly allowStdioEnv: ReadonlySet<string>;
 }
 
 /** A policy that refuses everything (the default of a server given no flags). */
@@ -30,6 +36,7 @@ export const STRICT_POLICY: RequestPolicy = {
   allowStdio: new Set(),
   allowMcpHosts: new Set(),
   allowEnv: new Set(),
+  allowStdioEnv: new Set(),
 };
 
 /**
@@ -123,9 +130,9 @@ function stdioProblems(id: string, server: StdioServerConfig, policy: RequestPol
       `mcpServers.${id}.inheritEnv: flows sent over HTTP may not pass the server's environment to a command (they always run with a minimal one)`,
     );
   for (const key of Object.keys(server.env ?? {}))
-    if (hookedEnvKey(key))
+    if (!policy.allowStdioEnv.has(key))
       problems.push(
-        `mcpServers.${id}.env: ${JSON.stringify(key)} may not be set by flows sent over HTTP (it can make the command load other code or trust other hosts)`,
+        `mcpServers.${id}.env: ${JSON.stringify(key)} may not be set by flows sent over HTTP; the server admits only variables given with --allow-stdio-env`,
       );
   return problems;
 }
@@ -164,6 +171,17 @@ const HOOKED_ENV_PREFIXES = [
   'COMPlus_',
   'LUA_',
   'PHP',
+  'ERL',
+  'MAVEN_',
+  'GRADLE_',
+  'RUST',
+  'CARGO_',
+  'YARN_',
+  'PNPM_',
+  'SSH_',
+  'LESS',
+  'AWS_CA',
+  'MAKE',
 ];
 const HOOKED_ENV_KEYS = new Set([
   'PATH',
@@ -194,17 +212,36 @@ const HOOKED_ENV_KEYS = new Set([
   'NO_PROXY',
   'OPENSSL_CONF',
   'OPENSSL_MODULES',
+  'SSLKEYLOGFILE',
+  'CC',
+  'CXX',
+  'CPP',
+  'LD',
+  'AR',
+  'CFLAGS',
+  'LDFLAGS',
+  'PREFIX',
+  'EDITOR',
+  'VISUAL',
+  'PAGER',
+  'GOPROXY',
+  'GOTOOLCHAIN',
+  'GOPATH',
+  'GOROOT',
+  'GOENV',
 ]);
 
 /**
- * True for an environment variable a flow sent over HTTP may not set: loader, interpreter and shell
- * hooks (`LD_PRELOAD`, `NODE_OPTIONS`, `PYTHONPATH`, `BASH_ENV`, `PATH`…), proxies and TLS trust, and any
- * name that is not a plain identifier. Checked case-insensitively (some programs read lower-case forms).
+ * True for a variable that is known to make a program load other code or trust other hosts: loader,
+ * interpreter and shell hooks (`LD_PRELOAD`, `NODE_OPTIONS`, `PYTHONPATH`, `BASH_ENV`, `PATH`…), proxies
+ * and TLS trust, and any name that is not a plain identifier (case-insensitive). `serve` refuses to
+ * allow these with `--allow-stdio-env`; the list can never be complete, which is why that flag is an
+ * allow-list.
  */
 export function hookedEnvKey(key: string): boolean {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return true;
   const upper = key.toUpperCase();
-  if (HOOKED_ENV_KEYS.has(upper)) return true;
+  if (HOOKED_ENV_KEYS.has(upper) || upper.endsWith('_PROXY')) return true;
   return HOOKED_ENV_PREFIXES.some((prefix) => upper.startsWith(prefix.toUpperCase()));
 }
 

@@ -41,8 +41,9 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   });
-  target = await startTarget({ flowsDir, server: { scriptedModels: scripts, allowStdio: ['node'] } });
-  bare = await startTarget({ server: { scriptedModels: scripts, allowStdio: ['node'] } });
+  const server = { scriptedModels: scripts, allowStdio: ['node'], allowStdioEnv: ['TAG'] };
+  target = await startTarget({ flowsDir, server });
+  bare = await startTarget({ server });
 }, 60_000);
 afterAll(async () => {
   delete process.env[SECRET_NAME];
@@ -126,15 +127,15 @@ describe('the environment of stdio servers of flows sent over HTTP', () => {
     expect(seen.keys).toContain(SECRET_NAME);
   });
 
-  it('refuses variables that load other code, a working folder and inheritEnv: true, naming each', async () => {
+  it('refuses every variable not given with --allow-stdio-env, a working folder and inheritEnv: true, naming each', async () => {
     const hooks = {
       NODE_OPTIONS: '--require /tmp/x.js',
       LD_PRELOAD: '/tmp/x.so',
       PATH: '/tmp',
       node_options: '--import /tmp/x.mjs',
-      PYTHONPATH: '/tmp',
-      BASH_ENV: '/tmp/x.sh',
-      DYLD_INSERT_LIBRARIES: '/tmp/x.dylib',
+      ERL_AFLAGS: '-eval os:cmd("id").',
+      MAVEN_OPTS: '-javaagent:/tmp/x.jar',
+      tag: 'lower-case is another name',
       'A=B': 'x',
       TAG: 'fine',
     };

@@ -49,6 +49,8 @@ describe('serve security flags', () => {
         'python3',
         '--allow-mcp-host',
         'mcp.example.com',
+        '--allow-stdio-env',
+        'REGION',
       ],
       h.io,
     );
@@ -70,6 +72,9 @@ describe('serve security flags', () => {
       ).status,
     ).toBe(201);
     expect((await post(url, '/v1/flows', flow({ a: { command: 'bash' } }))).status).toBe(400);
+    const withEnv = (env: Record<string, string>) => flow({ a: { command: 'python3', env } });
+    expect((await post(url, '/v1/flows', withEnv({ REGION: 'eu' }))).status).toBe(201);
+    expect((await post(url, '/v1/flows', withEnv({ REGION: 'eu', OTHER: 'x' }))).status).toBe(400);
     expect((await post(url, '/v1/flows', flow({ b: { url: 'https://other.example.com/x' } }))).status).toBe(
       400,
     );
@@ -83,13 +88,17 @@ describe('serve security flags', () => {
     expect(await done).toBe(0);
   });
 
-  it('refuses a --scripted-models that is not a folder and a bad --max-streams-per-token (exit 2)', async () => {
+  it('refuses a --scripted-models that is not a folder, a bad --max-streams-per-token and loader hooks for --allow-stdio-env (exit 2)', async () => {
     const dir = await tempDir({ 'file.yaml': 'x: 1\n' });
     for (const [argv, message] of [
       [['--scripted-models', join(dir, 'missing')], /--scripted-models .* is not a folder/],
       [['--scripted-models', join(dir, 'file.yaml')], /is not a folder/],
       [['--max-streams-per-token', '0'], /--max-streams-per-token must be a positive number/],
       [['--max-streams-per-token', 'many'], /--max-streams-per-token/],
+      [['--allow-stdio-env', 'NODE_OPTIONS'], /--allow-stdio-env NODE_OPTIONS: .* cannot be allowed/],
+      [['--allow-stdio-env', 'ld_preload'], /cannot be allowed/],
+      [['--allow-stdio-env', 'HTTPS_PROXY'], /cannot be allowed/],
+      [['--allow-stdio-env', 'A-B'], /--allow-stdio-env takes a variable name/],
     ] as const) {
       const error = await runServe(['--port', '0', '--db', 'memory', ...argv], io().io).catch(
         (e: unknown) => e,

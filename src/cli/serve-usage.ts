@@ -40,7 +40,8 @@ the HTTP API (docs/api.md) and the web console, until SIGINT/SIGTERM; prints the
 what a request may make the server do (default: nothing; docs/security.md):
   --scripted-models DIR      accept scripted: models named by requests, only files inside DIR
   --allow-stdio COMMAND      a command stdio MCP servers of flows sent over HTTP may run (exact match; repeatable)
-  --allow-mcp-host HOST      a host HTTP MCP servers of flows sent over HTTP may be on (repeatable)
+  --allow-mcp-host HOST      a host (any port) or HOST:PORT HTTP MCP servers of flows sent over HTTP
+                             may be on (repeatable)
   --allow-env VAR            a server environment variable flows sent over HTTP may reference as \${VAR}
                              in an MCP server's env or headers (repeatable); others are refused
   --allow-stdio-env NAME     a variable flows sent over HTTP may set in a stdio MCP server's env

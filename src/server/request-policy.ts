@@ -14,7 +14,10 @@ export interface RequestPolicy {
   readonly scriptedModels: string | null;
   /** `serve --allow-stdio COMMAND` (exact match): commands a stdio MCP server of a request's flow may be. */
   readonly allowStdio: ReadonlySet<string>;
-  /** `serve --allow-mcp-host HOST`: hosts (as in the URL, lower case) a request's flow may reach over HTTP. */
+  /**
+   * `serve --allow-mcp-host HOST` (any port) or `HOST:PORT` (that port only; the scheme's default when a
+   * URL names none): where a request's flow may reach MCP servers over HTTP (lower case, IPv6 in brackets).
+   */
   readonly allowMcpHosts: ReadonlySet<string>;
   /**
    * `serve --allow-env VAR`: server environment variables a request's flow may reference as `${VAR}`
@@ -74,12 +77,11 @@ export function requestModel(spec: string, policy: RequestPolicy, where = 'model
 
 /**
  * Checks a flow that came over HTTP (inline or uploaded) against the policy and confines it: each stdio
- * MCP server's command must be allowed by `--allow-stdio`, each HTTP MCP server's host by
- * `--allow-mcp-host`; a stdio server may not set `cwd`, `inheritEnv: true` or an `env` variable that
- * makes a program load other code (`hookedEnvKey`); `${VAR}` in its servers' `env`/`headers` may name only
- * variables allowed by `--allow-env`; it may not declare model `providers` (their keys come from the
- * server's environment); its `model` follows
- * `requestModel`. Throws ApiError 400 FLOW_INVALID listing every refusal. A flow that passes has each
+ * MCP server's command must be allowed by `--allow-stdio`, each HTTP MCP server's http(s) URL by
+ * `--allow-mcp-host` (host, or host and port); a stdio server may not set `cwd` or `inheritEnv: true`,
+ * and only `env` variables allowed by `--allow-stdio-env`; `${VAR}` in its servers' `env`/`headers`
+ * may name only variables allowed by `--allow-env`; it may not declare model `providers` (their keys
+ * come from the server's environment); its `model` follows `requestModel`. Throws ApiError 400 FLOW_INVALID listing every refusal. A flow that passes has each
  * stdio server set to `inheritEnv: false` (in place: it starts with a minimal environment, never the
  * server's secrets), which is how it is registered, persisted with its runs and shown.
  */
@@ -91,10 +93,12 @@ export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
       problems.push(...stdioProblems(id, server, policy));
       continue;
     }
-    const host = hostOf(server.url);
-    if (host === null || !policy.allowMcpHosts.has(host))
+    const endpoint = endpointOf(server.url);
+    if (endpoint === null)
+      problems.push(`mcpServers.${id}: ${JSON.stringify(server.url)} is not an http or https URL`);
+    else if (!policy.allowMcpHosts.has(endpoint.host) && !policy.allowMcpHosts.has(endpoint.hostPort))
       problems.push(
-        `mcpServers.${id}: host ${JSON.stringify(host ?? server.url)} is not allowed for flows sent over HTTP; the server admits only hosts given with --allow-mcp-host`,
+        `mcpServers.${id}: host ${JSON.stringify(endpoint.hostPort)} is not allowed for flows sent over HTTP; the server admits only hosts (HOST, or HOST:PORT) given with --allow-mcp-host`,
       );
   }
   for (const id of Object.keys(flow.providers ?? {})) {
@@ -256,11 +260,19 @@ function envRefProblems(id: string, server: Flow['mcpServers'][string], policy: 
     );
 }
 
-/** The host of a URL in lower case (with brackets for IPv6), or null when it is not a URL. */
-export function hostOf(url: string): string | null {
+/**
+ * The host (lower case, IPv6 in brackets) and `host:port` (the scheme's default port when the URL
+ * names none) of an http or https URL; null for anything else.
+ */
+export function endpointOf(url: string): { host: string; hostPort: string } | null {
+  let parsed: URL;
   try {
-    return new URL(url).hostname.toLowerCase();
+    parsed = new URL(url);
   } catch {
     return null;
   }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
+  const host = parsed.hostname.toLowerCase();
+  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  return { host, hostPort: `${host}:${port}` };
 }

@@ -70,8 +70,19 @@ describe('host processes from flows sent over HTTP', () => {
       await open.call('POST', '/v1/flows', { token: SEC.admin, json: otherHost }),
     );
     expect(refused.problems?.join('\n')).toMatch(
-      /mcpServers\.remote: host "169\.254\.169\.254" is not allowed/,
+      /mcpServers\.remote: host "169\.254\.169\.254:80" is not allowed/,
     );
+    const ported = await startTarget({ server: { allowMcpHosts: ['mcp.internal.example:8443'] } });
+    const at = (url: string) => flowWith({ remote: { url } });
+    const upload = (url: string) => ported.call('POST', '/v1/flows', { token: SEC.admin, json: at(url) });
+    expect((await upload('https://mcp.internal.example:8443/mcp')).status).toBe(201);
+    expect((await upload('https://mcp.internal.example/mcp')).status).toBe(400);
+    expect((await upload('http://mcp.internal.example:22/mcp')).status).toBe(400);
+    await ported.stop();
+    const notHttp = await errorOf(
+      await open.call('POST', '/v1/flows', { token: SEC.admin, json: at('ftp://mcp.internal.example/x') }),
+    );
+    expect(notHttp.problems?.join('\n')).toMatch(/is not an http or https URL/);
     const nodeLike = flowWith({ cloud: { command: '/usr/bin/node' } });
     expect((await open.call('POST', '/v1/flows', { token: SEC.admin, json: nodeLike })).status).toBe(400);
   });

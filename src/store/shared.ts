@@ -23,28 +23,56 @@ export interface Definition {
 }
 
 /**
- * The decoded, frozen definitions of the runs a store touched lately (at most `size`, oldest
- * evicted first): a step's commit then neither parses nor decodes the flow again, and the Store
- * contract lets these be handed out read-only and shared.
+ * The decoded, frozen definitions of the runs a store touched lately (at most `size` of them and about
+ * `maxBytes` of their JSON text, oldest evicted first): a step's commit then neither parses nor
+ * decodes the flow again, and the Store contract lets these be handed out read-only and shared. The
+ * byte bound keeps a tenant's large inline flows from filling the process.
  */
 export class DefinitionCache {
-  readonly #entries = new Map<string, Definition>();
-  constructor(private readonly size = 1000) {}
+  readonly #entries = new Map<string, { definition: Definition; bytes: number }>();
+  #bytes = 0;
+  constructor(
+    private readonly size = 1000,
+    private readonly maxBytes = 64 * 1024 * 1024,
+  ) {}
 
   get(runId: string): Definition | undefined {
-    return this.#entries.get(runId);
+    return this.#entries.get(runId)?.definition;
   }
 
-  /** Decodes and remembers a run's stored definition. Throws StoreError `BAD_DOCUMENT`. */
-  remember(runId: string, stored: { flow: unknown; input: unknown }): Definition {
+  /** How many definitions are held, and about how many bytes of JSON they came from. */
+  get held(): { count: number; bytes: number } {
+    return { count: this.#entries.size, bytes: this.#bytes };
+  }
+
+  /**
+   * Decodes and remembers a run's stored definition; `bytes` is the length of its stored JSON text
+   * when the caller has it (else it is measured). Throws StoreError `BAD_DOCUMENT`.
+   */
+  remember(runId: string, stored: { flow: unknown; input: unknown }, bytes?: number): Definition {
     const definition = { flow: deepFreeze(decodeFlow(stored.flow, runId)), input: deepFreeze(stored.input) };
-    if (this.#entries.size >= this.size) {
+    const size = bytes ?? jsonLength(stored.flow) + jsonLength(stored.input);
+    this.#forget(runId);
+    this.#entries.set(runId, { definition, bytes: size });
+    this.#bytes += size;
+    while (this.#entries.size > this.size || (this.#bytes > this.maxBytes && this.#entries.size > 1)) {
       const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
+      if (oldest === undefined || oldest === runId) break;
+      this.#forget(oldest);
     }
-    this.#entries.set(runId, definition);
     return definition;
   }
+
+  #forget(runId: string): void {
+    const entry = this.#entries.get(runId);
+    if (!entry) return;
+    this.#entries.delete(runId);
+    this.#bytes -= entry.bytes;
+  }
+}
+
+function jsonLength(value: unknown): number {
+  return typeof value === 'string' ? value.length : (JSON.stringify(value)?.length ?? 0);
 }
 
 /**

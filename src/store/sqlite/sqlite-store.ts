@@ -319,10 +319,11 @@ export class SqliteStore implements Store {
     return runFromRow(
       row,
       known ??
-        this.#definitions.remember(row.run_id, {
-          flow: fromJson(row.flow ?? null),
-          input: fromJson(row.input ?? null),
-        }),
+        this.#definitions.remember(
+          row.run_id,
+          { flow: fromJson(row.flow ?? null), input: fromJson(row.input ?? null) },
+          (row.flow?.length ?? 0) + (row.input?.length ?? 0),
+        ),
     );
   }
 
@@ -357,7 +358,11 @@ export class SqliteStore implements Store {
     const stored = this.#stmt('SELECT flow, input FROM run_definitions WHERE run_id = ?').get(runId) as
       { flow: string; input: string | null } | undefined;
     if (!stored) throw new Error(`run ${runId} has no definition row`);
-    return this.#definitions.remember(runId, { flow: fromJson(stored.flow), input: fromJson(stored.input) });
+    return this.#definitions.remember(
+      runId,
+      { flow: fromJson(stored.flow), input: fromJson(stored.input) },
+      stored.flow.length + (stored.input?.length ?? 0),
+    );
   }
 
   /** Runs `body` in one `BEGIN IMMEDIATE` transaction: all of it lands, or (on any throw) none. */

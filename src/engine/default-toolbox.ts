@@ -82,9 +82,15 @@ export class DefaultToolbox implements Toolbox {
     return this.pool.close();
   }
 
+  /**
+   * Loads a flow's catalog. What it keeps is small whatever the size of the flow: the servers, aliases
+   * and identity of the flow and its tools' descriptors, never the flow itself (its nodes and texts).
+   */
   private async load(ref: FlowRef): Promise<FlowCatalog> {
-    const servers = this.pool.forFlow(ref.flow, ref.dir ?? process.cwd(), ref.tenant ?? null);
-    const mcpTools = Object.keys(ref.flow.mcpServers).length > 0 ? await servers.catalog() : [];
+    const { id, version, locale, mcpServers, aliases } = ref.flow;
+    const spec = { id, version, mcpServers, ...(aliases ? { aliases } : {}) };
+    const servers = this.pool.forFlow(spec, ref.dir ?? process.cwd(), ref.tenant ?? null);
+    const mcpTools = Object.keys(mcpServers).length > 0 ? await servers.catalog() : [];
     const all = new Map<string, ToolDescriptor>();
     for (const tool of mcpTools) all.set(tool.name, tool);
     for (const tool of this.options.localTools) all.set(tool.descriptor.name, tool.descriptor);
@@ -92,7 +98,8 @@ export class DefaultToolbox implements Toolbox {
     return {
       all,
       invoker,
-      visible: (node) => buildCatalog({ flow: ref.flow, nodeId: node.id, tools: all.values() }).visible,
+      visible: (node) =>
+        buildCatalog({ flow: { id, locale, nodes: [node] }, nodeId: node.id, tools: all.values() }).visible,
     };
   }
 }

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DefaultToolbox } from '../../src/engine/default-toolbox.js';
 import type { FlowRef } from '../../src/engine/toolbox.js';
@@ -101,5 +103,27 @@ describe('DefaultToolbox catalogs', () => {
     expect(box.sizes.catalogs).toBe(1);
     expect(fakes.some((f) => f.closed)).toBe(false);
     expect(box.sizes.connections).toBe(2);
+  });
+
+  it('keeps nothing of the flow but its servers: a large flow is freed once its run lets go of it', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const box = toolbox(8);
+    // The flow lives only in this function, as in a run that has ended.
+    const load = async (): Promise<WeakRef<Flow>> => {
+      const { flow: big } = await loadFlow({
+        id: 'big',
+        locale: 'en',
+        nodes: [{ id: 'main', instructions: 'x'.repeat(200_000), tools: [] }],
+      });
+      const loaded = await box.catalog(ref(big));
+      expect(loaded.visible(big.nodes[0]!).has('builtin_node_finish')).toBe(true);
+      return new WeakRef(big);
+    };
+    const held = await load();
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(held.deref()).toBeUndefined();
+    expect(box.sizes.catalogs).toBe(1);
   });
 });

@@ -21,6 +21,8 @@ export const SERVE_OPTIONS: ParseArgsOptionsConfig = {
   'max-streams-per-token': { type: 'string' },
   'max-flows': { type: 'string' },
   'max-flow-bytes': { type: 'string' },
+  'max-mcp-connections': { type: 'string' },
+  'mcp-idle-ms': { type: 'string' },
 };
 
 /** `agent-runtime serve --help` (docs/cli.md, docs/api.md, docs/security.md). */
@@ -49,5 +51,9 @@ what a request may make the server do (default: nothing; docs/security.md):
   --max-streams-per-token N  event streams one token may hold open at once (default 16; 429 beyond)
   --max-flows N              flows one tenant may upload (distinct ids; default 1000; 409 FLOW_LIMIT beyond)
   --max-flow-bytes N         bytes of uploaded flow text one tenant may hold (default 16777216; 409 beyond)
+  --max-mcp-connections N    MCP connections one tenant may hold open (default 32): one more closes its
+                             least recently used idle one; with all busy the tool call fails TOOL_UNREACHABLE
+  --mcp-idle-ms MS           close an MCP connection (ending a stdio server) unused this long
+                             (default 300000; 0: never); the next call connects again
 
   -h, --help                 this text`;

@@ -66,6 +66,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     store: resolveDbUrl({ db: str(parsed, 'db') }),
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
     logger,
+    ...mcpLimits(parsed),
   });
   const server = createServer({ runtime, flows, tokens, logger, ...security });
   mountConsole(server.app);
@@ -137,6 +138,23 @@ function flowLimits(parsed: Parsed): Partial<FlowLimits> {
   return {
     ...(flows !== undefined ? { maxFlows: flows } : {}),
     ...(bytes !== undefined ? { maxBytes: bytes } : {}),
+  };
+}
+
+/**
+ * `--max-mcp-connections N` (per tenant) and `--mcp-idle-ms MS` (0: never close idle ones): the bounds of
+ * MCP connections (defaults in src/mcp/pool.ts; docs/mcp.md).
+ */
+function mcpLimits(parsed: Parsed): { maxMcpConnections?: number; mcpIdleMs?: number } {
+  const max = positive(parsed, 'max-mcp-connections', 6);
+  const idle = str(parsed, 'mcp-idle-ms');
+  if (idle !== undefined && !/^(0|[1-9]\d{0,9})$/.test(idle))
+    throw new UsageError(
+      `serve: --mcp-idle-ms must be a number of milliseconds, not ${JSON.stringify(idle)}`,
+    );
+  return {
+    ...(max !== undefined ? { maxMcpConnections: max } : {}),
+    ...(idle !== undefined ? { mcpIdleMs: Number(idle) } : {}),
   };
 }
 

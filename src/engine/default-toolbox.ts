@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
-import { McpPool } from '../mcp/pool.js';
+import { McpPool, type McpPoolOptions } from '../mcp/pool.js';
 import { buildCatalog } from '../tools/catalog.js';
 import { ToolInvoker } from '../tools/invoker.js';
 import { createPipeline } from '../tools/pipeline.js';
@@ -11,17 +11,37 @@ import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
 import type { Flow } from '../domain/flow.js';
 import { canonicalJson } from '../domain/fingerprint.js';
 
+/** Default number of tool catalogs a DefaultToolbox keeps (`DefaultToolboxOptions.maxCatalogs`). */
+export const DEFAULT_MAX_TOOL_CATALOGS = 256;
+
+/** Options of `DefaultToolbox`. */
+export interface DefaultToolboxOptions {
+  localTools: LocalTool[];
+  logger: Logger;
+  /** Tool catalogs kept, least recently used dropped first (default DEFAULT_MAX_TOOL_CATALOGS). */
+  maxCatalogs?: number;
+  /** Bounds of the MCP connection pool (`idleMs`, `maxConnectionsPerTenant`; defaults in pool.ts). */
+  mcp?: Pick<McpPoolOptions, 'idleMs' | 'maxConnectionsPerTenant' | 'connect'>;
+}
+
 /**
  * The standard toolbox: MCP tools through one shared connection pool (one connection per tenant, flow
- * version and server config), the host's local tools, the builtins, and the full guard pipeline.
+ * version and server config; idle ones closed, a limit per tenant), the host's local tools, the
+ * builtins, and the full guard pipeline. Tool catalogs are cached per tenant, folder and flow content,
+ * at most `maxCatalogs` of them.
  */
 export class DefaultToolbox implements Toolbox {
   private readonly pool: McpPool;
+  /** In least recently used order (a hit moves its entry to the end). */
   private readonly catalogs = new Map<string, Promise<FlowCatalog>>();
+  private readonly maxCatalogs: number;
   private readonly pipeline: (ctx: CallContext) => Promise<Observation>;
 
-  constructor(private readonly options: { localTools: LocalTool[]; logger: Logger }) {
-    this.pool = new McpPool({ logger: options.logger });
+  constructor(private readonly options: DefaultToolboxOptions) {
+    this.pool = new McpPool({ logger: options.logger, ...options.mcp });
+    this.maxCatalogs = options.maxCatalogs ?? DEFAULT_MAX_TOOL_CATALOGS;
+    if (!(this.maxCatalogs >= 1))
+      throw new RangeError(`DefaultToolbox maxCatalogs must be ≥ 1, not ${this.maxCatalogs}`);
     this.pipeline = createPipeline();
   }
 
@@ -29,13 +49,29 @@ export class DefaultToolbox implements Toolbox {
     // The whole flow is in the key, not its id and version: two flows sent over HTTP may share both
     // and differ in servers, aliases or nodes; a catalog is never shared across tenants.
     const key = JSON.stringify([ref.tenant ?? null, ref.dir, flowDigest(ref.flow)]);
-    let found = this.catalogs.get(key);
-    if (!found) {
-      found = this.load(ref);
+    const found = this.catalogs.get(key);
+    if (found) {
+      this.catalogs.delete(key);
       this.catalogs.set(key, found);
-      found.catch(() => this.catalogs.delete(key));
+      return found;
     }
-    return found;
+    const loading = this.load(ref);
+    this.catalogs.set(key, loading);
+    // A failed load is not kept: the next run tries again.
+    loading.catch(() => {
+      if (this.catalogs.get(key) === loading) this.catalogs.delete(key);
+    });
+    // Dropping a catalog closes nothing: connections are the pool's, looked up for each call.
+    for (const oldest of this.catalogs.keys()) {
+      if (this.catalogs.size <= this.maxCatalogs) break;
+      this.catalogs.delete(oldest);
+    }
+    return loading;
+  }
+
+  /** How many catalogs are cached, and how many MCP connections the pool holds. */
+  get sizes(): { catalogs: number; connections: number } {
+    return { catalogs: this.catalogs.size, connections: this.pool.size };
   }
 
   run(ctx: CallContext): Promise<Observation> {
@@ -46,9 +82,15 @@ export class DefaultToolbox implements Toolbox {
     return this.pool.close();
   }
 
+  /**
+   * Loads a flow's catalog. What it keeps is small whatever the size of the flow: the servers, aliases
+   * and identity of the flow and its tools' descriptors, never the flow itself (its nodes and texts).
+   */
   private async load(ref: FlowRef): Promise<FlowCatalog> {
-    const servers = this.pool.forFlow(ref.flow, ref.dir ?? process.cwd(), ref.tenant ?? null);
-    const mcpTools = Object.keys(ref.flow.mcpServers).length > 0 ? await servers.catalog() : [];
+    const { id, version, locale, mcpServers, aliases } = ref.flow;
+    const spec = { id, version, mcpServers, ...(aliases ? { aliases } : {}) };
+    const servers = this.pool.forFlow(spec, ref.dir ?? process.cwd(), ref.tenant ?? null);
+    const mcpTools = Object.keys(mcpServers).length > 0 ? await servers.catalog() : [];
     const all = new Map<string, ToolDescriptor>();
     for (const tool of mcpTools) all.set(tool.name, tool);
     for (const tool of this.options.localTools) all.set(tool.descriptor.name, tool.descriptor);
@@ -56,7 +98,8 @@ export class DefaultToolbox implements Toolbox {
     return {
       all,
       invoker,
-      visible: (node) => buildCatalog({ flow: ref.flow, nodeId: node.id, tools: all.values() }).visible,
+      visible: (node) =>
+        buildCatalog({ flow: { id, locale, nodes: [node] }, nodeId: node.id, tools: all.values() }).visible,
     };
   }
 }

@@ -57,6 +57,10 @@ export interface McpConnection {
 
 /** Finds the connection of a server of the current flow (what the invoker needs). */
 export interface McpServerLookup {
-  /** The connection for a server id; throws for an id the flow does not declare. */
+  /**
+   * The connection for a server id, to be used for one request and not kept (a pool may close an idle
+   * one and open it again). Throws for an id the flow does not declare, and McpError CONNECT when no
+   * connection may be opened now (a pool's limit of connections per tenant, all busy).
+   */
   connection(serverId: string): McpConnection;
 }

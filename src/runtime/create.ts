@@ -48,6 +48,19 @@ export interface CreateRuntimeOptions {
   ids?: IdSource;
   /** Where settings not given as options are read from (default: `process.env`), once, here. */
   env?: Env;
+  /**
+   * An MCP connection with no request in flight for this long is closed (a stdio server ends); the next
+   * call connects again (default 300000 = 5 min; 0: never). `serve --mcp-idle-ms` (docs/mcp.md).
+   */
+  mcpIdleMs?: number;
+  /**
+   * MCP connections one tenant (no tenant counting as one) may hold open (default 32): one more closes
+   * the tenant's least recently used idle one, or fails as TOOL_UNREACHABLE when all are busy.
+   * `serve --max-mcp-connections` (docs/mcp.md).
+   */
+  maxMcpConnections?: number;
+  /** Tool catalogs (per tenant, folder and flow content) kept in memory, least recently used dropped first (default 256). */
+  maxToolCatalogs?: number;
 }
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
@@ -57,7 +70,12 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
   const store = openStore(options.store ?? 'memory', options.storeOptions ?? {});
   return new Runtime({
     store,
-    toolbox: new DefaultToolbox({ localTools: options.tools ?? [], logger }),
+    toolbox: new DefaultToolbox({
+      localTools: options.tools ?? [],
+      logger,
+      maxCatalogs: options.maxToolCatalogs,
+      mcp: { idleMs: options.mcpIdleMs, maxConnectionsPerTenant: options.maxMcpConnections },
+    }),
     logger,
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),

@@ -22,7 +22,8 @@ export interface Catalog {
 
 /** What `buildCatalog` needs. */
 export interface CatalogInput {
-  flow: Flow;
+  /** The flow, or the part of it the catalog reads. */
+  flow: Pick<Flow, 'id' | 'locale' | 'nodes'>;
   nodeId: string;
   /** Every real tool available to the flow, by model-facing name (after aliasing). */
   tools: Iterable<ToolDescriptor>;

@@ -1,6 +1,7 @@
 import { hint } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
+import { McpError } from '../mcp/errors.js';
 import { mcpErrorText, mcpResultData } from '../mcp/result.js';
 import type { McpServerLookup } from '../mcp/types.js';
 import type { LocalTool, ToolDescriptor } from './tool.js';
@@ -64,8 +65,16 @@ export class ToolInvoker {
   ): Promise<Observation> {
     if (!this.servers) throw new Error(`ToolInvoker has no MCP servers for tool ${tool.name}`);
     if (!tool.server) throw new Error(`MCP tool ${tool.name} has no server id`);
-    const connection = this.servers.connection(tool.server);
     const { locale, timeoutMs } = options;
+    // Looked up for each call, never kept: the pool may have closed an idle connection since the last
+    // one, and refuses (McpError CONNECT: TOOL_UNREACHABLE) when the tenant's connections are all busy.
+    let connection;
+    try {
+      connection = this.servers.connection(tool.server);
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error;
+      return observeError(error, locale, { tool: tool.name, timeoutMs });
+    }
     let result;
     try {
       result = await connection.callTool(tool.remoteName ?? tool.name, args, {

@@ -3,9 +3,28 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.js';
 import { runServe } from '../../src/cli/serve.js';
 import { quietLogger, tempDir } from '../server/helpers.js';
+import { REPO_ROOT } from '../helpers/demo-server.js';
 import { QUICK_TURNS } from './helpers.js';
 
-/** The security flags of `serve`: --scripted-models, --allow-stdio, --allow-mcp-host, --max-streams-per-token. */
+const ENV_SERVER = join(REPO_ROOT, 'test/fixtures/mcp/env-server.mjs');
+const PROBE_TURNS = `turns:
+  - { calls: [{ tool: env_probe, args: {} }] }
+  - { calls: [{ tool: builtin_node_finish, args: { summary: done } }] }
+`;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The security flags of `serve`: --scripted-models, --allow-stdio, --allow-mcp-host, --max-streams-per-token,
+ * --max-mcp-connections, --mcp-idle-ms.
+ */
 
 function io() {
   let stop!: () => void;
@@ -88,17 +107,58 @@ describe('serve security flags', () => {
     expect(await done).toBe(0);
   });
 
-  it('refuses a --scripted-models that is not a folder, a bad --max-streams-per-token and loader hooks for --allow-stdio-env (exit 2)', async () => {
+  it('passes --max-mcp-connections and --mcp-idle-ms to the runtime', async () => {
+    const scripts = await tempDir({ 'probe.yaml': PROBE_TURNS });
+    const h = io();
+    const done = runServe(
+      [
+        ...['--port', '0', '--db', 'memory', '--scripted-models', scripts, '--allow-stdio', 'node'],
+        ...['--max-mcp-connections', '1', '--mcp-idle-ms', '300', '--allow-stdio-env', 'TAG'],
+      ],
+      h.io,
+    );
+    const url = await h.printed;
+    const probe = async (tag: string): Promise<number> => {
+      const started = await post(url, '/v1/runs', {
+        input: 'x',
+        model: 'scripted:probe.yaml',
+        flow: {
+          id: 'probe',
+          locale: 'en',
+          mcpServers: { p: { command: 'node', args: [ENV_SERVER], env: { TAG: tag } } },
+          nodes: [{ id: 'main', tools: ['env_probe'] }],
+        },
+      });
+      expect(started.status).toBe(201);
+      const { runId } = (await started.json()) as { runId: string };
+      // The stream of a run ends after its last event.
+      const events = await (await fetch(`${url}/v1/runs/${runId}/events`)).text();
+      const pid = /"pid":(\d+)/.exec(events)?.[1];
+      if (pid === undefined) throw new Error(`no probe result in ${events}`);
+      return Number(pid);
+    };
+    const first = await probe('one');
+    const second = await probe('two');
+    expect(alive(first)).toBe(false); // closed to make room: the limit is 1
+    expect(alive(second)).toBe(true);
+    const deadline = Date.now() + 10_000;
+    while (alive(second) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(alive(second)).toBe(false); // idle for 300 ms
+    h.stop();
+    expect(await done).toBe(0);
+  }, 60_000);
+
+  it('refuses a --scripted-models that is not a folder, bad numbers of the limit flags and loader hooks for --allow-stdio-env (exit 2)', async () => {
     const dir = await tempDir({ 'file.yaml': 'x: 1\n' });
     for (const [argv, message] of [
       [['--scripted-models', join(dir, 'missing')], /--scripted-models .* is not a folder/],
       [['--scripted-models', join(dir, 'file.yaml')], /is not a folder/],
       [['--max-streams-per-token', '0'], /--max-streams-per-token must be a positive number/],
       [['--max-streams-per-token', 'many'], /--max-streams-per-token/],
-      [['--allow-stdio-env', 'NODE_OPTIONS'], /--allow-stdio-env NODE_OPTIONS: .* cannot be allowed/],
-      [['--allow-stdio-env', 'ld_preload'], /cannot be allowed/],
-      [['--allow-stdio-env', 'HTTPS_PROXY'], /cannot be allowed/],
-      [['--allow-stdio-env', 'A-B'], /--allow-stdio-env takes a variable name/],
+      [['--max-mcp-connections', '0'], /--max-mcp-connections must be a positive number/],
+      [['--max-mcp-connections', '-3'], /--max-mcp-connections/],
+      [['--mcp-idle-ms', '5m'], /--mcp-idle-ms must be a number of milliseconds, not "5m"/],
+      [['--mcp-idle-ms', '-1'], /--mcp-idle-ms/],
     ] as const) {
       const error = await runServe(['--port', '0', '--db', 'memory', ...argv], io().io).catch(
         (e: unknown) => e,

@@ -1,0 +1,80 @@
+import type { ToolDescriptor } from '../domain/tool.js';
+import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
+
+/** What a pooled connection tells its pool. */
+export interface PooledHooks {
+  /** The current time in ms (the pool's clock). */
+  now(): number;
+  /** The connection has no request in flight any more (it may be closed once idle long enough). */
+  idle(entry: PooledConnection): void;
+}
+
+/**
+ * A connection as the pool hands it out: the real one, plus what the pool needs to close it safely —
+ * how many requests are in flight, when it was last used, and whose it is. A request first waits for
+ * `before` (connections closed to make room for this one), so a new stdio server never starts while
+ * the one it replaces is still running.
+ */
+export class PooledConnection implements McpConnection {
+  /** Requests (`listTools`, `callTool`) started and not yet settled. */
+  inFlight = 0;
+  /** When a request last started or ended (or the connection was looked up), by the pool's clock. */
+  lastUsed: number;
+  private before: Promise<void> | null;
+
+  constructor(
+    private readonly inner: McpConnection,
+    readonly tenant: string | null,
+    private readonly hooks: PooledHooks,
+    before: Promise<void> | null = null,
+  ) {
+    this.lastUsed = hooks.now();
+    this.before = before;
+  }
+
+  get serverId(): string {
+    return this.inner.serverId;
+  }
+
+  get pid(): number | null {
+    return this.inner.pid;
+  }
+
+  /** Marks the connection used now (the pool calls this on every lookup). */
+  touch(): void {
+    this.lastUsed = this.hooks.now();
+  }
+
+  listTools(options?: McpListOptions): Promise<ToolDescriptor[]> {
+    return this.track(() => this.inner.listTools(options));
+  }
+
+  callTool(
+    remoteName: string,
+    args: Readonly<Record<string, unknown>>,
+    options: McpCallOptions,
+  ): Promise<McpCallResult> {
+    return this.track(() => this.inner.callTool(remoteName, args, options));
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  /** Counts the request as in flight from now (synchronously, before any await) until it settles. */
+  private async track<T>(request: () => Promise<T>): Promise<T> {
+    this.inFlight += 1;
+    this.touch();
+    try {
+      if (this.before) {
+        await this.before;
+        this.before = null;
+      }
+      return await request();
+    } finally {
+      this.inFlight -= 1;
+      this.touch();
+      if (this.inFlight === 0) this.hooks.idle(this);
+    }
+  }
+}

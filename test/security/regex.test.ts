@@ -130,3 +130,77 @@ describe('regular expressions from flows cannot stop the server', () => {
     });
   });
 });
+
+describe('flows sent over HTTP may use only regexes that run in linear time', () => {
+  async function refusal(flow: Record<string, unknown>): Promise<string> {
+    const inline = await errorOf(
+      await target.call('POST', '/v1/runs', { token: SEC.acmeAdmin, json: { flow, input: 'x' } }),
+    );
+    expect(inline).toMatchObject({ status: 400, code: 'FLOW_INVALID' });
+    const uploaded = await errorOf(
+      await target.call('POST', '/v1/flows', { token: SEC.acmeAdmin, json: flow }),
+    );
+    expect(uploaded).toMatchObject({ status: 400, code: 'FLOW_INVALID' });
+    return uploaded.problems?.join('\n') ?? '';
+  }
+
+  it('refuses backreferences, lookarounds, \\p{…} and large counted repetitions in the input schema, naming where', async () => {
+    const problems = await refusal(
+      flowWith({
+        type: 'object',
+        properties: {
+          a: { type: 'string', pattern: '^(a+)+\\1$' },
+          b: { type: 'string', pattern: '^(?=a)a$' },
+          c: { type: 'string', pattern: '^\\p{L}+$' },
+          d: { type: 'string', pattern: '^x{1,64}$' },
+          e: { type: 'object', patternProperties: { '^(?!x)': {} } },
+          f: { type: 'string', const: 'fine', pattern: '^[a-z]{1,16}$' },
+        },
+      }),
+    );
+    for (const where of ['a.pattern', 'b.pattern', 'c.pattern', 'd.pattern', 'e.patternProperties'])
+      expect(problems).toContain(`input.properties.${where}`);
+    expect(problems).not.toContain('properties.f');
+    expect(problems).toMatch(/linear time/);
+  });
+
+  it("refuses such patterns in params' schemas and in JSONata regex literals", async () => {
+    const problems = await refusal(
+      flowWith(textPattern('^[a-z]+$'), {
+        tools: {
+          ticket_update: {
+            write: true,
+            params: { id: { schema: { type: 'string', pattern: '^(\\w+)\\1$' } } },
+            pending: '$contains(result.status, /(a+)+$/i)',
+            verify: { tool: 'ticket_get', args: { id: 'args.id' }, done: '$contains(result.s, /(?<=x)y/)' },
+          },
+        },
+        nodes: [{ id: 'main', tools: ['ticket_update', 'ticket_get'] }],
+        edges: [],
+      }),
+    );
+    expect(problems).toContain('tools.ticket_update.params.id.schema.pattern');
+    expect(problems).toContain('tools.ticket_update.pending');
+    expect(problems).toContain('tools.ticket_update.verify.done');
+  });
+
+  it('accepts ordinary patterns and regex literals; trusted flows keep any pattern', async () => {
+    const flow = flowWith(textPattern('^[A-Za-z0-9_.-]{1,16}@(?<host>[a-z]+)$'), {
+      id: 'regex-fine',
+      edges: [],
+      nodes: [{ id: 'main' }, { id: 'next' }],
+    });
+    (flow.edges as unknown[]).push({ from: 'main', to: 'next', when: '$contains(outputs.x, /(a+)+$/)' });
+    const uploaded = await target.call('POST', '/v1/flows', { token: SEC.acmeAdmin, json: flow });
+    expect(uploaded.status).toBe(201);
+    for (const [flowId, input] of [
+      ['letters', 'abc1'],
+      ['backref', 'ab'],
+    ] as const) {
+      const refused = await errorOf(
+        await target.call('POST', '/v1/runs', { token: SEC.betaOperator, json: { flowId, input } }),
+      );
+      expect(refused, flowId).toMatchObject({ status: 400, code: 'INPUT_INVALID' });
+    }
+  });
+});

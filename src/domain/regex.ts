@@ -14,8 +14,8 @@ let enabled = false;
  * Turns on, once per process, V8's fall-back to its linear-time engine for a regex that backtracks
  * excessively (`--enable-experimental-regexp-engine-on-excessive-backtracks`; the result is the same,
  * only the engine changes) and the `l` flag that asks for that engine up front (`linearTimeProblem`).
- * The fall-back covers every regex of the process that the linear engine supports: no backreferences,
- * lookarounds, `u`/`v` or `i` flags, counted repetitions above 16.
+ * The fall-back covers every regex of the process that the linear engine supports: no backreferences
+ * or lookaheads, only simple lookbehinds, no `u`, `v` or `i` flag, counted repetitions up to 16.
  */
 export function enableLinearRegExps(): void {
   if (enabled) return;
@@ -68,7 +68,7 @@ export function linearTimeProblem(regex: RegExp): string | undefined {
       ? 'it is case-insensitive (flag i)'
       : /[uv]/.test(regex.flags)
         ? 'it uses unicode-only syntax (\\p{…}, \\u{…} or a character outside the BMP)'
-        : 'it uses a backreference, a lookaround or a counted repetition above 16';
+        : 'it uses a backreference, a lookahead, a lookbehind or a counted repetition above 16';
     return `regex ${JSON.stringify(regex.source)} cannot be run in linear time: ${why}; flows sent over HTTP may use only regexes that can (write [aA] instead of flag i, x+ with maxLength instead of x{1,64})`;
   }
 }

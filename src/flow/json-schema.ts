@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { enableLinearRegExps, schemaRegExp } from '../domain/regex.js';
 import type { PathSegment } from './problems.js';
 
 /**
@@ -7,6 +8,7 @@ import type { PathSegment } from './problems.js';
  * schema is valid, and validating values with messages that name the failing field. Draft 2020-12 when
  * the schema's `$schema` says so, else draft-07 (what most MCP tools use). Unknown keywords are errors
  * (a misspelt `requried` would otherwise silently accept everything); `format` is not checked.
+ * Patterns are compiled by `schemaRegExp`, so one that backtracks excessively runs in linear time.
  */
 
 type AjvInstance = Ajv | Ajv2020;
@@ -20,12 +22,14 @@ const options = {
   allErrors: true,
   validateFormats: false,
   logger: false,
+  code: { regExp: schemaRegExp },
 } as const;
 
 let draft07: Ajv | undefined;
 let draft2020: Ajv2020 | undefined;
 
 function ajvFor(schema: Record<string, unknown>): AjvInstance {
+  enableLinearRegExps();
   const uri = typeof schema.$schema === 'string' ? schema.$schema : '';
   if (uri.includes('2020-12')) return (draft2020 ??= new Ajv2020(options));
   return (draft07 ??= new Ajv(options));

@@ -3,6 +3,7 @@ import { confinedPath, InputFileError } from '../fs/input-file.js';
 import { envRefNames } from '../mcp/env-refs.js';
 import { parseModelName } from '../model/resolve.js';
 import { ApiError } from './errors.js';
+import { regexProblems } from './flow-regexes.js';
 
 /**
  * What a request may make the server do on its host: which scripted model files it may name, which
@@ -81,7 +82,9 @@ export function requestModel(spec: string, policy: RequestPolicy, where = 'model
  * `--allow-mcp-host` (host, or host and port); a stdio server may not set `cwd` or `inheritEnv: true`,
  * and only `env` variables allowed by `--allow-stdio-env`; `${VAR}` in its servers' `env`/`headers`
  * may name only variables allowed by `--allow-env`; it may not declare model `providers` (their keys
- * come from the server's environment); its `model` follows `requestModel`. Throws ApiError 400 FLOW_INVALID listing every refusal. A flow that passes has each
+ * come from the server's environment); its `model` follows `requestModel`; each regex it carries
+ * (schema patterns, JSONata regex literals) must run in linear time (`regexProblems`). Throws ApiError
+ * 400 FLOW_INVALID listing every refusal. A flow that passes has each
  * stdio server set to `inheritEnv: false` (in place: it starts with a minimal environment, never the
  * server's secrets), which is how it is registered, persisted with its runs and shown.
  */
@@ -114,6 +117,7 @@ export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
       problems.push(error.message);
     }
   }
+  problems.push(...regexProblems(flow));
   if (problems.length > 0) throw new ApiError(400, 'FLOW_INVALID', 'the flow is not allowed here', problems);
   for (const server of Object.values(flow.mcpServers)) if (isStdioServer(server)) server.inheritEnv = false;
 }

@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { enableLinearRegExps } from '../domain/regex.js';
 
 /**
  * JSONata helpers (jsonata.org) for the flow's expressions: `path`, `okPath`, `pending`, `verify`,
@@ -32,7 +33,9 @@ export class ExpressionError extends Error {
 /**
  * Bounds of one evaluation: a flow's expression may come from a request (a tenant's admin), so an
  * endless recursion, a deep one or a huge range fails the expression instead of holding the process:
- * at most 250 ms of evaluation, 200 nested evaluation steps, sequences of 1,000,000.
+ * at most 250 ms of evaluation, 200 nested evaluation steps, sequences of 1,000,000. A regex literal
+ * runs as one step the budget cannot interrupt: JSONata compiles it without the `u` flag, so with
+ * `enableLinearRegExps` one that backtracks excessively runs in linear time (unless it has flag `i`).
  */
 export const EXPRESSION_LIMITS = { timeout: 250, stack: 200, sequence: 1_000_000 } as const;
 
@@ -43,6 +46,7 @@ const MAX_CACHE = 1000;
 export function compileExpression(expression: string): jsonata.Expression {
   const cached = cache.get(expression);
   if (cached) return cached;
+  enableLinearRegExps();
   let compiled: jsonata.Expression;
   try {
     compiled = jsonata(expression, { ...EXPRESSION_LIMITS });

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { hint, list } from '../../domain/hints.js';
+import { enableLinearRegExps, schemaRegExp } from '../../domain/regex.js';
 import type { Locale } from '../../domain/locale.js';
 import type { PipelineLogger } from '../call.js';
 import { showValue } from '../matching.js';
@@ -10,7 +11,8 @@ import { showValue } from '../matching.js';
  * JSON Schema validation of tool arguments with Ajv 8 (draft-07 by default; 2019-09 or 2020-12 when
  * the schema's `$schema` says so), and the localized description of a violated rule.
  * Schemas are compiled once (cached per schema object). A schema Ajv cannot compile is the tool's
- * problem, not the model's: it is logged and the arguments are not checked against it.
+ * problem, not the model's: it is logged and the arguments are not checked against it. Patterns are
+ * compiled by `schemaRegExp`, so one that backtracks excessively runs in linear time.
  */
 
 /** One schema violation, located and described for the model. */
@@ -39,11 +41,19 @@ const FORMATS: Record<string, RegExp> = {
   ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/,
 };
 
-const OPTIONS = { allErrors: true, strict: false, verbose: true, logger: false as const, formats: FORMATS };
+const OPTIONS = {
+  allErrors: true,
+  strict: false,
+  verbose: true,
+  logger: false as const,
+  formats: FORMATS,
+  code: { regExp: schemaRegExp },
+};
 let engines: { draft7: Ajv; draft2019: Ajv2019; draft2020: Ajv2020 } | null = null;
 const compiled = new WeakMap<object, ValidateFunction | null>();
 
 function engineFor(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
+  enableLinearRegExps();
   engines ??= { draft7: new Ajv(OPTIONS), draft2019: new Ajv2019(OPTIONS), draft2020: new Ajv2020(OPTIONS) };
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
   if (dialect.includes('2020-12')) return engines.draft2020;

@@ -1,6 +1,6 @@
-import jsonata from 'jsonata';
 import type { Flow } from '../domain/flow.js';
 import { linearTimeProblem, schemaRegExp } from '../domain/regex.js';
+import { slowRegexes } from '../tools/expressions.js';
 
 /**
  * The regexes of a flow sent over HTTP must run in linear time (docs/security.md): a regex runs as one
@@ -79,26 +79,11 @@ function flowExpressions(flow: Flow): [string, string][] {
   return out;
 }
 
-/** The regex literals of one expression (every RegExp in its syntax tree) that cannot run in linear time. */
+/** The regex literals of one expression that cannot run in linear time, each naming where it is. */
 function expressionProblems(where: string, text: string): string[] {
-  let tree: unknown;
   try {
-    tree = jsonata(text).ast();
+    return slowRegexes(text).map((why) => `${where}: ${why}`);
   } catch (error) {
     return [`${where}: not a JSONata expression (${(error as Error).message})`];
   }
-  const problems: string[] = [];
-  const seen = new Set<object>();
-  const stack: unknown[] = [tree];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
-    seen.add(node);
-    if (node instanceof RegExp) {
-      const why = linearTimeProblem(node);
-      if (why !== undefined) problems.push(`${where}: ${why}`);
-      continue;
-    }
-    for (const child of Object.values(node)) stack.push(child);
-  }
-  return problems;
 }

@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { linearTimeProblem } from '../domain/regex.js';
 import { enableLinearRegExps } from '../domain/regex.js';
 
 /**
@@ -116,4 +117,27 @@ function errorText(error: unknown): string {
   if (error instanceof Error) return error.message;
   if (error !== null && typeof error === 'object' && 'message' in error) return String(error.message);
   return String(error);
+}
+
+/**
+ * Why each regex literal of an expression (`$match(x, /…/)`) cannot run in linear time (empty when
+ * all can): a regex runs as one step no evaluation budget interrupts, so expressions from a request or
+ * written by the model may carry only regexes V8's linear engine can finish (docs/security.md).
+ * Throws ExpressionError COMPILE for a syntax error.
+ */
+export function slowRegexes(expression: string): string[] {
+  const problems: string[] = [];
+  const seen = new Set<object>();
+  const stack: unknown[] = [compileExpression(expression).ast()];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (node instanceof RegExp) {
+      const why = linearTimeProblem(node);
+      if (why !== undefined) problems.push(why);
+      continue;
+    }
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return problems;
 }

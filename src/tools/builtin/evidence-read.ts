@@ -1,7 +1,7 @@
 import { code } from '../../domain/error-codes.js';
 import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { evaluate, ExpressionError } from '../expressions.js';
+import { evaluate, ExpressionError, slowRegexes } from '../expressions.js';
 import type { ProducedCase } from '../produces.js';
 import type { BuiltinTool } from './builtin-tool.js';
 
@@ -58,6 +58,9 @@ export const evidenceReadTool: BuiltinTool = {
       return Observation.success(hint(ctx.locale, 'EVIDENCE_READ', about), record.payload).withEvidence(id);
     let part: unknown;
     try {
+      // The model writes this path: a regex in it must run in linear time, like those of request flows.
+      const slow = slowRegexes(path);
+      if (slow.length > 0) throw new ExpressionError('COMPILE', path, slow.join('; '));
       part = await evaluate(path, record.payload);
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error;

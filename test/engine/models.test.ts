@@ -30,9 +30,9 @@ describe('the model objects runs were started with', () => {
     expect(models.forRun(record, finishing()).id).not.toBe('kept');
     models.forget('r1');
     // A persisted name wins over the inherited model (here it names a missing file, so it is refused).
-    expect(() =>
-      models.forRun({ ...record, model: 'scripted:/no/such.yaml' } as RunRecord, undefined, inherited),
-    ).toThrow(/cannot read scripted model file/);
+    expect(() => models.forRun({ ...record, model: 'scripted:/no/such.yaml' }, undefined, inherited)).toThrow(
+      /cannot read scripted model file/,
+    );
   });
 
   it('are dropped when their run completes, kept while it waits for a person', async () => {

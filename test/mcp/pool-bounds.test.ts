@@ -1,10 +1,10 @@
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpError } from '../../src/mcp/errors.js';
 import { McpPool, type FlowServersSpec } from '../../src/mcp/pool.js';
 import type { McpCallResult, McpConnection } from '../../src/mcp/types.js';
 import { ToolInvoker } from '../../src/tools/invoker.js';
 import { REPO_ROOT } from '../helpers/demo-server.js';
+import { alive, ENV_SERVER, until } from '../helpers/env-probe.js';
 
 /** The bounds of the pool (docs/mcp.md "Connections"): idle connections closed, a limit per tenant. */
 
@@ -221,26 +221,6 @@ describe('McpPool: connections per tenant', () => {
 });
 
 describe('McpPool: idle stdio servers (real processes)', () => {
-  const ENV_SERVER = join(REPO_ROOT, 'test/fixtures/mcp/env-server.mjs');
-
-  async function until(check: () => boolean, ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      if (check()) return true;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return check();
-  }
-
-  const alive = (pid: number): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
   it('ends the server process of an idle connection; a later call starts a new one', async () => {
     vi.useRealTimers();
     const p = new McpPool({ idleMs: 150 });

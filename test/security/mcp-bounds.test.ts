@@ -1,6 +1,5 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/demo-server.js';
+import { alive, ENV_SERVER, PROBE_TURNS, probeOfRun, until } from '../helpers/env-probe.js';
 import { tempDir } from '../server/helpers.js';
 import { SEC, startTarget, type Target } from './helpers.js';
 
@@ -11,11 +10,6 @@ import { SEC, startTarget, type Target } from './helpers.js';
  * (`--max-mcp-connections`) and an idle connection is closed after `mcpIdleMs` (`--mcp-idle-ms`).
  */
 
-const ENV_SERVER = join(REPO_ROOT, 'test/fixtures/mcp/env-server.mjs');
-const PROBE_TURNS = `turns:
-  - { calls: [{ tool: env_probe, args: {} }] }
-  - { calls: [{ tool: builtin_node_finish, args: { summary: done } }] }
-`;
 const CAP = 2;
 
 let capped: Target;
@@ -52,34 +46,7 @@ async function probePid(target: Target, token: string, tag: string): Promise<num
   });
   expect(started.status, await started.clone().text()).toBe(201);
   const { runId } = (await started.json()) as { runId: string };
-  let result: unknown;
-  for await (const event of target.runtime.events(runId)) {
-    if (event.type === 'tool.invoked' && event.tool === 'env_probe') {
-      expect(event.outcome).toBe('SUCCESS');
-      result = event.result;
-    }
-  }
-  const found = /"pid":(\d+)/.exec(JSON.stringify(result).replaceAll('\\"', '"'));
-  if (!found) throw new Error(`run ${runId}: no probe result`);
-  return Number(found[1]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return check();
+  return (await probeOfRun(target.runtime, runId)).pid;
 }
 
 describe('MCP server processes started for flows sent over HTTP', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../helpers/demo-server.js';
+import { ENV_SERVER, PROBE_TURNS, probeOfRun, type Probe } from '../helpers/env-probe.js';
 import { tempDir } from '../server/helpers.js';
 import { SEC, errorOf, startTarget, type Target } from './helpers.js';
 
@@ -12,19 +12,7 @@ import { SEC, errorOf, startTarget, type Target } from './helpers.js';
  * delegates were any flow file under the server's working folder, trusted.
  */
 
-const ENV_SERVER = join(REPO_ROOT, 'test/fixtures/mcp/env-server.mjs');
 const SECRET_NAME = 'SEC_ISOLATION_SERVER_SECRET';
-const PROBE_TURNS = `turns:
-  - { calls: [{ tool: env_probe, args: {} }] }
-  - { calls: [{ tool: builtin_node_finish, args: { summary: done } }] }
-`;
-
-interface Probe {
-  pid: number;
-  tag: string | null;
-  keys: string[];
-}
-
 let target: Target;
 let bare: Target;
 
@@ -70,17 +58,7 @@ async function probe(token: string, body: Record<string, unknown>): Promise<Prob
   const started = await target.call('POST', '/v1/runs', { token, json: { input: 'x', ...body } });
   expect(started.status, await started.clone().text()).toBe(201);
   const { runId } = (await started.json()) as { runId: string };
-  let result: unknown;
-  for await (const event of target.runtime.events(runId)) {
-    if (event.type === 'tool.invoked' && event.tool === 'env_probe') {
-      expect(event.outcome).toBe('SUCCESS');
-      result = event.result;
-    }
-  }
-  const text = typeof result === 'string' ? result : JSON.stringify(result);
-  const found = /\{"pid".*\}/.exec(text.replaceAll('\\"', '"'));
-  if (!found) throw new Error(`run ${runId}: no probe result in ${text}`);
-  return JSON.parse(found[0]) as Probe;
+  return probeOfRun(target.runtime, runId);
 }
 
 describe('MCP connections and catalogs of flows sent over HTTP', () => {

@@ -3,23 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/cli/args.js';
 import { runServe } from '../../src/cli/serve.js';
 import { quietLogger, tempDir } from '../server/helpers.js';
-import { REPO_ROOT } from '../helpers/demo-server.js';
+import { alive, ENV_SERVER, PROBE_TURNS, probeIn, until } from '../helpers/env-probe.js';
 import { QUICK_TURNS } from './helpers.js';
-
-const ENV_SERVER = join(REPO_ROOT, 'test/fixtures/mcp/env-server.mjs');
-const PROBE_TURNS = `turns:
-  - { calls: [{ tool: env_probe, args: {} }] }
-  - { calls: [{ tool: builtin_node_finish, args: { summary: done } }] }
-`;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The security flags of `serve`: --scripted-models, --allow-stdio, --allow-mcp-host, --max-streams-per-token,
@@ -133,17 +118,13 @@ describe('serve security flags', () => {
       const { runId } = (await started.json()) as { runId: string };
       // The stream of a run ends after its last event.
       const events = await (await fetch(`${url}/v1/runs/${runId}/events`)).text();
-      const pid = /"pid":(\d+)/.exec(events)?.[1];
-      if (pid === undefined) throw new Error(`no probe result in ${events}`);
-      return Number(pid);
+      return probeIn(events, runId).pid;
     };
     const first = await probe('one');
     const second = await probe('two');
     expect(alive(first)).toBe(false); // closed to make room: the limit is 1
     expect(alive(second)).toBe(true);
-    const deadline = Date.now() + 10_000;
-    while (alive(second) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    expect(alive(second)).toBe(false); // idle for 300 ms
+    expect(await until(() => !alive(second), 10_000)).toBe(true); // idle for 300 ms
     h.stop();
     expect(await done).toBe(0);
   }, 60_000);

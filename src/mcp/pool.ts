@@ -91,11 +91,11 @@ export class McpPool {
     baseDir: string,
     serverId: string,
     tenant: string | null = null,
+    key = connectionKey(flow, baseDir, serverId, tenant),
   ): McpConnection {
     this.assertOpen();
     const config = flow.mcpServers[serverId];
     if (!config) throw new Error(`flow ${flow.id} declares no MCP server ${JSON.stringify(serverId)}`);
-    const key = canonicalJson([tenant, flow.id, String(flow.version), serverId, baseDir, config]);
     const found = this.connections.get(key);
     if (found) {
       found.touch();
@@ -214,8 +214,21 @@ export class McpPool {
   }
 }
 
+/** The pool's key of a server's connection: tenant, flow id and version, server id, folder and the whole entry. */
+export function connectionKey(
+  flow: FlowServersSpec,
+  baseDir: string,
+  serverId: string,
+  tenant: string | null,
+): string {
+  return canonicalJson([tenant, flow.id, String(flow.version), serverId, baseDir, flow.mcpServers[serverId]]);
+}
+
 /** The MCP servers of one flow version: their shared connections and their tool catalog. */
 export class FlowServers implements McpServerLookup {
+  /** The pool key per server id, computed once (a call looks its connection up by it). */
+  private readonly keys = new Map<string, string>();
+
   constructor(
     private readonly pool: McpPool,
     readonly flow: FlowServersSpec,
@@ -229,7 +242,12 @@ export class FlowServers implements McpServerLookup {
   }
 
   connection(serverId: string): McpConnection {
-    return this.pool.connection(this.flow, this.baseDir, serverId, this.tenant);
+    let key = this.keys.get(serverId);
+    if (key === undefined) {
+      key = connectionKey(this.flow, this.baseDir, serverId, this.tenant);
+      this.keys.set(serverId, key);
+    }
+    return this.pool.connection(this.flow, this.baseDir, serverId, this.tenant, key);
   }
 
   /**

@@ -1,6 +1,5 @@
 import jsonata from 'jsonata';
-import { linearTimeProblem } from '../domain/regex.js';
-import { enableLinearRegExps } from '../domain/regex.js';
+import { enableLinearRegExps, linearTimeProblem } from '../domain/regex.js';
 
 /**
  * JSONata helpers (jsonata.org) for the flow's expressions: `path`, `okPath`, `pending`, `verify`,

@@ -252,6 +252,12 @@ export const FlowSchema = z
       .optional()
       .describe('Prices per model (`<provider>:<model id>`), for `limits.maxCost`.'),
     mcpServers: z.record(id, McpServerSchema).default({}),
+    sandboxExpressions: z
+      .boolean()
+      .optional()
+      .describe(
+        "Evaluate this flow's JSONata expressions in a worker with a memory ceiling and a 1 s deadline, without $eval; flows sent over HTTP always are.",
+      ),
     limits: LimitsSchema.prefault({}),
     aliases: z
       .record(z.string(), toolName)

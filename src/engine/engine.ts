@@ -1,5 +1,6 @@
 import type { Logger } from '../log/logger.js';
 import type { ModelClient } from '../model/model.js';
+import { withExpressionSandbox } from '../tools/expressions.js';
 import type { ModelSpec } from '../model/resolve.js';
 import { isVersionConflict, type RunRecord, type Store, type StoredEvent } from '../store/store.js';
 import type { DelegateService } from '../tools/call.js';
@@ -240,16 +241,19 @@ export class RunEngine {
   ): Promise<RunSummary> {
     try {
       const driving = await this.options.observers.driving(session, model, this.options.toolbox);
-      await drive(session, ref, driving.model, {
-        ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),
-        toolbox: driving.toolbox,
-        logger: this.logger,
-        owner: this.owner,
-        leaseMs: this.leaseMs,
-        clock: this.clock,
-        signal,
-        services: { delegate: this.delegation(session, ref, model) },
-      });
+      // A flow sent over HTTP has its expressions evaluated in the sandbox (src/tools/expression-sandbox.ts).
+      await withExpressionSandbox(ref.flow.sandboxExpressions === true, () =>
+        drive(session, ref, driving.model, {
+          ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),
+          toolbox: driving.toolbox,
+          logger: this.logger,
+          owner: this.owner,
+          leaseMs: this.leaseMs,
+          clock: this.clock,
+          signal,
+          services: { delegate: this.delegation(session, ref, model) },
+        }),
+      );
       // A cancel arrived while a write was in flight: its result is recorded; now the run ends.
       if (session.doc.cancelRequested) return await endCancelled(this.cancelHost(), session.runId);
       // Stopped by a cancel before its next commit: what is stored says how it stands.

@@ -1,4 +1,7 @@
-import { evaluate } from '../tools/expressions.js';
+import { evaluate, ExpressionError } from '../tools/expressions.js';
+
+/** How long the `when`s of the edges leaving one node may take together (ms). */
+export const EDGES_BUDGET_MS = 1_000;
 import type { FlowEdge } from '../domain/flow.js';
 
 /** What an edge's `when` sees about the node just finished (docs/flows.md). */
@@ -18,12 +21,19 @@ export async function nextNode(
   from: string,
   scope: EdgeScope,
 ): Promise<string | null> {
+  const started = Date.now();
   for (const edge of edges) {
     if (edge.from !== from) continue;
     if (edge.when === undefined) {
       if (scope.status === 'completed') return edge.to;
       continue;
     }
+    if (Date.now() - started > EDGES_BUDGET_MS)
+      throw new ExpressionError(
+        'EVALUATE',
+        edge.when,
+        `the conditions of the edges leaving ${from} took longer than ${EDGES_BUDGET_MS} ms together`,
+      );
     const value = await evaluate(edge.when, scope);
     if (value === true) return edge.to;
   }

@@ -84,9 +84,10 @@ export function requestModel(spec: string, policy: RequestPolicy, where = 'model
  * may name only variables allowed by `--allow-env`; it may not declare model `providers` (their keys
  * come from the server's environment); its `model` follows `requestModel`; each regex it carries
  * (schema patterns, JSONata regex literals) must run in linear time (`regexProblems`). Throws ApiError
- * 400 FLOW_INVALID listing every refusal. A flow that passes has each
- * stdio server set to `inheritEnv: false` (in place: it starts with a minimal environment, never the
- * server's secrets), which is how it is registered, persisted with its runs and shown.
+ * 400 FLOW_INVALID listing every refusal. A flow that passes has each stdio server set to
+ * `inheritEnv: false` (in place: it starts with a minimal environment, never the server's secrets) and
+ * `sandboxExpressions: true` (its JSONata runs in a worker with a memory ceiling and a deadline), which
+ * is how it is registered, persisted with its runs and shown.
  */
 export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
   const problems: string[] = [];
@@ -118,8 +119,13 @@ export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
     }
   }
   problems.push(...regexProblems(flow));
+  if (flow.sandboxExpressions === false)
+    problems.push(
+      'sandboxExpressions: flows sent over HTTP always have their expressions evaluated in the sandbox',
+    );
   if (problems.length > 0) throw new ApiError(400, 'FLOW_INVALID', 'the flow is not allowed here', problems);
   for (const server of Object.values(flow.mcpServers)) if (isStdioServer(server)) server.inheritEnv = false;
+  flow.sandboxExpressions = true;
 }
 
 /** Why a stdio server of a request's flow is refused: its command, `cwd`, `inheritEnv` or `env` keys. */

@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import jsonata from 'jsonata';
 import { enableLinearRegExps, linearTimeProblem } from '../domain/regex.js';
+import { ExpressionSandbox, SandboxError } from './expression-sandbox.js';
 
 /**
  * JSONata helpers (jsonata.org) for the flow's expressions: `path`, `okPath`, `pending`, `verify`,
@@ -58,12 +60,38 @@ export function compileExpression(expression: string): jsonata.Expression {
   return compiled;
 }
 
+/** Whether the expressions evaluated in this async context (a run being driven) go to the sandbox. */
+const sandboxing = new AsyncLocalStorage<boolean>();
+let sandbox: ExpressionSandbox | null = null;
+
+/**
+ * Runs `body` with every expression it evaluates (edges, guards) sent to the expression sandbox when
+ * `sandboxed` (a flow with `sandboxExpressions: true`, as every flow sent over HTTP is), else in process.
+ */
+export function withExpressionSandbox<T>(sandboxed: boolean, body: () => T): T {
+  return sandboxing.run(sandboxed, body);
+}
+
 /**
  * Evaluates an expression over `input` and returns plain JSON (JSONata's result sequences become
- * arrays; no match is `undefined`). Throws ExpressionError for a syntax or evaluation error.
+ * arrays; no match is `undefined`). Throws ExpressionError for a syntax or evaluation error. In the
+ * sandbox (`options.sandboxed`, else as `withExpressionSandbox` says) it runs in a worker with a memory
+ * ceiling and a 1 s deadline, without `$eval`.
  */
-export async function evaluate(expression: string, input: unknown): Promise<unknown> {
+export async function evaluate(
+  expression: string,
+  input: unknown,
+  options: { sandboxed?: boolean } = {},
+): Promise<unknown> {
   const compiled = compileExpression(expression);
+  if (options.sandboxed ?? sandboxing.getStore() ?? false) {
+    try {
+      return await (sandbox ??= new ExpressionSandbox(EXPRESSION_LIMITS)).evaluate(expression, input);
+    } catch (error) {
+      if (!(error instanceof SandboxError)) throw error;
+      throw new ExpressionError('EVALUATE', expression, error.message, { cause: error });
+    }
+  }
   let result: unknown;
   try {
     result = (await compiled.evaluate(input)) as unknown;

@@ -58,10 +58,10 @@ export const evidenceReadTool: BuiltinTool = {
       return Observation.success(hint(ctx.locale, 'EVIDENCE_READ', about), record.payload).withEvidence(id);
     let part: unknown;
     try {
-      // The model writes this path: a regex in it must run in linear time, like those of request flows.
+      // The model writes this path: it runs in the sandbox, and a regex in it must run in linear time.
       const slow = slowRegexes(path);
       if (slow.length > 0) throw new ExpressionError('COMPILE', path, slow.join('; '));
-      part = await evaluate(path, record.payload);
+      part = await evaluate(path, record.payload, { sandboxed: true });
     } catch (error) {
       if (!(error instanceof ExpressionError)) throw error;
       return Observation.rejected(

@@ -1,0 +1,166 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Evaluates JSONata expressions that nobody trusted (a flow sent over HTTP, a path the model wrote) in a
+ * worker thread with a memory ceiling and a hard deadline. In the process itself a budget is checked only
+ * between evaluation steps, and one step — a built-in such as `$distinct` (quadratic), `$pad` or `$replace`
+ * (any size), a regex built with `$eval` — can run for minutes or take gigabytes. Here such an
+ * expression is stopped (its worker terminated and replaced) and is an expression error; the server's
+ * event loop and heap never see it. `$eval` is not available to these expressions.
+ */
+
+/** Wall time one sandboxed evaluation may take, from the moment the worker starts it (ms). */
+export const SANDBOX_TIMEOUT_MS = 1_000;
+/** Heap limits of the sandbox worker. */
+const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
+/** Evaluations that may wait for the worker; one more is refused at once. */
+const MAX_WAITING = 256;
+
+// An eval'd CommonJS script, so that it runs the same from src/ (tests) and dist/.
+const SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+require('node:v8').setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+const jsonata = require(workerData.jsonata);
+const cache = new Map();
+const noEval = () => { throw { message: '$eval is not available in this expression' }; };
+parentPort.on('message', async ({ id, expression, input }) => {
+  try {
+    let compiled = cache.get(expression);
+    if (!compiled) {
+      compiled = jsonata(expression, workerData.limits);
+      if (cache.size >= 500) cache.clear();
+      cache.set(expression, compiled);
+    }
+    const result = await compiled.evaluate(input, { eval: noEval });
+    const text = result === undefined || typeof result === 'function' ? undefined : JSON.stringify(result);
+    parentPort.postMessage({ id, ok: true, text });
+  } catch (error) {
+    const message = error && typeof error.message === 'string' ? error.message : String(error);
+    parentPort.postMessage({ id, ok: false, message });
+  }
+});
+`;
+
+/** Why a sandboxed evaluation gave no value (the caller turns it into its ExpressionError). */
+export class SandboxError extends Error {
+  override readonly name = 'SandboxError';
+}
+
+interface Job {
+  readonly id: number;
+  readonly expression: string;
+  readonly input: unknown;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: SandboxError) => void;
+}
+
+type Reply = { id: number; ok: true; text?: string } | { id: number; ok: false; message: string };
+
+/** One worker, one evaluation at a time, a bounded queue; a stuck or bloated evaluation costs only its worker. */
+export class ExpressionSandbox {
+  private worker: Worker | null = null;
+  private current: { job: Job; timer: NodeJS.Timeout } | null = null;
+  private readonly waiting: Job[] = [];
+  private nextId = 1;
+
+  constructor(private readonly limits: Readonly<Record<string, number>>) {}
+
+  /** The expression's value over `input` as plain JSON (undefined: no match); rejects with SandboxError. */
+  evaluate(expression: string, input: unknown): Promise<unknown> {
+    if (this.waiting.length >= MAX_WAITING)
+      return Promise.reject(
+        new SandboxError(`too many sandboxed expressions are waiting (${MAX_WAITING}); try again later`),
+      );
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ id: this.nextId++, expression, input, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Stops the worker (waiting evaluations fail). */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    this.fail(new SandboxError('the expression sandbox was closed'));
+    for (const job of this.waiting.splice(0))
+      job.reject(new SandboxError('the expression sandbox was closed'));
+    await worker?.terminate();
+  }
+
+  private pump(): void {
+    if (this.current) return;
+    const job = this.waiting.shift();
+    if (!job) return;
+    let worker: Worker;
+    try {
+      worker = this.ensureWorker();
+      worker.postMessage({ id: job.id, expression: job.expression, input: job.input });
+    } catch (error) {
+      job.reject(new SandboxError(`the expression could not be sent to the sandbox: ${String(error)}`));
+      this.pump();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.restart(`took longer than ${SANDBOX_TIMEOUT_MS} ms`);
+    }, SANDBOX_TIMEOUT_MS);
+    this.current = { job, timer };
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(SOURCE, {
+      eval: true,
+      workerData: { jsonata: createRequire(import.meta.url).resolve('jsonata'), limits: this.limits },
+      resourceLimits: RESOURCE_LIMITS,
+    });
+    worker.unref();
+    worker.on('message', (reply: Reply) => this.settle(reply));
+    worker.on('error', (error: NodeJS.ErrnoException) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.fail(
+        new SandboxError(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? `needed more than ${RESOURCE_LIMITS.maxOldGenerationSizeMb} MB of memory`
+            : `the sandbox failed: ${error.message}`,
+        ),
+      );
+      this.pump();
+    });
+    worker.on('exit', () => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      this.fail(new SandboxError('the sandbox stopped'));
+      this.pump();
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private settle(reply: Reply): void {
+    if (!this.current || this.current.job.id !== reply.id) return;
+    const { job, timer } = this.current;
+    clearTimeout(timer);
+    this.current = null;
+    if (reply.ok) job.resolve(reply.text === undefined ? undefined : (JSON.parse(reply.text) as unknown));
+    else job.reject(new SandboxError(reply.message));
+    this.pump();
+  }
+
+  /** Ends the current evaluation with `why`, replaces the worker, and goes on with the queue. */
+  private restart(why: string): void {
+    const worker = this.worker;
+    this.worker = null;
+    this.fail(new SandboxError(why));
+    void worker?.terminate();
+    this.pump();
+  }
+
+  private fail(error: SandboxError): void {
+    if (!this.current) return;
+    clearTimeout(this.current.timer);
+    this.current.job.reject(error);
+    this.current = null;
+  }
+}

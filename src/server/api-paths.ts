@@ -1,5 +1,10 @@
+import { posix } from 'node:path';
+
 /** How many rounds of percent-decoding a path gets (`%2576` is `%76` is `v`). */
 const DECODE_ROUNDS = 3;
+
+/** Format characters (category Cf) and other default-ignorable code points: they render as nothing. */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * True for a path whose first segment starts with `v1` under any spelling: `/V1/runs`, `//v1/runs`,
@@ -7,12 +12,22 @@ const DECODE_ROUNDS = 3;
  * paths belong to the API, so an unknown one is answered with the API's JSON 404, never the console's
  * HTML (no console route starts with `v1`). The path is judged after percent-decoding, NFKC
  * normalisation (full-width letters, digits and slashes become plain ones) and lower-casing, with
- * leading dots and blanks of the segment dropped (some servers and proxies ignore them).
+ * invisible characters dropped anywhere (`/v%E2%81%A01`: a word joiner, zero-width space, soft hyphen…)
+ * and leading dots and blanks of the segment dropped (some servers and proxies ignore them). The first
+ * segment is taken both as sent and with `.` and `..` segments resolved (`/x%2F..%2Fv1/runs`), since a
+ * proxy may or may not resolve them; either starting with `v1` makes the path the API's.
  */
 export function isApiPath(path: string): boolean {
-  const plain = decoded(path).normalize('NFKC').toLowerCase().normalize('NFKC');
-  const first = plain.split(/[/\\]+/).find((segment) => segment !== '') ?? '';
-  return first.replace(/^[\s.]+/, '').startsWith('v1');
+  const plain = decoded(path)
+    .normalize('NFKC')
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(INVISIBLE, '')
+    .replace(/\\/g, '/');
+  return [plain, posix.normalize(`/${plain}`)].some((candidate) => {
+    const first = candidate.split('/').find((segment) => segment !== '') ?? '';
+    return first.replace(/^[\s.]+/, '').startsWith('v1');
+  });
 }
 
 /** `path` percent-decoded until it no longer changes (at most DECODE_ROUNDS times). */

@@ -196,7 +196,18 @@ const HOOKED_ENV_PREFIXES = [
   'LESS',
   'AWS_CA',
   'MAKE',
+  'ELIXIR_',
+  'MIX_',
+  'HEX_',
+  'ELECTRON_',
+  'R_LIBS',
+  'JULIA_',
+  'DOCKER_',
+  'GHC_',
+  'NIX_',
 ];
+/** Suffixes of variables that hand a program extra options or a command to run (`JAVA_OPTS`, `SYSTEMD_PAGER`…). */
+const HOOKED_ENV_SUFFIXES = ['_PROXY', '_OPTS', '_OPTIONS', '_PAGER', '_ASKPASS'];
 const HOOKED_ENV_KEYS = new Set([
   'PATH',
   'HOME',
@@ -243,19 +254,34 @@ const HOOKED_ENV_KEYS = new Set([
   'GOPATH',
   'GOROOT',
   'GOENV',
+  'CXXFLAGS',
+  'CPPFLAGS',
+  'MANPAGER',
+  'BROWSER',
+  'R_HOME',
+  'R_PROFILE',
+  'R_PROFILE_USER',
+  'R_ENVIRON',
+  'R_ENVIRON_USER',
+  'TCLLIBPATH',
+  'TCL_LIBRARY',
+  'TK_LIBRARY',
+  'WGETRC',
+  'PSQLRC',
+  'KUBECONFIG',
 ]);
 
 /**
  * True for a variable that is known to make a program load other code or trust other hosts: loader,
- * interpreter and shell hooks (`LD_PRELOAD`, `NODE_OPTIONS`, `PYTHONPATH`, `BASH_ENV`, `PATH`…), proxies
- * and TLS trust, and any name that is not a plain identifier (case-insensitive). `serve` refuses to
+ * interpreter and shell hooks (`LD_PRELOAD`, `NODE_OPTIONS`, `PYTHONPATH`, `BASH_ENV`, `PATH`…), any
+ * `*_OPTS`, `*_OPTIONS`, `*_PAGER` or `*_ASKPASS`, proxies and TLS trust, and any name that is not a plain identifier (case-insensitive). `serve` refuses to
  * allow these with `--allow-stdio-env`; the list can never be complete, which is why that flag is an
  * allow-list.
  */
 export function hookedEnvKey(key: string): boolean {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return true;
   const upper = key.toUpperCase();
-  if (HOOKED_ENV_KEYS.has(upper) || upper.endsWith('_PROXY')) return true;
+  if (HOOKED_ENV_KEYS.has(upper) || HOOKED_ENV_SUFFIXES.some((suffix) => upper.endsWith(suffix))) return true;
   return HOOKED_ENV_PREFIXES.some((prefix) => upper.startsWith(prefix.toUpperCase()));
 }
 

@@ -7,6 +7,8 @@ import { SEC, startTarget, type Target } from './helpers.js';
  * Issue 13, lower holes: paths that only look like `/v1` (`/v1x`, a full-width `ｖ1`, percent-encoded
  * or twice-encoded) were answered 200 with the console's HTML; `/v1\runs` (a backslash) got a 400
  * with no body at all, and so did a request line the HTTP parser refuses. Each is now a JSON error.
+ * N7: invisible characters inside the segment (`/v%E2%81%A01`: a word joiner, a zero-width space, a soft
+ * hyphen) and encoded dot segments (`/x%2F..%2Fv1/runs`) still reached the console.
  */
 
 let t: Target;
@@ -70,6 +72,16 @@ describe('paths that look like /v1', () => {
       '/%25EF%25BD%25961/runs',
       '/%2576%2531/runs',
       encodeURI('/／v1/runs'),
+      '/v%E2%81%A01/runs',
+      '/v%E2%80%8B1/runs',
+      '/v%C2%AD1/runs',
+      '/%E2%80%8Bv1/runs',
+      '/v1%E2%81%A0/runs',
+      '/x%2F..%2Fv1/runs',
+      '/x%2F..%2F..%2Fv1/runs',
+      '/.%2Fv1/runs',
+      '/x%5C..%5Cv1/runs',
+      '/x%252F..%252Fv1/runs',
     ]) {
       const response = await t.call('GET', path, { token: SEC.viewer });
       expect(response.status, path).toBe(404);
@@ -89,9 +101,33 @@ describe('paths that look like /v1', () => {
       '/／v1',
       '/v1\\runs',
       '/ｖ1＼runs',
+      '/v\u20601/runs',
+      '/v\u200b1/runs',
+      '/v\u00ad1/runs',
+      '/\ufeffv1',
+      '/v\u180e1',
+      '/v\u{e0001}1',
+      '/v\u31641',
+      '/x/../v1/runs',
+      '/x/y/../../v1',
+      '/../v1',
+      '/./v1',
+      '/x\\..\\v1',
+      '/v1/..',
+      '/v1/../runs',
     ])
       expect(isApiPath(path), path).toBe(true);
-    for (const path of ['/', '/runs/run_1', '/v', '/v2/runs', '/assets/v1.js', '/healthz', '/1v'])
+    for (const path of [
+      '/',
+      '/runs/run_1',
+      '/v',
+      '/v2/runs',
+      '/assets/v1.js',
+      '/healthz',
+      '/1v',
+      '/x/v1',
+      '/x/./v1',
+    ])
       expect(isApiPath(path), path).toBe(false);
   });
 

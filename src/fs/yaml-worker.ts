@@ -88,6 +88,8 @@ function parseInWorker(text: string, limits: YamlLimits): Promise<OffThreadParse
   return new Promise((resolve) => {
     const worker = new Worker(SOURCE, {
       eval: true,
+      // The script is CommonJS whatever flags the process was started with (`--input-type=module`…).
+      execArgv: [],
       workerData: { text, limits, yaml },
       resourceLimits: RESOURCE_LIMITS,
     });

@@ -111,10 +111,11 @@ export class ExpressionSandbox {
     if (this.worker) return this.worker;
     const worker = new Worker(SOURCE, {
       eval: true,
+      // The script is CommonJS whatever flags the process was started with (`--input-type=module`…).
+      execArgv: [],
       workerData: { jsonata: createRequire(import.meta.url).resolve('jsonata'), limits: this.limits },
       resourceLimits: RESOURCE_LIMITS,
     });
-    worker.unref();
     worker.on('message', (reply: Reply) => this.settle(reply));
     worker.on('error', (error: NodeJS.ErrnoException) => {
       if (this.worker !== worker) return;
@@ -134,6 +135,9 @@ export class ExpressionSandbox {
       this.fail(new SandboxError('the sandbox stopped'));
       this.pump();
     });
+    // After the listeners: adding a 'message' listener refs the worker again, and an idle sandbox must
+    // never keep the process alive.
+    worker.unref();
     this.worker = worker;
     return worker;
   }

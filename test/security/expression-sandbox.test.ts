@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, NODE, REPO_ROOT } from '../acceptance/build.js';
 import { evaluate, ExpressionError } from '../../src/tools/expressions.js';
 import { tempDir } from '../server/helpers.js';
 import { SEC, startTarget, type Target } from './helpers.js';
@@ -109,4 +113,31 @@ describe('expressions of flows sent over HTTP run in the sandbox', () => {
     expect(refused.status).toBe(400);
     expect(await refused.text()).toMatch(/sandboxExpressions/);
   });
+});
+
+describe('the sandbox worker', () => {
+  beforeAll(() => ensureBuilt(), 300_000);
+
+  it('never keeps a process alive once its evaluations are done', async () => {
+    const module = pathToFileURL(join(REPO_ROOT, 'dist/src/tools/expressions.js')).href;
+    const script = `const { evaluate } = await import(${JSON.stringify(module)});
+      console.log(await evaluate('a', { a: 7 }, { sandboxed: true }));`;
+    const child = spawn(NODE, ['--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(null);
+      }, 20_000);
+      child.on('exit', (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    expect(out.trim()).toBe('7');
+    expect(code).toBe(0);
+  }, 30_000);
 });

@@ -26,7 +26,14 @@ const toolName = z
   .string()
   .regex(TOOL_NAME_PATTERN, { error: 'expected a tool name: 1-64 letters, digits, _ or -' });
 const text = z.string().min(1);
-const jsonata = (over: string) => text.describe(`JSONata expression over ${over}`);
+/** The longest JSONata expression a flow may hold: a compiled expression takes ~35× its text in memory. */
+export const MAX_EXPRESSION_LENGTH = 8192;
+const jsonata = (over: string) =>
+  text
+    .max(MAX_EXPRESSION_LENGTH, {
+      error: `expected a JSONata expression of at most ${MAX_EXPRESSION_LENGTH} characters`,
+    })
+    .describe(`JSONata expression over ${over}`);
 const jsonSchemaObject = z.record(z.string(), z.unknown());
 const positive = z.int().positive();
 
@@ -145,10 +152,10 @@ export const ParamContractSchema = z
 
 export const ResponseContractSchema = z
   .strictObject({
-    okPath: text.describe('JSONata path to the field telling success, e.g. `code`.'),
+    okPath: jsonata('the result').describe('JSONata path to the field telling success, e.g. `code`.'),
     okValues: z.array(z.union([z.string(), z.number(), z.boolean(), z.null()])).min(1),
-    codePath: text.optional().describe('JSONata path to the downstream error code.'),
-    messagePath: text.optional().describe('JSONata path to the downstream error message.'),
+    codePath: jsonata('the result').optional().describe('JSONata path to the downstream error code.'),
+    messagePath: jsonata('the result').optional().describe('JSONata path to the downstream error message.'),
   })
   .describe('How to tell a business failure in a successful MCP result (TOOL_BUSINESS_FAILED).');
 

@@ -242,7 +242,7 @@ export class RunEngine {
     try {
       const driving = await this.options.observers.driving(session, model, this.options.toolbox);
       // A flow sent over HTTP has its expressions evaluated in the sandbox (src/tools/expression-sandbox.ts).
-      await withExpressionSandbox(ref.flow.sandboxExpressions === true, () =>
+      await withExpressionSandbox(ref.flow.sandboxExpressions === true, session.current.tenant, () =>
         drive(session, ref, driving.model, {
           ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),
           toolbox: driving.toolbox,

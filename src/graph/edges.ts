@@ -1,6 +1,6 @@
 import { evaluate, ExpressionError } from '../tools/expressions.js';
 
-/** How long the `when`s of the edges leaving one node may take together (ms). */
+/** How long the `when`s of the edges leaving one node may take together (ms of evaluation, not of waiting for the sandbox). */
 export const EDGES_BUDGET_MS = 1_000;
 import type { FlowEdge } from '../domain/flow.js';
 
@@ -21,20 +21,20 @@ export async function nextNode(
   from: string,
   scope: EdgeScope,
 ): Promise<string | null> {
-  const started = Date.now();
+  const meter = { ms: 0 };
   for (const edge of edges) {
     if (edge.from !== from) continue;
     if (edge.when === undefined) {
       if (scope.status === 'completed') return edge.to;
       continue;
     }
-    if (Date.now() - started > EDGES_BUDGET_MS)
+    if (meter.ms > EDGES_BUDGET_MS)
       throw new ExpressionError(
         'EVALUATE',
         edge.when,
         `the conditions of the edges leaving ${from} took longer than ${EDGES_BUDGET_MS} ms together`,
       );
-    const value = await evaluate(edge.when, scope);
+    const value = await evaluate(edge.when, scope, { meter });
     if (value === true) return edge.to;
   }
   return null;

@@ -3,8 +3,11 @@ import { posix } from 'node:path';
 /** How many rounds of percent-decoding a path gets (`%2576` is `%76` is `v`). */
 const DECODE_ROUNDS = 3;
 
-/** Format characters (category Cf) and other default-ignorable code points: they render as nothing. */
-const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+/**
+ * Format characters (category Cf), other default-ignorable code points and blanks (white space, the
+ * braille blank): they render as nothing, or as a gap nobody would read as part of `v1`.
+ */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{White_Space}\u2800]/gu;
 
 /**
  * True for a path whose first segment starts with `v1` under any spelling: `/V1/runs`, `//v1/runs`,

@@ -14,8 +14,12 @@ import { Worker } from 'node:worker_threads';
 export const SANDBOX_TIMEOUT_MS = 1_000;
 /** Heap limits of the sandbox worker. */
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
-/** Evaluations that may wait for the worker; one more is refused at once. */
-const MAX_WAITING = 256;
+/** Evaluations one tenant may have waiting for the worker; one more is refused at once. */
+const MAX_WAITING_PER_TENANT = 64;
+/** The largest value (characters of JSON) a sandboxed expression may give back. */
+export const SANDBOX_MAX_RESULT = 1024 * 1024;
+/** Characters of expression text whose compiled forms the worker keeps (about 35× that in memory). */
+const MAX_CACHED_TEXT = 256 * 1024;
 
 // An eval'd CommonJS script, so that it runs the same from src/ (tests) and dist/.
 const SOURCE = `
@@ -23,17 +27,21 @@ const { parentPort, workerData } = require('node:worker_threads');
 require('node:v8').setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 const jsonata = require(workerData.jsonata);
 const cache = new Map();
+let cached = 0;
 const noEval = () => { throw { message: '$eval is not available in this expression' }; };
 parentPort.on('message', async ({ id, expression, input }) => {
   try {
     let compiled = cache.get(expression);
     if (!compiled) {
       compiled = jsonata(expression, workerData.limits);
-      if (cache.size >= 500) cache.clear();
+      if (cached + expression.length > workerData.maxCachedText) { cache.clear(); cached = 0; }
       cache.set(expression, compiled);
+      cached += expression.length;
     }
     const result = await compiled.evaluate(input, { eval: noEval });
     const text = result === undefined || typeof result === 'function' ? undefined : JSON.stringify(result);
+    if (text !== undefined && text.length > workerData.maxResult)
+      throw { message: 'its value is larger than ' + workerData.maxResult + ' characters of JSON' };
     parentPort.postMessage({ id, ok: true, text });
   } catch (error) {
     const message = error && typeof error.message === 'string' ? error.message : String(error);
@@ -49,31 +57,47 @@ export class SandboxError extends Error {
 
 interface Job {
   readonly id: number;
+  readonly tenant: string | null;
   readonly expression: string;
   readonly input: unknown;
-  readonly resolve: (value: unknown) => void;
+  readonly resolve: (value: SandboxValue) => void;
   readonly reject: (error: SandboxError) => void;
+}
+
+/** A sandboxed expression's value (plain JSON; undefined: no match) and how long the worker spent on it. */
+export interface SandboxValue {
+  readonly value: unknown;
+  readonly busyMs: number;
 }
 
 type Reply = { id: number; ok: true; text?: string } | { id: number; ok: false; message: string };
 
-/** One worker, one evaluation at a time, a bounded queue; a stuck or bloated evaluation costs only its worker. */
+/**
+ * One worker, one evaluation at a time; a stuck or bloated evaluation costs only its worker. Waiting
+ * evaluations queue per tenant and are served in turn (round robin), so one tenant's slow expressions
+ * delay another tenant's by at most one evaluation each, and each tenant's queue is bounded.
+ */
 export class ExpressionSandbox {
   private worker: Worker | null = null;
-  private current: { job: Job; timer: NodeJS.Timeout } | null = null;
-  private readonly waiting: Job[] = [];
+  private current: { job: Job; timer: NodeJS.Timeout; started: number } | null = null;
+  /** Waiting jobs per tenant, in the order tenants get their next turn. */
+  private readonly waiting = new Map<string | null, Job[]>();
   private nextId = 1;
 
   constructor(private readonly limits: Readonly<Record<string, number>>) {}
 
-  /** The expression's value over `input` as plain JSON (undefined: no match); rejects with SandboxError. */
-  evaluate(expression: string, input: unknown): Promise<unknown> {
-    if (this.waiting.length >= MAX_WAITING)
+  /** The expression's value over `input` and the worker's time on it; rejects with SandboxError. */
+  evaluate(expression: string, input: unknown, tenant: string | null = null): Promise<SandboxValue> {
+    const queue = this.waiting.get(tenant) ?? [];
+    if (queue.length >= MAX_WAITING_PER_TENANT)
       return Promise.reject(
-        new SandboxError(`too many sandboxed expressions are waiting (${MAX_WAITING}); try again later`),
+        new SandboxError(
+          `too many of this tenant's sandboxed expressions are waiting (${MAX_WAITING_PER_TENANT}); try again later`,
+        ),
       );
     return new Promise((resolve, reject) => {
-      this.waiting.push({ id: this.nextId++, expression, input, resolve, reject });
+      queue.push({ id: this.nextId++, tenant, expression, input, resolve, reject });
+      this.waiting.set(tenant, queue);
       this.pump();
     });
   }
@@ -83,14 +107,26 @@ export class ExpressionSandbox {
     const worker = this.worker;
     this.worker = null;
     this.fail(new SandboxError('the expression sandbox was closed'));
-    for (const job of this.waiting.splice(0))
-      job.reject(new SandboxError('the expression sandbox was closed'));
+    for (const queue of this.waiting.values())
+      for (const job of queue) job.reject(new SandboxError('the expression sandbox was closed'));
+    this.waiting.clear();
     await worker?.terminate();
+  }
+
+  /** The next job: the first of the tenant whose turn it is; that tenant goes to the back of the line. */
+  private next(): Job | undefined {
+    for (const [tenant, queue] of this.waiting) {
+      this.waiting.delete(tenant);
+      const job = queue.shift();
+      if (queue.length > 0) this.waiting.set(tenant, queue);
+      if (job) return job;
+    }
+    return undefined;
   }
 
   private pump(): void {
     if (this.current) return;
-    const job = this.waiting.shift();
+    const job = this.next();
     if (!job) return;
     let worker: Worker;
     try {
@@ -104,7 +140,7 @@ export class ExpressionSandbox {
     const timer = setTimeout(() => {
       this.restart(`took longer than ${SANDBOX_TIMEOUT_MS} ms`);
     }, SANDBOX_TIMEOUT_MS);
-    this.current = { job, timer };
+    this.current = { job, timer, started: Date.now() };
   }
 
   private ensureWorker(): Worker {
@@ -113,7 +149,12 @@ export class ExpressionSandbox {
       eval: true,
       // The script is CommonJS whatever flags the process was started with (`--input-type=module`…).
       execArgv: [],
-      workerData: { jsonata: createRequire(import.meta.url).resolve('jsonata'), limits: this.limits },
+      workerData: {
+        jsonata: createRequire(import.meta.url).resolve('jsonata'),
+        limits: this.limits,
+        maxResult: SANDBOX_MAX_RESULT,
+        maxCachedText: MAX_CACHED_TEXT,
+      },
       resourceLimits: RESOURCE_LIMITS,
     });
     worker.on('message', (reply: Reply) => this.settle(reply));
@@ -144,10 +185,15 @@ export class ExpressionSandbox {
 
   private settle(reply: Reply): void {
     if (!this.current || this.current.job.id !== reply.id) return;
-    const { job, timer } = this.current;
+    const { job, timer, started } = this.current;
     clearTimeout(timer);
     this.current = null;
-    if (reply.ok) job.resolve(reply.text === undefined ? undefined : (JSON.parse(reply.text) as unknown));
+    const busyMs = Date.now() - started;
+    if (reply.ok)
+      job.resolve({
+        value: reply.text === undefined ? undefined : (JSON.parse(reply.text) as unknown),
+        busyMs,
+      });
     else job.reject(new SandboxError(reply.message));
     this.pump();
   }

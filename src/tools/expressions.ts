@@ -42,7 +42,9 @@ export class ExpressionError extends Error {
 export const EXPRESSION_LIMITS = { timeout: 250, stack: 200, sequence: 1_000_000 } as const;
 
 const cache = new Map<string, jsonata.Expression>();
-const MAX_CACHE = 1000;
+/** Characters of expression text whose compiled forms are kept (a compiled form is ~35× its text). */
+const MAX_CACHED_TEXT = 512 * 1024;
+let cachedText = 0;
 
 /** Compiles an expression (cached); throws ExpressionError for a syntax error. */
 export function compileExpression(expression: string): jsonata.Expression {
@@ -55,21 +57,31 @@ export function compileExpression(expression: string): jsonata.Expression {
   } catch (error) {
     throw new ExpressionError('COMPILE', expression, errorText(error), { cause: error });
   }
-  if (cache.size >= MAX_CACHE) cache.clear();
+  if (cachedText + expression.length > MAX_CACHED_TEXT) {
+    cache.clear();
+    cachedText = 0;
+  }
   cache.set(expression, compiled);
+  cachedText += expression.length;
   return compiled;
 }
 
-/** Whether the expressions evaluated in this async context (a run being driven) go to the sandbox. */
-const sandboxing = new AsyncLocalStorage<boolean>();
+/** Whether the expressions evaluated in this async context (a run being driven) go to the sandbox, and whose run it is. */
+const sandboxing = new AsyncLocalStorage<{ sandboxed: boolean; tenant: string | null }>();
 let sandbox: ExpressionSandbox | null = null;
 
 /**
  * Runs `body` with every expression it evaluates (edges, guards) sent to the expression sandbox when
- * `sandboxed` (a flow with `sandboxExpressions: true`, as every flow sent over HTTP is), else in process.
+ * `sandboxed` (a flow with `sandboxExpressions: true`, as every flow sent over HTTP is), else in process;
+ * the sandbox serves tenants in turn.
  */
-export function withExpressionSandbox<T>(sandboxed: boolean, body: () => T): T {
-  return sandboxing.run(sandboxed, body);
+export function withExpressionSandbox<T>(sandboxed: boolean, tenant: string | null, body: () => T): T {
+  return sandboxing.run({ sandboxed, tenant }, body);
+}
+
+/** Counts the time spent evaluating (in process, or by the sandbox's worker: never time spent waiting for it). */
+export interface EvaluationMeter {
+  ms: number;
 }
 
 /**
@@ -81,22 +93,30 @@ export function withExpressionSandbox<T>(sandboxed: boolean, body: () => T): T {
 export async function evaluate(
   expression: string,
   input: unknown,
-  options: { sandboxed?: boolean } = {},
+  options: { sandboxed?: boolean; meter?: EvaluationMeter } = {},
 ): Promise<unknown> {
-  const compiled = compileExpression(expression);
-  if (options.sandboxed ?? sandboxing.getStore() ?? false) {
+  const scope = sandboxing.getStore();
+  if (options.sandboxed ?? scope?.sandboxed ?? false) {
+    // Compiled only in the worker: a compiled expression costs ~35× its text, not to be kept here.
     try {
-      return await (sandbox ??= new ExpressionSandbox(EXPRESSION_LIMITS)).evaluate(expression, input);
+      sandbox ??= new ExpressionSandbox(EXPRESSION_LIMITS);
+      const { value, busyMs } = await sandbox.evaluate(expression, input, scope?.tenant ?? null);
+      if (options.meter) options.meter.ms += busyMs;
+      return value;
     } catch (error) {
       if (!(error instanceof SandboxError)) throw error;
       throw new ExpressionError('EVALUATE', expression, error.message, { cause: error });
     }
   }
+  const compiled = compileExpression(expression);
+  const started = options.meter ? Date.now() : 0;
   let result: unknown;
   try {
     result = (await compiled.evaluate(input)) as unknown;
   } catch (error) {
     throw new ExpressionError('EVALUATE', expression, errorText(error), { cause: error });
+  } finally {
+    if (options.meter) options.meter.ms += Date.now() - started;
   }
   return toPlain(result);
 }
@@ -155,7 +175,13 @@ function errorText(error: unknown): string {
 export function slowRegexes(expression: string): string[] {
   const problems: string[] = [];
   const seen = new Set<object>();
-  const stack: unknown[] = [compileExpression(expression).ast()];
+  let tree: unknown;
+  try {
+    tree = jsonata(expression).ast(); // not cached: these are one-off texts (a request's, the model's)
+  } catch (error) {
+    throw new ExpressionError('COMPILE', expression, errorText(error), { cause: error });
+  }
+  const stack: unknown[] = [tree];
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);

@@ -82,6 +82,12 @@ describe('paths that look like /v1', () => {
       '/.%2Fv1/runs',
       '/x%5C..%5Cv1/runs',
       '/x%252F..%252Fv1/runs',
+      '/v%201/runs',
+      '/v%C2%A01/runs',
+      '/v%E3%80%801/runs',
+      '/v%E2%80%A81/runs',
+      '/v%0B1/runs',
+      '/v%E2%A0%801/runs',
     ]) {
       const response = await t.call('GET', path, { token: SEC.viewer });
       expect(response.status, path).toBe(404);

@@ -141,3 +141,42 @@ describe('the sandbox worker', () => {
     expect(code).toBe(0);
   }, 30_000);
 });
+
+describe('the sandbox against a second round of attacks', () => {
+  it('refuses an expression longer than 8192 characters before compiling it', async () => {
+    const when = `(${'$x := 1;'.repeat(20_000)} $x) = 2`;
+    const flow = { id: 'long', locale: 'en', model: 'openai:gpt-4.1', nodes: [{ id: 'a' }, { id: 'b' }] };
+    const started = Date.now();
+    const response = await target.call('POST', '/v1/flows', {
+      token: SEC.betaAdmin,
+      json: { ...flow, edges: [{ from: 'a', to: 'b', when }] },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/edges\[0\]\.when: expected at most 8192/);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('refuses a value larger than 1 MiB of JSON', async () => {
+    const when = '$length("xy" & "xy") < 0';
+    const doubling = `($s := "xxxxxxxx"; ${'$s := $s & $s; '.repeat(18)} $s) = ""`;
+    expect(await evaluate(when, {}, { sandboxed: true })).toBe(false);
+    await expect(evaluate(`${doubling.replace(' = ""', '')}`, {}, { sandboxed: true })).rejects.toThrow(
+      /larger than 1048576 characters/,
+    );
+  });
+
+  it("serves tenants in turn: a tenant's queue delays another's by the running evaluation and one more", async () => {
+    const { ExpressionSandbox } = await import('../../src/tools/expression-sandbox.js');
+    const sandbox = new ExpressionSandbox({ timeout: 5_000 });
+    const done: string[] = [];
+    const slow = '$count($distinct([1..8000]))';
+    const jobs = [
+      ...[1, 2, 3, 4].map((i) => sandbox.evaluate(slow, {}, 'beta').then(() => done.push(`beta-${i}`))),
+      sandbox.evaluate('1 + 1', {}, 'acme').then(() => done.push('acme')),
+    ];
+    await Promise.all(jobs);
+    await sandbox.close();
+    // beta-1 was running; beta-2 had its turn before acme's first; then acme, before beta-3 and beta-4.
+    expect(done.indexOf('acme')).toBe(2);
+  });
+});

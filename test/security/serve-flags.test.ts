@@ -142,6 +142,13 @@ describe('serve security flags', () => {
       [['--mcp-idle-ms', '-1'], /--mcp-idle-ms/],
       [['--allow-stdio-env', 'NODE_OPTIONS'], /--allow-stdio-env NODE_OPTIONS: .* cannot be allowed/],
       [['--allow-stdio-env', 'ld_preload'], /cannot be allowed/],
+      ...['HGRCPATH', 'GNUPGHOME', 'COR_PROFILER', 'WINEDLLOVERRIDES', 'PUPPETEER_EXECUTABLE_PATH'].map(
+        (name) =>
+          [
+            ['--allow-stdio-env', name],
+            new RegExp(`--allow-stdio-env ${name}: .* cannot be allowed`),
+          ] as const,
+      ),
       [['--allow-stdio-env', 'HTTPS_PROXY'], /cannot be allowed/],
       [['--allow-stdio-env', 'A-B'], /--allow-stdio-env takes a variable name/],
       [

@@ -36,6 +36,9 @@ const LISTED_IDS = 10;
  * reads the ledger only; it never calls a tool. The model is offered it once its node run compacted
  * (src/engine/context-host.ts); it is never in a node's static catalog.
  */
+/** The longest `path` the model may give (an expression, compiled to ~35× its text). */
+const MAX_MODEL_PATH = 1024;
+
 export const evidenceReadTool: BuiltinTool = {
   name: 'builtin_evidence_read',
   visible: () => false,
@@ -58,7 +61,9 @@ export const evidenceReadTool: BuiltinTool = {
       return Observation.success(hint(ctx.locale, 'EVIDENCE_READ', about), record.payload).withEvidence(id);
     let part: unknown;
     try {
-      // The model writes this path: it runs in the sandbox, and a regex in it must run in linear time.
+      // The model writes this path: it runs in the sandbox, is short, and its regexes run in linear time.
+      if (path.length > MAX_MODEL_PATH)
+        throw new ExpressionError('COMPILE', path.slice(0, 40), `longer than ${MAX_MODEL_PATH} characters`);
       const slow = slowRegexes(path);
       if (slow.length > 0) throw new ExpressionError('COMPILE', path, slow.join('; '));
       part = await evaluate(path, record.payload, { sandboxed: true });

@@ -33,7 +33,7 @@ export class DefinitionCache {
   #bytes = 0;
   constructor(
     private readonly size = 1000,
-    private readonly maxBytes = 64 * 1024 * 1024,
+    private readonly maxBytes = 16 * 1024 * 1024,
   ) {}
 
   get(runId: string): Definition | undefined {

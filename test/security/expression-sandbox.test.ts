@@ -16,6 +16,7 @@ import { SEC, startTarget, type Target } from './helpers.js';
  */
 
 const SLOW_WHENS = [
+  '($f := function($x){ $f($x + 1) }; $f(0)) > 0',
   '$count($distinct([1..300000])) < 0',
   '$length($pad("", 10000000, "xy")) < 0',
   '$contains($pad("", 30, "a") & "!", $eval("/^(a+)+$/" & "i"))',

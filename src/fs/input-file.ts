@@ -139,7 +139,8 @@ export function inside(root: string, path: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-function realOrSelf(path: string): string {
+/** The real path of `path` (links resolved), or `path` itself when it does not exist (yet). */
+export function realOrSelf(path: string): string {
   try {
     return realpathSync(path);
   } catch (error) {

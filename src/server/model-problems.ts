@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs';
 import { sep } from 'node:path';
+import { realOrSelf } from '../fs/input-file.js';
 import { ModelError } from '../model/errors.js';
 
 /**
@@ -51,14 +51,4 @@ export function withoutFolders(message: string, folders: readonly string[]): str
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function realOrSelf(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch (error) {
-    // A folder that is not there (yet) is hidden as given.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return dir;
-    throw error;
-  }
 }

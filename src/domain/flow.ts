@@ -123,30 +123,69 @@ export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 
-export const ParamContractSchema = z
+/** Where a value may come from: `evidence` (a prior tool result) or `user` (the user's words). */
+export const SOURCE_KINDS = ['evidence', 'user'] as const;
+/** One source kind, or several of which any one holds. */
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+const sourceKind = z.enum(SOURCE_KINDS);
+const provenanceKeys = {
+  source: z
+    .union([sourceKind, z.array(sourceKind).min(1)], {
+      error: (issue) =>
+        typeof issue.input === 'string'
+          ? `expected one of: "evidence", "user"; got ${JSON.stringify(issue.input)}`
+          : 'expected "evidence", "user", or a non-empty list of them',
+    })
+    .optional()
+    .describe(
+      'evidence: the value must occur in a prior result of a `from` tool; user: the user must have said it; a list: any one of them (`[evidence, user]`). Each element of a list value is checked on its own.',
+    ),
+  from: z
+    .array(toolName)
+    .min(1)
+    .optional()
+    .describe('With source evidence: the tools whose results hold the allowed values.'),
+  path: jsonata('the evidence payload')
+    .optional()
+    .describe('With source evidence: selects the allowed values (JSONata).'),
+  match: z
+    .enum(['equals', 'contains'])
+    .optional()
+    .describe(
+      'With source evidence: `equals` (default) — the value equals a value of the result; `contains` — a string may also stand inside a string of the result, at word boundaries (docs/flows.md, matching).',
+    ),
+  enum: z.array(scalar).min(1).optional().describe('The allowed values (each element, for a list value).'),
+};
+
+export const FieldContractSchema = z
   .strictObject({
-    source: z
-      .enum(['evidence', 'user'])
-      .optional()
-      .describe(
-        'evidence: the value must occur in a prior result of a `from` tool; user: the user must have said it.',
-      ),
-    from: z
-      .array(toolName)
-      .min(1)
-      .optional()
-      .describe('With source evidence: the tools whose results hold the allowed values.'),
-    path: jsonata('the evidence payload')
-      .optional()
-      .describe('With source evidence: selects the allowed values (JSONata).'),
+    ...provenanceKeys,
     required: z
       .boolean()
       .optional()
-      .describe('The argument must be present (in addition to the tool schema).'),
-    enum: z.array(scalar).min(1).optional().describe('The allowed values.'),
+      .describe('An empty field (`""` or null) needs provenance too; default: it needs none.'),
+  })
+  .describe('Provenance of one field of an object argument (or of each object element of a list argument).');
+
+export const ParamContractSchema = z
+  .strictObject({
+    ...provenanceKeys,
+    required: z
+      .boolean()
+      .optional()
+      .describe(
+        'The argument must be present (in addition to the tool schema); an empty value then needs provenance too.',
+      ),
     schema: jsonSchemaObject
       .optional()
       .describe("JSON Schema that tightens the tool's own schema for this argument."),
+    fields: z
+      .record(z.string(), FieldContractSchema)
+      .optional()
+      .describe(
+        'Per field of an object argument (or of each object element of a list argument): its own provenance contract, checked on its own.',
+      ),
   })
   .describe('Provenance and policy of one tool argument.');
 
@@ -207,6 +246,12 @@ export const OutputContractSchema = z
       .min(1)
       .optional()
       .describe('With source evidence: the tools whose evidence may be cited.'),
+    match: z
+      .enum(['equals', 'contains'])
+      .optional()
+      .describe(
+        'With source evidence: `contains` (default) — a string value may stand inside a string of the cited result, at word boundaries; `equals` — it must equal a value of the result.',
+      ),
     description: z.string().optional(),
   })
   .describe('An output key of a node and where its value may come from.');
@@ -289,6 +334,7 @@ export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 export type ParamContract = z.infer<typeof ParamContractSchema>;
+export type FieldContract = z.infer<typeof FieldContractSchema>;
 export type ResponseContract = z.infer<typeof ResponseContractSchema>;
 export type VerifyPolicy = z.infer<typeof VerifySchema>;
 export type RecoverPolicy = z.infer<typeof RecoverSchema>;
@@ -300,6 +346,13 @@ export type FlowEdge = z.infer<typeof EdgeSchema>;
 export type Flow = z.infer<typeof FlowSchema>;
 /** A flow as written by a person (defaults optional). */
 export type FlowInput = z.input<typeof FlowSchema>;
+
+/** The source kinds a contract accepts, as a list (`source: evidence` → `['evidence']`; none → `[]`). */
+export function sourceKinds(contract: { source?: SourceKind | SourceKind[] | undefined }): SourceKind[] {
+  const { source } = contract;
+  if (source === undefined) return [];
+  return Array.isArray(source) ? [...new Set(source)] : [source];
+}
 
 /** True for a stdio server entry. */
 export function isStdioServer(server: McpServerConfig): server is StdioServerConfig {

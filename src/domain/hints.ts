@@ -140,8 +140,9 @@ const TEXTS = {
     en: 'cite the evidence id of a successful call of one of: {tools}',
   },
   NEXT_OUTPUT_VALUE: {
-    'zh-CN': '使用该证据中的值，或引用包含该值的证据',
-    en: 'use a value from that evidence, or cite the evidence that holds the value',
+    'zh-CN':
+      '引用结果中原样含有该值的证据：字符串可以是结果文本中完整的词语或片段（至少 3 个字符，中日文至少 2 个字，不能是更长的词或数字的一部分），其它值须与结果中的某个值相同',
+    en: 'cite the evidence whose text holds the exact value: a string may be a whole word or phrase inside a result text (at least 3 characters, 2 for Chinese or Japanese, never part of a longer word or number); any other value must equal a value of the result',
   },
   NEXT_OPTIONAL_OUTPUT: {
     'zh-CN': '也可以不写，直接调用 builtin_node_finish',
@@ -328,6 +329,32 @@ const TEXTS = {
   BUDGET_NO_PRICE: {
     'zh-CN': '设置了 maxCost，但配置的 prices 中没有模型 {model} 的价格',
     en: 'maxCost is set, but `prices` has no price for the model {model}',
+  },
+  // ---- value matching and provenance (docs/flows.md, "How values are matched")
+  NEXT_OUTPUT_VALUE_EXACT: {
+    'zh-CN': '引用含有该值的证据：该值须与结果中的某个值完全相同（此产出不接受文本中的片段）',
+    en: 'cite the evidence that holds the exact value: it must equal a value of the result (this output takes no part of a text)',
+  },
+  OUTPUT_VALUE_SAMPLES: {
+    'zh-CN': '该证据中 [{key}] 的值有：{values}',
+    en: 'values of [{key}] in it: {values}',
+  },
+  NEXT_PROVENANCE_MISMATCH_CONTAINS: {
+    'zh-CN': '改用 {tools} 查询结果中原样出现的值（完整的值，或结果文本中完整的词语或片段），例如：{values}',
+    en: 'use a value that stands exactly in a result of {tools} (a whole value, or a whole word or phrase of its text), for example: {values}',
+  },
+  NEXT_PROVENANCE_MISMATCH_OR_USER: {
+    'zh-CN': '改用 {tools} 查询结果中的值（例如：{values}），或用户原话中的值',
+    en: 'use a value from the results of {tools} (for example: {values}), or one the user said',
+  },
+  NEXT_MISMATCH_OR_ASK: {
+    'zh-CN':
+      '使用 {tools} 查询结果中原样出现的值，或用户原话中的值；都没有时调用 builtin_node_follow_up 向用户询问参数 [{field}]',
+    en: 'use a value exactly as it stands in a result of {tools}, or one the user said; if neither holds it, ask the user for argument [{field}] with builtin_node_follow_up',
+  },
+  NEXT_QUERY_OR_ASK: {
+    'zh-CN': '先调用 {tools} 查询，再用查询结果中的值调用 {tool}；或使用用户原话中的值',
+    en: 'call {tools} first and call {tool} with a value from its result, or use a value the user said',
   },
 } as const satisfies Record<string, Localized<string>>;
 

@@ -45,6 +45,8 @@ export interface GatedCall {
   provenance: Record<string, string>;
   /** Argument name → the user's words it was found in (from `source: user` contracts); absent when none. */
   userProvenance?: Record<string, string>;
+  /** Argument name → where its value (or each element or field) was found; absent when none. */
+  matches?: Record<string, ValueMatch[]>;
   /** Set once the person declined it. */
   declined?: boolean;
 }
@@ -85,6 +87,27 @@ export interface OutputValue {
   value: unknown;
   sourceType: 'evidence' | 'user' | 'node' | 'model';
   sourceRef: string | null;
+  /** sourceType evidence: where in the cited evidence the value (or each element) was found; absent when not checked. */
+  match?: ValueMatch[];
+}
+
+/**
+ * Where a checked value — an argument, one element or field of it, or an output — was found
+ * (docs/flows.md, "How values are matched"), so that a person sees the very span it was cited from.
+ */
+export interface ValueMatch {
+  /** Inside the argument or output value: [] the value itself, [1] its second element, ['city'] a field. */
+  at: (string | number)[];
+  source: 'evidence' | 'user';
+  /** source evidence: the evidence id. */
+  evidenceId?: string;
+  /**
+   * source evidence: the path of the matching leaf (or sub-tree) in the evidence payload, [] for the
+   * payload itself; absent when a `path` selection cannot be traced back to the payload.
+   */
+  path?: (string | number)[];
+  /** A match inside a text: [start, end) of the value in the string at `path`, in UTF-16 code units. */
+  span?: [number, number];
 }
 
 /** Per node run. */

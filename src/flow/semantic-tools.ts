@@ -1,4 +1,10 @@
-import type { Flow, ParamContract, ToolPolicy } from '../domain/flow.js';
+import {
+  sourceKinds,
+  type FieldContract,
+  type Flow,
+  type ParamContract,
+  type ToolPolicy,
+} from '../domain/flow.js';
 import { jsonataProblem } from './expressions.js';
 import { jsonSchemaIssues } from './json-schema.js';
 import { listOf, suggest, type PathSegment, type RawProblem } from './problems.js';
@@ -36,6 +42,11 @@ export function toolRefs(flow: Flow): ToolRef[] {
       contract.from?.forEach((name, j) =>
         refs.push({ name, role: 'from', path: [...base, 'params', param, 'from', j] }),
       );
+      for (const [field, sub] of Object.entries(contract.fields ?? {})) {
+        sub.from?.forEach((name, j) =>
+          refs.push({ name, role: 'from', path: [...base, 'params', param, 'fields', field, 'from', j] }),
+        );
+      }
     }
     if (policy.verify)
       refs.push({ name: policy.verify.tool, role: 'verify', path: [...base, 'verify', 'tool'] });
@@ -154,9 +165,9 @@ function verifyVisibility(flow: Flow, tool: string, verify: string): RawProblem[
     }));
 }
 
-function paramProblems(base: PathSegment[], contract: ParamContract): RawProblem[] {
+function paramProblems(base: PathSegment[], contract: ParamContract | FieldContract): RawProblem[] {
   const problems: RawProblem[] = [];
-  const evidence = contract.source === 'evidence';
+  const evidence = sourceKinds(contract).includes('evidence');
   if (evidence && !contract.from) {
     problems.push({
       path: [...base, 'source'],
@@ -164,7 +175,7 @@ function paramProblems(base: PathSegment[], contract: ParamContract): RawProblem
         'source: evidence needs from; expected from: [the tools whose results hold the allowed values]',
     });
   }
-  for (const key of ['from', 'path'] as const) {
+  for (const key of ['from', 'path', 'match'] as const) {
     if (!evidence && contract[key] !== undefined) {
       problems.push({
         path: [...base, key],
@@ -177,9 +188,21 @@ function paramProblems(base: PathSegment[], contract: ParamContract): RawProblem
     const why = jsonataProblem(contract.path);
     if (why) problems.push({ path: [...base, 'path'], message: why });
   }
-  if (contract.schema) {
+  if ('schema' in contract && contract.schema) {
     for (const issue of jsonSchemaIssues(contract.schema))
       problems.push({ path: [...base, 'schema', ...issue.path], message: issue.message });
+  }
+  if ('fields' in contract && contract.fields) {
+    for (const key of ['source', 'from', 'path', 'match', 'enum'] as const) {
+      if (contract[key] !== undefined)
+        problems.push({
+          path: [...base, key],
+          atKey: true,
+          message: `${key} does not apply beside fields (each field has its own contract); expected it inside fields.<name>`,
+        });
+    }
+    for (const [field, sub] of Object.entries(contract.fields))
+      problems.push(...paramProblems([...base, 'fields', field], sub));
   }
   return problems;
 }

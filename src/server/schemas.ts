@@ -39,6 +39,23 @@ const Usage = z.object({
     .describe('Prompt tokens written to the provider cache (part of inputTokens)'),
 });
 
+const ValueMatch = z
+  .object({
+    at: z.array(z.union([z.string(), z.number()])).openapi({
+      description: 'Inside the argument: [] the value itself, [1] its second element, ["city"] a field.',
+    }),
+    source: z.enum(['evidence', 'user']),
+    evidenceId: z.string().optional(),
+    path: z
+      .array(z.union([z.string(), z.number()]))
+      .optional()
+      .openapi({ description: 'The matching leaf in the evidence payload ([] the payload itself).' }),
+    span: z.tuple([z.number(), z.number()]).optional().openapi({
+      description: 'A match inside a text: [start, end) in the string at `path` (UTF-16 code units).',
+    }),
+  })
+  .openapi('ValueMatch', { description: 'Where a checked value was found (docs/flows.md, matching).' });
+
 const Pending = z
   .union([
     z.object({
@@ -51,6 +68,10 @@ const Pending = z
       userProvenance: z.record(z.string(), z.string()).optional().openapi({
         description:
           "Argument name → the user's words (run input or a follow-up answer) its value was found in (`source: user` contracts); absent when none.",
+      }),
+      matches: z.record(z.string(), z.array(ValueMatch)).optional().openapi({
+        description:
+          'Argument name → where its value (or each element or field of it) was found: the evidence id, the path of the leaf in its payload and, for a match inside a text, the span (docs/flows.md, matching); absent when none.',
       }),
       id: z.string().optional().openapi({ description: 'The pending item id; send it as `expect`.' }),
     }),

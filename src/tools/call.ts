@@ -1,7 +1,7 @@
 import type { Flow, ToolPolicy } from '../domain/flow.js';
 import type { Locale } from '../domain/locale.js';
 import type { Observation } from '../domain/observation.js';
-import type { NodeState, RunState } from '../domain/run-state.js';
+import type { NodeState, RunState, ValueMatch } from '../domain/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 
 // The types of one tool call, shared by the pipeline, its guards, the builtins and the runtime.
@@ -24,6 +24,8 @@ export interface ApprovalPending {
   provenance: Record<string, string>;
   /** Argument name → the user's words (run input or an answer) a `source: user` value was found in; absent when none. */
   userProvenance?: Record<string, string>;
+  /** Argument name → where its value (or each element or field) was found, with the matched span of a text; absent when none. */
+  matches?: Record<string, ValueMatch[]>;
   /** The pending item's id, when it comes from a child run (kept, the child checks responses against it). */
   id?: string;
 }
@@ -180,6 +182,8 @@ export interface CallReport {
   provenance: Record<string, string>;
   /** Argument name → the user's words it was found in, for `source: user` params. */
   userProvenance: Record<string, string>;
+  /** Argument name → where its value (or each element or field) was found. */
+  matches: Record<string, ValueMatch[]>;
 }
 
 /** One call as the runtime holds it: its input, and its report once the pipeline returned. Build it with `createCallContext`. */

@@ -19,6 +19,7 @@ export function createCallContext(init: CallContextInit): CallContext {
     approved: false,
     provenance: {},
     userProvenance: {},
+    matches: {},
   };
 }
 

@@ -1,3 +1,5 @@
+import { containsEligible, findInText, type Span } from './text-match.js';
+
 /**
  * Value matching shared by the param contract, the output validator and the follow-up checks
  * (pipeline step 3, docs/design.md). One normalisation, used on both sides of every comparison:
@@ -67,9 +69,72 @@ export function deepMatches(a: unknown, b: unknown): boolean {
  * equal a scalar leaf (`scalarEquals`), an object or array must deep-match a sub-tree (`deepMatches`).
  */
 export function occursIn(value: unknown, tree: unknown): boolean {
-  if (value === undefined) return false;
-  if (isScalar(value)) return scalarLeaves(tree).some((leaf) => scalarEquals(value, leaf));
-  return subTrees(tree).some((sub) => deepMatches(value, sub));
+  return locate(value, tree) !== null;
+}
+
+/** A path inside a JSON value: object keys and array indexes, outermost first; [] is the value itself. */
+export type JsonPath = (string | number)[];
+
+/** Where `locate` found a value: the leaf (or sub-tree) and, for a match inside a text, its span. */
+export interface Hit {
+  path: JsonPath;
+  /** Set for a `contains` match: [start, end) of the value inside the string leaf at `path`. */
+  span?: Span;
+}
+
+/** Options of `locate`. */
+export interface LocateOptions {
+  /**
+   * Also find a string value inside a longer string leaf, at token boundaries, when it is long
+   * enough (src/tools/text-match.ts). Default false: whole leaves only.
+   */
+  contains?: boolean;
+}
+
+/**
+ * Where `value` occurs in `tree`, or null: a scalar equal to a scalar leaf (`scalarEquals`, first in
+ * document order), else — with `contains` and a long enough string — inside a string leaf at token
+ * boundaries; an object or array deep-matching a sub-tree (`deepMatches`).
+ */
+export function locate(value: unknown, tree: unknown, options: LocateOptions = {}): Hit | null {
+  if (value === undefined) return null;
+  if (!isScalar(value)) {
+    const sub = subTrees(tree, []).find((s) => deepMatches(value, s.value));
+    return sub ? { path: sub.path } : null;
+  }
+  const leaves = leafEntries(tree, []);
+  const equal = leaves.find((leaf) => scalarEquals(value, leaf.value));
+  if (equal) return { path: equal.path };
+  if (options.contains !== true || typeof value !== 'string' || !containsEligible(value)) return null;
+  for (const leaf of leaves) {
+    if (typeof leaf.value !== 'string') continue;
+    const span = findInText(value, leaf.value);
+    if (span) return { path: leaf.path, span };
+  }
+  return null;
+}
+
+/** The value at `path` inside `tree` (undefined when there is none). */
+export function valueAt(tree: unknown, path: JsonPath): unknown {
+  let node = tree;
+  for (const step of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string | number, unknown>)[step];
+  }
+  return node;
+}
+
+interface Entry {
+  path: JsonPath;
+  value: unknown;
+}
+
+function leafEntries(tree: unknown, path: JsonPath): { path: JsonPath; value: Scalar }[] {
+  if (isScalar(tree)) return [{ path, value: tree }];
+  if (Array.isArray(tree)) return tree.flatMap((item, i) => leafEntries(item, [...path, i]));
+  if (tree !== null && typeof tree === 'object')
+    return Object.entries(tree).flatMap(([k, v]) => leafEntries(v, [...path, k]));
+  return [];
 }
 
 /** Every scalar leaf of a JSON value, in document order. */
@@ -80,15 +145,21 @@ export function scalarLeaves(tree: unknown): Scalar[] {
   return [];
 }
 
-/** Scalar leaves stored under a key equal to `key` (normalised), at any depth. */
+/**
+ * Scalar leaves stored under a key named like `key`, at any depth, with case, width, white space
+ * and punctuation folded (`orderId` names `order_id`); a list of scalars under such a key gives its
+ * items.
+ */
 export function leavesUnderKey(tree: unknown, key: string): Scalar[] {
-  const wanted = normalise(key);
+  const wanted = normalise(key, { punctuation: true });
   const out: Scalar[] = [];
   const walk = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(walk);
     if (node === null || typeof node !== 'object') return;
     for (const [k, v] of Object.entries(node)) {
-      if (normalise(k) === wanted && isScalar(v)) out.push(v);
+      const named = normalise(k, { punctuation: true }) === wanted;
+      if (named && isScalar(v)) out.push(v);
+      else if (named && Array.isArray(v) && v.every(isScalar)) out.push(...v);
       else walk(v);
     }
   };
@@ -96,10 +167,12 @@ export function leavesUnderKey(tree: unknown, key: string): Scalar[] {
   return out;
 }
 
-function subTrees(tree: unknown): unknown[] {
+function subTrees(tree: unknown, path: JsonPath): Entry[] {
   if (isScalar(tree) || tree === undefined) return [];
-  const children = Array.isArray(tree) ? tree : Object.values(tree as Record<string, unknown>);
-  return [tree, ...children.flatMap(subTrees)];
+  const children: [string | number, unknown][] = Array.isArray(tree)
+    ? tree.map((v, i) => [i, v])
+    : Object.entries(tree as Record<string, unknown>);
+  return [{ path, value: tree }, ...children.flatMap(([k, v]) => subTrees(v, [...path, k]))];
 }
 
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
@@ -149,4 +222,35 @@ export function echoes(question: string, texts: readonly string[]): boolean {
 export function showValue(value: unknown, max = 80): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * True for a value that says nothing: `null`, or a string that is empty once white space is removed.
+ * An optional argument or output holding one needs no provenance (docs/flows.md).
+ */
+export function isEmptyValue(value: unknown): boolean {
+  return value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/** The path of the first leaf or sub-tree of `tree` that is exactly `value` (same JSON), or null. */
+export function pathOf(tree: unknown, value: unknown): JsonPath | null {
+  if (isScalar(value)) return leafEntries(tree, []).find((leaf) => leaf.value === value)?.path ?? null;
+  const wanted = JSON.stringify(value);
+  return subTrees(tree, []).find((sub) => JSON.stringify(sub.value) === wanted)?.path ?? null;
+}
+
+/**
+ * Values "of the same kind" as an argument or output named `key`, for a next step to offer: the
+ * scalar leaves under a key named like it (`leavesUnderKey`), else like its singular (`item_ids` →
+ * `item_id`). Never other leaves: a list of unrelated values would mislead.
+ */
+export function valuesNamed(tree: unknown, key: string): Scalar[] {
+  const names = [key];
+  if (/[a-z]s$/iu.test(key)) names.push(key.slice(0, -1));
+  if (/[a-z]es$/iu.test(key)) names.push(key.slice(0, -2));
+  for (const name of names) {
+    const found = leavesUnderKey(tree, name);
+    if (found.length > 0) return found;
+  }
+  return [];
 }

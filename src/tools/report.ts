@@ -22,5 +22,6 @@ export function report(ctx: CallContext, settled: Settled<ReadyCall>): Observati
   if (reached.counted) ctx.counted = true;
   if (reached.provenance) ctx.provenance = { ...reached.provenance };
   if (reached.userProvenance) ctx.userProvenance = { ...reached.userProvenance };
+  if (reached.matches) ctx.matches = { ...reached.matches };
   return outcome.observation;
 }

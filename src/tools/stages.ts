@@ -1,5 +1,6 @@
 import type { ToolPolicy } from '../domain/flow.js';
 import type { Observation } from '../domain/observation.js';
+import type { ValueMatch } from '../domain/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { CallInput, ControlEffect, LookBackResult } from './call.js';
 
@@ -29,6 +30,8 @@ export interface Provenance {
   readonly provenance: Readonly<Record<string, string>>;
   /** Argument name → the user's words it was found in, for `source: user` params. */
   readonly userProvenance: Readonly<Record<string, string>>;
+  /** Argument name → where its value (or each element or field) was found. */
+  readonly matches: Readonly<Record<string, ValueMatch[]>>;
 }
 
 /** Learnt by the write gate. */

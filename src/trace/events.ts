@@ -1,3 +1,4 @@
+import type { ValueMatch } from '../domain/run-state.js';
 import type { TokenUsage } from '../model/model.js';
 
 /** Fields every trace event has (docs/trace.md). */
@@ -18,6 +19,7 @@ export type PendingItem =
       summary: string;
       provenance?: Record<string, string>;
       userProvenance?: Record<string, string>;
+      matches?: Record<string, ValueMatch[]>;
       id?: string;
     }
   | { question: string; options: string[] | null; id?: string };

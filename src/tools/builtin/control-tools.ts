@@ -111,6 +111,7 @@ export const approvalTool: BuiltinTool = {
       summary: str(args, 'summary'),
       provenance: { ...gated.provenance },
       ...(gated.userProvenance ? { userProvenance: { ...gated.userProvenance } } : {}),
+      ...(gated.matches ? { matches: { ...gated.matches } } : {}),
     };
     const observation = Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending);
     const suspension = { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint } as const;

@@ -3,8 +3,14 @@ import type { OutputContract } from '../../domain/flow.js';
 import { hint, list, type HintKey } from '../../domain/hints.js';
 import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
-import { userTexts, type OutputValue, type RunState } from '../../domain/run-state.js';
-import { occursIn, saidByUser, showValue } from '../matching.js';
+import {
+  userTexts,
+  type EvidenceRecord,
+  type OutputValue,
+  type RunState,
+  type ValueMatch,
+} from '../../domain/run-state.js';
+import { isEmptyValue, locate, occursIn, saidByUser, showValue, valuesNamed } from '../matching.js';
 
 /** The source types an output may cite (docs/flows.md, outputs). */
 export const SOURCE_TYPES = ['evidence', 'user', 'node', 'model'] as const;
@@ -18,10 +24,16 @@ export interface OutputWrite {
   sourceRef?: string | null;
 }
 
+const SAMPLE_SIZE = 5;
+
 /**
  * Checks a builtin_output_set call against the node's output contracts (docs/observations.md). Each rejection is a
  * REJECTED observation (returned, not thrown) whose reason names what is wrong and whose next step names what is accepted;
  * for a non-required output the next step adds "也可以不写，直接调用 builtin_node_finish".
+ * An empty value (`""`, null) of an optional output needs no source check. Cited evidence: each
+ * element of a list is looked for on its own; a string may stand inside a string of the payload at
+ * word boundaries unless the contract says `match: equals` (docs/flows.md, matching); where each
+ * value was found is stored as the output's `match`.
  */
 export class OutputContractValidator {
   constructor(
@@ -62,22 +74,27 @@ export class OutputContractValidator {
     const ref =
       typeof write.sourceRef === 'string' && write.sourceRef.trim() !== '' ? write.sourceRef.trim() : null;
     const stored: OutputValue = { value: write.value, sourceType: type as SourceType, sourceRef: ref };
+    if (!contract.required && isEmptyValue(write.value)) return { ok: true, stored };
+    if (type === 'evidence') {
+      const checked = this.checkEvidence(write, contract, ref);
+      if (checked instanceof Observation) return { ok: false, rejection: checked };
+      return { ok: true, stored: { ...stored, match: checked } };
+    }
     const rejection =
-      type === 'evidence'
-        ? this.checkEvidence(write, contract, ref)
-        : type === 'node'
-          ? this.checkNode(write, contract, ref)
-          : type === 'user'
-            ? this.checkUser(write, contract)
-            : null;
+      type === 'node'
+        ? this.checkNode(write, contract, ref)
+        : type === 'user'
+          ? this.checkUser(write, contract)
+          : null;
     return rejection ? { ok: false, rejection } : { ok: true, stored };
   }
 
+  /** Where each value was found in the cited evidence, or the rejection. */
   private checkEvidence(
     write: OutputWrite,
     contract: OutputContract,
     ref: string | null,
-  ): Observation | null {
+  ): Observation | ValueMatch[] {
     const from = contract.from ?? [];
     const tools = from.length > 0 ? list(this.locale, from) : hint(this.locale, 'ANY_TOOL');
     if (!ref) {
@@ -100,15 +117,50 @@ export class OutputContractValidator {
     }
     if (evidence.outcome !== 'SUCCESS')
       return invalid(hint(this.locale, 'OUTPUT_EVIDENCE_FAILED', { tool: evidence.tool, ref }));
-    if (!occursIn(write.value, evidence.payload)) {
-      const detail = hint(this.locale, 'OUTPUT_VALUE_NOT_IN_EVIDENCE', {
-        tool: evidence.tool,
-        ref,
-        value: showValue(write.value),
+    const contains = contract.match !== 'equals';
+    const units: [ValueMatch['at'], unknown][] = Array.isArray(write.value)
+      ? write.value.map((item, i) => [[i], item])
+      : [[[], write.value]];
+    const matches: ValueMatch[] = [];
+    for (const [at, value] of units) {
+      const hit = locate(value, evidence.payload, { contains });
+      if (!hit) return this.notInEvidence(write, contract, evidence, value, contains);
+      matches.push({
+        at,
+        source: 'evidence',
+        evidenceId: evidence.id,
+        path: hit.path,
+        ...(hit.span ? { span: hit.span } : {}),
       });
-      return this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, 'NEXT_OUTPUT_VALUE', {});
     }
-    return null;
+    return matches;
+  }
+
+  private notInEvidence(
+    write: OutputWrite,
+    contract: OutputContract,
+    evidence: EvidenceRecord,
+    value: unknown,
+    contains: boolean,
+  ): Observation {
+    const detail = hint(this.locale, 'OUTPUT_VALUE_NOT_IN_EVIDENCE', {
+      tool: evidence.tool,
+      ref: evidence.id,
+      value: showValue(value),
+    });
+    const samples = [
+      ...new Set(
+        valuesNamed(evidence.payload, write.key)
+          .filter((v) => v !== null && v !== '')
+          .map((v) => showValue(v, 40)),
+      ),
+    ].slice(0, SAMPLE_SIZE);
+    const extra =
+      samples.length > 0
+        ? hint(this.locale, 'OUTPUT_VALUE_SAMPLES', { key: write.key, values: list(this.locale, samples) })
+        : undefined;
+    const next = contains ? 'NEXT_OUTPUT_VALUE' : 'NEXT_OUTPUT_VALUE_EXACT';
+    return this.reject(contract, 'OUTPUT_VALUE_MISMATCH', { detail }, next, {}, extra);
   }
 
   private checkNode(write: OutputWrite, contract: OutputContract, ref: string | null): Observation | null {
@@ -158,10 +210,13 @@ export class OutputContractValidator {
     reasonParams: ReasonParams,
     nextKey: HintKey,
     nextParams: ReasonParams,
+    extra?: string,
   ): Observation {
+    const sep = this.locale === 'zh-CN' ? '；' : '; ';
     let next = hint(this.locale, nextKey, nextParams);
+    if (extra !== undefined) next = `${next}${sep}${extra}`;
     if (contract && !contract.required) {
-      next = `${next}${this.locale === 'zh-CN' ? '；' : '; '}${hint(this.locale, 'NEXT_OPTIONAL_OUTPUT')}`;
+      next = `${next}${sep}${hint(this.locale, 'NEXT_OPTIONAL_OUTPUT')}`;
     }
     return Observation.rejected(code(name), code(name).reason(this.locale, reasonParams), next);
   }

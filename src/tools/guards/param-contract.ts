@@ -1,16 +1,21 @@
 import { code } from '../../domain/error-codes.js';
-import type { ParamContract } from '../../domain/flow.js';
+import { sourceKinds, type FieldContract, type ParamContract, type SourceKind } from '../../domain/flow.js';
 import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { userTexts, type EvidenceRecord } from '../../domain/run-state.js';
+import { userTexts, type EvidenceRecord, type ValueMatch } from '../../domain/run-state.js';
 import { evaluate, ExpressionError } from '../expressions.js';
 import {
+  isEmptyValue,
   isScalar,
-  leavesUnderKey,
-  occursIn,
+  locate,
+  pathOf,
   saidByUser,
   scalarLeaves,
   showValue,
+  valueAt,
+  valuesNamed,
+  type Hit,
+  type JsonPath,
   type Scalar,
 } from '../matching.js';
 import type { Check } from '../compose.js';
@@ -21,7 +26,7 @@ import type { ProducedCase } from '../produces.js';
 export const PARAM_CONTRACT_PRODUCES: readonly ProducedCase[] = [
   {
     producer: 'ParamContract',
-    case: '`enum`: the value is not one of the allowed values',
+    case: '`enum`: the value (or an element of a list) is not one of the allowed values',
     code: 'PARAM_PROVENANCE_REJECTED',
     next: 'NEXT_ENUM',
   },
@@ -33,9 +38,39 @@ export const PARAM_CONTRACT_PRODUCES: readonly ProducedCase[] = [
   },
   {
     producer: 'ParamContract',
-    case: '`source: evidence`: the value is in none of their results (or of what `path` selects)',
+    case: '`source: [evidence, user]`: no successful call of any `from` tool yet, and the user has not said the value',
+    code: 'PARAM_PROVENANCE_QUERY_FIRST',
+    next: 'NEXT_QUERY_OR_ASK',
+  },
+  {
+    producer: 'ParamContract',
+    case: '`source: evidence`: the value (or an element or field) is in none of their results (or of what `path` selects); next lists values of the same field',
     code: 'PARAM_PROVENANCE_MISMATCH',
     next: 'NEXT_PROVENANCE_MISMATCH',
+  },
+  {
+    producer: 'ParamContract',
+    case: 'the same with `match: contains`',
+    code: 'PARAM_PROVENANCE_MISMATCH',
+    next: 'NEXT_PROVENANCE_MISMATCH_CONTAINS',
+  },
+  {
+    producer: 'ParamContract',
+    case: 'the same with `source: [evidence, user]`, and the user has not said it either',
+    code: 'PARAM_PROVENANCE_MISMATCH',
+    next: 'NEXT_PROVENANCE_MISMATCH_OR_USER',
+  },
+  {
+    producer: 'ParamContract',
+    case: '`source: evidence` mismatch when the results hold no value of that field to offer',
+    code: 'PARAM_PROVENANCE_MISMATCH',
+    next: 'NEXT_ASK_FIRST',
+  },
+  {
+    producer: 'ParamContract',
+    case: '`source: [evidence, user]` mismatch when the results hold no value of that field to offer',
+    code: 'PARAM_PROVENANCE_MISMATCH',
+    next: 'NEXT_MISMATCH_OR_ASK',
   },
   {
     producer: 'ParamContract',
@@ -47,62 +82,243 @@ export const PARAM_CONTRACT_PRODUCES: readonly ProducedCase[] = [
 
 const SAMPLE_SIZE = 5;
 
+/** A contract as the checks read it: a parameter's or one of its fields'. */
+type Contract = ParamContract | FieldContract;
+
 /**
- * Step 3 (ParamContractInterceptor): checks each present argument against its `params` contract:
- * `enum` (exact JSON equality), `source: evidence` (the value occurs in a SUCCESS evidence of a `from`
- * tool, or in what `path` selects from it; newest evidence first), `source: user` (the user said it).
- * Learns `provenance`, the evidence id each evidence-sourced value was found in, and
- * `userProvenance`, the user's words each user-sourced value was found in.
+ * Step 3 (ParamContractInterceptor): checks each present argument against its `params` contract
+ * (docs/flows.md, parameter contracts). An empty value (`""`, null) of an optional argument needs no
+ * provenance; each element of a list is checked on its own, and each field named in `fields` of an
+ * object (or of each object element); each leaf value must pass `enum` (exact JSON equality) and one
+ * of its `source` kinds: `evidence` (the value occurs in a SUCCESS evidence of a `from` tool, or in
+ * what `path` selects from it, newest evidence first; inside a text with `match: contains`), `user`
+ * (the user said it). Learns `provenance` (argument → the first evidence id a value of it was found
+ * in), `userProvenance` (argument → the user's words) and `matches` (argument → where each value was found).
  */
 export function paramContractGuard(): Check<ParsedCall, Provenance> {
   return async function paramContract(ctx) {
-    const found = { provenance: {}, userProvenance: {} };
+    const checker = new ParamChecker(ctx);
     const args = ctx.args;
+    const required = new Set(requiredOf(ctx.descriptor.inputSchema));
     for (const [field, contract] of Object.entries(ctx.policy?.params ?? {})) {
       if (!Object.hasOwn(args, field) || args[field] === undefined) continue;
-      const rejection = await checkParam(ctx, found, field, contract, args[field]);
+      const mandatory = contract.required === true || required.has(field);
+      const rejection = await checker.check([field], contract, args[field], mandatory);
       if (rejection) return { stop: rejection };
     }
-    return found;
+    return checker.found;
   };
 }
 
-/** What the param contract fills in as it checks. */
-type Found = { provenance: Record<string, string>; userProvenance: Record<string, string> };
+function requiredOf(schema: unknown): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  const required = (schema as { required?: unknown }).required;
+  return Array.isArray(required) ? required.filter((r): r is string => typeof r === 'string') : [];
+}
 
-async function checkParam(
-  ctx: ParsedCall,
-  found: Found,
-  field: string,
-  contract: ParamContract,
-  value: unknown,
-): Promise<Observation | null> {
-  const { locale } = ctx;
-  if (contract.enum && !contract.enum.some((allowed) => allowed === value)) {
-    return Observation.rejected(
-      code('PARAM_PROVENANCE_REJECTED'),
-      code('PARAM_PROVENANCE_REJECTED').reason(locale, { field, value: showValue(value) }),
-      hint(locale, 'NEXT_ENUM', {
-        values: list(
-          locale,
-          contract.enum.map((v) => showValue(v)),
-        ),
-      }),
-    );
+/** `item_ids[1]`, `address.city`: a place inside the arguments as the model reads it. */
+function label(at: JsonPath): string {
+  return at.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`)).join('');
+}
+
+/** The checks of one call: what they found so far, and the selections of `path` already evaluated. */
+class ParamChecker {
+  readonly found: {
+    provenance: Record<string, string>;
+    userProvenance: Record<string, string>;
+    matches: Record<string, ValueMatch[]>;
+  } = { provenance: {}, userProvenance: {}, matches: {} };
+  private readonly selections = new Map<string, unknown>();
+  private readonly texts: readonly string[];
+
+  constructor(private readonly ctx: ParsedCall) {
+    this.texts = userTexts(ctx.run);
   }
-  if (contract.source === 'evidence') return checkEvidence(ctx, found, field, contract, value);
-  if (contract.source === 'user') {
-    const texts = userTexts(ctx.run);
-    if (!saidByUser(value, texts)) {
+
+  /** Checks `value` at `at` (argument name first) against `contract`; the rejection, or null. */
+  async check(
+    at: JsonPath,
+    contract: Contract,
+    value: unknown,
+    mandatory: boolean,
+  ): Promise<Observation | null> {
+    if (isEmptyValue(value) && !mandatory) return null;
+    const fields = 'fields' in contract ? contract.fields : undefined;
+    if (Array.isArray(value) && (fields || contract.enum || contract.source)) {
+      for (const [i, item] of value.entries()) {
+        const rejection = await this.check([...at, i], contract, item, true);
+        if (rejection) return rejection;
+      }
+      return null;
+    }
+    if (fields) {
+      if (value === null || typeof value !== 'object') return null;
+      const object = value as Record<string, unknown>;
+      for (const [name, sub] of Object.entries(fields)) {
+        if (!Object.hasOwn(object, name) || object[name] === undefined) continue;
+        const rejection = await this.check([...at, name], sub, object[name], sub.required === true);
+        if (rejection) return rejection;
+      }
+      return null;
+    }
+    return this.checkLeaf(at, contract, value);
+  }
+
+  private async checkLeaf(at: JsonPath, contract: Contract, value: unknown): Promise<Observation | null> {
+    const { locale } = this.ctx;
+    const field = label(at);
+    if (contract.enum && !contract.enum.some((allowed) => allowed === value)) {
+      return Observation.rejected(
+        code('PARAM_PROVENANCE_REJECTED'),
+        code('PARAM_PROVENANCE_REJECTED').reason(locale, { field, value: showValue(value) }),
+        hint(locale, 'NEXT_ENUM', {
+          values: list(
+            locale,
+            contract.enum.map((v) => showValue(v)),
+          ),
+        }),
+      );
+    }
+    const kinds = sourceKinds(contract);
+    if (kinds.length === 0) return null;
+    const sources = kinds.includes('evidence') ? this.evidenceOf(contract) : [];
+    for (const evidence of sources) {
+      const selection = await this.select(contract.path, evidence);
+      const hit = locate(value, selection, { contains: contract.match === 'contains' });
+      if (hit) {
+        this.recordEvidence(at, evidence, hit, contract.path === undefined ? null : { selection });
+        return null;
+      }
+    }
+    if (kinds.includes('user') && saidByUser(value, this.texts)) {
+      this.recordUser(at, value);
+      return null;
+    }
+    return this.reject(at, contract, kinds, value, sources);
+  }
+
+  /** The SUCCESS evidence of the contract's `from` tools, newest first. */
+  private evidenceOf(contract: Contract): EvidenceRecord[] {
+    const from = contract.from ?? [];
+    return this.ctx.run.evidence
+      .filter((e) => e.outcome === 'SUCCESS' && (from.length === 0 || from.includes(e.tool)))
+      .reverse();
+  }
+
+  /** Records an evidence match; `selected`: what a `path` selected, when the hit is inside it. */
+  private recordEvidence(
+    at: JsonPath,
+    evidence: EvidenceRecord,
+    hit: Hit,
+    selected: { selection: unknown } | null,
+  ): void {
+    const [arg, ...inside] = at as [string, ...JsonPath];
+    this.found.provenance[arg] ??= evidence.id;
+    const match: ValueMatch = { at: inside, source: 'evidence', evidenceId: evidence.id };
+    // A `path` selection is a new value: find the matched leaf in the payload itself to point at it.
+    const path = selected ? pathOf(evidence.payload, valueAt(selected.selection, hit.path)) : hit.path;
+    if (path) {
+      match.path = path;
+      if (hit.span) match.span = hit.span;
+    }
+    (this.found.matches[arg] ??= []).push(match);
+  }
+
+  private recordUser(at: JsonPath, value: unknown): void {
+    const [arg, ...inside] = at as [string, ...JsonPath];
+    const words = userWords(value, this.texts);
+    const earlier = this.found.userProvenance[arg];
+    this.found.userProvenance[arg] =
+      earlier === undefined || earlier.split('\n').includes(words)
+        ? (earlier ?? words)
+        : `${earlier}\n${words}`;
+    (this.found.matches[arg] ??= []).push({ at: inside, source: 'user' });
+  }
+
+  /** The part of an evidence payload the contract allows values from: all of it, or what `path` selects. */
+  private async select(path: string | undefined, evidence: EvidenceRecord): Promise<unknown> {
+    if (!path) return evidence.payload;
+    const key = `${evidence.id}\u0000${path}`;
+    if (!this.selections.has(key)) this.selections.set(key, await this.evaluatePath(path, evidence));
+    return this.selections.get(key);
+  }
+
+  private async evaluatePath(path: string, evidence: EvidenceRecord): Promise<unknown> {
+    try {
+      return await evaluate(path, evidence.payload);
+    } catch (error) {
+      if (!(error instanceof ExpressionError)) throw error;
+      this.ctx.services.logger.warn('TOOL param path failed', {
+        tool: this.ctx.call.tool,
+        evidence: evidence.id,
+        error: error.message,
+      });
+      return undefined;
+    }
+  }
+
+  private async reject(
+    at: JsonPath,
+    contract: Contract,
+    kinds: SourceKind[],
+    value: unknown,
+    sources: EvidenceRecord[],
+  ): Promise<Observation> {
+    const { locale } = this.ctx;
+    const field = label(at);
+    const shown = showValue(value);
+    const user = kinds.includes('user');
+    if (!kinds.includes('evidence')) {
       return Observation.rejected(
         code('PARAM_PROVENANCE_ASK_FIRST'),
-        code('PARAM_PROVENANCE_ASK_FIRST').reason(locale, { field, value: showValue(value) }),
+        code('PARAM_PROVENANCE_ASK_FIRST').reason(locale, { field, value: shown }),
         hint(locale, 'NEXT_ASK_FIRST', { field }),
       );
     }
-    found.userProvenance[field] = userWords(value, texts);
+    const from = contract.from ?? [];
+    const tools = from.length > 0 ? list(locale, from) : hint(locale, 'ANY_TOOL');
+    if (sources.length === 0) {
+      return Observation.rejected(
+        code('PARAM_PROVENANCE_QUERY_FIRST'),
+        code('PARAM_PROVENANCE_QUERY_FIRST').reason(locale, { field, tools }),
+        hint(locale, user ? 'NEXT_QUERY_OR_ASK' : 'NEXT_QUERY_FIRST', { tools, tool: this.ctx.call.tool }),
+      );
+    }
+    const samples = await this.sameKind(at, contract, sources);
+    const values = list(locale, samples);
+    const next =
+      samples.length === 0
+        ? hint(locale, user ? 'NEXT_MISMATCH_OR_ASK' : 'NEXT_ASK_FIRST', { field, tools })
+        : user
+          ? hint(locale, 'NEXT_PROVENANCE_MISMATCH_OR_USER', { tools, values })
+          : contract.match === 'contains'
+            ? hint(locale, 'NEXT_PROVENANCE_MISMATCH_CONTAINS', { tools, values })
+            : hint(locale, 'NEXT_PROVENANCE_MISMATCH', { tools, values });
+    return Observation.rejected(
+      code('PARAM_PROVENANCE_MISMATCH'),
+      code('PARAM_PROVENANCE_MISMATCH').reason(locale, { field, value: shown, tools }),
+      next,
+    );
   }
-  return null;
+
+  /**
+   * A few values of the same kind to offer, newest evidence first: what `path` selects, else the
+   * values under a key named like the argument or field (`valuesNamed`). Never unrelated values.
+   */
+  private async sameKind(at: JsonPath, contract: Contract, sources: EvidenceRecord[]): Promise<string[]> {
+    const key = [...at].reverse().find((step): step is string => typeof step === 'string') ?? '';
+    const shown = new Set<string>();
+    for (const evidence of sources) {
+      const selection = await this.select(contract.path, evidence);
+      const leaves: Scalar[] = contract.path ? scalarLeaves(selection) : valuesNamed(selection, key);
+      for (const leaf of leaves.filter(isScalar)) {
+        if (leaf === null || leaf === '') continue;
+        shown.add(showValue(leaf, 40));
+        if (shown.size >= SAMPLE_SIZE) return [...shown];
+      }
+    }
+    return [...shown];
+  }
 }
 
 /** The user's text that says `value`; for a structured value said across several texts, those texts joined. */
@@ -111,70 +327,4 @@ function userWords(value: unknown, texts: readonly string[]): string {
   if (one !== undefined) return one;
   const leaves = scalarLeaves(value);
   return texts.filter((t) => leaves.some((leaf) => saidByUser(leaf, [t]))).join('\n');
-}
-
-async function checkEvidence(
-  ctx: ParsedCall,
-  found: Found,
-  field: string,
-  contract: ParamContract,
-  value: unknown,
-): Promise<Observation | null> {
-  const { locale } = ctx;
-  const from = contract.from ?? [];
-  const sources = ctx.run.evidence
-    .filter((e) => e.outcome === 'SUCCESS' && (from.length === 0 || from.includes(e.tool)))
-    .reverse();
-  const tools = from.length > 0 ? list(locale, from) : hint(locale, 'ANY_TOOL');
-  if (sources.length === 0) {
-    return Observation.rejected(
-      code('PARAM_PROVENANCE_QUERY_FIRST'),
-      code('PARAM_PROVENANCE_QUERY_FIRST').reason(locale, { field, tools }),
-      hint(locale, 'NEXT_QUERY_FIRST', { tools, tool: ctx.call.tool }),
-    );
-  }
-  for (const evidence of sources) {
-    const selection = await select(ctx, contract.path, evidence);
-    if (occursIn(value, selection)) {
-      found.provenance[field] = evidence.id;
-      return null;
-    }
-  }
-  const latest = sources[0] as EvidenceRecord;
-  const samples = sample(await select(ctx, contract.path, latest), contract.path ? null : field);
-  // With no value to offer, the next step must still be actionable: ask the user.
-  const next =
-    samples.length > 0
-      ? hint(locale, 'NEXT_PROVENANCE_MISMATCH', { tools, values: list(locale, samples) })
-      : hint(locale, 'NEXT_ASK_FIRST', { field });
-  return Observation.rejected(
-    code('PARAM_PROVENANCE_MISMATCH'),
-    code('PARAM_PROVENANCE_MISMATCH').reason(locale, { field, value: showValue(value), tools }),
-    next,
-  );
-}
-
-/** The part of an evidence payload the contract allows values from: all of it, or what `path` selects. */
-async function select(ctx: ParsedCall, path: string | undefined, evidence: EvidenceRecord): Promise<unknown> {
-  if (!path) return evidence.payload;
-  try {
-    return await evaluate(path, evidence.payload);
-  } catch (error) {
-    if (!(error instanceof ExpressionError)) throw error;
-    ctx.services.logger.warn('TOOL param path failed', {
-      tool: ctx.call.tool,
-      evidence: evidence.id,
-      error: error.message,
-    });
-    return undefined;
-  }
-}
-
-/** A few valid values to show: the selection's leaves, else leaves under a key named like the field. */
-function sample(selection: unknown, field: string | null): string[] {
-  let leaves: Scalar[] = field ? leavesUnderKey(selection, field) : scalarLeaves(selection);
-  if (leaves.length === 0)
-    leaves = scalarLeaves(selection).filter((l) => typeof l === 'string' || typeof l === 'number');
-  const shown = leaves.filter(isScalar).map((l) => showValue(l, 40));
-  return [...new Set(shown)].slice(0, SAMPLE_SIZE);
 }

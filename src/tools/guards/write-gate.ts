@@ -123,6 +123,7 @@ function before(ctx: SourcedCall): Admission | Stop {
     fingerprint: fp,
     provenance: { ...ctx.provenance },
     ...said,
+    ...(Object.keys(ctx.matches).length > 0 ? { matches: { ...ctx.matches } } : {}),
   };
   return deferred(
     code('APPROVAL_REQUIRED'),

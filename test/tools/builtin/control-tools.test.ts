@@ -83,6 +83,11 @@ describe('builtin_node_approval', () => {
           provenance: { spaceId: 'ev_1' },
           // `name` has a `source: user` contract: the user's words it was found in.
           userProvenance: { name: '在默认空间创建一个叫 官网 的站点' },
+          // Where each value was found: the leaf of the evidence payload, or the user's words.
+          matches: {
+            spaceId: [{ at: [], source: 'evidence', evidenceId: 'ev_1', path: ['data', 0, 'spaceId'] }],
+            name: [{ at: [], source: 'user' }],
+          },
         },
       },
     });

@@ -32,6 +32,8 @@ async function setup(locale: 'zh-CN' | 'en' = 'zh-CN'): Promise<Harness> {
 
 const set = (h: Harness, args: Record<string, unknown>) => h.call('builtin_output_set', args);
 const OPTIONAL = '也可以不写，直接调用 builtin_node_finish';
+const CITE =
+  '引用结果中原样含有该值的证据：字符串可以是结果文本中完整的词语或片段（至少 3 个字符，中日文至少 2 个字，不能是更长的词或数字的一部分），其它值须与结果中的某个值相同';
 
 describe('builtin_output_set (OutputContractValidator)', () => {
   it('stores a value found in the cited evidence, as given', async () => {
@@ -43,7 +45,12 @@ describe('builtin_output_set (OutputContractValidator)', () => {
       sourceRef: 'ev_1',
     });
     expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', message: '产出 [spaceId] 已写入' });
-    expect(h.node.outputs.spaceId).toEqual({ value: 'sp_1', sourceType: 'evidence', sourceRef: 'ev_1' });
+    expect(h.node.outputs.spaceId).toEqual({
+      value: 'sp_1',
+      sourceType: 'evidence',
+      sourceRef: 'ev_1',
+      match: [{ at: [], source: 'evidence', evidenceId: 'ev_1', path: ['data', 0, 'spaceId'] }],
+    });
     await set(h, {
       key: 'sites',
       value: { code: 0, message: 'ok', data: [] },
@@ -125,7 +132,7 @@ describe('builtin_output_set (OutputContractValidator)', () => {
     });
   });
 
-  it('OUTPUT_VALUE_MISMATCH when the value is not in the cited evidence (equality, not containment)', async () => {
+  it('OUTPUT_VALUE_MISMATCH when the value is not in the cited evidence; next says how matching works and offers values of the key', async () => {
     const { obs } = await set(await setup(), {
       key: 'spaceId',
       value: 'sp',
@@ -136,9 +143,8 @@ describe('builtin_output_set (OutputContractValidator)', () => {
       outcome: 'REJECTED',
       code: 'OUTPUT_VALUE_MISMATCH',
       reason: '来源校验失败：space_list 的结果 ev_1 中没有值 sp',
-      next: '使用该证据中的值，或引用包含该值的证据',
-      message:
-        '来源校验失败：space_list 的结果 ev_1 中没有值 sp。下一步：使用该证据中的值，或引用包含该值的证据。',
+      next: `${CITE}；该证据中 [spaceId] 的值有：sp_1、sp_2`,
+      message: `来源校验失败：space_list 的结果 ev_1 中没有值 sp。下一步：${CITE}；该证据中 [spaceId] 的值有：sp_1、sp_2。`,
     });
   });
 

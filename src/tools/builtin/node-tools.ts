@@ -137,7 +137,11 @@ export const outputSetTool: BuiltinTool = {
     const stored = checked.stored;
     ctx.node.outputs[key] = stored;
     return Promise.resolve(
-      Observation.success(hint(ctx.locale, 'OUTPUT_WRITTEN', { key }), { key, value: stored.value }),
+      Observation.success(hint(ctx.locale, 'OUTPUT_WRITTEN', { key }), {
+        key,
+        value: stored.value,
+        ...(stored.match ? { match: stored.match } : {}),
+      }),
     );
   },
 };

@@ -197,13 +197,24 @@ export function saidByUser(value: unknown, texts: readonly string[]): boolean {
   return haystacks.some((h) => h.includes(needle));
 }
 
+/**
+ * True when `digits` stand in `haystack` with no digit or decimal point right before, and no digit or
+ * decimal point followed by a digit right after: `10` is not in `100`, `10.5` or `.10`, but it is in
+ * `10.` at the end of a sentence.
+ */
 function containsNumber(haystack: string, digits: string): boolean {
-  const isBoundary = (ch: string | undefined): boolean => ch === undefined || !/[\d.]/.test(ch);
+  const clearBefore = (at: number): boolean => at === 0 || !/[\d.]/.test(haystack[at - 1] as string);
+  const clearAfter = (at: number): boolean => {
+    const ch = haystack[at];
+    if (ch === undefined) return true;
+    if (/\d/.test(ch)) return false;
+    return !(ch === '.' && /\d/.test(haystack[at + 1] ?? ''));
+  };
   let from = 0;
   for (;;) {
     const at = haystack.indexOf(digits, from);
     if (at < 0) return false;
-    if (isBoundary(haystack[at - 1]) && isBoundary(haystack[at + digits.length])) return true;
+    if (clearBefore(at) && clearAfter(at + digits.length)) return true;
     from = at + 1;
   }
 }

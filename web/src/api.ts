@@ -20,6 +20,20 @@ export interface ApprovalPending {
   id?: string;
   /** Argument name → the user's words (run input or an answer) a `source: user` value was found in. */
   userProvenance?: Record<string, string>;
+  /** Argument name → where its value (or each element or field of it) was found (docs/flows.md, matching). */
+  matches?: Record<string, ValueMatch[]>;
+}
+
+/** Where a checked value was found: an evidence leaf (with the span of a match inside a text), or the user's words. */
+export interface ValueMatch {
+  /** Inside the argument: [] the value itself, [1] its second element, ['city'] a field. */
+  at: (string | number)[];
+  source: 'evidence' | 'user';
+  evidenceId?: string;
+  /** The leaf in the evidence payload. */
+  path?: (string | number)[];
+  /** [start, end) of the value inside the string at `path`. */
+  span?: [number, number];
 }
 
 /** An evidence record (`GET /v1/runs/{id}/evidence/{evidenceId}`): a real tool call that executed, with its full payload. */

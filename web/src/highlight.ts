@@ -71,3 +71,84 @@ export function markValue(text: string, value: unknown, mode: 'json' | 'text'): 
 export function payloadText(payload: unknown): string {
   return typeof payload === 'string' ? payload : (JSON.stringify(payload ?? null, null, 2) ?? 'null');
 }
+
+/** Where a value was found in an evidence payload, as the runtime recorded it (docs/flows.md, matching). */
+export interface PayloadMark {
+  /** The leaf (or sub-tree) in the payload: object keys and array indexes; [] is the payload itself. */
+  path: (string | number)[];
+  /** A match inside a text: [start, end) in the string at `path`, in UTF-16 code units. */
+  span?: [number, number];
+}
+
+const samePath = (a: readonly (string | number)[], b: readonly (string | number)[]): boolean =>
+  a.length === b.length && a.every((step, i) => String(step) === String(b[i]));
+
+/** A string's JSON escaping without its quotes. */
+const escaped = (text: string): string => JSON.stringify(text).slice(1, -1);
+
+/**
+ * The payload as `payloadText` shows it (pretty JSON, or a text as it is), split into segments with
+ * each recorded mark highlighted: the span inside a string leaf (its JSON-escaped characters), or the
+ * whole leaf or sub-tree. Marks that name no place in the payload mark nothing.
+ */
+export function markPayload(payload: unknown, marks: readonly PayloadMark[]): Segment[] {
+  const out: Segment[] = [];
+  const emit = (text: string, mark: boolean): void => {
+    if (text === '') return;
+    const last = out[out.length - 1];
+    if (last && last.mark === mark) last.text += text;
+    else out.push({ text, mark });
+  };
+  const markAt = (path: (string | number)[]) => marks.filter((m) => samePath(m.path, path));
+  if (typeof payload === 'string') {
+    emitString(payload, markAt([]), emit, false);
+    return out.length > 0 ? out : [{ text: '', mark: false }];
+  }
+  const walk = (value: unknown, path: (string | number)[], indent: string, marked: boolean): void => {
+    const here = markAt(path);
+    const whole = marked || here.some((m) => m.span === undefined);
+    if (typeof value === 'string') return emitString(value, whole ? [] : here, emit, true, whole);
+    if (value === null || typeof value !== 'object') return emit(JSON.stringify(value) ?? 'null', whole);
+    const inner = `${indent}  `;
+    const entries: [string | number, unknown][] = Array.isArray(value)
+      ? value.map((v, i) => [i, v])
+      : Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+    if (entries.length === 0) return emit(`${open}${close}`, whole);
+    emit(`${open}\n`, whole);
+    entries.forEach(([key, child], i) => {
+      emit(inner, whole);
+      if (typeof key === 'string') emit(`${JSON.stringify(key)}: `, whole);
+      walk(child, [...path, key], inner, whole);
+      emit(i < entries.length - 1 ? ',\n' : '\n', whole);
+    });
+    emit(`${indent}${close}`, whole);
+  };
+  walk(payload ?? null, [], '', false);
+  return out;
+}
+
+/** A string leaf with its spans marked; `quoted`: as a JSON string (pretty JSON), else as it is. */
+function emitString(
+  text: string,
+  marks: readonly PayloadMark[],
+  emit: (text: string, mark: boolean) => void,
+  quoted: boolean,
+  whole = false,
+): void {
+  const show = quoted ? escaped : (t: string) => t;
+  if (quoted) emit('"', whole);
+  let at = 0;
+  const spans = marks
+    .flatMap((m) => (m.span ? [m.span] : []))
+    .filter(([s, e]) => s >= 0 && e <= text.length && s < e)
+    .sort((a, b) => a[0] - b[0]);
+  for (const [start, end] of spans) {
+    if (start < at) continue;
+    emit(show(text.slice(at, start)), whole);
+    emit(show(text.slice(start, end)), true);
+    at = end;
+  }
+  emit(show(text.slice(at)), whole || (!quoted && marks.some((m) => m.span === undefined)));
+  if (quoted) emit('"', whole);
+}

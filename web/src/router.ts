@@ -1,6 +1,7 @@
 /**
  * A tiny history router: `/` (inbox and run list, `?status=` filter), `/runs/{id}` and
- * `/runs/{id}/evidence/{evidenceId}` (`?value=` the JSON of a value to highlight in the payload). The server
+ * `/runs/{id}/evidence/{evidenceId}` (`?value=` the JSON of a value to highlight in the payload, `?marks=`
+ * the JSON of the recorded places `[{path, span?}]` where it was found). The server
  * answers every client route with index.html (src/server/console.ts), so links can be shared.
  */
 import { useEffect, useState } from 'react';
@@ -9,7 +10,7 @@ import { useEffect, useState } from 'react';
 export type Route =
   | { page: 'runs'; status: string | null }
   | { page: 'run'; runId: string }
-  | { page: 'evidence'; runId: string; evidenceId: string; value: string | null };
+  | { page: 'evidence'; runId: string; evidenceId: string; value: string | null; marks?: string | null };
 
 /** Parses a path and query into a route (unknown paths show the run list). */
 export function parseRoute(pathname: string, search: string): Route {
@@ -20,6 +21,7 @@ export function parseRoute(pathname: string, search: string): Route {
       runId: decodeURIComponent(evidence[1] as string),
       evidenceId: decodeURIComponent(evidence[2] as string),
       value: new URLSearchParams(search).get('value'),
+      marks: new URLSearchParams(search).get('marks'),
     };
   }
   const match = /^\/runs\/([^/]+)\/?$/.exec(pathname);
@@ -32,7 +34,10 @@ export function hrefOf(route: Route): string {
   if (route.page === 'run') return `/runs/${encodeURIComponent(route.runId)}`;
   if (route.page === 'evidence') {
     const base = `/runs/${encodeURIComponent(route.runId)}/evidence/${encodeURIComponent(route.evidenceId)}`;
-    return route.value === null ? base : `${base}?value=${encodeURIComponent(route.value)}`;
+    const query: string[] = [];
+    if (route.value !== null) query.push(`value=${encodeURIComponent(route.value)}`);
+    if (route.marks) query.push(`marks=${encodeURIComponent(route.marks)}`);
+    return query.length === 0 ? base : `${base}?${query.join('&')}`;
   }
   return route.status ? `/?status=${encodeURIComponent(route.status)}` : '/';
 }

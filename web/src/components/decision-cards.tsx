@@ -122,7 +122,11 @@ function ApprovalCard({
  */
 export function PendingApproval({ runId, pending }: { runId: string; pending: ApprovalPending }) {
   const { t } = useI18n();
-  const { records, error } = useEvidence(runId, Object.values(pending.provenance ?? {}));
+  const cited = [
+    ...Object.values(pending.provenance ?? {}),
+    ...Object.values(pending.matches ?? {}).flatMap((list) => list.flatMap((m) => m.evidenceId ?? [])),
+  ];
+  const { records, error } = useEvidence(runId, [...new Set(cited)]);
   return (
     <>
       <h3>{t('modelSummary')}</h3>

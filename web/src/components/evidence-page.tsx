@@ -4,6 +4,7 @@ import { formatTime, useI18n } from '../i18n.js';
 import { hrefOf } from '../router.js';
 import { useSession } from '../session.js';
 import { JsonBlock, OutcomeBadge } from './badges.js';
+import type { PayloadMark } from '../highlight.js';
 import { PayloadBlock } from './evidence.js';
 import { Link } from './link.js';
 import { LoadState } from './runs-page.js';
@@ -19,11 +20,30 @@ function highlighted(value: string | null): unknown {
   }
 }
 
+/** Parses the `?marks=` of an evidence link: the recorded places `[{path, span?}]`; anything else is ignored. */
+function recordedMarks(text: string | null): PayloadMark[] {
+  if (text === null) return [];
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter(
+      (m): m is PayloadMark =>
+        typeof m === 'object' &&
+        m !== null &&
+        Array.isArray((m as PayloadMark).path) &&
+        ((m as PayloadMark).span === undefined || Array.isArray((m as PayloadMark).span)),
+    );
+  } catch {
+    // A hand-edited link: no recorded places, the value is still highlighted where it occurs.
+    return [];
+  }
+}
+
 /** One evidence record: tool, outcome, node, call, time, arguments and the full payload (value highlighted). */
 export function EvidencePage({
   route,
 }: {
-  route: { runId: string; evidenceId: string; value: string | null };
+  route: { runId: string; evidenceId: string; value: string | null; marks?: string | null };
 }) {
   const { t, locale } = useI18n();
   const { api } = useSession();
@@ -42,6 +62,7 @@ export function EvidencePage({
     };
   }, [api, runId, evidenceId, tick]);
   const value = highlighted(route.value);
+  const marks = recordedMarks(route.marks ?? null);
   return (
     <>
       <p>
@@ -79,7 +100,12 @@ export function EvidencePage({
             {value !== undefined && (
               <p className="note">{t('valueHighlighted', { value: JSON.stringify(value) })}</p>
             )}
-            <PayloadBlock payload={record.payload} value={value} label={t('payloadOf', { id: evidenceId })} />
+            <PayloadBlock
+              payload={record.payload}
+              value={value}
+              marks={marks}
+              label={t('payloadOf', { id: evidenceId })}
+            />
           </>
         )}
       </section>

@@ -3,27 +3,46 @@
  * a payload with a value highlighted, and where an approval argument's value came from.
  */
 import { useEffect, useState } from 'react';
-import type { ApprovalPending, EvidenceRecord } from '../api.js';
-import { markValue, payloadText, type Segment } from '../highlight.js';
+import type { ApprovalPending, EvidenceRecord, ValueMatch } from '../api.js';
+import { markPayload, markValue, payloadText, type PayloadMark, type Segment } from '../highlight.js';
 import { formatTime, useI18n } from '../i18n.js';
 import { hrefOf } from '../router.js';
 import { useSession } from '../session.js';
 import { Link } from './link.js';
 
-/** The href of an evidence record's view; `value` (any JSON value) is highlighted in its payload. */
-export function evidenceHref(runId: string, evidenceId: string, value?: unknown): string {
+/**
+ * The href of an evidence record's view; `value` (any JSON value) is highlighted in its payload, at
+ * the recorded `marks` when given (the leaf and span where the runtime found it).
+ */
+export function evidenceHref(
+  runId: string,
+  evidenceId: string,
+  value?: unknown,
+  marks?: readonly PayloadMark[],
+): string {
   return hrefOf({
     page: 'evidence',
     runId,
     evidenceId,
     value: value === undefined ? null : JSON.stringify(value),
+    marks: marks && marks.length > 0 ? JSON.stringify(marks) : null,
   });
 }
 
 /** An evidence id as a link to its view. */
-export function EvidenceLink({ runId, id, value }: { runId: string; id: string; value?: unknown }) {
+export function EvidenceLink({
+  runId,
+  id,
+  value,
+  marks,
+}: {
+  runId: string;
+  id: string;
+  value?: unknown;
+  marks?: readonly PayloadMark[];
+}) {
   return (
-    <Link href={evidenceHref(runId, id, value)} className="evidence" data-testid="evidence-link">
+    <Link href={evidenceHref(runId, id, value, marks)} className="evidence" data-testid="evidence-link">
       {id}
     </Link>
   );
@@ -66,18 +85,28 @@ export function Marked({ segments }: { segments: Segment[] }) {
   );
 }
 
-/** An evidence payload as pretty JSON (or text) with `value` highlighted wherever it occurs. */
+/**
+ * An evidence payload as pretty JSON (or text): the recorded `marks` highlighted (the span of a value
+ * found inside a text, or the whole leaf), else `value` wherever it occurs.
+ */
 export function PayloadBlock({
   payload,
   value,
+  marks,
   label,
 }: {
   payload: unknown;
   value?: unknown;
+  marks?: readonly PayloadMark[];
   label: string;
 }) {
   const text = payloadText(payload);
-  const segments = value === undefined ? [{ text, mark: false }] : markValue(text, value, 'json');
+  const segments =
+    marks && marks.length > 0
+      ? markPayload(payload, marks)
+      : value === undefined
+        ? [{ text, mark: false }]
+        : markValue(text, value, 'json');
   return (
     <pre className="json payload" aria-label={label} tabIndex={0} data-testid="payload">
       <code>
@@ -103,21 +132,43 @@ export function ArgumentSource(props: {
   const { runId, name, value, pending, records } = props;
   const evidenceId = pending.provenance?.[name];
   const words = pending.userProvenance?.[name];
-  if (evidenceId) {
-    const record = records.get(evidenceId);
+  const matches = pending.matches?.[name] ?? [];
+  // Each evidence the value (or an element or field of it) was found in, with the recorded places.
+  const cited = [...new Set([evidenceId, ...matches.map((m) => m.evidenceId)])].filter(
+    (id): id is string => id !== undefined,
+  );
+  if (cited.length > 0) {
     return (
       <div className="source source-evidence" data-testid={`source-${name}`}>
-        <p>
-          <EvidenceLink runId={runId} id={evidenceId} value={value} />{' '}
-          {record
-            ? t('sourceEvidence', { tool: record.tool, when: formatTime(locale, record.ts) })
-            : t('sourceEvidenceLoading')}
-        </p>
-        {record && (
-          <details>
-            <summary>{t('showPayload', { id: evidenceId })}</summary>
-            <PayloadBlock payload={record.payload} value={value} label={t('payloadOf', { id: evidenceId })} />
-          </details>
+        {cited.map((id) => {
+          const record = records.get(id);
+          const marks = marksIn(matches, id);
+          return (
+            <div key={id}>
+              <p>
+                <EvidenceLink runId={runId} id={id} value={value} marks={marks} />{' '}
+                {record
+                  ? t('sourceEvidence', { tool: record.tool, when: formatTime(locale, record.ts) })
+                  : t('sourceEvidenceLoading')}
+              </p>
+              {record && (
+                <details>
+                  <summary>{t('showPayload', { id })}</summary>
+                  <PayloadBlock
+                    payload={record.payload}
+                    value={value}
+                    marks={marks}
+                    label={t('payloadOf', { id })}
+                  />
+                </details>
+              )}
+            </div>
+          );
+        })}
+        {words !== undefined && (
+          <blockquote className="user-words">
+            <Marked segments={markValue(words, value, 'text')} />
+          </blockquote>
         )}
       </div>
     );
@@ -136,5 +187,14 @@ export function ArgumentSource(props: {
     <span className="muted source-none" data-testid={`source-${name}`}>
       {t('noEvidence')}
     </span>
+  );
+}
+
+/** The recorded places in evidence `id` where an argument's values were found. */
+export function marksIn(matches: readonly ValueMatch[], id: string): PayloadMark[] {
+  return matches.flatMap((m) =>
+    m.source === 'evidence' && m.evidenceId === id && m.path
+      ? [{ path: m.path, ...(m.span ? { span: m.span } : {}) }]
+      : [],
   );
 }

@@ -132,10 +132,17 @@ const sourceKind = z.enum(SOURCE_KINDS);
 const provenanceKeys = {
   source: z
     .union([sourceKind, z.array(sourceKind).min(1)], {
-      error: (issue) =>
-        typeof issue.input === 'string'
-          ? `expected one of: "evidence", "user"; got ${JSON.stringify(issue.input)}`
-          : 'expected "evidence", "user", or a non-empty list of them',
+      error: (issue) => {
+        const { input } = issue;
+        if (typeof input === 'string')
+          return `expected one of: "evidence", "user"; got ${JSON.stringify(input)}`;
+        const bad = Array.isArray(input)
+          ? input.find((kind) => !(SOURCE_KINDS as readonly unknown[]).includes(kind))
+          : undefined;
+        return bad === undefined
+          ? 'expected "evidence", "user", or a non-empty list of them'
+          : `expected a list of "evidence" and "user"; got ${JSON.stringify(bad)}`;
+      },
     })
     .optional()
     .describe(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { locate } from '../../src/tools/matching.js';
+import { locate, saidByUser } from '../../src/tools/matching.js';
 import { containsEligible, findInText, isBoundary } from '../../src/tools/text-match.js';
 
 /** The original text a match covers, or null. */
@@ -92,5 +92,14 @@ describe('locate', () => {
       path: [],
       span: [22, 31],
     });
+  });
+});
+
+describe('saidByUser: numbers', () => {
+  it('a number at the end of a sentence is said; one inside a longer number or a decimal is not', () => {
+    expect(saidByUser('19122', ['You are Yusuf Rossi in zip code 19122.'])).toBe(true);
+    expect(saidByUser(10, ['costs 10.5'])).toBe(false);
+    expect(saidByUser(10, ['version .10'])).toBe(false);
+    expect(saidByUser(10, ['costs 100'])).toBe(false);
   });
 });

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { BASE, problemLines } from './helpers.js';
+
+// The provenance keys of params (docs/flows.md): a list `source`, `match`, `fields`.
+
+const edit = (from: string, to: string): string => {
+  expect(BASE).toContain(from);
+  return BASE.replace(from, to);
+};
+const NAME = 'name: { source: user, required: true }';
+
+describe('params: source lists, match and fields', () => {
+  it('accepts a list of sources, `match: contains` and field contracts', async () => {
+    const yaml = edit(
+      NAME,
+      'name: { source: [user, evidence], from: [space_list], match: contains }\n      spaceIds: { fields: { id: { source: evidence, from: [space_list] }, note: { source: user, required: true } } }',
+    );
+    expect(await problemLines(yaml)).toEqual([]);
+  });
+
+  it('an unknown source, an empty list and an unknown match are structure problems', async () => {
+    expect(await problemLines(edit(NAME, 'name: { source: [user, users] }'))).toEqual([
+      expect.stringMatching(/params\.name\.source: expected a list of "evidence" and "user"; got "users"$/),
+    ]);
+    expect((await problemLines(edit(NAME, 'name: { source: [] }')))[0]).toMatch(/params\.name\.source: /);
+    expect((await problemLines(edit(NAME, 'name: { source: user, match: inside }')))[0]).toMatch(
+      /params\.name\.match: expected one of: "equals", "contains"; got "inside"$/,
+    );
+  });
+
+  it('evidence in a list needs from; match needs evidence; fields stand alone and are checked themselves', async () => {
+    const lines = await problemLines(
+      edit(
+        NAME,
+        'name: { source: [user, evidence] }\n      other: { source: user, match: contains }\n      obj: { source: user, fields: { a: { source: evidence } } }',
+      ),
+    );
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/params\.name\.source: source: evidence needs from/),
+        expect.stringMatching(/params\.other\.match: match applies to source: evidence only/),
+        expect.stringMatching(/params\.obj\.source: source does not apply beside fields/),
+        expect.stringMatching(/params\.obj\.fields\.a\.source: source: evidence needs from/),
+      ]),
+    );
+    expect(lines).toHaveLength(4);
+  });
+});

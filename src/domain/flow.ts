@@ -133,12 +133,11 @@ const provenanceKeys = {
   source: z
     .union([sourceKind, z.array(sourceKind).min(1)], {
       error: (issue) => {
-        const { input } = issue;
+        const input: unknown = issue.input;
         if (typeof input === 'string')
           return `expected one of: "evidence", "user"; got ${JSON.stringify(input)}`;
-        const bad = Array.isArray(input)
-          ? input.find((kind) => !(SOURCE_KINDS as readonly unknown[]).includes(kind))
-          : undefined;
+        const items: readonly unknown[] = Array.isArray(input) ? input : [];
+        const bad = items.find((kind) => !(SOURCE_KINDS as readonly unknown[]).includes(kind));
         return bad === undefined
           ? 'expected "evidence", "user", or a non-empty list of them'
           : `expected a list of "evidence" and "user"; got ${JSON.stringify(bad)}`;

@@ -36,6 +36,10 @@ describe('approval provenance', () => {
       summary: 'save item-7',
       provenance: { name: 'ev_1' },
       userProvenance: { note: 'save item 7, it is urgent' },
+      matches: {
+        name: [{ at: [], source: 'evidence', evidenceId: 'ev_1', path: ['name'] }],
+        note: [{ at: [], source: 'user' }],
+      },
       id: expect.stringMatching(/^pnd_[0-9a-f]{16}$/),
     });
   });

@@ -102,16 +102,37 @@ export function locate(value: unknown, tree: unknown, options: LocateOptions = {
     const sub = subTrees(tree, []).find((s) => deepMatches(value, s.value));
     return sub ? { path: sub.path } : null;
   }
-  const leaves = leafEntries(tree, []);
-  const equal = leaves.find((leaf) => scalarEquals(value, leaf.value));
+  const wanted = value === null ? null : normalise(String(value));
+  const equal = firstLeaf(tree, (leaf) =>
+    wanted === null || leaf === null ? leaf === wanted : normalise(String(leaf)) === wanted,
+  );
   if (equal) return { path: equal.path };
   if (options.contains !== true || typeof value !== 'string' || !containsEligible(value)) return null;
-  for (const leaf of leaves) {
-    if (typeof leaf.value !== 'string') continue;
-    const span = findInText(value, leaf.value);
-    if (span) return { path: leaf.path, span };
-  }
-  return null;
+  let span: Span | null = null;
+  const inside = firstLeaf(
+    tree,
+    (leaf) => typeof leaf === 'string' && (span = findInText(value, leaf)) !== null,
+  );
+  return inside && span ? { path: inside.path, span } : null;
+}
+
+/** The first scalar leaf (document order) that `test` accepts, with its path; one path stack, copied on a hit. */
+function firstLeaf(tree: unknown, test: (leaf: Scalar) => boolean): { path: JsonPath } | null {
+  const stack: JsonPath = [];
+  const walk = (node: unknown): boolean => {
+    if (isScalar(node)) return test(node);
+    if (node === null || typeof node !== 'object') return false;
+    const entries: [string | number, unknown][] = Array.isArray(node)
+      ? node.map((v, i) => [i, v])
+      : Object.entries(node as Record<string, unknown>);
+    for (const [key, child] of entries) {
+      stack.push(key);
+      if (walk(child)) return true;
+      stack.pop();
+    }
+    return false;
+  };
+  return walk(tree) ? { path: [...stack] } : null;
 }
 
 /** The value at `path` inside `tree` (undefined when there is none). */

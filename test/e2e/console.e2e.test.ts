@@ -74,7 +74,12 @@ describe('the web console', () => {
 
     // From the card, open the evidence the spaceId came from, read it, and come back.
     await card.getByTestId('source-spaceId').getByRole('link', { name: 'ev_1' }).click();
-    await urlIs(page, `${t.url}/runs/${runId}/evidence/ev_1?value=${encodeURIComponent('"s1"')}`);
+    // The link carries the place the runtime recorded (`pending.matches`), highlighted in the view.
+    const marks = encodeURIComponent(JSON.stringify([{ path: ['data', 0, 'spaceId'] }]));
+    await urlIs(
+      page,
+      `${t.url}/runs/${runId}/evidence/ev_1?value=${encodeURIComponent('"s1"')}&marks=${marks}`,
+    );
     const evidence = page.getByRole('region', { name: 'Evidence ev_1' });
     await hasText(evidence, 'space_list');
     await hasText(evidence, 'SUCCESS');

@@ -7,7 +7,8 @@
  * before the events of the same step. Written at once, a step's log line came out above the progress
  * lines of what preceded it. So a log line waits (at most HOLD_MS) for the next committed events and
  * is printed after every event that happened before it (by timestamp, in milliseconds), before every
- * later one; within one millisecond it follows the tool call it is about (`settle`).
+ * later one — except that the log lines since the previous event follow a tool call's progress line
+ * (they are about that call: its `TOOL invoked` line, its server's stderr), see `settle`.
  */
 
 /** Longest a log line waits for the events that precede it, ms (then it is printed anyway). */
@@ -34,8 +35,8 @@ export class ProgressWriter {
   }
 
   /**
-   * Prints the held log lines that happened at or before `at`: after a tool call's progress line, its
-   * own `TOOL invoked` line (logged in the same millisecond, just before the event) follows it.
+   * Prints the held log lines that happened at or before `at`: called after a tool call's progress
+   * line, so that its own `TOOL invoked` line (logged just before the event) follows it.
    */
   settle(at: number): void {
     this.release(at + 1);

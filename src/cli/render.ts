@@ -24,8 +24,11 @@ export class TraceRenderer {
   readonly onEvent = (event: StoredEvent): void => {
     const line = this.line(visibleDeep(event), streamKey(event));
     const at = Date.parse(event.ts);
-    if (line !== null) this.out.lines(`${line}\n`, Number.isNaN(at) ? undefined : at);
-    if (event.type === 'tool.invoked' && !Number.isNaN(at)) this.out.settle(at);
+    const when = Number.isNaN(at) ? undefined : at;
+    // A call's own log line (logged just before its event) follows the call's progress line.
+    const call = event.type === 'tool.invoked' && when !== undefined;
+    if (line !== null) this.out.lines(`${line}\n`, call ? Number.NEGATIVE_INFINITY : when);
+    if (call) this.out.settle(at);
     if (event.type === 'react.round' && this.animate)
       this.out.startSpinner(this.paint('dim', 'model is thinking…'));
   };

@@ -22,7 +22,9 @@ export class TraceRenderer {
 
   /** Renders one event (a sink for the runtime's `onEvent`). */
   readonly onEvent = (event: StoredEvent): void => {
-    const line = this.line(visibleDeep(event), streamKey(event));
+    if (event.type === 'node.started') this.node = `${event.runId} ${String(event.nodeId)}`;
+    const early = this.ahead.delete(aheadKey(event));
+    const line = early ? null : this.line(visibleDeep(event), streamKey(event));
     const at = Date.parse(event.ts);
     const when = Number.isNaN(at) ? undefined : at;
     // A call's own log line (logged just before its event) follows the call's progress line.
@@ -39,12 +41,33 @@ export class TraceRenderer {
     const shown = this.streamed.get(key) ?? '';
     if (delta.text === shown || delta.text === '') return;
     const fresh = delta.text.startsWith(shown) ? delta.text.slice(shown.length) : delta.text;
+    if (!this.streamed.has(key)) this.headings(delta);
     this.streamed.set(key, delta.text);
     this.out.stream(key, this.paint('dim', '  model ✎ '), visible(fresh));
   };
 
   /** The text each model call streamed so far, by stream key (dropped once its response is shown). */
   private readonly streamed = new Map<string, string>();
+  /** The node whose heading was printed last (`runId nodeId`). */
+  private node = '';
+  /** Headings printed ahead of their events (a stream starts before its round is committed). */
+  private readonly ahead = new Set<string>();
+
+  /**
+   * A model call streams before the events of its round are committed (they come with the call's
+   * result): its node and round headings are printed first, and their events later print nothing.
+   */
+  private headings(delta: ModelDeltaEvent): void {
+    const node = `${delta.runId} ${delta.nodeId}`;
+    if (this.node !== node) {
+      this.node = node;
+      this.ahead.add(`node.started ${node}`);
+      this.out.lines(`${this.paint('bold', `● node ${visible(delta.nodeId)}`)}\n`);
+    }
+    if (delta.round === null) return;
+    this.ahead.add(`react.round ${streamKey(delta)}`);
+    this.out.lines(`${this.paint('dim', `  round ${delta.round}`)}\n`);
+  }
 
   /** Stops the spinner (call before printing anything else). */
   stopSpinner(): void {
@@ -189,6 +212,13 @@ export function exitCodeFor(status: RunSummary['status']): number {
     case 'cancelled':
       return 1;
   }
+}
+
+/** The key under which a heading event may have been printed ahead (see `headings`). */
+function aheadKey(event: StoredEvent): string {
+  if (event.type === 'node.started') return `node.started ${event.runId} ${String(event.nodeId)}`;
+  if (event.type === 'react.round') return `react.round ${streamKey(event)}`;
+  return '';
 }
 
 /** Which model call an event or delta belongs to: run, node and round. */

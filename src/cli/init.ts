@@ -243,10 +243,7 @@ function report(dir: string, written: string[], kept: string[], completed: Compl
     !existsSync(join(dir, 'node_modules')) ||
     written.includes('package.json') ||
     (completed?.dependencies.length ?? 0) > 0;
-  if (installNeeded)
-    lines.push(
-      '  npm install                                                               # the packages the starter needs',
-    );
+  if (installNeeded) lines.push('  npm install');
   lines.push(
     '  npx agent-runtime run flow.yaml --input "Add a task: water the plants"   # stops at the approval',
   );

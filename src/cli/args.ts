@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { suggest } from '../flow/problems.js';
 
 /** A mistake on the command line (exit 2). */
 export class UsageError extends Error {
@@ -37,7 +38,7 @@ export function parse(
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(`${command}: ${(error as Error).message}`, { cause: error });
+    throw new UsageError(`${command}: ${optionMessage(error as Error, options)}`, { cause: error });
   }
   const values = parsed.values as Record<string, string | boolean | undefined>;
   if (values.help) return { values, positionals: parsed.positionals };
@@ -54,6 +55,19 @@ export function parse(
     );
   }
   return { values, positionals: parsed.positionals };
+}
+
+/**
+ * parseArgs' message, or for an unknown option a shorter one with the nearest known option
+ * (`unknown option --inptu (did you mean "--input"?)`) and where to find the others.
+ */
+function optionMessage(error: Error, options: ParseArgsOptionsConfig): string {
+  if ((error as NodeJS.ErrnoException).code !== 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return error.message;
+  const given = /option '([^']*)'/.exec(error.message)?.[1];
+  if (given === undefined) return error.message;
+  const known = Object.keys(options).map((name) => `--${name}`);
+  const name = given.split('=')[0] ?? given;
+  return `unknown option ${name}${suggest(name, known)}; --help lists the options`;
 }
 
 /** A string option's value, or undefined. */
@@ -88,6 +102,7 @@ commands:
                                        (serve --help: every option, e.g. --allow-stdio, --allow-env)
   worker --db postgres://… [--concurrency N]                  drive queued runs from a shared PostgreSQL
 
+agent-runtime COMMAND --help: that command's options; agent-runtime --version: the version.
 every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);
 the commands that drive a run take --model, --trace FILE, --json and --durability normal|strict.
 tool results in the trace are cut at env AGENT_RUNTIME_TRACE_RESULT_BYTES bytes of JSON (default 16384; 0: none).

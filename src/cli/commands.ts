@@ -7,7 +7,9 @@ import type { RunStatus } from '../store/store.js';
 import { COMMON, DRIVING, UsageError, parse, str, type Parsed } from './args.js';
 import { cliContext, type CliContext } from './context.js';
 import { askInline } from './interactive.js';
+import { preflight } from './preflight.js';
 import { describeSummary, exitCodeFor, runsTable } from './render.js';
+import { jsonLine } from './visible.js';
 
 /** A command: parses its own arguments and returns the process exit code. */
 export type Command = (argv: string[]) => Promise<number>;
@@ -33,6 +35,8 @@ export const run: Command = async (argv) => {
     cliModel !== undefined
       ? absolutizeModel(cliModel, process.cwd())
       : flowModel(loaded.flow.model, loaded.dir);
+  // What `validate` refuses never becomes a run: checked before the store is opened.
+  await preflight(resolve(file), loaded, model);
   return withContext(parsed, async (ctx) =>
     finish(ctx, await ctx.runtime.start(loaded, { input, ...(model ? { model } : {}) })),
   );
@@ -146,7 +150,7 @@ export const runs: Command = async (argv) => {
   }
   return withContext(parsed, async (ctx) => {
     const list = await ctx.runtime.list(wanted ? { status: wanted as RunStatus } : {});
-    if (ctx.json) ctx.out(`${JSON.stringify(list)}\n`);
+    if (ctx.json) ctx.out(jsonLine(list));
     else ctx.out(runsTable(list));
     return 0;
   });
@@ -159,7 +163,7 @@ export const trace: Command = async (argv) => {
   return withContext(parsed, async (ctx) => {
     await ctx.runtime.status(runId);
     for await (const event of ctx.runtime.events(runId, { follow: false })) {
-      if (ctx.json) ctx.out(`${JSON.stringify(event)}\n`);
+      if (ctx.json) ctx.out(jsonLine(event));
       else ctx.renderer?.onEvent(event);
     }
     return 0;
@@ -171,7 +175,7 @@ async function withContext(parsed: Parsed, body: (ctx: CliContext) => Promise<nu
   try {
     return await body(ctx);
   } finally {
-    ctx.renderer?.stopSpinner();
+    ctx.progress.flush();
     await ctx.runtime.close();
   }
 }
@@ -184,7 +188,7 @@ async function finish(ctx: CliContext, first: RunSummary): Promise<number> {
 }
 
 function print(ctx: CliContext, summary: RunSummary): void {
-  if (ctx.json) ctx.out(`${JSON.stringify(summary)}\n`);
+  if (ctx.json) ctx.out(jsonLine(summary));
   else ctx.err(`${describeSummary(summary, ctx.continueFlags, ctx.continueCommand)}\n`);
   if (ctx.json && summary.status === 'suspended')
     ctx.err(`${describeSummary(summary, ctx.continueFlags, ctx.continueCommand)}\n`);

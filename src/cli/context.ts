@@ -3,6 +3,7 @@ import {
   appendFileSync,
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fstatSync,
   mkdirSync,
@@ -12,8 +13,9 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { createStderrLogger, isLogLevel, type LogLevel } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { StoredEvent } from '../store/store.js';
-import { resolveDbUrl } from '../store/open.js';
+import { parseStoreUrl, resolveDbUrl } from '../store/open.js';
 import { UsageError, flag, str, type Parsed } from './args.js';
+import { ProgressWriter } from './progress.js';
 import { TraceRenderer } from './render.js';
 import { shellWord } from './text.js';
 
@@ -24,6 +26,8 @@ export interface CliContext {
   /** True when approvals and follow-ups may be asked inline. */
   interactive: boolean;
   renderer: TraceRenderer | null;
+  /** The stderr writer keeping progress, logs and streamed text in order; flush it before a command ends. */
+  progress: ProgressWriter;
   /** Flags a printed follow-up command needs to reach the same run (` --db URL` when not the default), or ''. */
   continueFlags: string;
   /** How a printed follow-up command starts: `agent-runtime`, or `npx agent-runtime` when that is not on PATH. */
@@ -36,24 +40,28 @@ export interface CliContext {
 export function cliContext(parsed: Parsed): CliContext {
   const json = flag(parsed, 'json');
   const tty = Boolean(process.stderr.isTTY);
-  const err = (text: string) => void process.stderr.write(text);
+  const progress = new ProgressWriter((text) => void process.stderr.write(text));
+  process.once('exit', () => progress.flush());
+  const err = (text: string) => progress.lines(text);
   const out = (text: string) => void process.stdout.write(text);
-  const renderer = new TraceRenderer(err, tty && !process.env.NO_COLOR, tty);
+  const renderer = new TraceRenderer(progress, tty && !process.env.NO_COLOR, tty);
   const sinks: ((event: StoredEvent) => void)[] = [renderer.onEvent];
   const traceFile = str(parsed, 'trace');
   if (traceFile) sinks.push(traceWriter(resolve(traceFile)));
+  // A streaming model's text is shown live: each run this command reports on is followed from its first event.
+  const followed = new Set<string>();
+  const follow = (runId: string): void => {
+    if (followed.has(runId)) return;
+    followed.add(runId);
+    runtime.deltas(runId, renderer.onDelta);
+  };
   const runtime = createRuntime({
-    store: resolveDbUrl({ db: str(parsed, 'db') }),
+    store: resolveDbUrl({ db: cliDb(parsed) }),
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
     // In a terminal the readable trace stands in for the INFO lines (`TOOL invoked …`); the env brings them back.
-    logger: createStderrLogger({
-      level: logLevel(tty),
-      write: (line) => {
-        renderer.stopSpinner();
-        err(`${line}\n`);
-      },
-    }),
+    logger: createStderrLogger({ level: logLevel(tty), write: (line) => progress.log(line) }),
     onEvent: (event) => {
+      follow(event.runId);
       for (const sink of sinks) sink(event);
     },
   });
@@ -62,11 +70,31 @@ export function cliContext(parsed: Parsed): CliContext {
     json,
     interactive: !json && tty && Boolean(process.stdin.isTTY),
     renderer,
+    progress,
     continueFlags: continueFlags(str(parsed, 'db')),
     continueCommand: cliInvocation(),
     out,
     err,
   };
+}
+
+/**
+ * The `--db` value (else env `AGENT_RUNTIME_DB`), refused when it names a SQLite file in a folder that
+ * does not exist: a typo must not create a new, empty store somewhere. The default store's folder
+ * (`.agent-runtime/` under the current directory) is created as needed.
+ */
+export function cliDb(parsed: Parsed): string | undefined {
+  const given = str(parsed, 'db');
+  const chosen = [given, process.env.AGENT_RUNTIME_DB].find((v) => v !== undefined && v.trim() !== '');
+  if (chosen === undefined) return given;
+  const location = parseStoreUrl(chosen);
+  if (location.kind === 'sqlite' && location.path !== ':memory:' && !existsSync(dirname(location.path))) {
+    const origin = chosen === given ? '--db' : 'AGENT_RUNTIME_DB';
+    throw new UsageError(
+      `${origin} ${chosen.trim()}: the folder ${dirname(location.path)} does not exist; create it first (mkdir -p), or leave ${origin} out to use the default store .agent-runtime/runtime.db`,
+    );
+  }
+  return given;
 }
 
 /** ` --db URL` when `--db` names another store than the one a command without it would open, else ''. */

@@ -2,6 +2,7 @@ import type { EvidenceRecord } from '../domain/run-state.js';
 import { COMMON, UsageError, parse } from './args.js';
 import { cliContext } from './context.js';
 import { oneLine, table } from './text.js';
+import { jsonLine, visible, visibleDeep } from './visible.js';
 
 /**
  * `evidence RUN_ID [EVIDENCE_ID] [--json]`: without an id, one line per evidence record of the run
@@ -16,7 +17,7 @@ export async function evidence(argv: string[]): Promise<number> {
   try {
     const records = await ctx.runtime.evidence(runId);
     if (evidenceId === undefined) {
-      ctx.out(ctx.json ? `${JSON.stringify(records)}\n` : listText(runId, records));
+      ctx.out(ctx.json ? jsonLine(records) : listText(runId, visibleDeep(records)));
       return 0;
     }
     const record = records.find((e) => e.id === evidenceId);
@@ -24,9 +25,10 @@ export async function evidence(argv: string[]): Promise<number> {
       const has = records.length > 0 ? `it has ${records.map((e) => e.id).join(', ')}` : 'it has none';
       throw new UsageError(`evidence: run ${runId} has no evidence ${evidenceId} (${has})`);
     }
-    ctx.out(ctx.json ? `${JSON.stringify(record)}\n` : recordText(record));
+    ctx.out(ctx.json ? jsonLine(record) : recordText(record));
     return 0;
   } finally {
+    ctx.progress.flush();
     await ctx.runtime.close();
   }
 }
@@ -45,7 +47,10 @@ function listText(runId: string, records: readonly EvidenceRecord[]): string {
   return table(['ID', 'TOOL', 'OUTCOME', 'NODE', 'TIME', 'ARGS', 'PAYLOAD'], rows);
 }
 
-function recordText(e: EvidenceRecord): string {
+function recordText(record: EvidenceRecord): string {
+  const e = visibleDeep({ ...record, payload: null });
+  const payload =
+    typeof record.payload === 'string' ? record.payload : JSON.stringify(record.payload ?? null, null, 2);
   const lines = [
     `evidence ${e.id}`,
     `tool:     ${e.tool}${e.lookBack ? ' (runtime look-back)' : ''}`,
@@ -54,7 +59,8 @@ function recordText(e: EvidenceRecord): string {
     `time:     ${e.ts}`,
     `args:     ${JSON.stringify(e.args)}`,
     'payload:',
-    typeof e.payload === 'string' ? e.payload : JSON.stringify(e.payload ?? null, null, 2),
+    // Indented: a line of the payload can never pass for a line of the CLI's own.
+    visible(payload, { keepLines: true }).replace(/^/gm, '  '),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { constants, existsSync, lstatSync, readFileSync, readdirSync, statSync, type Stats } from 'node:fs';
 import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { COMMON, UsageError, parse } from './args.js';
@@ -14,13 +14,15 @@ const TEMPLATE = join(PACKAGE_ROOT, 'templates', 'starter');
  * gated write tool on a small MCP server of its own, a scripted-model file, a README, a tokens file for
  * `serve`, a test of the flow, and a package.json. Files that already exist are kept, never overwritten
  * (each one is named); an existing package.json gets the scripts and dependencies it lacks (named too).
- * Exit 0; 2 when DIR is a file.
+ * Exit 0; 2 when DIR is a file, or when one of those files (or a folder on the way) is a symbolic link.
  */
 export const init: Command = async (argv) => {
   const parsed = parse('init', argv, COMMON, { min: 0, max: 1, names: 'DIR' });
   const dir = resolve(parsed.positionals[0] ?? '.');
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`init: ${dir} is not a folder`);
   await mkdir(dir, { recursive: true });
+  const files = templateFiles(TEMPLATE);
+  refuseLinks(dir, [...files.map(targetName), 'package.json', 'tokens.yaml']);
   const written: string[] = [];
   const kept: string[] = [];
   const place = async (name: string, write: (target: string) => Promise<void>): Promise<void> => {
@@ -30,24 +32,64 @@ export const init: Command = async (argv) => {
     await write(target);
     written.push(name);
   };
-  for (const name of templateFiles(TEMPLATE)) {
-    await place(name === 'gitignore' ? '.gitignore' : name, (target) =>
-      copyFile(join(TEMPLATE, name), target),
+  // Created exclusively (O_EXCL): a link that appeared since the check is refused, never written through.
+  for (const name of files) {
+    await place(targetName(name), (target) =>
+      copyFile(join(TEMPLATE, name), target, constants.COPYFILE_EXCL),
     );
   }
   const manifestPath = join(dir, 'package.json');
   const existing = existsSync(manifestPath);
   await place('package.json', (target) =>
-    writeFile(target, `${JSON.stringify(starterManifest(dir), null, 2)}\n`),
+    writeFile(target, `${JSON.stringify(starterManifest(dir), null, 2)}\n`, { flag: 'wx' }),
   );
   const completed = existing ? await completeManifest(manifestPath, starterManifest(dir)) : null;
   await place('tokens.yaml', async (target) => {
-    await writeFile(target, tokensYaml(), { mode: 0o600 });
+    await writeFile(target, tokensYaml(), { mode: 0o600, flag: 'wx' });
     await chmod(target, 0o600);
   });
   process.stderr.write(report(dir, written, kept, completed));
   return 0;
 };
+
+/** The name a template file is written under (`gitignore` → `.gitignore`). */
+function targetName(name: string): string {
+  return name === 'gitignore' ? '.gitignore' : name;
+}
+
+/**
+ * Refuses (UsageError, exit 2, nothing written) when a file `init` would write or complete, or a
+ * folder on the way to one, is a symbolic link — dangling or not, wherever it points: writing through
+ * it would put the starter's files (or complete a package.json) outside DIR. DIR itself may be a link.
+ */
+function refuseLinks(dir: string, names: readonly string[]): void {
+  const links = new Set<string>();
+  for (const name of names) {
+    const parts = name.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const relativePath = parts.slice(0, i).join('/');
+      const stat = lstatOrNull(join(dir, relativePath));
+      if (stat === null) break;
+      if (stat.isSymbolicLink()) {
+        links.add(relativePath);
+        break;
+      }
+    }
+  }
+  if (links.size === 0) return;
+  throw new UsageError(
+    `init: ${[...links].sort().join(', ')} in ${dir} ${links.size === 1 ? 'is a symbolic link' : 'are symbolic links'}; init never writes through one (nothing was written): remove ${links.size === 1 ? 'it' : 'them'} or choose another folder`,
+  );
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
 
 /** Every file of the template, relative to it (`.gitignore` ships as `gitignore`: npm drops dot-files named so). */
 function templateFiles(root: string, under = ''): string[] {
@@ -197,8 +239,11 @@ function report(dir: string, written: string[], kept: string[], completed: Compl
     lines.push(`  added to package.json: dependencies ${completed.dependencies.join(', ')}`);
   lines.push('next:');
   if (where !== '.') lines.push(`  cd ${where}`);
-  if (!existsSync(join(dir, 'node_modules')) || (completed?.dependencies.length ?? 0) > 0)
-    lines.push('  npm install');
+  const installNeeded =
+    !existsSync(join(dir, 'node_modules')) ||
+    written.includes('package.json') ||
+    (completed?.dependencies.length ?? 0) > 0;
+  if (installNeeded) lines.push('  npm install');
   lines.push(
     '  npx agent-runtime run flow.yaml --input "Add a task: water the plants"   # stops at the approval',
   );

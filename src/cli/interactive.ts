@@ -1,6 +1,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { Runtime } from '../runtime/runtime.js';
 import type { RunSummary } from '../runtime/summary.js';
+import { visible, visibleDeep } from './visible.js';
 
 /**
  * Asks a suspended run's approval or follow-up question in the terminal and continues the run,
@@ -16,7 +17,9 @@ export async function askInline(
   let summary = first;
   try {
     while (summary.status === 'suspended' && summary.suspension) {
-      const pending = summary.suspension.pending as Record<string, unknown>;
+      const raw = summary.suspension.pending as Record<string, unknown>;
+      // Shown with control characters made visible; an option picked by number is answered as it was offered.
+      const pending = visibleDeep(raw);
       if (summary.suspension.kind === 'APPROVAL') {
         err(`\nApproval needed — the following call will run exactly as shown:\n`);
         err(
@@ -35,11 +38,11 @@ export async function askInline(
           : await runtime.reject(summary.runId, { comment, who: process.env.USER ?? null });
       } else {
         err(`\nQuestion: ${String(pending.question)}\n`);
-        const options = Array.isArray(pending.options) ? (pending.options as string[]) : [];
-        options.forEach((o, i) => err(`  ${i + 1}. ${o}\n`));
-        const raw = (await ask('Answer: ')).trim();
-        const picked = /^\d+$/.test(raw) ? options[Number(raw) - 1] : undefined;
-        summary = await runtime.answer(summary.runId, picked ?? raw, { who: process.env.USER ?? null });
+        const options = Array.isArray(raw.options) ? (raw.options as string[]) : [];
+        options.forEach((o, i) => err(`  ${i + 1}. ${visible(String(o))}\n`));
+        const typed = (await ask('Answer: ')).trim();
+        const picked = /^\d+$/.test(typed) ? options[Number(typed) - 1] : undefined;
+        summary = await runtime.answer(summary.runId, picked ?? typed, { who: process.env.USER ?? null });
       }
     }
   } finally {

@@ -5,10 +5,9 @@ import { failureOf } from './failure.js';
 import { answer, cancel, decide, resume, retry, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
 import { evidence } from './evidence.js';
-import { SERVE_USAGE } from './serve-usage.js';
-
-/** Usage texts of commands that have their own (the others print the general usage). */
-const HELP: Record<string, string> = { serve: SERVE_USAGE };
+import { suggest } from '../flow/problems.js';
+import { COMMAND_HELP, packageVersion } from './usage.js';
+import { visible } from './visible.js';
 
 const COMMANDS: Record<string, Command> = {
   run,
@@ -33,16 +32,24 @@ const COMMANDS: Record<string, Command> = {
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stderr.write(`${USAGE}\n`);
+    const topic = name === 'help' && rest[0] !== undefined ? COMMAND_HELP[rest[0]] : undefined;
+    process.stderr.write(`${topic ?? USAGE}\n`);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`${packageVersion()}\n`);
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`agent-runtime: unknown command ${JSON.stringify(name)}\n${USAGE}\n`);
+    const hint = suggest(name, Object.keys(COMMANDS));
+    process.stderr.write(
+      `agent-runtime: unknown command ${visible(JSON.stringify(name))}${hint}\n${USAGE}\n`,
+    );
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stderr.write(`${HELP[name] ?? USAGE}\n`);
+    process.stderr.write(`${COMMAND_HELP[name] ?? USAGE}\n`);
     return 0;
   }
   try {
@@ -55,7 +62,8 @@ export async function main(argv: string[]): Promise<number> {
 /** Prints an error as one clear message (never a stack trace for bad input) and picks the exit code. */
 function report(error: unknown): number {
   const failure = failureOf(error);
-  process.stderr.write(`${failure.line}\n`);
+  // A message may quote a flow, a model or a server: its control characters are shown, not obeyed.
+  process.stderr.write(`${visible(failure.line, { keepLines: true })}\n`);
   if (failure.exitCode === 1 && process.env.AGENT_RUNTIME_DEBUG && error instanceof Error)
     process.stderr.write(`${error.stack ?? ''}\n`);
   return failure.exitCode;

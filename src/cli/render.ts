@@ -1,50 +1,84 @@
 import type { StoredEvent } from '../store/store.js';
 import type { RunSummary } from '../runtime/summary.js';
+import type { ModelDeltaEvent } from '../trace/live.js';
+import type { ProgressWriter } from './progress.js';
 import { oneLine, table } from './text.js';
+import { visible, visibleDeep } from './visible.js';
 
 const COLORS = { SUCCESS: 32, FAILED: 31, REJECTED: 33, DEFERRED: 36, dim: 2, bold: 1 } as const;
 
-/** Turns trace events into readable lines for a terminal (outcome words always shown, colour optional). */
+/**
+ * Turns trace events into readable lines for a terminal (outcome words always shown, colour optional),
+ * and shows a streaming model's text live, on a line of its own (`  model ✎ …`), as it is written.
+ * Every text from the run (tool payloads, model text, reasons, flow fields) is printed with its
+ * control characters made visible (src/cli/visible.ts).
+ */
 export class TraceRenderer {
-  private spinner: NodeJS.Timeout | null = null;
-  private frame = 0;
-
   constructor(
-    private readonly write: (text: string) => void,
+    private readonly out: ProgressWriter,
     private readonly color: boolean,
     private readonly animate: boolean,
   ) {}
 
   /** Renders one event (a sink for the runtime's `onEvent`). */
   readonly onEvent = (event: StoredEvent): void => {
-    this.stopSpinner();
-    const line = this.line(event);
-    if (line !== null) this.write(`${line}\n`);
-    if (event.type === 'react.round' && this.animate) this.startSpinner();
+    if (event.type === 'node.started') this.node = `${event.runId} ${String(event.nodeId)}`;
+    const early = this.ahead.delete(aheadKey(event));
+    const line = early ? null : this.line(visibleDeep(event), streamKey(event));
+    const at = Date.parse(event.ts);
+    const when = Number.isNaN(at) ? undefined : at;
+    // A call's own log line (logged just before its event) follows the call's progress line.
+    const call = event.type === 'tool.invoked' && when !== undefined;
+    if (line !== null) this.out.lines(`${line}\n`, call ? Number.NEGATIVE_INFINITY : when);
+    if (call) this.out.settle(at);
+    if (event.type === 'react.round' && this.animate)
+      this.out.startSpinner(this.paint('dim', 'model is thinking…'));
   };
+
+  /** Shows a streaming model's text so far (a sink for `Runtime.deltas`); only the new part is written. */
+  readonly onDelta = (delta: ModelDeltaEvent): void => {
+    const key = streamKey(delta);
+    const shown = this.streamed.get(key) ?? '';
+    if (delta.text === shown || delta.text === '') return;
+    const fresh = delta.text.startsWith(shown) ? delta.text.slice(shown.length) : delta.text;
+    if (!this.streamed.has(key)) this.headings(delta);
+    this.streamed.set(key, delta.text);
+    this.out.stream(key, this.paint('dim', '  model ✎ '), visible(fresh));
+  };
+
+  /** The text each model call streamed so far, by stream key (dropped once its response is shown). */
+  private readonly streamed = new Map<string, string>();
+  /** The node whose heading was printed last (`runId nodeId`). */
+  private node = '';
+  /** Headings printed ahead of their events (a stream starts before its round is committed). */
+  private readonly ahead = new Set<string>();
+
+  /**
+   * A model call streams before the events of its round are committed (they come with the call's
+   * result): its node and round headings are printed first, and their events later print nothing.
+   */
+  private headings(delta: ModelDeltaEvent): void {
+    const node = `${delta.runId} ${delta.nodeId}`;
+    if (this.node !== node) {
+      this.node = node;
+      this.ahead.add(`node.started ${node}`);
+      this.out.lines(`${this.paint('bold', `● node ${visible(delta.nodeId)}`)}\n`);
+    }
+    if (delta.round === null) return;
+    this.ahead.add(`react.round ${streamKey(delta)}`);
+    this.out.lines(`${this.paint('dim', `  round ${delta.round}`)}\n`);
+  }
 
   /** Stops the spinner (call before printing anything else). */
   stopSpinner(): void {
-    if (!this.spinner) return;
-    clearInterval(this.spinner);
-    this.spinner = null;
-    this.write('\r\x1b[K');
-  }
-
-  private startSpinner(): void {
-    const frames = '⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏';
-    this.spinner = setInterval(() => {
-      this.frame = (this.frame + 1) % frames.length;
-      this.write(`\r${frames[this.frame]} ${this.paint('dim', 'model is thinking…')}`);
-    }, 80);
-    this.spinner.unref();
+    this.out.stopSpinner();
   }
 
   private paint(kind: keyof typeof COLORS, text: string): string {
     return this.color ? `\x1b[${COLORS[kind]}m${text}\x1b[0m` : text;
   }
 
-  private line(e: StoredEvent): string | null {
+  private line(e: StoredEvent, key: string): string | null {
     const f = e as Record<string, unknown>;
     switch (e.type) {
       case 'run.started':
@@ -55,7 +89,8 @@ export class TraceRenderer {
         return this.paint('dim', `  round ${String(e.round)}`);
       case 'model.response': {
         const calls = (f.toolCalls as { tool: string }[]).map((c) => c.tool).join(', ');
-        const text = typeof f.text === 'string' && f.text ? ` “${truncate(f.text, 100)}”` : '';
+        const streamed = this.streamed.delete(key);
+        const text = typeof f.text === 'string' && f.text && !streamed ? ` “${truncate(f.text, 100)}”` : '';
         return `  model → ${calls || '(no tool call)'}${text}`;
       }
       case 'tool.invoked':
@@ -129,7 +164,8 @@ export function resultPreview(result: unknown, truncated: boolean): string {
  * ` --db sqlite:x.db`) is added to every printed command and `command` starts it (`npx agent-runtime`
  * for a local install), so that it works as printed.
  */
-export function describeSummary(summary: RunSummary, flags = '', command = 'agent-runtime'): string {
+export function describeSummary(given: RunSummary, flags = '', command = 'agent-runtime'): string {
+  const summary = visibleDeep(given);
   const lines = [`run ${summary.runId}: ${summary.status}`];
   if (summary.status === 'suspended' && summary.suspension) {
     const pending = summary.suspension.pending as Record<string, unknown>;
@@ -154,7 +190,7 @@ export function describeSummary(summary: RunSummary, flags = '', command = 'agen
 
 /** The `runs` listing: a header row, then one row per run (a child run names its parent). */
 export function runsTable(list: readonly RunSummary[]): string {
-  const rows = list.map((s) => [
+  const rows = visibleDeep(list).map((s) => [
     s.runId,
     s.status,
     s.flowId,
@@ -176,6 +212,19 @@ export function exitCodeFor(status: RunSummary['status']): number {
     case 'cancelled':
       return 1;
   }
+}
+
+/** The key under which a heading event may have been printed ahead (see `headings`). */
+function aheadKey(event: StoredEvent): string {
+  if (event.type === 'node.started') return `node.started ${event.runId} ${String(event.nodeId)}`;
+  if (event.type === 'react.round') return `react.round ${streamKey(event)}`;
+  return '';
+}
+
+/** Which model call an event or delta belongs to: run, node and round. */
+function streamKey(e: { runId: string; nodeId?: string | null; round?: unknown }): string {
+  const round = typeof e.round === 'number' ? String(e.round) : '';
+  return `${e.runId} ${e.nodeId ?? ''} ${round}`;
 }
 
 function truncate(text: string, max: number): string {

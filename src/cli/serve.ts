@@ -14,6 +14,7 @@ import { loadTokenFile, tokensFromEnv, type TokenEntry } from '../server/tokens.
 import { resolveDbUrl } from '../store/open.js';
 import { UsageError, flag, parse, str, type Parsed } from './args.js';
 import type { Command } from './commands.js';
+import { cliDb } from './context.js';
 import { SERVE_OPTIONS } from './serve-usage.js';
 
 const DEFAULT_PORT = 8080;
@@ -63,7 +64,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   await loadFlows(flows, flowsDir);
   const watching = watchOption(parsed, flows, logger);
   const runtime = createRuntime({
-    store: resolveDbUrl({ db: str(parsed, 'db') }),
+    store: resolveDbUrl({ db: cliDb(parsed) }),
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
     logger,
     ...mcpLimits(parsed),

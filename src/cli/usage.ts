@@ -1,0 +1,133 @@
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SERVE_USAGE } from './serve-usage.js';
+
+/**
+ * Per-command help (`agent-runtime COMMAND --help`, exit 0): what the command does, its arguments and
+ * its options. `serve` has its own, longer text (serve-usage.ts). docs/cli.md has the details.
+ */
+
+const DB =
+  '  --db URL            the store (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db)';
+const JSON_OUT =
+  '  --json              the run summary as one JSON line on stdout (progress stays on stderr)';
+const DRIVE = [
+  '  --model M           <provider>:<model id> or scripted:FILE; overrides the model from here on',
+  '  --trace FILE        append every trace event as a JSON line (file mode 0600)',
+  '  --durability D      normal (default) or strict (SQLite synchronous=FULL)',
+  DB,
+  JSON_OUT,
+].join('\n');
+const EXPECT =
+  '  --expect ID         only if the run still waits for pending item ID (else exit 4, nothing changed)';
+
+/** The help text of each command, by name. */
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  run: `usage: agent-runtime run FLOW.yaml (--input TEXT | --input-json JSON|@file) [options]
+
+Starts a run of the flow and drives it until it completes, fails or suspends for a person. The flow is
+checked first as \`validate\` checks it (its MCP servers are asked for their tools): a flow validate
+refuses, or a model that cannot be resolved, exits 2 and stores no run. A streaming model's text is
+shown live on stderr.
+
+  --input TEXT        the run input {"text": TEXT}
+  --input-json J      a structured input: inline JSON or @file
+${DRIVE}`,
+  approve: `usage: agent-runtime approve RUN_ID [--comment TEXT] [options]
+
+Approves the pending write of a suspended run and continues it.
+
+  --comment TEXT      recorded with the decision
+${EXPECT}
+${DRIVE}`,
+  reject: `usage: agent-runtime reject RUN_ID [--comment TEXT] [options]
+
+Declines the pending write of a suspended run (the comment reaches the model) and continues it.
+
+  --comment TEXT      recorded with the decision
+${EXPECT}
+${DRIVE}`,
+  answer: `usage: agent-runtime answer RUN_ID TEXT [options]
+
+Answers the pending follow-up question of a suspended run and continues it.
+
+${EXPECT}
+${DRIVE}`,
+  resume: `usage: agent-runtime resume RUN_ID [options]
+
+Continues a run left running by a process that died (once its lease expired).
+
+${DRIVE}`,
+  retry: `usage: agent-runtime retry RUN_ID [--model M] [options]
+
+Takes a failed run up again in the node that failed (exit 4 when it has not failed).
+
+${DRIVE}`,
+  cancel: `usage: agent-runtime cancel RUN_ID [--trace FILE] [--db URL] [--json]
+
+Cancels a run that has not ended.
+
+  --trace FILE        append the trace events of this command as JSON lines
+${DB}
+${JSON_OUT}`,
+  status: `usage: agent-runtime status RUN_ID [--db URL] [--json]
+
+Shows one run (exit code as for the run's status: 0, 1 or 3).
+
+${DB}
+${JSON_OUT}`,
+  runs: `usage: agent-runtime runs [--status S] [--db URL] [--json]
+
+Lists runs, newest first.
+
+  --status S          only runs with status running, suspended, completed, failed or cancelled
+${DB}
+  --json              the list as one JSON line on stdout`,
+  trace: `usage: agent-runtime trace RUN_ID [--db URL] [--json]
+
+Prints a run's trace events, each tool result previewed on one line.
+
+${DB}
+  --json              one JSON line per event on stdout`,
+  evidence: `usage: agent-runtime evidence RUN_ID [EVIDENCE_ID] [--db URL] [--json]
+
+Lists a run's evidence records, or shows one with its full payload.
+
+${DB}
+  --json              the list or the record as JSON on stdout`,
+  validate: `usage: agent-runtime validate FLOW.yaml [--offline]
+
+Checks a flow and prints every problem, one per line (exit 0 when valid, else 2).
+
+  --offline           do not connect to the flow's MCP servers (tool names are not checked)`,
+  init: `usage: agent-runtime init [DIR]
+
+Writes a starter project into DIR (default: the current folder): a flow, a small MCP server, a
+scripted model, a test, a tokens file and a package.json. Existing files are kept; a symbolic link
+among the files it would write is refused (exit 2). Then: npm install.`,
+  serve: SERVE_USAGE,
+  worker: `usage: agent-runtime worker --db postgres://… [--concurrency N] [--shutdown-timeout S]
+
+Drives runnable runs of a shared PostgreSQL store until SIGINT/SIGTERM.
+
+  --db URL            a postgres:// store (or env AGENT_RUNTIME_DB)
+  --concurrency N     runs driven at once (default 4)
+  --shutdown-timeout S  seconds the runs get to suspend or end after SIGINT/SIGTERM (default 10)`,
+};
+
+/** The package's version, from its package.json (`agent-runtime --version`). */
+export function packageVersion(): string {
+  // dist/src/cli → three levels up; src/cli (tests through tsx) → two.
+  for (const up of ['../../..', '../..']) {
+    try {
+      const manifest = JSON.parse(
+        readFileSync(join(resolve(import.meta.dirname, up), 'package.json'), 'utf8'),
+      ) as { name?: string; version?: string };
+      if (manifest.name === 'g2rain-agent-runtime' && typeof manifest.version === 'string')
+        return manifest.version;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  throw new Error('cannot find the package.json of g2rain-agent-runtime');
+}

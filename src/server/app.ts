@@ -14,6 +14,7 @@ import { FlowRegistry } from './flows.js';
 import { registerFlowRoutes } from './flows-routes.js';
 import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
+import { loopbackOnly } from './origin-guard.js';
 import { registerRunRoutes } from './runs-routes.js';
 import { SSE_QUEUE_LIMITS, type SseQueueLimits } from './sse-queue.js';
 import { registerRetryRoute } from './retry-route.js';
@@ -159,6 +160,8 @@ function buildApp(
   app.notFound((c) =>
     errorResponse(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );
+  // Without tokens every caller is admin: only this machine's loopback names, and no other site's pages.
+  if (tokens === null) app.use('*', loopbackOnly());
   app.get('/healthz', (c) => c.json({ ok: true, closing: deps.closing() }, deps.closing() ? 503 : 200));
   app.use('/v1/*', authenticate(tokens));
   app.use(

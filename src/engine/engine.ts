@@ -11,7 +11,7 @@ import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cance
 import { delegateService, existingChild, type StartChild } from './delegation.js';
 import { drive } from './driver.js';
 import type { RunModels } from './models.js';
-import type { RunObservers, SegmentReason } from './observe.js';
+import { loggedModel, type RunObservers, type SegmentReason } from './observe.js';
 import type { Clock, IdSource } from './seams.js';
 import { RunSession, type EventSink } from './session.js';
 import { flowRefOf, type FlowRef, type Toolbox } from './toolbox.js';
@@ -243,7 +243,7 @@ export class RunEngine {
       const driving = await this.options.observers.driving(session, model, this.options.toolbox);
       // A flow sent over HTTP has its expressions evaluated in the sandbox (src/tools/expression-sandbox.ts).
       await withExpressionSandbox(ref.flow.sandboxExpressions === true, session.current.tenant, () =>
-        drive(session, ref, driving.model, {
+        drive(session, ref, loggedModel(driving.model, this.logger), {
           ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),
           toolbox: driving.toolbox,
           logger: this.logger,

@@ -20,7 +20,10 @@ const runEvents = createRoute({
     '`: keep-alive` comment line between them, and closes after `run.completed`, `run.failed` or `run.cancelled`. ' +
     'A suspended run keeps the stream open. Send the same `Authorization` header (read it with fetch streaming). ' +
     'While a streaming model writes a turn, transient `model.delta` messages (no `id`, not persisted: `text` so far and ' +
-    '`toolCalls` being formed) come between them; the completed turn is the `model.response` event.',
+    '`toolCalls` being formed) come between them; the completed turn is the `model.response` event. ' +
+    'A reader that takes nothing for 30 s while events wait is cut with an `event: error` message ' +
+    '(`{error: {code: STREAM_TOO_SLOW, message}, lastEventId}`); reconnect with `Last-Event-ID` for the rest. ' +
+    'The cap of open streams counts per tenant and token name; `HEAD` opens no stream.',
   request: { params: RunIdParam, query: EventsQuery, headers: EventsHeaders },
   responses: {
     200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },

@@ -4,6 +4,7 @@ import { defineTool, type LocalTool } from '../../src/tools/tool.js';
 import { reached, tempDir } from '../server/helpers.js';
 import { SEC, startTarget, type Target } from './helpers.js';
 import { openRawStream, type WireMessage } from './sse-socket.js';
+import { followEvents } from '../../web/src/sse.js';
 
 /**
  * Finding 3 of issue 27: each event stream queued every message for a reader that did not read, with
@@ -105,4 +106,33 @@ describe('a reader that does not keep up', () => {
     expect(all).toEqual(stored);
     expect(rest.messages.at(-1)?.data).toContain('"run.completed"');
   }, 120_000);
+});
+
+describe("the console's follower", () => {
+  it('reconnects after a cut from the last event it got, with no gap or repeat', async () => {
+    const event = (seq: number, type = 'node.started') =>
+      `id: ${seq}\ndata: ${JSON.stringify({ type, seq, runId: 'run_x', ts: 't' })}\n\n`;
+    const cut = `event: error\ndata: ${JSON.stringify({ error: { code: 'STREAM_TOO_SLOW', message: 'cut' }, lastEventId: 2 })}\n\n`;
+    const bodies = [event(1) + event(2) + cut, event(3) + event(4, 'run.completed')];
+    const asked: (string | null)[] = [];
+    const fake = (_url: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      asked.push(new Headers(init?.headers).get('last-event-id'));
+      return Promise.resolve(
+        new Response(bodies.shift() ?? '', { headers: { 'content-type': 'text/event-stream' } }),
+      );
+    };
+    const seqs: number[] = [];
+    await followEvents({
+      runId: 'run_x',
+      token: null,
+      onEvent: (e) => seqs.push(e.seq),
+      onState: () => undefined,
+      signal: new AbortController().signal,
+      backoff: () => 1,
+      base: 'http://127.0.0.1:1',
+      fetch: fake as typeof fetch,
+    });
+    expect(seqs).toEqual([1, 2, 3, 4]);
+    expect(asked).toEqual([null, '2']);
+  });
 });

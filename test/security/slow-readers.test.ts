@@ -130,7 +130,7 @@ describe("the console's follower", () => {
       signal: new AbortController().signal,
       backoff: () => 1,
       base: 'http://127.0.0.1:1',
-      fetch: fake as typeof fetch,
+      fetch: fake,
     });
     expect(seqs).toEqual([1, 2, 3, 4]);
     expect(asked).toEqual([null, '2']);

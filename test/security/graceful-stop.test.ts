@@ -55,7 +55,26 @@ async function until(check: () => boolean, what: string, deadlineMs = 30_000): P
   }
 }
 
-async function trial(db: string): Promise<void> {
+/** Asserts what a gracefully stopped process logged: the cut read as interrupted, its lease given up. */
+function checkStopLog(lines: string[], runId: string): void {
+  const log = lines.join('\n');
+  expect(log).toMatch(/TOOL interrupted tool=hold_read reason="interrupted by shutdown" recorded=false/);
+  expect(log).not.toMatch(/TOOL invoked tool=hold_read/);
+  expect(log).not.toMatch(/evidence=ev_/);
+  expect(log).toContain(`RUN lease released at shutdown runId=${runId}`);
+}
+
+/** Counts the calls the MCP server received (one line each). */
+function calls(dir: string): number {
+  const file = join(dir, 'calls.log');
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').length - 1 : 0;
+}
+
+/**
+ * `serve` starts the run, whose read holds; SIGTERM; then (`worker`: PostgreSQL) a worker takes it at
+ * once, its read holds again, SIGTERM; then `agent-runtime resume` takes it at once and completes it.
+ */
+async function trial(db: string, withWorker = false): Promise<void> {
   const dir = await world();
   const env = { AGENT_RUNTIME_LEASE_MS: LEASE_MS };
   const serve = watch(spawnCli(['serve', '--port', '0', '--flows', dir, '--db', db], { cwd: dir, env }));
@@ -67,15 +86,18 @@ async function trial(db: string): Promise<void> {
   });
   expect(started.status).toBeLessThan(300);
   const { runId } = (await started.json()) as { runId: string };
-  await until(() => existsSync(join(dir, 'calls.log')), 'the read to start');
-
+  await until(() => calls(dir) === 1, 'the read to start');
   serve.child.kill('SIGTERM');
   expect(await serve.exited).toBe(0);
-  const log = serve.lines.join('\n');
-  expect(log).toMatch(/TOOL interrupted tool=hold_read reason="interrupted by shutdown" recorded=false/);
-  expect(log).not.toMatch(/TOOL invoked tool=hold_read/);
-  expect(log).not.toMatch(/evidence=ev_/);
-  expect(log).toContain(`RUN lease released at shutdown runId=${runId}`);
+  checkStopLog(serve.lines, runId);
+
+  if (withWorker) {
+    const worker = watch(spawnCli(['worker', '--db', db], { cwd: dir, env }));
+    await until(() => calls(dir) === 2, 'the worker to take the run and read');
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    checkStopLog(worker.lines, runId);
+  }
 
   const store = await openStore(db);
   try {
@@ -87,8 +109,8 @@ async function trial(db: string): Promise<void> {
     const resumed = await runCli(['resume', runId, '--db', db, '--json'], { cwd: dir, env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((resumed.json as { status: string }).status).toBe('completed');
-    expect(readFileSync(join(dir, 'calls.log'), 'utf8')).toBe('call\ncall\n');
-    // The cut read left nothing behind: the one recorded read is the one made after the takeover.
+    expect(calls(dir)).toBe(withWorker ? 3 : 2);
+    // The cut reads left nothing behind: the one recorded read is the one made by the last process.
     const reads = (await store.events(runId, 0)).filter(
       (e) => e.type === 'tool.invoked' && (e as { tool?: string }).tool === 'hold_read',
     );
@@ -108,4 +130,9 @@ describe('SIGTERM of serve', () => {
     if (!pg) ctx.skip();
     await trial(pool.urlFor(pool.next('stop')));
   }, 120_000);
+
+  it('and so does a worker after it (PostgreSQL)', async (ctx) => {
+    if (!pg) ctx.skip();
+    await trial(pool.urlFor(pool.next('worker')), true);
+  }, 180_000);
 });

@@ -61,6 +61,7 @@ describe('SseQueue', () => {
     queue.push(msg('aaaa', '1'));
     queue.push(msg('bbbb', '2'));
     queue.push(msg('cccc', '3'));
+    queue.push(msg('dddd', '4')); // '1' is being written; three wait: the bound
     let roomy = false;
     void queue.room().then(() => (roomy = true));
     await new Promise((r) => setImmediate(r));
@@ -71,6 +72,6 @@ describe('SseQueue', () => {
     expect(stalls).toEqual(['1']);
     expect(queue.closed).toBe(true);
     expect(roomy).toBe(true);
-    expect(queue.push(msg('dddd', '4'))).toBe(false);
+    expect(queue.push(msg('eeee', '5'))).toBe(false);
   });
 });

@@ -21,7 +21,15 @@ export default defineConfig({
   },
   server: {
     proxy: {
-      '/v1': { target: process.env.AGENT_RUNTIME_URL ?? 'http://127.0.0.1:8080', changeOrigin: true },
+      '/v1': {
+        target: process.env.AGENT_RUNTIME_URL ?? 'http://127.0.0.1:8080',
+        changeOrigin: true,
+        // The dev page's origin (localhost:5173) is not the server's: a `serve` without tokens would
+        // refuse its POSTs as cross-site. The page is same-origin with this proxy, so drop the header.
+        configure: (proxy) => {
+          proxy.on('proxyReq', (request) => request.removeHeader('origin'));
+        },
+      },
     },
   },
 });

@@ -11,10 +11,15 @@ import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cance
 import { delegateService, existingChild, type StartChild } from './delegation.js';
 import { drive } from './driver.js';
 import type { RunModels } from './models.js';
-import type { RunObservers, SegmentReason } from './observe.js';
+import { loggedModel, type RunObservers, type SegmentReason } from './observe.js';
 import type { Clock, IdSource } from './seams.js';
 import { RunSession, type EventSink } from './session.js';
 import { flowRefOf, type FlowRef, type Toolbox } from './toolbox.js';
+
+/** The reason a run's signal aborts with at shutdown (logged for a call it cut: "interrupted by shutdown"). */
+const SHUTDOWN = new DOMException('interrupted by shutdown', 'AbortError');
+/** The reason a run's signal aborts with when the run is cancelled. */
+const CANCELLED = new DOMException('interrupted by cancel', 'AbortError');
 
 /** What the engine is built from (the facade composes it from the runtime's options). */
 export interface EngineOptions {
@@ -215,14 +220,38 @@ export class RunEngine {
    */
   async stopDriving(): Promise<void> {
     this.closing = true;
-    for (const controller of this.active.values()) controller.abort();
+    for (const controller of this.active.values()) controller.abort(SHUTDOWN);
     await Promise.allSettled([...this.driving.values()]);
+  }
+
+  /**
+   * Gives up the lease of a run this engine stopped driving at shutdown, still `running`: its lease
+   * is made to expire now (the owner kept, so the next driver traces the recovery), and any other
+   * process takes the run at once instead of after a whole lease. A run that moved on is left alone.
+   */
+  private async leaveAtShutdown(runId: string): Promise<RunRecord> {
+    const record = await this.require(runId);
+    if (record.status !== 'running' || record.leaseOwner !== this.owner) return record;
+    try {
+      const store = await this.db();
+      const left = await store.commit({
+        runId,
+        expectedVersion: record.version,
+        patch: { leaseExpiresAt: this.clock() },
+      });
+      this.logger.info('RUN lease released at shutdown', { runId });
+      return left;
+    } catch (error) {
+      if (!isVersionConflict(error)) throw error;
+      return this.require(runId);
+    }
   }
 
   private drive(session: RunSession, ref: FlowRef, model: ModelClient): Promise<RunSummary> {
     const controller = new AbortController();
-    if (this.closing || session.doc.cancelRequested) controller.abort();
-    session.onCancelRequested = () => controller.abort();
+    if (this.closing) controller.abort(SHUTDOWN);
+    else if (session.doc.cancelRequested) controller.abort(CANCELLED);
+    session.onCancelRequested = () => controller.abort(CANCELLED);
     this.active.set(session.runId, controller);
     const done = this.driveWith(session, ref, model, controller.signal).finally(() => {
       this.active.delete(session.runId);
@@ -243,7 +272,7 @@ export class RunEngine {
       const driving = await this.options.observers.driving(session, model, this.options.toolbox);
       // A flow sent over HTTP has its expressions evaluated in the sandbox (src/tools/expression-sandbox.ts).
       await withExpressionSandbox(ref.flow.sandboxExpressions === true, session.current.tenant, () =>
-        drive(session, ref, driving.model, {
+        drive(session, ref, loggedModel(driving.model, this.logger), {
           ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),
           toolbox: driving.toolbox,
           logger: this.logger,
@@ -256,6 +285,8 @@ export class RunEngine {
       );
       // A cancel arrived while a write was in flight: its result is recorded; now the run ends.
       if (session.doc.cancelRequested) return await endCancelled(this.cancelHost(), session.runId);
+      // Stopped by a shutdown: its lease is given up for another process to take the run at once.
+      if (signal.aborted && this.closing) return summarize(await this.leaveAtShutdown(session.runId));
       // Stopped by a cancel before its next commit: what is stored says how it stands.
       if (signal.aborted) return summarize(await this.require(session.runId));
       return summarize(session.current);

@@ -1,3 +1,4 @@
+import type { Logger } from '../log/logger.js';
 import type { ModelClient, ModelRequest } from '../model/model.js';
 import type { RunRecord, Store, StoredEvent } from '../store/store.js';
 import type { RunSegment, RunSegmentInfo, Telemetry } from '../telemetry/telemetry.js';
@@ -72,6 +73,23 @@ export function observedModel(model: ModelClient, segment: RunSegment, live: Liv
       } finally {
         sink.flush();
       }
+    },
+  };
+}
+
+/**
+ * The model with its failures logged: a failed call's `detail` (the provider's answer text, host…)
+ * goes to the server log as `MODEL call failed` and is dropped from the result, whose `message` is
+ * all that viewers see.
+ */
+export function loggedModel(model: ModelClient, logger: Logger): ModelClient {
+  return {
+    id: model.id,
+    async call(request, context) {
+      const result = await model.call(request, context);
+      if (result.ok || result.detail === undefined) return result;
+      logger.warn('MODEL call failed', { runId: context.runId, node: context.nodeId, detail: result.detail });
+      return { ok: false, message: result.message };
     },
   };
 }

@@ -220,7 +220,8 @@ async function delegateProblems(
       if (chain.has(target)) continue;
       const child = await inspectDelegate(target, options, chain);
       if ('problem' in child) {
-        raw.push({ path: at, message: child.problem });
+        // A request's flow hears one answer whatever the cause: which one would map the flows folder.
+        raw.push({ path: at, message: confined(options) ? refusedDelegate(delegate) : child.problem });
         continue;
       }
       nested.push(...child.problems);
@@ -259,14 +260,24 @@ function delegateTarget(
     real = confinedPath(options.confineTo, target, 'delegate flow', delegate);
   } catch (error) {
     if (!(error instanceof InputFileError)) throw error;
-    if (error.code === 'NOT_FOUND') return { problem: notFound(delegate) };
-    return { problem: error.message };
+    return { problem: refusedDelegate(delegate) };
   }
   if (hiddenOrPackage(options.confineTo, target) || hiddenOrPackage(options.confineTo, real))
-    return {
-      problem: `delegate flow ${JSON.stringify(delegate)} is in a hidden file or folder or in node_modules; flows sent over HTTP may delegate only to flow files of the flows folder`,
-    };
+    return { problem: refusedDelegate(delegate) };
   return real;
+}
+
+/** True when the flow came from a request and its delegates must lie in the flows folder. */
+function confined(options: LoadFlowOptions): boolean {
+  return typeof options.confineTo === 'string';
+}
+
+/**
+ * The one refusal of a request's delegate, whatever the cause (outside the folder, not found, hidden
+ * or in node_modules, not a flow file): telling them apart would let a caller map the server's files.
+ */
+function refusedDelegate(delegate: string): string {
+  return `delegate flow ${JSON.stringify(delegate)} is not a flow file of the server's flows folder; flows sent over HTTP may delegate only to visible flow files there (not hidden ones, nor in node_modules)`;
 }
 
 /** True when `path`, relative to `root` (lexically or after resolving links), has a part starting with a dot or named node_modules. */

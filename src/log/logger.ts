@@ -22,32 +22,70 @@ export function isLogLevel(level: string): level is LogLevel {
   return level in ORDER;
 }
 
+/** Longest string field written (longer ones are cut, saying how much was left out). */
+export const MAX_FIELD_CHARS = 1024;
+/** Longest object field written as JSON. */
+const MAX_JSON_CHARS = 4096;
+
 /**
  * Formats one record as one line: `WARN TOOL invoked tool=x outcome=FAILED code=TOOL_TIMEOUT`.
- * Strings made only of safe characters are written bare, anything else as JSON (so a line never breaks).
+ * Strings made only of visible characters are written bare, anything else as JSON with every control,
+ * format (bidi, zero-width) and line-separator character escaped, so that a value taken from a request
+ * (a flow id, a version, a model id) can neither break the line nor drive the terminal; string fields
+ * are cut at MAX_FIELD_CHARS.
  */
 export function formatRecord(level: LogLevel, message: string, fields: LogFields = {}): string {
   const parts = [level.toUpperCase(), oneLine(message)];
   for (const [key, value] of Object.entries(fields)) {
     if (value === undefined) continue;
-    parts.push(`${key}=${formatValue(value)}`);
+    parts.push(`${oneLine(key)}=${formatValue(value)}`);
   }
   return parts.join(' ');
 }
 
 function formatValue(value: unknown): string {
-  if (typeof value === 'string') return /^[^\s"=]+$/u.test(value) ? value : JSON.stringify(value);
+  if (typeof value === 'string') return formatString(value);
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
-  if (value instanceof Error) return JSON.stringify(value.message);
+  if (value instanceof Error) return formatString(value.message);
   try {
-    return JSON.stringify(value) ?? `[${typeof value}]`;
+    const json = JSON.stringify(value);
+    if (json === undefined) return `[${typeof value}]`;
+    return escapeUnsafe(json.length > MAX_JSON_CHARS ? JSON.stringify(capped(json, MAX_JSON_CHARS)) : json);
   } catch (error) {
     return JSON.stringify(`[unserializable: ${error instanceof Error ? error.message : String(error)}]`);
   }
 }
 
+/** Visible characters other than `"` and `=`: written bare. */
+const BARE = /^[^\s"=\p{C}\p{Z}]+$/u;
+/** What JSON.stringify leaves raw but a terminal or a log reader may act on. */
+const UNSAFE = /[\u007f-\u009f\u2028\u2029\p{Cf}\p{Co}\p{Cs}]/gu;
+
+function formatString(value: string): string {
+  const text = capped(value, MAX_FIELD_CHARS);
+  return BARE.test(text) ? text : escapeUnsafe(JSON.stringify(text));
+}
+
+function capped(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…(+${text.length - max} chars)` : text;
+}
+
+/** Escapes, as `\uXXXX`, what JSON.stringify leaves raw among UNSAFE characters. */
+function escapeUnsafe(json: string): string {
+  return json.replace(UNSAFE, uEscape);
+}
+
+/** `\\uXXXX` for each UTF-16 unit of `c`. */
+function uEscape(c: string): string {
+  let out = '';
+  for (let i = 0; i < c.length; i += 1) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
+}
+
+/** A message or key on one line, its control characters escaped. */
 function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+  const line = capped(text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' '), MAX_FIELD_CHARS);
+  return line.replace(/[\p{Cc}\p{Cf}]/gu, uEscape);
 }
 
 /** Options of `createStderrLogger`. */

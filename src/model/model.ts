@@ -70,7 +70,14 @@ export interface ModelCallContext {
 
 /** The model's answer to one call, or why there is none. */
 export type ModelResult =
-  { ok: true; text: string; toolCalls: ModelToolCall[]; usage: TokenUsage } | { ok: false; message: string };
+  | { ok: true; text: string; toolCalls: ModelToolCall[]; usage: TokenUsage }
+  | {
+      ok: false;
+      /** Why, for viewers (trace, API, console, span status): no provider host, port or answer text. */
+      message: string;
+      /** The whole story, for the server log only (the runtime logs it as `MODEL call failed`). */
+      detail?: string;
+    };
 
 /** A language model behind a small interface (STYLE.md habit 4). Never throws for a provider failure. */
 export interface ModelClient {

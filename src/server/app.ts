@@ -14,7 +14,9 @@ import { FlowRegistry } from './flows.js';
 import { registerFlowRoutes } from './flows-routes.js';
 import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
+import { loopbackOnly } from './origin-guard.js';
 import { registerRunRoutes } from './runs-routes.js';
+import { SSE_QUEUE_LIMITS, type SseQueueLimits } from './sse-queue.js';
 import { registerRetryRoute } from './retry-route.js';
 import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
@@ -44,7 +46,9 @@ export interface ServerOptions {
   allowEnv?: readonly string[];
   /** `--allow-stdio-env`: variables a flow sent over HTTP may set in a stdio MCP server's `env` (default none). */
   allowStdioEnv?: readonly string[];
-  /** Most event streams open at once per token (default 16; 429 beyond). */
+  /** The bounds of each event stream's write queue (defaults: SSE_QUEUE_LIMITS). */
+  streamQueue?: Partial<SseQueueLimits>;
+  /** Most event streams open at once per token (tenant and name; default 16; 429 beyond). */
   maxStreamsPerToken?: number;
   /** How long `close` waits for runs being driven to reach a stopping point (default 30000 ms). */
   shutdownGraceMs?: number;
@@ -91,6 +95,7 @@ export function createServer(options: ServerOptions): ApiServer {
     },
     maxStreamsPerToken: options.maxStreamsPerToken ?? 16,
     streamsByToken: new Map(),
+    streamLimits: { ...SSE_QUEUE_LIMITS, ...options.streamQueue },
     closing: () => closing,
   };
   const app = buildApp(deps, tokens, options.maxBodyBytes ?? 1024 * 1024);
@@ -155,6 +160,8 @@ function buildApp(
   app.notFound((c) =>
     errorResponse(c, new ApiError(404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );
+  // Without tokens every caller is admin: only this machine's loopback names, and no other site's pages.
+  if (tokens === null) app.use('*', loopbackOnly());
   app.get('/healthz', (c) => c.json({ ok: true, closing: deps.closing() }, deps.closing() ? 503 : 200));
   app.use('/v1/*', authenticate(tokens));
   app.use(

@@ -7,6 +7,7 @@ import { ApiError } from './errors.js';
 import type { FlowRegistry } from './flows.js';
 import type { IdempotencyCache } from './idempotency.js';
 import type { RequestPolicy } from './request-policy.js';
+import type { SseQueueLimits } from './sse-queue.js';
 import { findToken, hasRole, type Principal, type Role, type TokenEntry } from './tokens.js';
 
 /** The Hono environment of the API: each request carries who made it. */
@@ -30,8 +31,10 @@ export interface ServerDeps {
   readonly policy: RequestPolicy;
   /** Most event streams one token may hold open at once (429 beyond). */
   readonly maxStreamsPerToken: number;
-  /** Open event streams per token name. */
+  /** Open event streams per token identity (tenant and name). */
   readonly streamsByToken: Map<string, number>;
+  /** The bounds of each event stream's write queue (src/server/sse-queue.ts). */
+  readonly streamLimits: SseQueueLimits;
   /** True once shutdown began: mutating requests are refused with 503. */
   closing(): boolean;
 }

@@ -5,6 +5,9 @@ import type { EventPoller } from './event-poller.js';
 const TERMINAL = new Set(['run.completed', 'run.failed', 'run.cancelled']);
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
+/** Most events pushed by the hub that one follower keeps while its consumer is busy (then it reads the store). */
+export const MAX_PUSHED = 256;
+
 /** Options of `followEvents`. */
 export interface FollowOptions {
   after?: number;
@@ -16,7 +19,9 @@ export interface FollowOptions {
  * A run's events in seq order: what the store has after `after`, then new ones as they are
  * committed — pushed by the hub when this process commits them, or read from the store when the
  * shared poller sees another process commit — until the run ends or `signal` aborts. One abort
- * listener and one hub subscription per follower, whatever its duration; no timer of its own.
+ * listener and one hub subscription per follower, whatever its duration; no timer of its own. A
+ * consumer that does not keep up costs at most MAX_PUSHED events held: past that the follower drops
+ * them and reads from the store when the consumer asks for more.
  */
 export async function* followEvents(
   store: Store,
@@ -34,7 +39,9 @@ export async function* followEvents(
     wake?.();
   };
   const unsubscribe = hub.subscribe(runId, (event) => {
-    pushed.push(event);
+    // A follower that does not keep up holds at most MAX_PUSHED events: beyond, it reads the store.
+    if (pushed.length >= MAX_PUSHED) pushed.length = 0;
+    else pushed.push(event);
     notify();
   });
   const onAbort = (): void => wake?.();

@@ -60,6 +60,7 @@ describe('ModelError', () => {
     expect(error).toMatchObject({ code: 'TIMEOUT', timeoutMs: 1500, message: 'timed out after 1500 ms' });
     expect(classifyFailure(error)).toEqual({
       message: 'timed out after 1500 ms',
+      detail: 'timed out after 1500 ms',
       retryable: true,
       retryAfterMs: null,
     });
@@ -69,9 +70,11 @@ describe('ModelError', () => {
     const error = await fromStream(streamOf([{ type: 'text-delta', delta: 'hi' }])).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).code).toBe('STREAM');
-    expect(classifyFailure(error).message).toBe(
+    expect(classifyFailure(error).detail).toBe(
       'ModelStreamError: the response stream ended before the model finished',
     );
+    // Viewers see its kind only: a stream's error part may carry the provider's text.
+    expect(classifyFailure(error).message).toBe("the provider's answer could not be used (ModelStreamError)");
     const part = await fromStream(streamOf([{ type: 'error', error: { message: 'overloaded' } }])).catch(
       (e: unknown) => e,
     );

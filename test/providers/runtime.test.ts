@@ -94,14 +94,14 @@ describe('prompt caching off', () => {
 });
 
 const FAULTS: { fault: Fault; message: RegExp; attempts: number }[] = [
-  { fault: 'unauthorized', message: /HTTP 401 (invalid x-api-key|Incorrect API key provided)$/, attempts: 1 },
+  { fault: 'unauthorized', message: /HTTP 401 Unauthorized$/, attempts: 1 },
   {
     fault: 'rate-limit',
-    message: /HTTP 429 Rate limit reached; please retry later \(3 attempts\)$/,
+    message: /HTTP 429 Too Many Requests \(3 attempts\)$/,
     attempts: 3,
   },
   { fault: 'server-error', message: /HTTP 5(00|29) .+ \(3 attempts\)$/, attempts: 3 },
-  { fault: 'malformed', message: /JSON|parse|Invalid/i, attempts: 1 },
+  { fault: 'malformed', message: /HTTP 200: the provider's answer could not be read$/, attempts: 1 },
   { fault: 'hang', message: /timed out after 300 ms \(3 attempts\)$/, attempts: 3 },
 ];
 

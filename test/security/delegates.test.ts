@@ -61,7 +61,9 @@ describe('delegate flows that are not flows', () => {
       expect(error.code).toBe('FLOW_INVALID');
       expect(error.problems).toEqual([
         expect.stringMatching(
-          new RegExp(`delegates\\[0\\]: "${name.replace('.', '\\.')}" is not a valid flow file`),
+          new RegExp(
+            `delegates\\[0\\]: delegate flow "${name.replace('.', '\\.')}" is not a flow file of the server's flows folder`,
+          ),
         ),
       ]);
       expect(text).not.toContain(CANARY);
@@ -83,10 +85,41 @@ describe('delegate flows that are not flows', () => {
         }),
       );
       expect(error, delegate).toMatchObject({ status: 400, code: 'FLOW_INVALID' });
-      expect(error.problems?.join('\n'), delegate).toMatch(/hidden file or folder or in node_modules/);
+      expect(error.problems?.join('\n'), delegate).toMatch(/is not a flow file of the server's flows folder/);
       expect(JSON.stringify(error)).not.toContain(CANARY);
     }
     expect((await upload(['sub/child.yaml'])).status).toBe(201);
+  });
+});
+
+describe('delegate refusals over HTTP', () => {
+  it('are one message whatever the cause, so they cannot map the flows folder', async () => {
+    // Outside the folder, not found inside it (guessing its name), hidden, not a flow: one answer each.
+    const folder = flowsDir.split('/').at(-1) as string;
+    const probes = [
+      '/etc/passwd',
+      '../nowhere.yaml',
+      `../${folder}/missing.yaml`,
+      'missing.yaml',
+      `../${folder}/env.yaml`,
+      '.env',
+      'node_modules/pkg/flow.yaml',
+      '/nonexistent/dir/x.yaml',
+    ];
+    const answers = new Set<string>();
+    for (const delegate of probes) {
+      const { status, text } = await upload([delegate]);
+      expect(status, delegate).toBe(400);
+      const error = (JSON.parse(text) as { error: { problems: string[] } }).error;
+      expect(error.problems, delegate).toHaveLength(1);
+      // The same answer but for the delegate as written (the location prefix is the same column for all).
+      answers.add((error.problems[0] as string).replace(JSON.stringify(delegate), 'X'));
+      expect(text).not.toContain(flowsDir);
+    }
+    expect([...answers]).toEqual([
+      "upload.json:1:90 nodes[0].delegates[0]: delegate flow X is not a flow file of the server's flows folder; flows sent over HTTP may delegate only to visible flow files there (not hidden ones, nor in node_modules)",
+    ]);
+    expect((await upload([`../${folder}/sub/child.yaml`])).status).toBe(201);
   });
 });
 

@@ -178,7 +178,7 @@ describe('input files', () => {
     const response = await bare.call('POST', '/v1/runs', { token: SEC.admin, json: { flow, input: 'x' } });
     const error = await errorOf(response);
     expect(error).toMatchObject({ status: 400, code: 'FLOW_INVALID' });
-    expect(error.problems?.join('\n')).toMatch(/outside/);
+    expect(error.problems?.join('\n')).toMatch(/is not a flow file of the server's flows folder/);
     expect(JSON.stringify(error)).not.toMatch(/root:/);
   });
 });

@@ -144,6 +144,8 @@ async function readOnce(
     const { value, done } = await reader.read();
     if (done) return ended ? 'ended' : 'closed';
     for (const message of parser.feed(value)) {
+      // A reader cut for being too slow (STREAM_TOO_SLOW): the stream closes next; reconnect from `last`.
+      if (message.event === 'error') continue;
       const event = JSON.parse(message.data) as TraceEvent;
       if (event.type === 'model.delta') {
         options.onDelta?.(event as unknown as LiveDelta);

@@ -52,7 +52,9 @@ export const AI_SDK_MODEL_DEFAULTS = Object.freeze({
  * passed with their JSON Schemas; the provider-neutral conversation is converted on every call. Each
  * attempt has a timeout; 408/409/429/5xx, network errors and timeouts are retried with backoff
  * (honouring `retry-after` up to the cap); the request's signal cancels. Never throws: a failure is
- * `{ok: false, message}` like `openai:gpt-4.1: HTTP 401 Incorrect API key provided` (secrets redacted).
+ * `{ok: false, message, detail}`: `message` for viewers, like `openai:gpt-4.1: HTTP 401 Unauthorized`
+ * (no provider host, port or answer text), `detail` for the server log, like `openai:gpt-4.1: HTTP 401
+ * Incorrect API key provided` (secrets redacted from both).
  */
 export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkModelOptions = {}): ModelClient {
   const model = callable(languageModel);
@@ -76,7 +78,12 @@ export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkMode
       );
       if (outcome.ok) return { ok: true, ...outcome.value };
       const tries = outcome.attempts > 1 ? ` (${outcome.attempts} attempts)` : '';
-      return { ok: false, message: redact(`${id}: ${outcome.failure.message}${tries}`, secrets) };
+      const { message, detail } = outcome.failure;
+      return {
+        ok: false,
+        message: redact(`${id}: ${message}${tries}`, secrets),
+        ...(detail !== message ? { detail: redact(`${id}: ${detail}${tries}`, secrets) } : {}),
+      };
     },
   };
 }

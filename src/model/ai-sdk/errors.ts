@@ -1,10 +1,17 @@
+import { STATUS_CODES } from 'node:http';
 import { APICallError } from '@ai-sdk/provider';
 import { ModelError } from '../errors.js';
 
 /** A failed model-call attempt, classified for the retry logic and described for people. */
 export interface AttemptFailure {
-  /** One line saying what went wrong, e.g. `HTTP 401 invalid api key` (never a secret). */
+  /**
+   * One line for viewers (API, trace, console, span status), e.g. `HTTP 401 Unauthorized` or `the
+   * provider could not be reached (ECONNREFUSED)`: the status or error code only, never the provider's
+   * host, port or answer text.
+   */
   message: string;
+  /** The whole story for the server log, e.g. `HTTP 401 Incorrect API key provided` (secrets still to redact). */
+  detail: string;
   /** Worth another attempt: HTTP 408/409/429/5xx, a network error, a timeout. */
   retryable: boolean;
   /** What the provider asked for with `retry-after-ms` / `retry-after`, in ms, if anything. */
@@ -32,29 +39,61 @@ const MAX_MESSAGE = 400;
 /** Classifies an error thrown by (or streamed from) a language model call. */
 export function classifyFailure(error: unknown): AttemptFailure {
   if (error instanceof ModelError && error.code === 'TIMEOUT')
-    return { message: error.message, retryable: true, retryAfterMs: null };
+    return { message: error.message, detail: error.message, retryable: true, retryAfterMs: null };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     if (status !== undefined) {
       const retryable = RETRYABLE_STATUS.has(status) || status >= 500;
       const text = oneLine(error.message) || statusText(error.responseBody);
       return {
-        message: `HTTP ${status}${text ? ` ${text}` : ''}`,
+        // A 2xx that failed is an answer that could not be read (its text is the provider's).
+        message:
+          status < 300
+            ? `HTTP ${status}: the provider's answer could not be read`
+            : `HTTP ${status}${statusPhrase(status)}`,
+        detail: `HTTP ${status}${text ? ` ${text}` : ''}`,
         retryable,
         retryAfterMs: retryAfter(error.responseHeaders),
       };
     }
+    const network = networkCode(error);
     return {
-      message: oneLine(error.message),
-      retryable: error.isRetryable || isNetworkError(error),
+      message: network !== null ? unreachable(network) : 'the provider answered with an error',
+      detail: oneLine(error.message),
+      retryable: error.isRetryable || network !== null,
       retryAfterMs: null,
     };
   }
-  const message =
+  const detail =
     error instanceof Error
       ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}`
       : String(error);
-  return { message: oneLine(message), retryable: isNetworkError(error), retryAfterMs: null };
+  const network = networkCode(error);
+  return {
+    message: network !== null ? unreachable(network) : unusable(error),
+    detail: oneLine(detail),
+    retryable: network !== null,
+    retryAfterMs: null,
+  };
+}
+
+/** Phrases of statuses providers use beyond the standard ones (Anthropic's 529). */
+const PROVIDER_STATUS: Readonly<Record<number, string>> = { 529: 'Overloaded' };
+
+/** ` Unauthorized` for 401: the standard phrase of a status, never the provider's text. */
+function statusPhrase(status: number): string {
+  const phrase = STATUS_CODES[status] ?? PROVIDER_STATUS[status];
+  return phrase ? ` ${phrase}` : '';
+}
+
+function unreachable(code: string): string {
+  return `the provider could not be reached (${code})`;
+}
+
+/** A failure that is neither HTTP nor network (a broken stream, an unreadable answer): its kind only. */
+function unusable(error: unknown): string {
+  const name = error instanceof Error && /^[A-Za-z_]{1,40}$/.test(error.name) ? error.name : 'Error';
+  return `the provider's answer could not be used (${name})`;
 }
 
 /**
@@ -86,20 +125,24 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** True when the error, or one of its causes, is a connection-level failure. */
-function isNetworkError(error: unknown): boolean {
+/**
+ * The code of a connection-level failure in the error or one of its causes (`ECONNREFUSED`; `fetch
+ * failed` and the like when no code is given), or null when it is none.
+ */
+function networkCode(error: unknown): string | null {
   let current: unknown = error;
+  let generic: string | null = null;
   for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
     const code = (current as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
     if (
       current instanceof TypeError &&
       /^(fetch failed|terminated|other side closed)$/i.test(current.message)
     )
-      return true;
+      generic ??= current.message.toLowerCase();
     current = current.cause;
   }
-  return false;
+  return generic;
 }
 
 function statusText(body: string | undefined): string {

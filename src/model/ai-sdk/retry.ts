@@ -111,7 +111,7 @@ function cancelled(attempts: number): RetryOutcome<never> {
   return {
     ok: false,
     cancelled: true,
-    failure: { message: 'cancelled', retryable: false, retryAfterMs: null },
+    failure: { message: 'cancelled', detail: 'cancelled', retryable: false, retryAfterMs: null },
     attempts,
   };
 }

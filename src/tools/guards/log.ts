@@ -24,8 +24,28 @@ export function logToolCall(
 
 /**
  * The last step of every call, stopped or sent: logs its final observation. A call that suspends the
- * run is logged when the person responds (by the resolution helpers), with its final outcome.
+ * run is logged when the person responds (by the resolution helpers), with its final outcome. A call
+ * the run's stop cut or overtook (shutdown, cancel) is not recorded, bar a write that was sent: it is
+ * logged as `TOOL interrupted tool=… reason="interrupted by shutdown"`, not as the observation (a
+ * timeout, an evidence id) that was never stored.
  */
 export function logCall(ctx: CallContext, obs: Observation): void {
-  if (ctx.effect?.kind !== 'suspend') logToolCall(ctx.services.logger, ctx.call.tool, obs);
+  if (ctx.effect?.kind === 'suspend') return;
+  const signal = ctx.services.signal;
+  if (signal?.aborted && !(ctx.isWrite === true && ctx.executed)) {
+    ctx.services.logger.info('TOOL interrupted', {
+      tool: ctx.call.tool,
+      reason: stopReason(signal.reason),
+      recorded: false,
+    });
+    return;
+  }
+  logToolCall(ctx.services.logger, ctx.call.tool, obs);
+}
+
+/** What stopped the run, as its signal says (`interrupted by shutdown`, `interrupted by cancel`). */
+function stopReason(reason: unknown): string {
+  return reason instanceof Error && reason.message.startsWith('interrupted by ')
+    ? reason.message
+    : 'interrupted: the run was told to stop';
 }

@@ -74,7 +74,8 @@ describe('retries', () => {
     const result = await model(server.url(), { clock }).call(REQUEST, CONTEXT);
     expect(result).toEqual({
       ok: false,
-      message: 'openai:test-model: HTTP 503 The server is overloaded (3 attempts)',
+      message: 'openai:test-model: HTTP 503 Service Unavailable (3 attempts)',
+      detail: 'openai:test-model: HTTP 503 The server is overloaded (3 attempts)',
     });
     expect(clock.waits).toEqual([1000, 2000]);
   });
@@ -107,7 +108,8 @@ describe('retries', () => {
     );
     expect(result).toEqual({
       ok: false,
-      message: 'openai:test-model: HTTP 401 Incorrect API key provided: ***',
+      message: 'openai:test-model: HTTP 401 Unauthorized',
+      detail: 'openai:test-model: HTTP 401 Incorrect API key provided: ***',
     });
     expect(server.requests).toHaveLength(1);
     expect(clock.waits).toEqual([]);
@@ -121,7 +123,10 @@ describe('retries', () => {
       CONTEXT,
     );
     expect(result.ok).toBe(false);
-    expect(!result.ok && result.message).toMatch(
+    expect(!result.ok && result.message).toBe(
+      'openai:test-model: the provider could not be reached (ECONNREFUSED) (2 attempts)',
+    );
+    expect(!result.ok && result.detail).toMatch(
       /^openai:test-model: Cannot connect to API: .*ECONNREFUSED.* \(2 attempts\)$/,
     );
     expect(clock.waits).toEqual([1000]);

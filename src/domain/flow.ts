@@ -208,8 +208,13 @@ export const OutputContractSchema = z
       .optional()
       .describe('With source evidence: the tools whose evidence may be cited.'),
     description: z.string().optional(),
+    schema: jsonSchemaObject
+      .optional()
+      .describe(
+        'JSON Schema the value must satisfy (a zod schema in code flows); a value breaking it is REJECTED OUTPUT_SCHEMA_MISMATCH.',
+      ),
   })
-  .describe('An output key of a node and where its value may come from.');
+  .describe('An output key of a node, where its value may come from, and its type.');
 
 export const NodeSchema = z.strictObject({
   id,

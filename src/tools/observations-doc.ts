@@ -25,6 +25,8 @@ const INVOKER_CASES: Readonly<Record<InvokerErrorCode, string>> = {
   MCP_INVALID_PARAMS: 'the server answered -32602 (invalid params)',
   MCP_TOOL_ERROR: 'the tool result has `isError: true`',
   TOOL_ERROR: 'any other error (fallback)',
+  MCP_OUTPUT_SCHEMA_MISMATCH:
+    'the tool declares an `outputSchema` and its result (not `isError`) has no `structuredContent`, or one that breaks the schema',
 };
 
 const EXTERNAL: readonly ProducedCase[] = [

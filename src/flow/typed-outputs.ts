@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { FlowInput, NodeSchema } from '../domain/flow.js';
 
 /**
- * The types of a run's outputs, inferred from a code flow (README.md, "Typed outputs"): an output whose
+ * The types of a run's outputs, inferred from a code flow (docs/flows.md, "Typed outputs"): an output whose
  * `schema` is a zod schema has that schema's type, any other output `unknown`; outputs with
  * `required: true` are present on a completed node, others optional; a node's outputs appear only once
  * it completed, so each node entry is optional. Types only: nothing here runs.

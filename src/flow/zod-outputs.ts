@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RawProblem } from './problems.js';
 
 /**
- * Code flows (README.md, "Typed outputs") may give an output's `schema` as a zod 4 schema. The flow is
+ * Code flows (docs/flows.md, "Typed outputs") may give an output's `schema` as a zod 4 schema. The flow is
  * persisted with its runs as JSON, so the runtime keeps the schema's JSON Schema form (draft-07, no
  * `$schema`), computed here before the flow is validated; values are checked against that form.
  */

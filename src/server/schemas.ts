@@ -66,9 +66,10 @@ export const RunSummarySchema = z
     runId: z.string().openapi({ example: 'run_3f2a9c0d1b7e4a6f8c21' }),
     status: z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']),
     suspension: z.object({ kind: z.enum(['APPROVAL', 'FOLLOW_UP']), pending: Pending }).optional(),
-    outputs: z
-      .record(z.string(), z.record(z.string(), z.unknown()))
-      .openapi({ description: 'Outputs of the completed nodes, keyed by node id.' }),
+    outputs: z.record(z.string(), z.record(z.string(), z.unknown())).openapi({
+      description:
+        'Outputs of the completed nodes, keyed by node id, as written (JSON of any type); `GET /v1/flows/{flowId}` publishes their schemas (`outputsSchema`).',
+    }),
     reason: z.string().optional(),
     failedNode: z.string().optional(),
     message: z.string().optional(),

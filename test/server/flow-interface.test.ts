@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, reached, startRun, startServer, tempDir, type TestServer } from './helpers.js';
 
 /** `GET /v1/flows/{flowId}`: a flow's published interface (input schema, outputs with their schemas). */
 const FLOW = `id: counter
 version: 2
 description: Counts things
 locale: en
+model: scripted:./turns.yaml
 input: { type: object, properties: { text: { type: string }, limit: { type: integer } }, required: [text] }
 nodes:
   - id: count
@@ -19,9 +20,21 @@ edges:
   - { from: count, to: report }
 `;
 
+const TURNS = `turns:
+  - node: count
+    calls:
+      - { tool: builtin_output_set, args: { key: count, value: 3, sourceType: model } }
+      - { tool: builtin_node_finish, args: { summary: counted } }
+  - node: report
+    calls:
+      - { tool: builtin_output_set, args: { key: text, value: { lines: [three] }, sourceType: model } }
+      - { tool: builtin_node_finish, args: { summary: reported } }
+`;
+
 let t: TestServer;
 beforeAll(async () => {
-  t = await startServer({ flowsDir: await tempDir({ 'counter/flow.yaml': FLOW }) });
+  const flowsDir = await tempDir({ 'counter/flow.yaml': FLOW, 'counter/turns.yaml': TURNS });
+  t = await startServer({ flowsDir, server: { scriptedModels: flowsDir } });
 });
 afterAll(async () => {
   await t.stop();
@@ -80,5 +93,14 @@ describe('GET /v1/flows/{flowId}', () => {
     const detail = JSON.stringify(doc.components.schemas.FlowDetail ?? null);
     for (const field of ['input', 'nodes', 'outputsSchema', 'PublishedOutput'])
       expect(detail).toContain(field);
+  });
+
+  it('GET /v1/runs/{id} answers the typed values: a number stays a number, an object an object', async () => {
+    const runId = await startRun(t, TOKENS.operator, { flowId: 'counter', input: 'count' });
+    await reached(t.runtime, runId, 'run.completed');
+    const summary = (await (await t.call('GET', `/v1/runs/${runId}`, { token: TOKENS.viewer })).json()) as {
+      outputs: Record<string, Record<string, unknown>>;
+    };
+    expect(summary.outputs).toEqual({ count: { count: 3 }, report: { text: { lines: ['three'] } } });
   });
 });

@@ -342,6 +342,10 @@ const TEXTS = {
   },
   RULE_FIELD_MISSING: { 'zh-CN': '缺少字段 {field}', en: 'missing field {field}' },
   RULES_MORE: { 'zh-CN': '另有 {count} 处不符', en: 'and {count} more' },
+  RULE_UNKNOWN_FIELD: {
+    'zh-CN': '不是允许的字段（允许：{allowed}）',
+    en: 'is not an allowed field (allowed: {allowed})',
+  },
   STRUCTURED_CONTENT_MISSING: {
     'zh-CN': '结果没有 structuredContent',
     en: 'the result has no structuredContent',

@@ -1,4 +1,4 @@
-import { hint } from '../domain/hints.js';
+import { hint, hintTemplate } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import type { PipelineLogger } from './call.js';
 import { checkSchema } from './guards/schema-validation.js';
@@ -23,10 +23,25 @@ export function schemaRules(
   const check = checkSchema(schema, value, locale, logger);
   const rules = [
     ...check.missing.map((field) => hint(locale, 'RULE_FIELD_MISSING', { field })),
-    ...check.violations.map((v) => (v.field === '(root)' ? v.rule : `${v.field}: ${v.rule}`)),
+    ...check.violations.map((v) => {
+      const rule = asFieldRule(v.rule, locale);
+      return v.field === '(root)' ? rule : `${v.field}: ${rule}`;
+    }),
   ];
   if (rules.length <= max) return rules;
   return [...rules.slice(0, max), hint(locale, 'RULES_MORE', { count: rules.length - max })];
+}
+
+/**
+ * The shared validator words an unknown property for tool arguments ("is not an argument of this
+ * tool"); a value's unknown field is worded as such, with the same list of allowed ones.
+ */
+function asFieldRule(rule: string, locale: Locale): string {
+  const [before = '', after = ''] = hintTemplate(locale, 'RULE_ADDITIONAL').split('{allowed}');
+  if (!rule.startsWith(before) || !rule.endsWith(after) || rule.length < before.length + after.length)
+    return rule;
+  const allowed = rule.slice(before.length, rule.length - after.length);
+  return hint(locale, 'RULE_UNKNOWN_FIELD', { allowed });
 }
 
 /** Rules joined for a reason text. */

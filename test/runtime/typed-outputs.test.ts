@@ -110,6 +110,31 @@ describe('typed outputs (outputs.<key>.schema) through a real run', () => {
     );
   });
 
+  it('an unknown field of an object value is named as a field, with the allowed ones', async () => {
+    const schema = {
+      type: 'object',
+      properties: { total: { type: 'integer' } },
+      additionalProperties: false,
+    };
+    const rt = runtime();
+    const turns: ScriptedTurn[] = [
+      { calls: [set('detail', { total: 1, extra: true })] },
+      { calls: [finish] },
+    ];
+    const run = await rt.start(
+      {
+        id: 'strict',
+        locale: 'en',
+        nodes: [{ id: 'n', outputs: { detail: { sources: ['model'], schema } } }],
+      },
+      { input: { text: 'go' }, model: scriptedModel({ turns }) },
+    );
+    const [first] = await invoked(rt, run.runId);
+    expect(first?.message).toContain(
+      'does not match its schema: extra: is not an allowed field (allowed: total). Next:',
+    );
+  });
+
   it('bounds the reason: at most three rules, then how many more', async () => {
     const schema = {
       type: 'object',

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { createRuntime, loadFlow, scriptedModel, type Runtime } from '../../src/index.js';
 import type { ScriptedTurn } from '../../src/model/scripted.js';
 import type { StoredEvent } from '../../src/store/store.js';
-import { sqliteUrl, tempDir } from './helpers.js';
+import { recordingModel, sqliteUrl, tempDir } from './helpers.js';
 
 const set = (key: string, value: unknown) => ({
   tool: 'builtin_output_set',
@@ -92,6 +92,20 @@ describe('typed outputs (outputs.<key>.schema) through a real run', () => {
       'does not match its schema: names.1: must be of type string; total: must be of type integer.',
     );
     expect(calls[2]?.message).toContain('you may also leave it unwritten and call builtin_node_finish');
+  });
+
+  it("the model sees each output's schema in the node's output contract", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'flow.yaml'), FLOW_YAML('en'));
+    const model = recordingModel({ calls: [set('count', 1), finish] });
+    const run = await runtime().start(await loadFlow(join(dir, 'flow.yaml')), {
+      input: { text: 'n?' },
+      model,
+    });
+    expect(run.status).toBe('completed');
+    expect(model.requests[0]?.system).toContain(
+      '- count (required; sourceType: model; schema: {"type":"integer","minimum":0})',
+    );
   });
 
   it('zh-CN texts name the failing rule', async () => {

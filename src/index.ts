@@ -19,6 +19,14 @@ export {
   type RunErrorOptions,
 } from './runtime/errors.js';
 export { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from './flow/load.js';
+export { defineFlow } from './flow/define.js';
+export type {
+  CodeFlowInput,
+  CodeFlowNode,
+  CodeOutputContract,
+  FlowOutputs,
+  RunOutputs,
+} from './flow/typed-outputs.js';
 export { validateFlow, type FlowValidation, type ValidateFlowOptions } from './flow/validate.js';
 export { FlowError, type FlowErrorCode, type FlowProblem } from './flow/problems.js';
 export { resolveRunInput, RunInputError } from './flow/input.js';

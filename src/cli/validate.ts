@@ -1,10 +1,16 @@
 import { resolve } from 'node:path';
+import { describeFlow } from '../flow/describe.js';
 import { validateFlow } from '../flow/validate.js';
 import { formatProblem } from '../flow/problems.js';
 import { COMMON, parse } from './args.js';
 import type { Command } from './commands.js';
 
-/** `validate FLOW.yaml`: prints every problem on stderr, one per line; exit 0 when valid, else 2. */
+/**
+ * `validate FLOW.yaml`: prints every problem on stderr, one per line; exit 0 when valid, else 2. With
+ * `--json` it also prints one JSON object on stdout (docs/cli.md): `{file, valid, problems, flow?}`,
+ * `flow` being the flow's published interface (input schema, each node's outputs with their schemas,
+ * `outputsSchema`) whenever the file loaded.
+ */
 export const validate: Command = async (argv) => {
   const parsed = parse(
     'validate',
@@ -15,6 +21,15 @@ export const validate: Command = async (argv) => {
   const file = parsed.positionals[0] as string;
   const result = await validateFlow(resolve(file), { servers: parsed.values.offline !== true });
   for (const problem of result.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+  if (parsed.values.json === true) {
+    const report = {
+      file,
+      valid: result.problems.length === 0,
+      problems: result.problems,
+      ...(result.loaded ? { flow: describeFlow(result.loaded.flow) } : {}),
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  }
   if (result.problems.length > 0) {
     process.stderr.write(
       `${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n`,

@@ -291,6 +291,24 @@ const SPECS = {
     outcome: 'FAILED',
     reason: { 'zh-CN': '委派的流程 {flow} 失败：{detail}', en: 'The delegated flow {flow} failed: {detail}' },
   },
+  OUTPUT_SCHEMA_MISMATCH: {
+    no: 42264,
+    producer: 'builtin_output_set',
+    outcome: 'REJECTED',
+    reason: {
+      'zh-CN': '产出 [{key}] 的值 {value} 不符合其 schema：{rules}',
+      en: 'The value {value} of output [{key}] does not match its schema: {rules}',
+    },
+  },
+  MCP_OUTPUT_SCHEMA_MISMATCH: {
+    no: 50204,
+    producer: 'invoker',
+    outcome: 'FAILED',
+    reason: {
+      'zh-CN': '工具 {tool} 的结构化结果不符合它声明的 outputSchema：{detail}',
+      en: 'Tool {tool} returned a structured result that does not match its declared outputSchema: {detail}',
+    },
+  },
 } as const satisfies Record<string, CodeSpec>;
 
 export type RuntimeErrorCodeName = keyof typeof SPECS;

@@ -259,8 +259,13 @@ export const OutputContractSchema = z
         'With source evidence: `contains` (default) — a string value may stand inside a string of the cited result, at word boundaries; `equals` — it must equal a value of the result.',
       ),
     description: z.string().optional(),
+    schema: jsonSchemaObject
+      .optional()
+      .describe(
+        'JSON Schema the value must satisfy (a zod schema in code flows); a value breaking it is REJECTED OUTPUT_SCHEMA_MISMATCH.',
+      ),
   })
-  .describe('An output key of a node and where its value may come from.');
+  .describe('An output key of a node, where its value may come from, and its type.');
 
 export const NodeSchema = z.strictObject({
   id,

@@ -356,6 +356,27 @@ const TEXTS = {
     'zh-CN': '先调用 {tools} 查询，再用查询结果中的值调用 {tool}；或使用用户原话中的值',
     en: 'call {tools} first and call {tool} with a value from its result, or use a value the user said',
   },
+  // ---- typed outputs and structured tool results (issue 26)
+  NEXT_OUTPUT_SCHEMA: {
+    'zh-CN':
+      '重新写入 [{key}]，value 须是符合其 schema {schema} 的 JSON 值（数字、对象直接写，不要写成字符串）',
+    en: 'write [{key}] again with a JSON value its schema {schema} accepts (numbers and objects as they are, not as strings)',
+  },
+  NEXT_MCP_OUTPUT_SCHEMA: {
+    'zh-CN':
+      '不要采用这个结果，也不要重复写操作；换用其他工具查询，或调用 builtin_node_fail 说明原因（工具服务端的问题）',
+    en: 'do not rely on this result and do not repeat a write; use another tool, or call builtin_node_fail with the reason (the tool server is at fault)',
+  },
+  RULE_FIELD_MISSING: { 'zh-CN': '缺少字段 {field}', en: 'missing field {field}' },
+  RULES_MORE: { 'zh-CN': '另有 {count} 处不符', en: 'and {count} more' },
+  RULE_UNKNOWN_FIELD: {
+    'zh-CN': '不是允许的字段（允许：{allowed}）',
+    en: 'is not an allowed field (allowed: {allowed})',
+  },
+  STRUCTURED_CONTENT_MISSING: {
+    'zh-CN': '结果没有 structuredContent',
+    en: 'the result has no structuredContent',
+  },
 } as const satisfies Record<string, Localized<string>>;
 
 export type HintKey = keyof typeof TEXTS;

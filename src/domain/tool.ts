@@ -18,6 +18,8 @@ export interface ToolDescriptor {
   readonly remoteName?: string;
   /** MCP annotation `readOnlyHint`, or the local tool's `write: false`. */
   readonly readOnlyHint?: boolean;
+  /** For MCP tools: the `outputSchema` the tool declares; its structured results are checked against it. */
+  readonly outputSchema?: JsonSchema;
 }
 
 /**

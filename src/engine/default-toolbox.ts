@@ -94,7 +94,11 @@ export class DefaultToolbox implements Toolbox {
     const all = new Map<string, ToolDescriptor>();
     for (const tool of mcpTools) all.set(tool.name, tool);
     for (const tool of this.options.localTools) all.set(tool.descriptor.name, tool.descriptor);
-    const invoker = new ToolInvoker({ servers, localTools: this.options.localTools });
+    const invoker = new ToolInvoker({
+      servers,
+      localTools: this.options.localTools,
+      logger: this.options.logger,
+    });
     return {
       all,
       invoker,

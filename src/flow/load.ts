@@ -8,16 +8,27 @@ import { isFlowDocument } from './recognise.js';
 import { schemaProblems } from './schema-issues.js';
 import { budgetProblems } from './semantic-budget.js';
 import { graphProblems } from './semantic-graph.js';
+import { outputSchemaProblems } from './semantic-outputs.js';
 import { toolProblems } from './semantic-tools.js';
 import { noPositions, parseSourceAsync, type Locator } from './source.js';
+import type { CodeFlowInput, FlowOutputs, RunOutputs } from './typed-outputs.js';
+import { withJsonSchemas } from './zod-outputs.js';
 
-/** A flow ready to run: validated, defaults applied, with the folder its relative paths resolve against. */
-export interface LoadedFlow {
+/** Types only (never a value): the key under which a loaded flow carries the type of its runs' outputs. */
+export declare const OUTPUTS_TYPE: unique symbol;
+
+/**
+ * A flow ready to run: validated, defaults applied, with the folder its relative paths resolve against.
+ * `O` is the type of its runs' outputs (src/flow/typed-outputs.ts), inferred for code flows.
+ */
+export interface LoadedFlow<O = RunOutputs> {
   readonly flow: Flow;
   /** The flow file's folder, or the `baseDir` given for a flow object; null when neither exists. */
   readonly dir: string | null;
   /** The flow file's absolute path; null for a flow given as an object or text. */
   readonly path: string | null;
+  /** Never set: carries `O` for `runtime.start`'s result type. */
+  readonly [OUTPUTS_TYPE]?: O;
 }
 
 /** Options of `loadFlow`. */
@@ -52,6 +63,12 @@ export interface FlowInspection {
  * expressions, templates, tools, delegates, input schema). Throws a `FlowError` listing every problem
  * found; never anything else for bad input.
  */
+export async function loadFlow(source: string, options?: LoadFlowOptions): Promise<LoadedFlow>;
+export async function loadFlow<const F extends CodeFlowInput>(
+  source: F,
+  options?: LoadFlowOptions,
+): Promise<LoadedFlow<FlowOutputs<F>>>;
+export async function loadFlow(source: string | object, options?: LoadFlowOptions): Promise<LoadedFlow>;
 export async function loadFlow(source: string | object, options: LoadFlowOptions = {}): Promise<LoadedFlow> {
   const inspection = await inspectFlow(source, options);
   if (!inspection.loaded || inspection.problems.length > 0) throw new FlowError(inspection.problems);
@@ -79,20 +96,14 @@ export async function inspectFlow(
   visiting: ReadonlySet<string> = new Set(),
 ): Promise<FlowInspection> {
   if (typeof source !== 'string') {
-    const shape = checkShape(source);
-    if (shape) {
-      const file = options.name ?? '<inline>';
-      return { problems: [{ file, path: '', message: shape.message }], file, locate: noPositions };
-    }
-    return inspectData(
-      source,
-      options.name ?? '<inline>',
-      noPositions,
-      null,
-      baseOf(options),
-      options,
-      visiting,
-    );
+    const file = options.name ?? '<inline>';
+    // Zod output schemas of a code flow become JSON Schema first: the flow is data from here on.
+    const { data, problems: zod } = withJsonSchemas(source);
+    const shape = checkShape(data);
+    if (shape) return { problems: [{ file, path: '', message: shape.message }], file, locate: noPositions };
+    const inspection = await inspectData(data, file, noPositions, null, baseOf(options), options, visiting);
+    if (zod.length === 0) return inspection;
+    return { ...inspection, problems: [...zod.map(placer(file, noPositions)), ...inspection.problems] };
   }
   const path = resolve(source);
   let text: string;
@@ -168,6 +179,7 @@ async function inspectData(
     ...graphProblems(flow),
     ...budgetProblems(flow),
     ...toolProblems(flow, new Set(options.knownTools ?? [])),
+    ...outputSchemaProblems(flow),
   ];
   const nested = await delegateProblems(flow, dir ?? process.cwd(), path, visiting, options, raw);
   const problems = [...raw.map(place).sort(byPosition), ...nested];

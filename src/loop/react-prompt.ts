@@ -46,7 +46,16 @@ const HEADINGS: Localized<{
 export interface PromptParts {
   locale: Locale;
   instructions: string;
-  outputs: Record<string, { required: boolean; sources: string[]; from?: string[]; description?: string }>;
+  outputs: Record<
+    string,
+    {
+      required: boolean;
+      sources: string[];
+      from?: string[];
+      description?: string;
+      schema?: Record<string, unknown>;
+    }
+  >;
 }
 
 /**
@@ -62,7 +71,9 @@ export function buildSystemPrompt(parts: PromptParts): string {
     const lines = keys.map(([key, c]) => {
       const from = c.from?.length ? ` ${h.from} ${c.from.join(', ')}` : '';
       const desc = c.description ? ` — ${c.description}` : '';
-      return `- ${key} (${c.required ? h.required : h.optional}; sourceType: ${c.sources.join(' | ')}${from})${desc}`;
+      // The value's type, so the model writes it right the first time (docs/flows.md, typed outputs).
+      const schema = c.schema ? `; schema: ${JSON.stringify(c.schema)}` : '';
+      return `- ${key} (${c.required ? h.required : h.optional}; sourceType: ${c.sources.join(' | ')}${from}${schema})${desc}`;
     });
     sections.push(`${h.outputs}\n${lines.join('\n')}`);
   }

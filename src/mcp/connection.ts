@@ -255,5 +255,6 @@ export function toDescriptor(serverId: string, tool: Tool): ToolDescriptor {
     server: serverId,
     remoteName: tool.name,
     readOnlyHint: tool.annotations?.readOnlyHint,
+    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
   };
 }

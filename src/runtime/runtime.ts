@@ -10,7 +10,8 @@ import { randomIds, systemClock } from '../engine/seams.js';
 import { refuseToolNameConflicts } from '../engine/tool-names.js';
 import type { FlowRef, Toolbox } from '../engine/toolbox.js';
 import { validateRunInput } from '../flow/input.js';
-import { loadFlow } from '../flow/load.js';
+import { loadFlow, type LoadedFlow } from '../flow/load.js';
+import type { CodeFlowInput, FlowOutputs } from '../flow/typed-outputs.js';
 import { silentLogger } from '../log/logger.js';
 import { absolutizeModel, type ModelSpec } from '../model/resolve.js';
 import type { RunFilter, Store, StoredEvent } from '../store/store.js';
@@ -69,8 +70,20 @@ export class Runtime {
     );
   }
 
-  /** Starts a run of a flow and drives it until it completes, fails or suspends. */
-  async start(source: FlowRef | FlowInput, options: StartOptions = {}): Promise<RunSummary> {
+  /**
+   * Starts a run of a flow and drives it until it completes, fails or suspends. The summary's `outputs`
+   * are typed from a code flow's zod output schemas (given directly or through `loadFlow`).
+   */
+  start<O>(
+    source: LoadedFlow<O> & { tenant?: string | null },
+    options?: StartOptions,
+  ): Promise<RunSummary<O>>;
+  start<const F extends CodeFlowInput>(
+    source: F,
+    options?: StartOptions,
+  ): Promise<RunSummary<FlowOutputs<F>>>;
+  start(source: FlowRef | FlowInput, options?: StartOptions): Promise<RunSummary>;
+  async start(source: FlowRef | CodeFlowInput, options: StartOptions = {}): Promise<RunSummary> {
     const loaded = isFlowRef(source) ? source : await loadFlow(source);
     // The run's tenant scopes its MCP connections and tool catalog (never shared across tenants).
     const ref: FlowRef = { ...loaded, tenant: options.tenant ?? null };
@@ -227,7 +240,7 @@ function approval(decision: 'approved' | 'rejected', options: RespondOptions): P
 }
 
 /** True for a loaded flow (`loadFlow`'s result or `{flow, dir}`), false for a plain flow object. */
-function isFlowRef(source: FlowRef | FlowInput): source is FlowRef {
+function isFlowRef(source: FlowRef | CodeFlowInput): source is FlowRef {
   const flow = (source as { flow?: unknown }).flow;
   return typeof flow === 'object' && flow !== null && Array.isArray((flow as { nodes?: unknown }).nodes);
 }

@@ -1,12 +1,17 @@
+import type { RunOutputs } from '../flow/typed-outputs.js';
 import type { RunRecord, RunStatus, Usage } from '../store/store.js';
 import type { PendingItem } from '../trace/events.js';
 
-/** The run summary (docs/api.md), printed by `--json` and answered by the HTTP API. */
-export interface RunSummary {
+/**
+ * The run summary (docs/api.md), printed by `--json` and answered by the HTTP API. `outputs` holds the
+ * values as written (a number stays a number, an object an object); `O` is their type, inferred from a
+ * code flow's zod output schemas (src/flow/typed-outputs.ts).
+ */
+export interface RunSummary<O = RunOutputs> {
   runId: string;
   status: RunStatus;
   suspension?: { kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem };
-  outputs: Record<string, Record<string, unknown>>;
+  outputs: O;
   reason?: string;
   failedNode?: string;
   message?: string;

@@ -2,7 +2,8 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { assertOpen, assertRole, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
 import { vetRequestFlow } from './request-policy.js';
-import { ErrorSchema, FlowInfoSchema, errors, json } from './schemas.js';
+import { describeFlow } from '../flow/describe.js';
+import { ErrorSchema, FlowDetailSchema, FlowInfoSchema, errors, json } from './schemas.js';
 
 const YAML_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
 
@@ -14,6 +15,28 @@ const listFlows = createRoute({
   responses: {
     200: json(z.array(FlowInfoSchema), 'Registered flows by id (the latest registration of each id).'),
     ...errors(401),
+  },
+});
+
+const FlowIdParam = z.object({
+  flowId: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: 'flowId', in: 'path' }, example: 'site-builder' }),
+});
+
+const getFlow = createRoute({
+  method: 'get',
+  path: '/v1/flows/{flowId}',
+  tags: ['flows'],
+  summary: "A registered flow's interface: its input schema and each node's outputs with their schemas",
+  request: { params: FlowIdParam },
+  responses: {
+    200: json(
+      FlowDetailSchema,
+      'The flow the caller starts by this id (its own tenant’s, else the shared one).',
+    ),
+    ...errors(401, 404),
   },
 });
 
@@ -33,6 +56,17 @@ export function registerFlowRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
     // Server paths are for the instance's admins; others see ids, versions and descriptions.
     const instanceAdmin = principal.role === 'admin' && principal.tenant === null;
     return c.json(instanceAdmin ? list : list.map(({ path: _path, ...info }) => info), 200);
+  });
+
+  app.openapi(getFlow, (c) => {
+    const principal = c.get('principal');
+    const { flowId } = c.req.valid('param');
+    const entry = deps.flows.entry(flowId, principal.tenant);
+    if (!entry)
+      throw new ApiError(404, 'FLOW_NOT_FOUND', `unknown flow id ${flowId} (GET /v1/flows lists them)`);
+    const instanceAdmin = principal.role === 'admin' && principal.tenant === null;
+    const { path: _path, ...info } = entry.info;
+    return c.json({ ...(instanceAdmin ? entry.info : info), ...describeFlow(entry.loaded.flow) }, 200);
   });
 
   // Registered by hand (and documented below) so the raw text reaches loadFlowText, which reports

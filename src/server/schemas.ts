@@ -87,9 +87,10 @@ export const RunSummarySchema = z
     runId: z.string().openapi({ example: 'run_3f2a9c0d1b7e4a6f8c21' }),
     status: z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']),
     suspension: z.object({ kind: z.enum(['APPROVAL', 'FOLLOW_UP']), pending: Pending }).optional(),
-    outputs: z
-      .record(z.string(), z.record(z.string(), z.unknown()))
-      .openapi({ description: 'Outputs of the completed nodes, keyed by node id.' }),
+    outputs: z.record(z.string(), z.record(z.string(), z.unknown())).openapi({
+      description:
+        'Outputs of the completed nodes, keyed by node id, as written (JSON of any type); `GET /v1/flows/{flowId}` publishes their schemas (`outputsSchema`).',
+    }),
     reason: z.string().optional(),
     failedNode: z.string().optional(),
     message: z.string().optional(),
@@ -168,6 +169,33 @@ export const FlowInfoSchema = z
     registeredAt: z.string(),
   })
   .openapi('FlowInfo');
+
+const PublishedOutput = z
+  .object({
+    required: z.boolean(),
+    sources: z.array(z.enum(['evidence', 'user', 'node', 'model'])),
+    from: z.array(z.string()).optional(),
+    description: z.string().optional(),
+    schema: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        "The JSON Schema the output's value satisfies (builtin_output_set rejects others with OUTPUT_SCHEMA_MISMATCH); absent: any JSON value.",
+    }),
+  })
+  .openapi('PublishedOutput');
+
+/** `GET /v1/flows/{flowId}`: the registration and the flow's interface (docs/api.md). */
+export const FlowDetailSchema = FlowInfoSchema.extend({
+  input: z
+    .record(z.string(), z.unknown())
+    .openapi({ description: 'JSON Schema of the run input (`POST /v1/runs` `input`).' }),
+  nodes: z
+    .array(z.object({ id: z.string(), outputs: z.record(z.string(), PublishedOutput) }))
+    .openapi({ description: 'The nodes in file order, each with its declared outputs.' }),
+  outputsSchema: z.record(z.string(), z.unknown()).openapi({
+    description:
+      "JSON Schema of a run summary's `outputs` (node id → output key → value), for generating types; each output's `schema` is embedded as is.",
+  }),
+}).openapi('FlowDetail');
 
 /** `GET /v1/me`: the caller's token name, role and tenant. */
 export const MeSchema = z

@@ -4,6 +4,8 @@ import { Observation } from '../domain/observation.js';
 import { McpError } from '../mcp/errors.js';
 import { mcpErrorText, mcpResultData } from '../mcp/result.js';
 import type { McpServerLookup } from '../mcp/types.js';
+import type { PipelineLogger } from './call.js';
+import { structuredResultProblem } from './structured-result.js';
 import type { LocalTool, ToolDescriptor } from './tool.js';
 import { observe, observeError } from './tool-errors.js';
 
@@ -25,6 +27,8 @@ export interface ToolInvokerOptions {
   readonly servers?: McpServerLookup;
   /** Local tools, found by their descriptor's name. */
   readonly localTools?: Iterable<LocalTool>;
+  /** Told about a tool's `outputSchema` that does not compile (its results are then not checked). */
+  readonly logger?: PipelineLogger;
 }
 
 /**
@@ -36,9 +40,11 @@ export interface ToolInvokerOptions {
 export class ToolInvoker {
   private readonly servers: McpServerLookup | null;
   private readonly locals = new Map<string, LocalTool>();
+  private readonly logger: PipelineLogger;
 
   constructor(options: ToolInvokerOptions = {}) {
     this.servers = options.servers ?? null;
+    this.logger = options.logger ?? NO_LOGGER;
     for (const tool of options.localTools ?? []) this.locals.set(tool.descriptor.name, tool);
   }
 
@@ -88,6 +94,9 @@ export class ToolInvoker {
     const data = mcpResultData(result);
     if (result.isError)
       return observe('MCP_TOOL_ERROR', locale, { tool: tool.name, detail: mcpErrorText(result) }, data);
+    const problem = structuredResultProblem(tool, result, locale, this.logger);
+    if (problem !== null)
+      return observe('MCP_OUTPUT_SCHEMA_MISMATCH', locale, { tool: tool.name, detail: problem }, data);
     return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), data);
   }
 
@@ -157,6 +166,9 @@ export class ToolInvoker {
     }
   }
 }
+
+/** For invokers built without a logger (tests, direct use): a schema that does not compile goes unreported. */
+const NO_LOGGER: PipelineLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason));

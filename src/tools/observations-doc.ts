@@ -25,6 +25,8 @@ const INVOKER_CASES: Readonly<Record<InvokerErrorCode, string>> = {
   MCP_INVALID_PARAMS: 'the server answered -32602 (invalid params)',
   MCP_TOOL_ERROR: 'the tool result has `isError: true`',
   TOOL_ERROR: 'any other error (fallback)',
+  MCP_OUTPUT_SCHEMA_MISMATCH:
+    'the tool declares an `outputSchema` and its result (not `isError`) has no `structuredContent`, or one that breaks the schema',
 };
 
 const EXTERNAL: readonly ProducedCase[] = [
@@ -84,6 +86,12 @@ const CHOICES = [
   '- A `pending` write whose policy has no `verify` is logged and not marked pending (nothing could clear it).',
   '- Flow expressions that fail at run time (`path`, `okPath`, `pending`, `verify`) are logged at WARN and',
   '  treated as “no match” / “not pending”.',
+  '- builtin_output_set checks an output’s `schema` right after its key and before its source, so a value of the',
+  '  wrong type is told so (OUTPUT_SCHEMA_MISMATCH) even when its source is wrong too. Values are never coerced',
+  '  (`"3"` is not an integer); the reason names at most three failing rules, the value and schema shown shortened.',
+  '- A tool’s `outputSchema` is checked on every result that is not `isError` (MCP_OUTPUT_SCHEMA_MISMATCH when',
+  '  `structuredContent` is missing or breaks it); a write that answered so did run, and its next step says not to',
+  '  repeat it. An `outputSchema` that does not compile is logged and not enforced, like a tool’s `inputSchema`.',
   '',
 ];
 

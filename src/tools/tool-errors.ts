@@ -14,6 +14,7 @@ export type InvokerErrorCode = Extract<
   | 'MCP_INVALID_PARAMS'
   | 'MCP_TOOL_ERROR'
   | 'TOOL_ERROR'
+  | 'MCP_OUTPUT_SCHEMA_MISMATCH'
 >;
 
 /** The codes ToolErrors gives a next step: the invoker's plus the response contract's business failure. */
@@ -28,6 +29,7 @@ const NEXT: Readonly<Record<ToolErrorCode, HintKey>> = {
   MCP_TOOL_ERROR: 'NEXT_TOOL_ERROR',
   TOOL_ERROR: 'NEXT_TOOL_ERROR',
   TOOL_BUSINESS_FAILED: 'NEXT_BUSINESS',
+  MCP_OUTPUT_SCHEMA_MISMATCH: 'NEXT_MCP_OUTPUT_SCHEMA',
 };
 
 /** What `classify` made of a thrown error. */

@@ -40,6 +40,8 @@ const SPEC_TABLE: readonly [string, number, string][] = [
   ['WRITE_NOT_EXECUTED', 20204, 'DEFERRED'],
   ['WRITE_RESULT_UNKNOWN', 50302, 'FAILED'],
   ['DELEGATE_FAILED', 50003, 'FAILED'],
+  ['OUTPUT_SCHEMA_MISMATCH', 42264, 'REJECTED'],
+  ['MCP_OUTPUT_SCHEMA_MISMATCH', 50204, 'FAILED'],
 ];
 
 describe('RuntimeErrorCode', () => {

@@ -110,6 +110,7 @@ describe('GET /v1/openapi.json', () => {
       expect(routes.sort()).toEqual(
         [
           'GET /v1/flows',
+          'GET /v1/flows/{flowId}',
           'GET /v1/me',
           'GET /v1/runs',
           'GET /v1/runs/{id}',

@@ -31,6 +31,7 @@ describe('ToolErrors next steps', () => {
     ['MCP_TOOL_ERROR', 'NEXT_TOOL_ERROR'],
     ['TOOL_ERROR', 'NEXT_TOOL_ERROR'],
     ['TOOL_BUSINESS_FAILED', 'NEXT_BUSINESS'],
+    ['MCP_OUTPUT_SCHEMA_MISMATCH', 'NEXT_MCP_OUTPUT_SCHEMA'],
   ];
 
   it('covers every invoker-level code and the business failure', () => {

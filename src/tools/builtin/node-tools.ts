@@ -73,6 +73,12 @@ export const NODE_TOOLS_PRODUCES: readonly ProducedCase[] = [
     code: 'OUTPUT_VALUE_MISMATCH',
     next: 'NEXT_OUTPUT_NODE_VALUE',
   },
+  {
+    producer: 'builtin_output_set',
+    case: 'the value breaks the key’s `schema` (the reason names at most three failing rules, with their paths)',
+    code: 'OUTPUT_SCHEMA_MISMATCH',
+    next: 'NEXT_OUTPUT_SCHEMA',
+  },
 ];
 
 function text(args: Record<string, unknown>, key: string): string {
@@ -124,7 +130,12 @@ export const outputSetTool: BuiltinTool = {
   name: 'builtin_output_set',
   visible: () => true,
   execute(args, ctx) {
-    const validator = new OutputContractValidator(flowNodeOf(ctx).outputs, ctx.run, ctx.locale);
+    const validator = new OutputContractValidator(
+      flowNodeOf(ctx).outputs,
+      ctx.run,
+      ctx.locale,
+      ctx.services.logger,
+    );
     const key = text(args, 'key');
     const sourceRef = typeof args.sourceRef === 'string' ? args.sourceRef : null;
     const checked = validator.validate({

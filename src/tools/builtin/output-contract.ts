@@ -10,7 +10,9 @@ import {
   type RunState,
   type ValueMatch,
 } from '../../domain/run-state.js';
+import type { PipelineLogger } from '../call.js';
 import { isEmptyValue, locate, occursIn, saidByUser, showValue, valuesNamed } from '../matching.js';
+import { outputSchemaMismatch } from './output-schema.js';
 
 /** The source types an output may cite (docs/flows.md, outputs). */
 export const SOURCE_TYPES = ['evidence', 'user', 'node', 'model'] as const;
@@ -40,6 +42,7 @@ export class OutputContractValidator {
     private readonly outputs: Readonly<Record<string, OutputContract>>,
     private readonly run: RunState,
     private readonly locale: Locale,
+    private readonly logger: PipelineLogger,
   ) {}
 
   /** The value to store, or the REJECTED observation that says why it may not be stored. */
@@ -50,6 +53,12 @@ export class OutputContractValidator {
       const rejection = this.reject(null, 'OUTPUT_KEY_UNDECLARED', { key: write.key }, 'NEXT_OUTPUT_KEYS', {
         keys: keys.length > 0 ? list(this.locale, keys) : hint(this.locale, 'NONE'),
       });
+      return { ok: false, rejection };
+    }
+    const mismatch = outputSchemaMismatch(write.key, contract, write.value, this.locale, this.logger);
+    if (mismatch) {
+      const { reason, next } = mismatch;
+      const rejection = this.reject(contract, 'OUTPUT_SCHEMA_MISMATCH', reason, 'NEXT_OUTPUT_SCHEMA', next);
       return { ok: false, rejection };
     }
     const type = write.sourceType;

@@ -46,7 +46,16 @@ export const LimitsSchema = z
       .describe(
         'How often one tool may be called with the same arguments in a node; one more trips FINGERPRINT_TRIP.',
       ),
-    toolTimeoutMs: positive.default(30_000).describe('Timeout of one tool call in milliseconds.'),
+    toolTimeoutMs: positive
+      .default(30_000)
+      .describe(
+        'Timeout of one tool call in milliseconds; an MCP progress notification starts it afresh (up to `toolTotalTimeoutMs`).',
+      ),
+    toolTotalTimeoutMs: positive
+      .optional()
+      .describe(
+        'The longest an MCP call reporting progress may run, in milliseconds (default 10 × toolTimeoutMs).',
+      ),
     contextTokens: positive
       .optional()
       .describe(
@@ -86,6 +95,30 @@ export const ProviderSchema = z
   })
   .describe('An OpenAI-compatible model endpoint (Qwen/DashScope, DeepSeek, Ollama, vLLM).');
 
+/** A root the runtime offers an MCP server (`roots/list`). */
+export const McpRootSchema = z.strictObject({
+  uri: z.string().regex(/^file:\/\//, { error: 'expected a file:// URI' }),
+  name: z.string().optional(),
+});
+
+/** Keys of both kinds of MCP server entry: how far the runtime trusts and serves the server (docs/mcp.md). */
+function mcpBehaviourKeys() {
+  return {
+    trustReadOnlyHint: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default true: a tool annotated `readOnlyHint: true` is a read. false: every tool of this server is a write unless the flow's `tools` say `write: false`.",
+      ),
+    roots: z
+      .array(McpRootSchema)
+      .optional()
+      .describe(
+        'Roots offered to the server (`roots/list`); the roots capability is declared only with them.',
+      ),
+  };
+}
+
 export const StdioServerSchema = z
   .strictObject({
     command: text,
@@ -105,6 +138,7 @@ export const StdioServerSchema = z
       .optional()
       .describe("Working directory; default (and base of a relative one): the flow file's folder."),
     connectTimeoutMs: positive.optional(),
+    ...mcpBehaviourKeys(),
   })
   .describe('An MCP server started as a child process (stdio transport).');
 
@@ -113,6 +147,7 @@ export const HttpServerSchema = z
     url: z.url(),
     headers: z.record(z.string(), z.string()).optional(),
     connectTimeoutMs: positive.optional(),
+    ...mcpBehaviourKeys(),
   })
   .describe('An MCP server reached over Streamable HTTP.');
 

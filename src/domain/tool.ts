@@ -18,6 +18,8 @@ export interface ToolDescriptor {
   readonly remoteName?: string;
   /** MCP annotation `readOnlyHint`, or the local tool's `write: false`. */
   readonly readOnlyHint?: boolean;
+  /** MCP annotation `destructiveHint` (shown on the approval card; it changes no rule). */
+  readonly destructiveHint?: boolean;
 }
 
 /**

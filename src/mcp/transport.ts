@@ -47,6 +47,10 @@ export interface TransportHandle {
   pid(): number | null;
   /** How the server's process ended, once it has (stdio only; null while it runs or for HTTP). */
   exit(): ProcessExit | null;
+  /** The session id the server assigned (Streamable HTTP with sessions only). */
+  sessionId(): string | undefined;
+  /** Ends the server-side session (HTTP DELETE; stdio and session-less servers: nothing); rejects when the DELETE fails. */
+  terminate(): Promise<void>;
 }
 
 /** How a stdio server's process ended: its exit code, or the signal that killed it. */
@@ -79,6 +83,8 @@ function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHa
     stderr,
     pid: () => transport.pid,
     exit: () => exit,
+    sessionId: () => undefined,
+    terminate: () => Promise.resolve(),
   };
 }
 
@@ -86,5 +92,13 @@ function httpTransport(config: HttpServerConfig): TransportHandle {
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: config.headers ? { headers: expandEnvRefs(config.headers, 'headers') } : undefined,
   });
-  return { transport, endpoint: config.url, stderr: null, pid: () => null, exit: () => null };
+  return {
+    transport,
+    endpoint: config.url,
+    stderr: null,
+    pid: () => null,
+    exit: () => null,
+    sessionId: () => transport.sessionId,
+    terminate: () => transport.terminateSession(),
+  };
 }

@@ -28,6 +28,7 @@ const unit = [
 const slowInUnitFolders = [
   'test/mcp/connection.test.ts',
   'test/mcp/conformance.test.ts',
+  'test/mcp/protocol.test.ts',
   'test/context/long-run-provider.test.ts',
 ];
 

@@ -109,6 +109,7 @@ class SdkMcpConnection implements McpConnection {
       // The server forgot the session (HTTP 404 to a request carrying its id): it did not run the
       // call, so it is sent once more on a new session, transparently.
       this.logger.info('MCP session expired, reconnecting', { server: this.serverId });
+      session.alive = false;
       const fresh = await this.ready(options.signal);
       try {
         return await this.send(fresh, remoteName, args, options);
@@ -159,10 +160,17 @@ class SdkMcpConnection implements McpConnection {
     };
   }
 
-  /** True when an HTTP server answered 404 to a request of a session it had assigned: the session is gone. */
+  /**
+   * True when an HTTP server refused a request of a session it had assigned because it no longer
+   * knows the session: 404 (the spec), or 400 naming the session (what the SDK's example servers,
+   * server-everything among them, answer). Either way the request was not run.
+   */
   private sessionExpired(session: Session, error: unknown): boolean {
     if (this.closed || session.handle.sessionId() === undefined) return false;
-    return causeChain(error).some((e) => e instanceof SdkHttpError && e.status === 404);
+    return causeChain(error).some(
+      (e) =>
+        e instanceof SdkHttpError && (e.status === 404 || (e.status === 400 && /session/i.test(e.message))),
+    );
   }
 
   async close(): Promise<void> {

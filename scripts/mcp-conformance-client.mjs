@@ -6,7 +6,8 @@
 // scenario's tools, then drives the built CLI (`agent-runtime run`, and `approve` in a second process
 // when the write gate stops a call). Exit 0 when the run completed, else 1. The CLI is
 // dist/src/cli/main.js next to this script, or AGENT_RUNTIME_CLI.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -36,6 +37,27 @@ function planFor(name) {
   return plan;
 }
 
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+
+/**
+ * The server entry's `auth` for an auth scenario (docs/mcp.md, "Authorization"): a person authorizes
+ * (`mcp login`) with dynamic registration, a client id metadata document, or the pre-registered client
+ * of the scenario's context; client credentials (secret or private key) need no person. Secrets go
+ * through the environment as `${VAR}`.
+ */
+function authFor(name) {
+  if (!name.startsWith('auth/')) return undefined;
+  if (name === 'auth/basic-cimd')
+    return { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' };
+  const secret = context.client_secret ? { clientSecret: '${CONFORMANCE_CLIENT_SECRET}' } : {};
+  if (name.startsWith('auth/client-credentials-')) {
+    const key = context.private_key_pem ? { privateKey: '${CONFORMANCE_PRIVATE_KEY}' } : {};
+    const alg = context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {};
+    return { grant: 'client_credentials', clientId: context.client_id, ...secret, ...key, ...alg };
+  }
+  return context.client_id ? { clientId: context.client_id, ...secret } : {};
+}
+
 /** The flow: one node seeing the plan's tools, reads unless gated. */
 function flowFor(plan) {
   const tools = Object.fromEntries(plan.calls.map((c) => [c.tool, { write: plan.gated === true }]));
@@ -44,7 +66,7 @@ function flowFor(plan) {
     version: 1,
     locale: 'en',
     model: 'scripted:./turns.yaml',
-    mcpServers: { server: { url } },
+    mcpServers: { server: { url, ...(authFor(scenario) ? { auth: authFor(scenario) } : {}) } },
     limits: { toolTimeoutMs: 20_000 },
     tools,
     nodes: [{ id: 'main', instructions: `Conformance scenario ${scenario}.`, tools: Object.keys(tools) }],
@@ -69,6 +91,20 @@ function turnsFor(plan) {
   return { turns };
 }
 
+const secretKey = randomBytes(32).toString('hex');
+
+/** The CLI's environment: this run's credential key and folder, the scenario's secrets. */
+function cliEnv(dir) {
+  return {
+    ...process.env,
+    AGENT_RUNTIME_LOG: process.env.AGENT_RUNTIME_LOG ?? 'warn',
+    AGENT_RUNTIME_SECRET_KEY: secretKey,
+    AGENT_RUNTIME_MCP_AUTH_DIR: join(dir, 'mcp-auth'),
+    CONFORMANCE_CLIENT_SECRET: context.client_secret ?? '',
+    CONFORMANCE_PRIVATE_KEY: context.private_key_pem ?? '',
+  };
+}
+
 function cliRun(dir, args) {
   const result = spawnSync(
     process.execPath,
@@ -76,7 +112,7 @@ function cliRun(dir, args) {
     {
       cwd: dir,
       encoding: 'utf8',
-      env: { ...process.env, AGENT_RUNTIME_LOG: process.env.AGENT_RUNTIME_LOG ?? 'warn' },
+      env: cliEnv(dir),
     },
   );
   process.stderr.write(result.stderr ?? '');
@@ -91,19 +127,57 @@ function cliRun(dir, args) {
   return { code: result.status, summary };
 }
 
-function main() {
+/**
+ * `agent-runtime mcp login flow.yaml server`, playing the person's browser: opens the URL it prints
+ * (the test authorization server redirects at once) and follows the redirect to the CLI's loopback.
+ */
+async function login(dir) {
+  const child = spawn(process.execPath, [cli, 'mcp', 'login', 'flow.yaml', 'server'], {
+    cwd: dir,
+    env: cliEnv(dir),
+  });
+  let err = '';
+  const done = new Promise((resolve) => child.on('close', resolve));
+  const opened = new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      err += chunk.toString();
+      const found = /^\s+(http\S+)$/m.exec(err);
+      if (found) resolve(found[1]);
+    });
+    child.on('close', () => reject(new Error('mcp login ended without printing a URL')));
+  });
+  try {
+    const answer = await fetch(await opened, { redirect: 'manual' });
+    const location = answer.headers.get('location');
+    if (location) await (await fetch(location)).text();
+  } catch (error) {
+    err += `${error.message}\n`;
+  }
+  const code = await done;
+  process.stderr.write(err);
+  return code;
+}
+
+const needsLogin = (summary) => summary?.status === 'failed' && summary.reason === 'TOOLS_UNAUTHORIZED';
+
+async function main() {
   const plan = planFor(scenario);
   const dir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   try {
     writeFileSync(join(dir, 'flow.yaml'), JSON.stringify(flowFor(plan), null, 2));
     writeFileSync(join(dir, 'turns.yaml'), JSON.stringify(turnsFor(plan), null, 2));
     let { code, summary } = cliRun(dir, ['run', 'flow.yaml', '--input', `conformance ${scenario}`]);
-    for (let i = 0; code === 3 && summary?.suspension?.kind === 'APPROVAL' && i < 5; i += 1)
-      ({ code, summary } = cliRun(dir, ['approve', summary.runId, '--comment', 'conformance']));
+    for (let i = 0; i < 5; i += 1) {
+      if (code === 3 && summary?.suspension?.kind === 'APPROVAL')
+        ({ code, summary } = cliRun(dir, ['approve', summary.runId, '--comment', 'conformance']));
+      else if (needsLogin(summary) && (await login(dir)) === 0)
+        ({ code, summary } = cliRun(dir, ['retry', summary.runId]));
+      else break;
+    }
     return code === 0 ? 0 : 1;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-process.exitCode = main();
+process.exitCode = await main();

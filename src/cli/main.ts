@@ -7,8 +7,12 @@ import { validate } from './validate.js';
 import { evidence } from './evidence.js';
 import { SERVE_USAGE } from './serve-usage.js';
 
+/** `mcp --help` (kept here so that the login module loads only when used). */
+const MCP_USAGE_TEXT =
+  'Usage: agent-runtime mcp login FLOW.yaml SERVER [--tenant T]  (docs/mcp.md, "Authorization")';
+
 /** Usage texts of commands that have their own (the others print the general usage). */
-const HELP: Record<string, string> = { serve: SERVE_USAGE };
+const HELP: Record<string, string> = { serve: SERVE_USAGE, mcp: MCP_USAGE_TEXT };
 
 const COMMANDS: Record<string, Command> = {
   run,
@@ -27,6 +31,7 @@ const COMMANDS: Record<string, Command> = {
   serve: async (argv) => (await import('./serve.js')).serve(argv),
   worker: async (argv) => (await import('./worker.js')).worker(argv),
   init: async (argv) => (await import('./init.js')).init(argv),
+  mcp: async (argv) => (await import('./mcp.js')).mcp(argv),
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (docs/cli.md). */

@@ -142,10 +142,43 @@ export const StdioServerSchema = z
   })
   .describe('An MCP server started as a child process (stdio transport).');
 
+/** How the runtime obtains OAuth tokens for an HTTP MCP server (docs/mcp.md, "Authorization"). */
+export const McpAuthSchema = z
+  .strictObject({
+    grant: z
+      .enum(['authorization_code', 'client_credentials'])
+      .default('authorization_code')
+      .describe(
+        'authorization_code: a person authorizes once (`agent-runtime mcp login`); client_credentials: machine to machine.',
+      ),
+    clientId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A pre-registered client id (else dynamic registration).'),
+    clientSecret: z.string().optional().describe('Its secret; may be `${VAR}`.'),
+    privateKey: z
+      .string()
+      .optional()
+      .describe('client_credentials with private_key_jwt: the PEM key, usually `${VAR}`.'),
+    signingAlgorithm: z.string().optional().describe('With privateKey: the JWT algorithm (default RS256).'),
+    clientMetadataUrl: z
+      .url()
+      .optional()
+      .describe('An HTTPS client id metadata document, used as client id where the server supports it.'),
+    scope: z.string().optional().describe('Scopes to ask for (default: what the server advertises).'),
+    redirectPort: positive
+      .max(65535)
+      .optional()
+      .describe('Loopback port of `mcp login` (default: any free port; fix it for a pre-registered client).'),
+  })
+  .describe('OAuth 2.1 for this server (discovery, registration, PKCE, refresh).');
+
 export const HttpServerSchema = z
   .strictObject({
     url: z.url(),
     headers: z.record(z.string(), z.string()).optional(),
+    auth: McpAuthSchema.optional(),
     connectTimeoutMs: positive.optional(),
     ...mcpBehaviourKeys(),
   })
@@ -322,6 +355,7 @@ export type ProviderConfig = z.infer<typeof ProviderSchema>;
 export type Price = z.infer<typeof PriceSchema>;
 export type StdioServerConfig = z.infer<typeof StdioServerSchema>;
 export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
+export type McpAuthConfig = z.infer<typeof McpAuthSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 export type ParamContract = z.infer<typeof ParamContractSchema>;
 export type ResponseContract = z.infer<typeof ResponseContractSchema>;

@@ -15,10 +15,11 @@ import {
 } from './errors.js';
 import { clientCapabilities, serveRoots, trackSends, type SendTracker } from './session-setup.js';
 import { createTransport, type TransportHandle } from './transport.js';
+import { CLIENT_INFO } from './client-info.js';
+import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
 import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
 
-/** How the runtime introduces itself to MCP servers. */
-export const CLIENT_INFO = { name: 'g2rain-agent-runtime', version: '0.1.0' } as const;
+export { CLIENT_INFO } from './client-info.js';
 
 /** Default time allowed to start a server and finish the MCP handshake. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -37,6 +38,10 @@ export interface McpConnectionOptions {
   /** Overrides the config's `connectTimeoutMs` default. */
   connectTimeoutMs?: number;
   logger?: Logger;
+  /** Whose OAuth credentials an HTTP server with `auth` uses (null: no tenant). */
+  tenant?: string | null;
+  /** Where OAuth credentials are kept (default: `FileCredentialStore.fromEnv()`). */
+  credentials?: McpCredentialStore;
 }
 
 /** One connected client; replaced by a fresh one after the server went away. */
@@ -209,7 +214,10 @@ class SdkMcpConnection implements McpConnection {
   private async connect(signal?: AbortSignal): Promise<Session> {
     let handle: TransportHandle;
     try {
-      handle = createTransport(this.options.config, this.options.baseDir);
+      handle = createTransport(this.options.config, this.options.baseDir, {
+        tenant: this.options.tenant ?? null,
+        store: this.options.credentials ?? FileCredentialStore.fromEnv(),
+      });
     } catch (error) {
       if (!(error instanceof McpError && error.code === 'MISSING_ENV')) throw error;
       throw connectError(this.serverId, `cannot start MCP server ${this.serverId}: ${error.message}`, error);
@@ -275,7 +283,9 @@ class SdkMcpConnection implements McpConnection {
       return new McpError(
         'UNAUTHORIZED',
         `MCP server ${this.serverId} needs authorization (HTTP 401 from ${handle.endpoint}): ` +
-          `run \`agent-runtime mcp login FLOW ${this.serverId}\` or give it credentials (docs/mcp.md)`,
+          ('auth' in this.options.config && this.options.config.auth
+            ? `run \`agent-runtime mcp login FLOW ${this.serverId}\` (docs/mcp.md)`
+            : `give its entry \`auth\` and run \`agent-runtime mcp login FLOW ${this.serverId}\` (docs/mcp.md)`),
         { serverId: this.serverId, cause: error },
       );
     if (isIncompatible(error))

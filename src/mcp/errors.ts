@@ -186,6 +186,7 @@ export type CatalogFailureReason = 'TOOLS_UNAVAILABLE' | 'TOOLS_UNAUTHORIZED' | 
  * (an outage, worth retrying).
  */
 export function catalogFailureReason(error: unknown): CatalogFailureReason {
+  if (isUnauthorized(error)) return 'TOOLS_UNAUTHORIZED';
   for (const e of causeChain(error)) {
     if (!(e instanceof McpError)) continue;
     if (e.code === 'UNAUTHORIZED') return 'TOOLS_UNAUTHORIZED';

@@ -35,14 +35,12 @@ export async function followTools(
   };
   fill(servers.serverIds.length > 0 ? await servers.catalog() : []);
   const relist = () => {
-    servers
-      .catalog()
-      .then(fill, (error: unknown) =>
-        logger.warn('MCP tool list change not applied', {
-          flow: servers.flow.id,
-          error: describeError(error),
-        }),
-      );
+    servers.catalog().then(fill, (error: unknown) =>
+      logger.warn('MCP tool list change not applied', {
+        flow: servers.flow.id,
+        error: describeError(error),
+      }),
+    );
   };
   const stops = servers.serverIds.map((id) => servers.connection(id).onToolsChanged?.(relist));
   return {

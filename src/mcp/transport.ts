@@ -9,6 +9,7 @@ import {
   type StdioServerConfig,
 } from '../domain/flow.js';
 import { expandEnvRefs } from './env-refs.js';
+import { authProviderFor, type McpAuthContext } from './oauth.js';
 
 /** The spawn parameters of a stdio server, after the flow's defaults are applied. */
 export interface StdioLaunch {
@@ -59,9 +60,16 @@ export interface ProcessExit {
   readonly signal: NodeJS.Signals | null;
 }
 
-/** Builds an unstarted transport for a server entry of a flow. */
-export function createTransport(config: McpServerConfig, baseDir: string): TransportHandle {
-  return isStdioServer(config) ? stdioTransport(config, baseDir) : httpTransport(config);
+/**
+ * Builds an unstarted transport for a server entry of a flow; an HTTP server with `auth` gets its
+ * OAuth provider (`auth` context: whose credentials, where kept).
+ */
+export function createTransport(
+  config: McpServerConfig,
+  baseDir: string,
+  auth?: McpAuthContext,
+): TransportHandle {
+  return isStdioServer(config) ? stdioTransport(config, baseDir) : httpTransport(config, auth);
 }
 
 function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHandle {
@@ -88,9 +96,11 @@ function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHa
   };
 }
 
-function httpTransport(config: HttpServerConfig): TransportHandle {
+function httpTransport(config: HttpServerConfig, auth?: McpAuthContext): TransportHandle {
+  const authProvider = auth ? authProviderFor(config, auth) : null;
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: config.headers ? { headers: expandEnvRefs(config.headers, 'headers') } : undefined,
+    ...(authProvider ? { authProvider } : {}),
   });
   return {
     transport,

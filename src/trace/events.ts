@@ -18,6 +18,8 @@ export type PendingItem =
       summary: string;
       provenance?: Record<string, string>;
       userProvenance?: Record<string, string>;
+      /** The MCP server annotates the tool `destructiveHint: true`. */
+      destructive?: boolean;
       id?: string;
     }
   | { question: string; options: string[] | null; id?: string };

@@ -25,7 +25,12 @@ const unit = [
   'test/context/**/*.test.ts',
 ];
 /** Slow suites inside the unit folders (several seconds each: many child processes or 200-round runs). */
-const slowInUnitFolders = ['test/mcp/connection.test.ts', 'test/context/long-run-provider.test.ts'];
+const slowInUnitFolders = [
+  'test/mcp/connection.test.ts',
+  'test/mcp/conformance.test.ts',
+  'test/mcp/protocol.test.ts',
+  'test/context/long-run-provider.test.ts',
+];
 
 export default defineConfig({
   test: {

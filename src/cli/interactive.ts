@@ -26,6 +26,7 @@ export async function askInline(
           `  tool: ${String(pending.tool)}\n  args: ${JSON.stringify(pending.args, null, 2).replace(/\n/g, '\n  ')}\n`,
         );
         if (typeof pending.summary === 'string' && pending.summary) err(`  summary: ${pending.summary}\n`);
+        if (pending.destructive === true) err('  destructive: the server marks this tool destructive\n');
         const provenance = pending.provenance as Record<string, string> | undefined;
         if (provenance && Object.keys(provenance).length)
           err(`  provenance: ${JSON.stringify(provenance)}\n`);

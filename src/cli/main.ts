@@ -26,6 +26,7 @@ const COMMANDS: Record<string, Command> = {
   serve: async (argv) => (await import('./serve.js')).serve(argv),
   worker: async (argv) => (await import('./worker.js')).worker(argv),
   init: async (argv) => (await import('./init.js')).init(argv),
+  mcp: async (argv) => (await import('./mcp.js')).mcp(argv),
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (docs/cli.md). */

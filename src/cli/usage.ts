@@ -95,17 +95,23 @@ Lists a run's evidence records, or shows one with its full payload.
 
 ${DB}
   --json              the list or the record as JSON on stdout`,
-  validate: `usage: agent-runtime validate FLOW.yaml [--offline]
+  validate: `usage: agent-runtime validate FLOW.yaml [--offline] [--json]
 
 Checks a flow and prints every problem, one per line (exit 0 when valid, else 2).
 
-  --offline           do not connect to the flow's MCP servers (tool names are not checked)`,
+  --offline           do not connect to the flow's MCP servers (tool names are not checked)
+  --json              also print {file, valid, problems, flow} on stdout, with each node's output schemas`,
   init: `usage: agent-runtime init [DIR]
 
 Writes a starter project into DIR (default: the current folder): a flow, a small MCP server, a
 scripted model, a test, a tokens file and a package.json. Existing files are kept; a symbolic link
 among the files it would write is refused (exit 2). Then: npm install.`,
   serve: SERVE_USAGE,
+  mcp: `usage: agent-runtime mcp login FLOW.yaml SERVER [--tenant T]
+
+Authorizes the runtime at the flow's HTTP MCP server SERVER (its entry has \`auth\`): prints the URL to
+open, listens on a loopback redirect and stores the tokens encrypted (AGENT_RUNTIME_SECRET_KEY) for the
+tenant (default: none, as CLI runs). docs/mcp.md, "Authorization".`,
   worker: `usage: agent-runtime worker --db postgres://… [--concurrency N] [--shutdown-timeout S]
 
 Drives runnable runs of a shared PostgreSQL store until SIGINT/SIGTERM.

@@ -20,6 +20,8 @@ export interface ToolDescriptor {
   readonly readOnlyHint?: boolean;
   /** For MCP tools: the `outputSchema` the tool declares; its structured results are checked against it. */
   readonly outputSchema?: JsonSchema;
+  /** MCP annotation `destructiveHint` (shown on the approval card; it changes no rule). */
+  readonly destructiveHint?: boolean;
 }
 
 /**

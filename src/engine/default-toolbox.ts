@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
 import { McpPool, type McpPoolOptions } from '../mcp/pool.js';
+import { followTools, LiveMap } from '../mcp/live-tools.js';
 import { buildCatalog } from '../tools/catalog.js';
 import { ToolInvoker } from '../tools/invoker.js';
 import { createPipeline } from '../tools/pipeline.js';
@@ -64,7 +65,12 @@ export class DefaultToolbox implements Toolbox {
     // Dropping a catalog closes nothing: connections are the pool's, looked up for each call.
     for (const oldest of this.catalogs.keys()) {
       if (this.catalogs.size <= this.maxCatalogs) break;
+      const dropped = this.catalogs.get(oldest);
       this.catalogs.delete(oldest);
+      dropped?.then(
+        (c) => c.release?.(),
+        () => undefined,
+      );
     }
     return loading;
   }
@@ -90,10 +96,10 @@ export class DefaultToolbox implements Toolbox {
     const { id, version, locale, mcpServers, aliases } = ref.flow;
     const spec = { id, version, mcpServers, ...(aliases ? { aliases } : {}) };
     const servers = this.pool.forFlow(spec, ref.dir ?? process.cwd(), ref.tenant ?? null);
-    const mcpTools = Object.keys(mcpServers).length > 0 ? await servers.catalog() : [];
-    const all = new Map<string, ToolDescriptor>();
-    for (const tool of mcpTools) all.set(tool.name, tool);
-    for (const tool of this.options.localTools) all.set(tool.descriptor.name, tool.descriptor);
+    // Follows the servers' tools/list_changed: a tool added mid-run is callable in the same run.
+    const locals = this.options.localTools.map((tool) => tool.descriptor);
+    const live = await followTools(servers, locals, this.options.logger);
+    const all: ReadonlyMap<string, ToolDescriptor> = live.all;
     const invoker = new ToolInvoker({
       servers,
       localTools: this.options.localTools,
@@ -102,8 +108,14 @@ export class DefaultToolbox implements Toolbox {
     return {
       all,
       invoker,
+      release: live.stop,
       visible: (node) =>
-        buildCatalog({ flow: { id, locale, nodes: [node] }, nodeId: node.id, tools: all.values() }).visible,
+        new LiveMap(
+          () =>
+            buildCatalog({ flow: { id, locale, nodes: [node] }, nodeId: node.id, tools: all.values() })
+              .visible,
+          live.version,
+        ),
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { FlowNode } from '../domain/flow.js';
 import { runGraph, type GraphExit } from '../graph/flow-runner.js';
 import type { Logger } from '../log/logger.js';
+import { catalogFailureReason } from '../mcp/errors.js';
 import { runNode, type NodeExit } from '../loop/node-loop.js';
 import type { ModelClient } from '../model/model.js';
 import type { CallServices, LookBackEvent } from '../tools/call.js';
@@ -81,7 +82,7 @@ async function runOneNode(
     ctx.logger.error('RUN tools unavailable', { runId: session.runId, node: node.id, error });
     return {
       kind: 'failed',
-      reason: 'TOOLS_UNAVAILABLE',
+      reason: catalogFailureReason(error),
       message: error instanceof Error ? error.message : String(error),
     } as const;
   }

@@ -43,11 +43,13 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
   doc.node ??= newNodeState(node.id);
   const nodeState = doc.node;
   const locale = deps.flow.locale;
-  const tools: ModelTool[] = [...deps.visible.values()].map((t) => ({
-    name: t.name,
-    description: t.description,
-    inputSchema: t.inputSchema,
-  }));
+  // Read for each model call: the visible tools follow the MCP servers' tools/list_changed.
+  const tools = (): ModelTool[] =>
+    [...deps.visible.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+    }));
   const prompt = nodePrompt(session, node, locale);
   const limits = nodeLimits(deps.flow, node);
   const emit = (event: EventPayload) => session.emit(event);
@@ -72,7 +74,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
     systemPrompt: () => prompt().system,
     modelMessages: (newest) => modelConversation(locale, prompt().opening, session.conversation(), newest),
-    tools: () => tools,
+    tools,
     conversation: () => session.conversation(),
     callTool: (call, round) => callTool(session, node, deps, call, round),
     suspend: (call, round, effect, extra) => suspend(session, node.id, call, round, effect, extra ?? {}),

@@ -49,6 +49,7 @@ export function retryRun(engine: RunEngine, runId: string, options: RetryOptions
 export const RETRYABLE_REASONS: Readonly<Record<string, 'same-round' | 'fresh-counts'>> = Object.freeze({
   MODEL_FAILED: 'same-round',
   TOOLS_UNAVAILABLE: 'same-round',
+  TOOLS_UNAUTHORIZED: 'same-round',
   NO_PROGRESS: 'fresh-counts',
   ROUND_LIMIT: 'fresh-counts',
   FAILED_BY_MODEL: 'fresh-counts',

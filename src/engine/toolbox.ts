@@ -38,6 +38,8 @@ export interface FlowCatalog {
   /** Calls the flow's real tools. */
   readonly invoker: ToolInvokerPort;
   visible(node: FlowNode): ReadonlyMap<string, ToolDescriptor>;
+  /** Stops following the servers' tool list changes (the catalog is dropped). */
+  release?(): void;
 }
 
 /** The flow a stored run runs, with its folder (the flow as validated when the run started). */

@@ -3,17 +3,31 @@ import { Client, type Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
-import { connectError, describeError, isConnectionLoss, McpError } from './errors.js';
+import { SdkHttpError } from '@modelcontextprotocol/client';
+import {
+  causeChain,
+  connectError,
+  describeError,
+  isConnectionLoss,
+  isIncompatible,
+  isUnauthorized,
+  McpError,
+} from './errors.js';
+import { clientCapabilities, serveRoots, trackSends, type SendTracker } from './session-setup.js';
 import { createTransport, type TransportHandle } from './transport.js';
+import { CLIENT_INFO } from './client-info.js';
+import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
 import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
 
-/** How the runtime introduces itself to MCP servers. */
-export const CLIENT_INFO = { name: 'g2rain-agent-runtime', version: '0.1.0' } as const;
+export { CLIENT_INFO } from './client-info.js';
 
 /** Default time allowed to start a server and finish the MCP handshake. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 const STDERR_TAIL_LINES = 20;
+
+/** How long closing waits for messages still being sent (a cancellation's POST) before it closes anyway. */
+const CLOSE_SEND_GRACE_MS = 2_000;
 
 /** Options of `openMcpConnection`. */
 export interface McpConnectionOptions {
@@ -24,12 +38,17 @@ export interface McpConnectionOptions {
   /** Overrides the config's `connectTimeoutMs` default. */
   connectTimeoutMs?: number;
   logger?: Logger;
+  /** Whose OAuth credentials an HTTP server with `auth` uses (null: no tenant). */
+  tenant?: string | null;
+  /** Where OAuth credentials are kept (default: `FileCredentialStore.fromEnv()`). */
+  credentials?: McpCredentialStore;
 }
 
 /** One connected client; replaced by a fresh one after the server went away. */
 interface Session {
   readonly client: Client;
   readonly handle: TransportHandle;
+  readonly sends: SendTracker;
   pid: number | null;
   /** Connected and not known to be gone. */
   alive: boolean;
@@ -53,6 +72,7 @@ class SdkMcpConnection implements McpConnection {
   private connecting: Promise<Session> | null = null;
   private closed = false;
   private readonly stderrTail: string[] = [];
+  private readonly toolListeners = new Set<(tools: ToolDescriptor[]) => void>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.serverId = options.serverId;
@@ -73,7 +93,7 @@ class SdkMcpConnection implements McpConnection {
         signal: options.signal,
         cacheMode: 'bypass',
       });
-      return tools.map((tool) => toDescriptor(this.serverId, tool));
+      return tools.map((tool) => toDescriptor(this.serverId, tool, this.options.config));
     } catch (error) {
       this.noteFailure(session, error);
       throw error;
@@ -87,25 +107,75 @@ class SdkMcpConnection implements McpConnection {
   ): Promise<McpCallResult> {
     const session = await this.ready(options.signal);
     try {
-      const params = {
-        name: remoteName,
-        arguments: { ...args },
-        ...(options.meta ? { _meta: { ...options.meta } } : {}),
-      };
-      const result = await session.client.callTool(params, {
-        timeout: options.timeoutMs,
-        maxTotalTimeout: options.timeoutMs,
-        signal: options.signal,
-      });
-      return {
-        content: Array.isArray(result.content) ? result.content : [],
-        structuredContent: result.structuredContent,
-        isError: result.isError === true,
-      };
+      return await this.send(session, remoteName, args, options);
     } catch (error) {
       this.noteFailure(session, error);
-      throw error;
+      if (!this.sessionExpired(session, error) || options.signal?.aborted) throw error;
+      // The server forgot the session (HTTP 404 to a request carrying its id): it did not run the
+      // call, so it is sent once more on a new session, transparently.
+      this.logger.info('MCP session expired, reconnecting', { server: this.serverId });
+      session.alive = false;
+      const fresh = await this.ready(options.signal);
+      try {
+        return await this.send(fresh, remoteName, args, options);
+      } catch (again) {
+        this.noteFailure(fresh, again);
+        throw again;
+      }
     }
+  }
+
+  onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {
+    this.toolListeners.add(listener);
+    return () => this.toolListeners.delete(listener);
+  }
+
+  /**
+   * One `tools/call`, always with a progress token: each progress notification starts the timeout
+   * afresh, up to `maxTotalMs` in all.
+   */
+  private async send(
+    session: Session,
+    remoteName: string,
+    args: Readonly<Record<string, unknown>>,
+    options: McpCallOptions,
+  ): Promise<McpCallResult> {
+    const params = {
+      name: remoteName,
+      arguments: { ...args },
+      ...(options.meta ? { _meta: { ...options.meta } } : {}),
+    };
+    const onProgress = options.onProgress;
+    const result = await session.client.callTool(params, {
+      timeout: options.timeoutMs,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: Math.max(options.maxTotalMs ?? options.timeoutMs, options.timeoutMs),
+      signal: options.signal,
+      onprogress: (p) =>
+        onProgress?.({
+          progress: p.progress,
+          ...(p.total === undefined ? {} : { total: p.total }),
+          ...(p.message === undefined ? {} : { message: p.message }),
+        }),
+    });
+    return {
+      content: Array.isArray(result.content) ? result.content : [],
+      structuredContent: result.structuredContent,
+      isError: result.isError === true,
+    };
+  }
+
+  /**
+   * True when an HTTP server refused a request of a session it had assigned because it no longer
+   * knows the session: 404 (the spec), or 400 naming the session (what the SDK's example servers,
+   * server-everything among them, answer). Either way the request was not run.
+   */
+  private sessionExpired(session: Session, error: unknown): boolean {
+    if (this.closed || session.handle.sessionId() === undefined) return false;
+    return causeChain(error).some(
+      (e) =>
+        e instanceof SdkHttpError && (e.status === 404 || (e.status === 400 && /session/i.test(e.message))),
+    );
   }
 
   async close(): Promise<void> {
@@ -144,14 +214,25 @@ class SdkMcpConnection implements McpConnection {
   private async connect(signal?: AbortSignal): Promise<Session> {
     let handle: TransportHandle;
     try {
-      handle = createTransport(this.options.config, this.options.baseDir);
+      handle = createTransport(this.options.config, this.options.baseDir, {
+        tenant: this.options.tenant ?? null,
+        store: this.options.credentials ?? FileCredentialStore.fromEnv(),
+      });
     } catch (error) {
       if (!(error instanceof McpError && error.code === 'MISSING_ENV')) throw error;
       throw connectError(this.serverId, `cannot start MCP server ${this.serverId}: ${error.message}`, error);
     }
     this.readStderr(handle);
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const session: Session = { client, handle, pid: null, alive: false, ended: false };
+    const config = this.options.config;
+    const client = new Client(CLIENT_INFO, {
+      capabilities: clientCapabilities(config, false),
+      listChanged: {
+        tools: { debounceMs: 50, onChanged: (error, tools) => this.toolsChanged(error, tools) },
+      },
+    });
+    serveRoots(client, config);
+    const sends = trackSends(handle.transport);
+    const session: Session = { client, handle, sends, pid: null, alive: false, ended: false };
     client.onerror = (error) =>
       this.logger.debug('MCP transport error', { server: this.serverId, error: describeError(error) });
     client.onclose = () => this.onClosed(session);
@@ -198,6 +279,21 @@ class SdkMcpConnection implements McpConnection {
       stderr: this.stderrTail.length > 0 ? this.stderrTail.slice(-5).join(' | ') : undefined,
     });
     const logged = this.stderrTail.length > 0 ? ' (its stderr is in the log)' : '';
+    if (isUnauthorized(error))
+      return new McpError(
+        'UNAUTHORIZED',
+        `MCP server ${this.serverId} needs authorization (HTTP 401 from ${handle.endpoint}): ` +
+          ('auth' in this.options.config && this.options.config.auth
+            ? `run \`agent-runtime mcp login FLOW ${this.serverId}\` (docs/mcp.md)`
+            : `give its entry \`auth\` and run \`agent-runtime mcp login FLOW ${this.serverId}\` (docs/mcp.md)`),
+        { serverId: this.serverId, cause: error },
+      );
+    if (isIncompatible(error))
+      return new McpError(
+        'INCOMPATIBLE',
+        `MCP server ${this.serverId} cannot be used: ${describeError(error)} (a permanent failure; retrying does not help)`,
+        { serverId: this.serverId, cause: error },
+      );
     return connectError(
       this.serverId,
       `cannot connect to MCP server ${this.serverId}: ${describeError(error)}${ended}${logged}`,
@@ -227,11 +323,35 @@ class SdkMcpConnection implements McpConnection {
 
   private async dispose(session: Session, why: string): Promise<void> {
     session.alive = false;
+    // Cancellations still being sent go out first; then the server's session ends (HTTP DELETE).
+    await session.sends.settled(CLOSE_SEND_GRACE_MS);
+    if (!session.ended)
+      await session.handle.terminate().catch((error: unknown) => {
+        this.logger.debug('MCP session DELETE failed', {
+          server: this.serverId,
+          error: describeError(error),
+        });
+      });
     try {
       await session.client.close();
     } catch (error) {
       this.logger.debug('MCP close failed', { server: this.serverId, why, error: describeError(error) });
     }
+  }
+
+  /** The server's tool list changed (the SDK listed it again): tells the listeners. */
+  private toolsChanged(error: Error | null, tools: Tool[] | null): void {
+    if (error || !tools) {
+      if (error)
+        this.logger.warn('MCP tool list refresh failed', {
+          server: this.serverId,
+          error: describeError(error),
+        });
+      return;
+    }
+    const descriptors = tools.map((tool) => toDescriptor(this.serverId, tool, this.options.config));
+    this.logger.info('MCP tool list changed', { server: this.serverId, tools: descriptors.length });
+    for (const listener of this.toolListeners) listener(descriptors);
   }
 
   private readStderr(handle: TransportHandle): void {
@@ -245,8 +365,12 @@ class SdkMcpConnection implements McpConnection {
   }
 }
 
-/** An MCP tool as a runtime descriptor (name = remote name; aliasing happens in the catalog). */
-export function toDescriptor(serverId: string, tool: Tool): ToolDescriptor {
+/**
+ * An MCP tool as a runtime descriptor (name = remote name; aliasing happens in the catalog). Its
+ * `readOnlyHint` is dropped when the server entry says `trustReadOnlyHint: false`.
+ */
+export function toDescriptor(serverId: string, tool: Tool, config?: McpServerConfig): ToolDescriptor {
+  const trusted = config?.trustReadOnlyHint !== false;
   return {
     name: tool.name,
     description: tool.description ?? tool.title ?? '',
@@ -254,7 +378,10 @@ export function toDescriptor(serverId: string, tool: Tool): ToolDescriptor {
     kind: 'mcp',
     server: serverId,
     remoteName: tool.name,
-    readOnlyHint: tool.annotations?.readOnlyHint,
+    readOnlyHint: trusted ? tool.annotations?.readOnlyHint : undefined,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    ...(tool.annotations?.destructiveHint === undefined
+      ? {}
+      : { destructiveHint: tool.annotations.destructiveHint }),
   };
 }

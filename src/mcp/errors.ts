@@ -1,4 +1,10 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 
 /** What went wrong with the flow's MCP servers (each is misconfiguration or a server not there, not a tool result). */
 export type McpErrorCode =
@@ -14,7 +20,17 @@ export type McpErrorCode =
    */
   | 'CATALOG'
   /** A `${NAME}` reference to a variable the process environment lacks (`variable`); a CONNECT by the time a call sees it. */
-  | 'MISSING_ENV';
+  | 'MISSING_ENV'
+  /**
+   * The server (`serverId`) answered HTTP 401: it needs authorization the runtime does not have (no
+   * token, or one that was refused). Fixed by `agent-runtime mcp login` (docs/mcp.md), not by waiting.
+   */
+  | 'UNAUTHORIZED'
+  /**
+   * The server (`serverId`) speaks no protocol revision this client knows, or answered the handshake
+   * in a way no retry changes: a permanent failure, never reported as an outage.
+   */
+  | 'INCOMPATIBLE';
 
 /** One model-facing name claimed by several server tools. */
 export interface ToolNameConflict {
@@ -28,6 +44,8 @@ const NAMES: Record<McpErrorCode, string> = {
   CONNECT: 'McpConnectError',
   CATALOG: 'ToolCatalogError',
   MISSING_ENV: 'MissingEnvError',
+  UNAUTHORIZED: 'McpUnauthorizedError',
+  INCOMPATIBLE: 'McpIncompatibleError',
 };
 
 /** What an McpError carries besides its code and message. */
@@ -105,7 +123,9 @@ export function errnoCode(error: unknown): string | null {
  * errors from the server, socket-level failures, HTTP failures.
  */
 export function recognise(error: unknown): TransportFailure {
-  if (error instanceof McpError && error.code === 'CONNECT') return { kind: 'unreachable' };
+  if (error instanceof McpError && (error.code === 'CONNECT' || error.code === 'UNAUTHORIZED'))
+    return { kind: 'unreachable' };
+  if (error instanceof McpError && error.code === 'INCOMPATIBLE') return { kind: 'io' };
   if (error instanceof ProtocolError) return { kind: 'rpc', rpcCode: error.code };
   if (error instanceof SdkHttpError)
     return UNREACHABLE_STATUSES.has(error.status) ? { kind: 'unreachable' } : { kind: 'io' };
@@ -155,4 +175,36 @@ export function describeError(error: unknown, max = 300): string {
   const text = error instanceof Error ? error.message || error.name : String(error);
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The run failure reason of a flow whose tools cannot be listed (docs/mcp.md, "Failure mapping"). */
+export type CatalogFailureReason = 'TOOLS_UNAVAILABLE' | 'TOOLS_UNAUTHORIZED' | 'TOOLS_INCOMPATIBLE';
+
+/**
+ * Why a flow's tools could not be listed, as a run failure reason: TOOLS_UNAUTHORIZED when a server
+ * needs authorization, TOOLS_INCOMPATIBLE for a permanent protocol failure, else TOOLS_UNAVAILABLE
+ * (an outage, worth retrying).
+ */
+export function catalogFailureReason(error: unknown): CatalogFailureReason {
+  if (isUnauthorized(error)) return 'TOOLS_UNAUTHORIZED';
+  for (const e of causeChain(error)) {
+    if (!(e instanceof McpError)) continue;
+    if (e.code === 'UNAUTHORIZED') return 'TOOLS_UNAUTHORIZED';
+    if (e.code === 'INCOMPATIBLE') return 'TOOLS_INCOMPATIBLE';
+  }
+  return 'TOOLS_UNAVAILABLE';
+}
+
+/** True for an HTTP 401 from the server (its transport's error or the SDK's UnauthorizedError), causes included. */
+export function isUnauthorized(error: unknown): boolean {
+  return causeChain(error).some(
+    (e) => (e instanceof SdkHttpError && e.status === 401) || UnauthorizedError.isInstance(e),
+  );
+}
+
+/** True for a handshake refused for good: the server's protocol revision is one this client does not speak. */
+export function isIncompatible(error: unknown): boolean {
+  return causeChain(error).some(
+    (e) => e instanceof Error && /protocol version is not supported/i.test(e.message),
+  );
 }

@@ -109,6 +109,7 @@ export class McpPool {
       baseDir,
       connectTimeoutMs: this.options.connectTimeoutMs,
       logger: this.logger,
+      tenant,
     });
     const connection = new PooledConnection(inner, tenant, this.hooks, before);
     this.connections.set(key, connection);

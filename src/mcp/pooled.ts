@@ -61,6 +61,10 @@ export class PooledConnection implements McpConnection {
     return this.inner.close();
   }
 
+  onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {
+    return this.inner.onToolsChanged?.(listener) ?? (() => undefined);
+  }
+
   /** Counts the request as in flight from now (synchronously, before any await) until it settles. */
   private async track<T>(request: () => Promise<T>): Promise<T> {
     this.inFlight += 1;

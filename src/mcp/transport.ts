@@ -9,6 +9,7 @@ import {
   type StdioServerConfig,
 } from '../domain/flow.js';
 import { expandEnvRefs } from './env-refs.js';
+import { authProviderFor, type McpAuthContext } from './oauth.js';
 
 /** The spawn parameters of a stdio server, after the flow's defaults are applied. */
 export interface StdioLaunch {
@@ -47,6 +48,10 @@ export interface TransportHandle {
   pid(): number | null;
   /** How the server's process ended, once it has (stdio only; null while it runs or for HTTP). */
   exit(): ProcessExit | null;
+  /** The session id the server assigned (Streamable HTTP with sessions only). */
+  sessionId(): string | undefined;
+  /** Ends the server-side session (HTTP DELETE; stdio and session-less servers: nothing); rejects when the DELETE fails. */
+  terminate(): Promise<void>;
 }
 
 /** How a stdio server's process ended: its exit code, or the signal that killed it. */
@@ -55,9 +60,16 @@ export interface ProcessExit {
   readonly signal: NodeJS.Signals | null;
 }
 
-/** Builds an unstarted transport for a server entry of a flow. */
-export function createTransport(config: McpServerConfig, baseDir: string): TransportHandle {
-  return isStdioServer(config) ? stdioTransport(config, baseDir) : httpTransport(config);
+/**
+ * Builds an unstarted transport for a server entry of a flow; an HTTP server with `auth` gets its
+ * OAuth provider (`auth` context: whose credentials, where kept).
+ */
+export function createTransport(
+  config: McpServerConfig,
+  baseDir: string,
+  auth?: McpAuthContext,
+): TransportHandle {
+  return isStdioServer(config) ? stdioTransport(config, baseDir) : httpTransport(config, auth);
 }
 
 function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHandle {
@@ -79,12 +91,24 @@ function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHa
     stderr,
     pid: () => transport.pid,
     exit: () => exit,
+    sessionId: () => undefined,
+    terminate: () => Promise.resolve(),
   };
 }
 
-function httpTransport(config: HttpServerConfig): TransportHandle {
+function httpTransport(config: HttpServerConfig, auth?: McpAuthContext): TransportHandle {
+  const authProvider = auth ? authProviderFor(config, auth) : null;
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: config.headers ? { headers: expandEnvRefs(config.headers, 'headers') } : undefined,
+    ...(authProvider ? { authProvider } : {}),
   });
-  return { transport, endpoint: config.url, stderr: null, pid: () => null, exit: () => null };
+  return {
+    transport,
+    endpoint: config.url,
+    stderr: null,
+    pid: () => null,
+    exit: () => null,
+    sessionId: () => transport.sessionId,
+    terminate: () => transport.terminateSession(),
+  };
 }

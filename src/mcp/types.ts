@@ -24,6 +24,20 @@ export interface McpCallOptions {
   readonly signal?: AbortSignal;
   /** Sent in the request's `_meta`, e.g. `{ idempotencyKey }` (docs/durability.md). */
   readonly meta?: Readonly<Record<string, unknown>>;
+  /**
+   * Each progress notification starts `timeoutMs` afresh, but the call never runs longer than this
+   * (default: `timeoutMs`, so progress extends nothing).
+   */
+  readonly maxTotalMs?: number;
+  /** Told about each progress notification of the call (a progress token is sent with every call). */
+  readonly onProgress?: (progress: McpProgress) => void;
+}
+
+/** One `notifications/progress` of a call. */
+export interface McpProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** Options of `McpConnection.listTools`. */
@@ -53,6 +67,11 @@ export interface McpConnection {
   close(): Promise<void>;
   /** The pid of the current stdio server process, or null (HTTP, not connected, exited). */
   readonly pid: number | null;
+  /**
+   * Calls `listener` with the server's new tool list after each `notifications/tools/list_changed`
+   * (descriptors as `listTools` gives them). Returns the function that removes the listener.
+   */
+  onToolsChanged?(listener: (tools: ToolDescriptor[]) => void): () => void;
 }
 
 /** Finds the connection of a server of the current flow (what the invoker needs). */

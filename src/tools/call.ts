@@ -53,6 +53,8 @@ export type ControlEffect =
 /** Per-call options of a real tool invocation (the MCP layer's `ToolInvoker` signature). */
 export interface InvokeOptions {
   timeoutMs: number;
+  /** MCP calls reporting progress: each report starts `timeoutMs` afresh, up to this in all (docs/mcp.md). */
+  maxTotalMs?: number;
   signal?: AbortSignal;
   /** Sent to MCP servers in the request's `_meta` (e.g. `{ idempotencyKey }`). */
   meta?: Record<string, unknown>;

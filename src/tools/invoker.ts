@@ -13,6 +13,8 @@ import { observe, observeError } from './tool-errors.js';
 export interface ToolInvokeOptions {
   /** After this the call is cancelled and the observation is FAILED `TOOL_TIMEOUT`. */
   readonly timeoutMs: number;
+  /** MCP calls: each progress notification starts `timeoutMs` afresh, up to this in all. */
+  readonly maxTotalMs?: number;
   /** Aborts the call (run cancelled). */
   readonly signal?: AbortSignal;
   /** Sent in the MCP request's `_meta`; `idempotencyKey` also reaches local tools. */
@@ -85,6 +87,7 @@ export class ToolInvoker {
     try {
       result = await connection.callTool(tool.remoteName ?? tool.name, args, {
         timeoutMs,
+        ...(options.maxTotalMs === undefined ? {} : { maxTotalMs: options.maxTotalMs }),
         signal: options.signal,
         meta: options.meta,
       });

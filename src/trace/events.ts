@@ -20,6 +20,8 @@ export type PendingItem =
       provenance?: Record<string, string>;
       userProvenance?: Record<string, string>;
       matches?: Record<string, ValueMatch[]>;
+      /** The MCP server annotates the tool `destructiveHint: true`. */
+      destructive?: boolean;
       id?: string;
     }
   | { question: string; options: string[] | null; id?: string };

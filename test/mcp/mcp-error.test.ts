@@ -16,6 +16,8 @@ const NAMES: Record<McpErrorCode, string> = {
   CONNECT: 'McpConnectError',
   CATALOG: 'ToolCatalogError',
   MISSING_ENV: 'MissingEnvError',
+  UNAUTHORIZED: 'McpUnauthorizedError',
+  INCOMPATIBLE: 'McpIncompatibleError',
 };
 
 function tool(server: string, name: string): ToolDescriptor {

@@ -112,6 +112,8 @@ export const approvalTool: BuiltinTool = {
       provenance: { ...gated.provenance },
       ...(gated.userProvenance ? { userProvenance: { ...gated.userProvenance } } : {}),
       ...(gated.matches ? { matches: { ...gated.matches } } : {}),
+      // The MCP server marks the tool destructive: the approval card says so (docs/mcp.md).
+      ...(known?.destructiveHint === true ? { destructive: true } : {}),
     };
     const observation = Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending);
     const suspension = { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint } as const;

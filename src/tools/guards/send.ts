@@ -6,6 +6,9 @@ import type { ResolvedTool } from '../stages.js';
 import { limitsOf } from '../context.js';
 import type { ToolDescriptor } from '../tool.js';
 
+/** `toolTotalTimeoutMs` by default: how many `toolTimeoutMs` an MCP call reporting progress may run. */
+const DEFAULT_TOTAL_TIMEOUT_FACTOR = 10;
+
 /**
  * Sends one call to the invoker with the node's tool timeout. The invoker never throws for a tool's
  * failure; if it throws anyway (a bug), the call is FAILED TOOL_ERROR and the error is logged.
@@ -16,7 +19,13 @@ export async function send(
   args: Record<string, unknown>,
   extra: Pick<InvokeOptions, 'meta'>,
 ): Promise<Observation> {
-  const options: InvokeOptions = { timeoutMs: limitsOf(ctx).toolTimeoutMs, locale: ctx.locale, ...extra };
+  const limits = limitsOf(ctx);
+  const options: InvokeOptions = {
+    timeoutMs: limits.toolTimeoutMs,
+    maxTotalMs: limits.toolTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_FACTOR * limits.toolTimeoutMs,
+    locale: ctx.locale,
+    ...extra,
+  };
   // A write, once sent, and its look-back are never abandoned: a cancel or shutdown waits for their
   // result (up to the timeout) so that it is recorded. Reads stop with the run's signal.
   if (ctx.services.signal && !ctx.isWrite) options.signal = ctx.services.signal;

@@ -27,6 +27,25 @@ const state = (h: Harness) => ({
 });
 
 describe('builtin_node_approval', () => {
+  it('marks the pending item destructive when the MCP server annotates the tool destructiveHint', async () => {
+    const tools = cloudTools().tools.map((t) =>
+      t.descriptor.name === 'web_site_create'
+        ? { ...t, descriptor: { ...t.descriptor, destructiveHint: true } }
+        : t,
+    );
+    const h = harness({ localTools: tools });
+    await h.call('space_list', {});
+    await h.call('web_site_create', ARGS);
+    const { ctx } = await h.call('builtin_node_approval', { tool: 'web_site_create', summary: 'x' });
+    expect(ctx.effect).toMatchObject({
+      suspension: { pending: { tool: 'web_site_create', destructive: true } },
+    });
+    const plain = await (
+      await gated()
+    ).call('builtin_node_approval', { tool: 'web_site_create', summary: 'x' });
+    expect(plain.ctx.effect).not.toMatchObject({ suspension: { pending: { destructive: true } } });
+  });
+
   it('APPROVAL_NOT_GATED when nothing was gated (seed acceptance 2)', async () => {
     const h = harness({ localTools: cloudTools().tools });
     const { obs, ctx } = await h.call('builtin_node_approval', {

@@ -113,7 +113,7 @@ describe('invoke step: writes', () => {
     expect(sent[1]).toEqual({
       tool: 'web_site_create',
       inFlight: 1,
-      options: { timeoutMs: 30_000, locale: 'zh-CN', meta: { idempotencyKey: key } },
+      options: { timeoutMs: 30_000, maxTotalMs: 300_000, locale: 'zh-CN', meta: { idempotencyKey: key } },
     });
     expect(sent[0]!.options.meta).toBeUndefined();
     expect(h.checkpoints).toEqual([{ inFlight: ['web_site_create'] }]);

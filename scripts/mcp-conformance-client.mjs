@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+// The MCP conformance suite's client under test (docs/mcp.md, "Conformance"): run the way the suite
+// runs a client —
+//   MCP_CONFORMANCE_SCENARIO=tools_call node scripts/mcp-conformance-client.mjs http://localhost:PORT/mcp
+// — it writes a one-node flow on the scenario's server and a scripted model that calls the
+// scenario's tools, then drives the built CLI (`agent-runtime run`, and `approve` in a second process
+// when the write gate stops a call). Exit 0 when the run completed, else 1. The CLI is
+// dist/src/cli/main.js next to this script, or AGENT_RUNTIME_CLI.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const cli =
+  process.env.AGENT_RUNTIME_CLI ??
+  resolve(dirname(new URL(import.meta.url).pathname), '../dist/src/cli/main.js');
+
+/**
+ * What the model does in each scenario: the tools it calls (in order) and whether a call goes
+ * through the write gate (approved by a second process) instead of being declared a read.
+ */
+const PLANS = {
+  initialize: { calls: [] },
+  tools_call: { calls: [{ tool: 'add_numbers', args: { a: 5, b: 3 } }], gated: true },
+  'elicitation-sep1034-client-defaults': { calls: [{ tool: 'test_client_elicitation_defaults', args: {} }] },
+  'sse-retry': { calls: [{ tool: 'test_reconnection', args: {} }] },
+};
+/** Every auth scenario's server exports one tool, `test-tool`. */
+const AUTH_PLAN = { calls: [{ tool: 'test-tool', args: {} }] };
+
+function planFor(name) {
+  const plan = PLANS[name] ?? (name.startsWith('auth/') ? AUTH_PLAN : null);
+  if (!plan) throw new Error(`mcp-conformance-client: unknown scenario ${JSON.stringify(name)}`);
+  return plan;
+}
+
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+
+/**
+ * The server entry's `auth` for an auth scenario (docs/mcp.md, "Authorization"): a person authorizes
+ * (`mcp login`) with dynamic registration, a client id metadata document, or the pre-registered client
+ * of the scenario's context; client credentials (secret or private key) need no person. Secrets go
+ * through the environment as `${VAR}`.
+ */
+function authFor(name) {
+  if (!name.startsWith('auth/')) return undefined;
+  if (name === 'auth/basic-cimd')
+    return { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' };
+  const secret = context.client_secret ? { clientSecret: '${CONFORMANCE_CLIENT_SECRET}' } : {};
+  if (name.startsWith('auth/client-credentials-')) {
+    const key = context.private_key_pem ? { privateKey: '${CONFORMANCE_PRIVATE_KEY}' } : {};
+    const alg = context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {};
+    return { grant: 'client_credentials', clientId: context.client_id, ...secret, ...key, ...alg };
+  }
+  return context.client_id ? { clientId: context.client_id, ...secret } : {};
+}
+
+/** The flow: one node seeing the plan's tools, reads unless gated. */
+function flowFor(plan) {
+  const tools = Object.fromEntries(plan.calls.map((c) => [c.tool, { write: plan.gated === true }]));
+  return {
+    id: 'mcp-conformance',
+    version: 1,
+    locale: 'en',
+    model: 'scripted:./turns.yaml',
+    mcpServers: { server: { url, ...(authFor(scenario) ? { auth: authFor(scenario) } : {}) } },
+    limits: { toolTimeoutMs: 20_000 },
+    tools,
+    nodes: [{ id: 'main', instructions: `Conformance scenario ${scenario}.`, tools: Object.keys(tools) }],
+  };
+}
+
+/** The scripted turns: each call (a gated one first refused, then approved, then sent again), then finish. */
+function turnsFor(plan) {
+  const turns = [];
+  for (const call of plan.calls) {
+    turns.push({ node: 'main', calls: [call] });
+    if (plan.gated) {
+      const summary = `call ${call.tool} for the conformance suite`;
+      turns.push({
+        node: 'main',
+        calls: [{ tool: 'builtin_node_approval', args: { tool: call.tool, summary } }],
+      });
+      turns.push({ node: 'main', calls: [call] });
+    }
+  }
+  turns.push({ node: 'main', calls: [{ tool: 'builtin_node_finish', args: { summary: 'done' } }] });
+  return { turns };
+}
+
+const secretKey = randomBytes(32).toString('hex');
+
+/** The CLI's environment: this run's credential key and folder, the scenario's secrets. */
+function cliEnv(dir) {
+  return {
+    ...process.env,
+    AGENT_RUNTIME_LOG: process.env.AGENT_RUNTIME_LOG ?? 'warn',
+    AGENT_RUNTIME_SECRET_KEY: secretKey,
+    AGENT_RUNTIME_MCP_AUTH_DIR: join(dir, 'mcp-auth'),
+    CONFORMANCE_CLIENT_SECRET: context.client_secret ?? '',
+    CONFORMANCE_PRIVATE_KEY: context.private_key_pem ?? '',
+  };
+}
+
+function cliRun(dir, args) {
+  const result = spawnSync(
+    process.execPath,
+    [cli, ...args, '--db', `sqlite:${join(dir, 'runtime.db')}`, '--json'],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+      env: cliEnv(dir),
+    },
+  );
+  process.stderr.write(result.stderr ?? '');
+  process.stdout.write(result.stdout ?? '');
+  if (result.error) throw result.error;
+  let summary = null;
+  try {
+    summary = JSON.parse(result.stdout);
+  } catch {
+    summary = null;
+  }
+  return { code: result.status, summary };
+}
+
+/**
+ * `agent-runtime mcp login flow.yaml server`, playing the person's browser: opens the URL it prints
+ * (the test authorization server redirects at once) and follows the redirect to the CLI's loopback.
+ */
+async function login(dir) {
+  const child = spawn(process.execPath, [cli, 'mcp', 'login', 'flow.yaml', 'server'], {
+    cwd: dir,
+    env: cliEnv(dir),
+  });
+  let err = '';
+  const done = new Promise((resolve) => child.on('close', resolve));
+  const opened = new Promise((resolve, reject) => {
+    child.stderr.on('data', (chunk) => {
+      err += chunk.toString();
+      const found = /^\s+(http\S+)$/m.exec(err);
+      if (found) resolve(found[1]);
+    });
+    child.on('close', () => reject(new Error('mcp login ended without printing a URL')));
+  });
+  try {
+    const answer = await fetch(await opened, { redirect: 'manual' });
+    const location = answer.headers.get('location');
+    if (location) await (await fetch(location)).text();
+  } catch (error) {
+    err += `${error.message}\n`;
+  }
+  const code = await done;
+  process.stderr.write(err);
+  return code;
+}
+
+const needsLogin = (summary) => summary?.status === 'failed' && summary.reason === 'TOOLS_UNAUTHORIZED';
+
+async function main() {
+  const plan = planFor(scenario);
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
+  try {
+    writeFileSync(join(dir, 'flow.yaml'), JSON.stringify(flowFor(plan), null, 2));
+    writeFileSync(join(dir, 'turns.yaml'), JSON.stringify(turnsFor(plan), null, 2));
+    let { code, summary } = cliRun(dir, ['run', 'flow.yaml', '--input', `conformance ${scenario}`]);
+    for (let i = 0; i < 5; i += 1) {
+      if (code === 3 && summary?.suspension?.kind === 'APPROVAL')
+        ({ code, summary } = cliRun(dir, ['approve', summary.runId, '--comment', 'conformance']));
+      else if (needsLogin(summary) && (await login(dir)) === 0)
+        ({ code, summary } = cliRun(dir, ['retry', summary.runId]));
+      else break;
+    }
+    return code === 0 ? 0 : 1;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

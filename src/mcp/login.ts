@@ -1,0 +1,152 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import type { HttpServerConfig } from '../domain/flow.js';
+import { CLIENT_INFO } from './client-info.js';
+import { expandEnvRefs } from './env-refs.js';
+import { McpError } from './errors.js';
+import { DEFAULT_REDIRECT_PATH, StoredOAuthProvider } from './oauth.js';
+import type { McpCredentialStore } from './token-store.js';
+
+/** How long `mcp login` waits for the person to come back through the loopback redirect. */
+export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
+
+/** Options of `loginMcpServer`. */
+export interface McpLoginOptions {
+  readonly serverId: string;
+  readonly config: HttpServerConfig;
+  readonly tenant: string | null;
+  readonly store: McpCredentialStore;
+  /** Shows the person the URL to open (the CLI prints it). */
+  readonly showUrl: (url: URL) => void;
+  readonly timeoutMs?: number;
+}
+
+/** What a login achieved: whether a person had to authorize, and how many tools the server lists now. */
+export interface McpLoginResult {
+  readonly authorized: boolean;
+  readonly tools: number;
+}
+
+/**
+ * Authorizes the runtime at one HTTP MCP server with `auth` (grant authorization_code) for a tenant
+ * (docs/mcp.md, "Authorization"): connects; on a 401 the SDK discovers the authorization server
+ * (WWW-Authenticate resource metadata, well-known fallbacks), registers a client when the flow gives
+ * none (client id metadata document where supported, else dynamic registration) and builds the
+ * authorization URL (PKCE S256, `resource`, `state`); the URL is shown, and the code coming back to
+ * the loopback redirect (127.0.0.1, `redirectPort` or any free port) is exchanged for tokens, stored
+ * encrypted. Ends by listing the server's tools with them. Throws McpError UNAUTHORIZED when the
+ * person declines, the state does not match, or nobody comes back within `timeoutMs`.
+ */
+export async function loginMcpServer(options: McpLoginOptions): Promise<McpLoginResult> {
+  const auth = options.config.auth;
+  if (!auth || auth.grant !== 'authorization_code')
+    throw new McpError(
+      'UNAUTHORIZED',
+      `MCP server ${options.serverId} has no \`auth\` with grant authorization_code: nothing to log in to`,
+      { serverId: options.serverId },
+    );
+  const loopback = await listenLoopback(auth.redirectPort ?? 0);
+  try {
+    const secret = expandEnvRefs(
+      auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret },
+      'auth',
+    ).clientSecret;
+    const provider = new StoredOAuthProvider(options.config.url, auth, secret, {
+      store: options.store,
+      tenant: options.tenant,
+      redirectUrl: loopback.redirectUrl,
+      onAuthorizationUrl: options.showUrl,
+    });
+    const first = await attempt(options, provider);
+    if (first.tools !== null) return { authorized: false, tools: first.tools };
+    const params = await loopback.callback(options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
+    const refused = params.get('error');
+    if (refused !== null || !provider.stateMatches(params.get('state')))
+      throw new McpError(
+        'UNAUTHORIZED',
+        refused !== null
+          ? `authorization at MCP server ${options.serverId} was refused: ${refused}`
+          : `authorization at MCP server ${options.serverId} came back with a wrong state`,
+        { serverId: options.serverId },
+      );
+    await first.transport.finishAuth(params);
+    const second = await attempt(options, provider);
+    if (second.tools === null)
+      throw new McpError('UNAUTHORIZED', `MCP server ${options.serverId} still refuses the new token`, {
+        serverId: options.serverId,
+      });
+    return { authorized: true, tools: second.tools };
+  } finally {
+    await loopback.close();
+  }
+}
+
+/** One connection with the provider: the tool count, or null when a person must authorize first. */
+async function attempt(
+  options: McpLoginOptions,
+  provider: StoredOAuthProvider,
+): Promise<{ tools: number | null; transport: StreamableHTTPClientTransport }> {
+  const headers = options.config.headers ? expandEnvRefs(options.config.headers, 'headers') : undefined;
+  const transport = new StreamableHTTPClientTransport(new URL(options.config.url), {
+    authProvider: provider,
+    ...(headers ? { requestInit: { headers } } : {}),
+  });
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  try {
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    return { tools: tools.length, transport };
+  } catch (error) {
+    if (UnauthorizedError.isInstance(error)) return { tools: null, transport };
+    throw error;
+  } finally {
+    await client.close();
+  }
+}
+
+interface Loopback {
+  readonly redirectUrl: string;
+  callback(timeoutMs: number): Promise<URLSearchParams>;
+  close(): Promise<void>;
+}
+
+/** The loopback redirect: answers the browser, hands the callback's query to `callback()`. */
+async function listenLoopback(port: number): Promise<Loopback> {
+  let arrived: (params: URLSearchParams) => void = () => undefined;
+  const received = new Promise<URLSearchParams>((resolve) => (arrived = resolve));
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== DEFAULT_REDIRECT_PATH) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end('Authorization received; you may close this window.\n');
+    arrived(url.searchParams);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    redirectUrl: `http://127.0.0.1:${actual}${DEFAULT_REDIRECT_PATH}`,
+    async callback(timeoutMs) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new McpError('UNAUTHORIZED', `no authorization came back within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      });
+      try {
+        return await Promise.race([received, late]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { HttpServerConfig, McpAuthConfig } from '../domain/flow.js';
+import { expandEnvRefs } from './env-refs.js';
+import type { McpCredentialStore } from './token-store.js';
+import { CLIENT_NAME } from './client-info.js';
+
+/** The loopback redirect `mcp login` listens on when the flow fixes no port. */
+export const DEFAULT_REDIRECT_PATH = '/callback';
+
+/** Who the credentials are for and what to do with an authorization URL. */
+export interface McpAuthContext {
+  readonly store: McpCredentialStore;
+  readonly tenant: string | null;
+  /** The loopback redirect of `mcp login`; runs use the flow's `redirectPort` (else a placeholder). */
+  readonly redirectUrl?: string;
+  /**
+   * Told the authorization URL when a person must authorize (`mcp login` prints it). Without it the
+   * connection fails McpError UNAUTHORIZED naming the server.
+   */
+  readonly onAuthorizationUrl?: (url: URL) => void;
+}
+
+/**
+ * The OAuth provider of an HTTP server entry with `auth` (docs/mcp.md, "Authorization"):
+ * client_credentials (client secret, or a private key for private_key_jwt) tokens are fetched by
+ * the process itself; authorization_code uses the credentials `mcp login` stored for this tenant and
+ * server, refreshing them as needed. Secrets may be `${VAR}` references.
+ */
+export function authProviderFor(
+  config: HttpServerConfig,
+  context: McpAuthContext,
+): OAuthClientProvider | null {
+  const auth = config.auth;
+  if (!auth) return null;
+  const secrets = expandEnvRefs(
+    {
+      ...(auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret }),
+      ...(auth.privateKey === undefined ? {} : { privateKey: auth.privateKey }),
+    },
+    'auth',
+  );
+  if (auth.grant === 'client_credentials') {
+    const clientId = auth.clientId ?? '';
+    const scope = auth.scope === undefined ? {} : { scope: auth.scope };
+    if (secrets.privateKey !== undefined)
+      return new PrivateKeyJwtProvider({
+        clientId,
+        privateKey: secrets.privateKey,
+        algorithm: auth.signingAlgorithm ?? 'RS256',
+        ...scope,
+      });
+    return new ClientCredentialsProvider({ clientId, clientSecret: secrets.clientSecret ?? '', ...scope });
+  }
+  return new StoredOAuthProvider(config.url, auth, secrets.clientSecret, context);
+}
+
+/** Authorization code + PKCE with the registration and tokens kept in the credential store. */
+export class StoredOAuthProvider implements OAuthClientProvider {
+  private verifier = '';
+  private expectedState = '';
+  readonly clientMetadataUrl?: string;
+
+  constructor(
+    private readonly serverUrl: string,
+    private readonly auth: McpAuthConfig,
+    private readonly clientSecret: string | undefined,
+    private readonly context: McpAuthContext,
+  ) {
+    if (auth.clientMetadataUrl !== undefined) this.clientMetadataUrl = auth.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return (
+      this.context.redirectUrl ?? `http://127.0.0.1:${this.auth.redirectPort ?? 0}${DEFAULT_REDIRECT_PATH}`
+    );
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: CLIENT_NAME,
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: this.clientSecret === undefined ? 'none' : 'client_secret_basic',
+      ...(this.auth.scope === undefined ? {} : { scope: this.auth.scope }),
+    };
+  }
+
+  /** A fresh state for an authorization request (the callback must carry it back). */
+  state(): string {
+    this.expectedState = randomBytes(16).toString('base64url');
+    return this.expectedState;
+  }
+
+  /** True when `state` is the one of the last authorization request. */
+  stateMatches(state: string | null): boolean {
+    return this.expectedState !== '' && state === this.expectedState;
+  }
+
+  clientInformation(): StoredOAuthClientInformation | undefined {
+    if (this.auth.clientId !== undefined)
+      return {
+        client_id: this.auth.clientId,
+        ...(this.clientSecret === undefined ? {} : { client_secret: this.clientSecret }),
+      };
+    const client = this.read().client as StoredOAuthClientInformation | undefined;
+    // A registration made for another redirect (an earlier login on another port) is not reused.
+    const uris = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+    if (this.context.redirectUrl && Array.isArray(uris) && !uris.includes(this.context.redirectUrl))
+      return undefined;
+    return client;
+  }
+
+  saveClientInformation(client: StoredOAuthClientInformation): void {
+    this.update({ client: { ...client } });
+  }
+
+  tokens(): StoredOAuthTokens | undefined {
+    return this.read().tokens as StoredOAuthTokens | undefined;
+  }
+
+  saveTokens(tokens: StoredOAuthTokens): void {
+    this.update({ tokens: { ...tokens } });
+  }
+
+  redirectToAuthorization(url: URL): void {
+    this.context.onAuthorizationUrl?.(url);
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    return this.verifier;
+  }
+
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'verifier') this.verifier = '';
+    if (scope === 'all' || scope === 'tokens') this.update({ tokens: undefined });
+    if (scope === 'all' || scope === 'client') this.update({ client: undefined });
+  }
+
+  private read() {
+    return this.context.store.read(this.context.tenant, this.serverUrl);
+  }
+
+  private update(change: { client?: Record<string, unknown>; tokens?: Record<string, unknown> }): void {
+    const next = { ...this.read(), ...change };
+    this.context.store.write(this.context.tenant, this.serverUrl, next);
+  }
+}

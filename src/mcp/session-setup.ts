@@ -1,0 +1,61 @@
+import type { Client, ClientCapabilities, Transport } from '@modelcontextprotocol/client';
+import type { McpServerConfig } from '../domain/flow.js';
+
+/**
+ * What the runtime declares to a server in `initialize` (docs/mcp.md, "Client capabilities"): `roots`
+ * only when the flow gives the server roots; `elicitation` (form mode) only when the connection has
+ * someone to ask. Sampling is not declared: the runtime does not let servers drive its model.
+ */
+export function clientCapabilities(config: McpServerConfig, canElicit: boolean): ClientCapabilities {
+  return {
+    ...(config.roots && config.roots.length > 0 ? { roots: { listChanged: false } } : {}),
+    ...(canElicit ? { elicitation: { form: {} } } : {}),
+  };
+}
+
+/** Answers the server's `roots/list` with the flow's roots for it (only registered when it has some). */
+export function serveRoots(client: Client, config: McpServerConfig): void {
+  const roots = config.roots ?? [];
+  if (roots.length === 0) return;
+  client.setRequestHandler('roots/list', () => ({
+    roots: roots.map((r) => ({ uri: r.uri, ...(r.name === undefined ? {} : { name: r.name }) })),
+  }));
+}
+
+/** The messages a transport is still sending, so that closing waits for them. */
+export interface SendTracker {
+  /** Resolves once every send started so far has settled, or after `capMs`, whichever is first. */
+  settled(capMs: number): Promise<void>;
+}
+
+/**
+ * Tracks every `send` of `transport`. The SDK sends `notifications/cancelled` for an aborted or timed
+ * out request without waiting for it; over Streamable HTTP that is a POST which `close()` would abort,
+ * so a run ending right after a cancelled call never told the server. Closing waits for these sends.
+ */
+export function trackSends(transport: Transport): SendTracker {
+  const inFlight = new Set<Promise<void>>();
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const sending = send(message, options);
+    const settled = sending.then(
+      () => undefined,
+      () => undefined,
+    );
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
+    return sending;
+  };
+  return {
+    async settled(capMs) {
+      if (inFlight.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const cap = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, capMs);
+        timer.unref();
+      });
+      await Promise.race([Promise.all(inFlight), cap]);
+      clearTimeout(timer);
+    },
+  };
+}

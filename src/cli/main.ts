@@ -6,9 +6,10 @@ import { answer, cancel, decide, resume, retry, run, runs, status, trace, type C
 import { validate } from './validate.js';
 import { evidence } from './evidence.js';
 import { SERVE_USAGE } from './serve-usage.js';
+import { EVAL_USAGE } from './eval-usage.js';
 
 /** Usage texts of commands that have their own (the others print the general usage). */
-const HELP: Record<string, string> = { serve: SERVE_USAGE };
+const HELP: Record<string, string> = { serve: SERVE_USAGE, eval: EVAL_USAGE };
 
 const COMMANDS: Record<string, Command> = {
   run,
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, Command> = {
   serve: async (argv) => (await import('./serve.js')).serve(argv),
   worker: async (argv) => (await import('./worker.js')).worker(argv),
   init: async (argv) => (await import('./init.js')).init(argv),
+  eval: async (argv) => (await import('./eval.js')).evalCommand(argv),
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (docs/cli.md). */

@@ -329,6 +329,11 @@ const TEXTS = {
     'zh-CN': '设置了 maxCost，但配置的 prices 中没有模型 {model} 的价格',
     en: 'maxCost is set, but `prices` has no price for the model {model}',
   },
+  // Evals (issue 32): the generic error text of `--observations plain` (no code, reason or next step).
+  PLAIN_ERROR: {
+    'zh-CN': '错误：工具调用失败。',
+    en: 'Error: the tool call failed.',
+  },
 } as const satisfies Record<string, Localized<string>>;
 
 export type HintKey = keyof typeof TEXTS;

@@ -8,6 +8,7 @@ import type { Env } from './config.js';
 import type { EventSink } from '../engine/session.js';
 import type { RunSummary } from './summary.js';
 import type { Toolbox } from '../engine/toolbox.js';
+import type { Ablation } from '../engine/ablation.js';
 
 /** Options of `createRuntime` (README.md). */
 export interface RuntimeOptions {
@@ -37,6 +38,8 @@ export interface RuntimeOptions {
   ids?: IdSource;
   /** Where unset options are read from (default: `process.env`); read once, when the runtime is created. */
   env?: Env;
+  /** Eval switches (docs/evals.md): `observations: 'plain'`, `guards: 'off'`; default: the full runtime. */
+  ablation?: Ablation;
 }
 
 /** Options of `start`. */

@@ -61,6 +61,7 @@ export class Runtime {
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.enqueue ? { enqueue: options.enqueue } : {}),
       startChild: (ref, start) => this.start(ref, start),
+      ...(config.ablation ? { ablation: config.ablation } : {}),
     });
     this.poller = new EventPoller(
       () => this.db(),

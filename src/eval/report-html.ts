@@ -72,7 +72,8 @@ function recoveryChart(results: EvalResults): string {
       t.recovered += n.recovered;
       codes.set(code, t);
     }
-  if (codes.size === 0) return '<p>No REJECTED or FAILED observations.</p>';
+  if (codes.size === 0)
+    return '<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="recovered" width="420" height="24"><text x="0" y="16">No REJECTED or FAILED observations.</text></svg>';
   const bars = [...codes].map(([code, t]) => ({
     label: code,
     value: t.count === 0 ? 0 : t.recovered / t.count,

@@ -26,7 +26,7 @@ export async function caseFromRun(runtime: Runtime, runId: string): Promise<Suit
     if (event.kind === 'FOLLOW_UP' && typeof event.answer === 'string') answers.push(event.answer);
     if (event.kind === 'APPROVAL') approvals.push(event.decision === 'approved' ? 'approve' : 'reject');
   }
-  const reply = replyOf(summary as { reply?: unknown }, events);
+  const reply = replyOf(summary, events);
   const c: SuiteCase = {
     id: `from-${runId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 59)}`,
     description: `made from run ${runId} of flow ${record.flowId}`,

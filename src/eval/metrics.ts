@@ -111,8 +111,9 @@ function unapprovedWrites(events: readonly StoredEvent[], flow: Pick<Flow, 'tool
  * The run's reply: the summary's `reply` when the runtime gives one, else the summary of the last
  * successful `builtin_node_finish` in the trace (the final answer of the last node), else null.
  */
-export function replyOf(summary: { reply?: unknown }, events: readonly StoredEvent[]): string | null {
-  if (typeof summary.reply === 'string') return summary.reply;
+export function replyOf(summary: object, events: readonly StoredEvent[]): string | null {
+  const given = (summary as { reply?: unknown }).reply;
+  if (typeof given === 'string') return given;
   for (let i = events.length - 1; i >= 0; i -= 1) {
     const event = events[i] as StoredEvent;
     if (event.type !== 'tool.invoked' || event.tool !== 'builtin_node_finish') continue;

@@ -70,7 +70,7 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
     const events = await collect(runtime, summary.runId);
     if (spec.traceFile) writeFileSync(spec.traceFile, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
     const metrics = traceMetrics(events, spec.flow.flow);
-    const reply = replyOf(summary as RunSummary & { reply?: unknown }, events);
+    const reply = replyOf(summary, events);
     problems.push(
       ...(await checkExpect(spec.case.expect, {
         status: summary.status,

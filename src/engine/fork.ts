@@ -14,6 +14,8 @@ export interface ForkSpec {
   ref?: FlowRef;
   /** The model as given (default: the source run's model). */
   spec?: ModelSpec;
+  /** Called once the new run is persisted, before driving starts. */
+  onAccepted?: (summary: RunSummary) => void;
 }
 
 /**
@@ -90,7 +92,7 @@ export async function forkRun(engine: RunEngine, sourceId: string, fork: ForkSpe
   if (isModelClient(spec)) engine.models.remember(runId, model);
   engine.announce(filled, state.events);
   const session = await engine.openSession(filled, 'start');
-  return engine.proceed(session, ref, model, { commit: false, onAccepted: undefined });
+  return engine.proceed(session, ref, model, { commit: false, onAccepted: fork.onAccepted });
 }
 
 function notAPoint(runId: string, at: number, points: readonly number[]): RunError {

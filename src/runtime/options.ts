@@ -77,4 +77,6 @@ export interface ForkOptions {
   model?: ModelSpec;
   /** The flow to continue with: another version of the run's flow (default: the run's own). */
   flow?: FlowRef | FlowInput;
+  /** Called once the new run is persisted, before driving starts (lets a server answer at once). */
+  onAccepted?: (summary: RunSummary) => void;
 }

@@ -143,6 +143,7 @@ export class Runtime {
       at: options.at,
       ...(flow ? { ref: flow } : {}),
       ...(options.model !== undefined ? { spec: options.model } : {}),
+      ...(options.onAccepted ? { onAccepted: options.onAccepted } : {}),
     });
   }
 

@@ -16,6 +16,7 @@ import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 import { registerRunRoutes } from './runs-routes.js';
 import { registerRetryRoute } from './retry-route.js';
+import { registerForkRoute } from './fork-route.js';
 import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
 
@@ -170,6 +171,7 @@ function buildApp(
   app.use('/v1/*', requireRole('viewer'));
   registerRunRoutes(app, deps);
   registerRetryRoute(app, deps);
+  registerForkRoute(app, deps);
   registerEventRoutes(app, deps);
   registerFlowRoutes(app, deps);
   registerEvidenceRoutes(app, deps);

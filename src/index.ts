@@ -83,3 +83,23 @@ export {
   type RunStatus,
   type StoredEvent,
 } from './store/index.js';
+export { runEval, type EvalOptions, type EvalModel } from './eval/run-eval.js';
+export {
+  checkSuite,
+  loadSuiteFile,
+  EvalSuiteError,
+  SuiteSchema,
+  type Suite,
+  type SuiteCase,
+  type LoadedSuite,
+} from './eval/suite.js';
+export {
+  EvalResultsSchema,
+  type EvalResults,
+  type EvalCell,
+  type EvalTrial,
+  type EvalVariant,
+} from './eval/results.js';
+export { caseFromRun } from './eval/from-run.js';
+export type { Ablation } from './engine/ablation.js';
+export type { ObservationStyle } from './loop/render.js';

@@ -101,6 +101,8 @@ commands:
   serve [--host H] [--port P] [--flows DIR [--watch]] [--tokens FILE] […]   HTTP API and web console
                                        (serve --help: every option, e.g. --allow-stdio, --allow-env)
   worker --db postgres://… [--concurrency N]                  drive queued runs from a shared PostgreSQL
+  eval SUITE.yaml [--model M]… [--repeat N] [--out DIR]      run an eval suite (eval --help: every option)
+  fork RUN_ID --at SEQ [--model M] [--flow F]                 a new run continuing from event SEQ of a run
 
 agent-runtime COMMAND --help: that command's options; agent-runtime --version: the version.
 every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);

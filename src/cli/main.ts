@@ -27,6 +27,8 @@ const COMMANDS: Record<string, Command> = {
   worker: async (argv) => (await import('./worker.js')).worker(argv),
   init: async (argv) => (await import('./init.js')).init(argv),
   mcp: async (argv) => (await import('./mcp.js')).mcp(argv),
+  eval: async (argv) => (await import('./eval.js')).evalCommand(argv),
+  fork: async (argv) => (await import('./fork.js')).fork(argv),
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (docs/cli.md). */

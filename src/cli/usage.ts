@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { EVAL_USAGE } from './eval-usage.js';
 import { SERVE_USAGE } from './serve-usage.js';
 
 /**
@@ -107,6 +108,16 @@ Writes a starter project into DIR (default: the current folder): a flow, a small
 scripted model, a test, a tokens file and a package.json. Existing files are kept; a symbolic link
 among the files it would write is refused (exit 2). Then: npm install.`,
   serve: SERVE_USAGE,
+  eval: EVAL_USAGE,
+  fork: `usage: agent-runtime fork RUN_ID --at SEQ [--model M] [--flow F] [options]
+
+Starts a new run whose state is RUN_ID's after trace event SEQ (evidence, approvals, outputs) and drives
+it from there; nothing before SEQ is executed again. SEQ must follow a tool call that ended its round
+(a refusal names the nearest valid ones). docs/evals.md, "Fork".
+
+  --at SEQ            the event to continue after (see \`trace RUN_ID\`)
+  --flow F            continue with this version of the flow (same id)
+${DRIVE}`,
   mcp: `usage: agent-runtime mcp login FLOW.yaml SERVER [--tenant T]
 
 Authorizes the runtime at the flow's HTTP MCP server SERVER (its entry has \`auth\`): prints the URL to

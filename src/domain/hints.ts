@@ -377,6 +377,11 @@ const TEXTS = {
     'zh-CN': '结果没有 structuredContent',
     en: 'the result has no structuredContent',
   },
+  // Evals (issue 32): the generic error text of `--observations plain` (no code, reason or next step).
+  PLAIN_ERROR: {
+    'zh-CN': '错误：工具调用失败。',
+    en: 'Error: the tool call failed.',
+  },
 } as const satisfies Record<string, Localized<string>>;
 
 export type HintKey = keyof typeof TEXTS;

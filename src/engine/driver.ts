@@ -6,6 +6,7 @@ import { runNode, type NodeExit } from '../loop/node-loop.js';
 import type { ModelClient } from '../model/model.js';
 import type { CallServices, LookBackEvent } from '../tools/call.js';
 import type { Locale } from '../domain/locale.js';
+import { guardsOff, type Ablation } from './ablation.js';
 import { createNodeHost } from './node-host.js';
 import type { Clock } from './seams.js';
 import type { RunSession } from './session.js';
@@ -21,6 +22,8 @@ export interface DriveContext {
   signal: AbortSignal;
   /** Extra services offered to calls (delegation, look-back tracing). */
   services: Pick<CallServices, 'delegate' | 'onLookBack'>;
+  /** Eval switches (docs/evals.md): plain observations, guards off. */
+  ablation?: Ablation;
   /** Runs each node run inside a telemetry span (none: run it as is). */
   traceNode?: <T extends NodeExit>(nodeId: string, run: () => Promise<T>) => Promise<T>;
 }
@@ -94,6 +97,7 @@ async function runOneNode(
     visible: catalog.visible(node),
     tools: catalog.all,
     pipeline: (callCtx) => ctx.toolbox.run(callCtx),
+    ...(ctx.ablation?.observations ? { observations: ctx.ablation.observations } : {}),
     services: {
       onLookBack: (event) => traceLookBack(session, node.id, ref.flow.locale, event),
       ...ctx.services,
@@ -101,6 +105,7 @@ async function runOneNode(
       logger: ctx.logger,
       signal: ctx.signal,
       now: () => new Date(ctx.clock()),
+      ...(guardsOff(ctx.ablation) ? { baseline: true } : {}),
     },
   });
   return runNode(host);

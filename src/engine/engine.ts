@@ -9,6 +9,7 @@ import { runConflict, runNotFound } from '../domain/run-error.js';
 import { summarize, type RunSummary } from '../runtime/summary.js';
 import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cancel.js';
 import { delegateService, existingChild, type StartChild } from './delegation.js';
+import type { Ablation } from './ablation.js';
 import { drive } from './driver.js';
 import type { RunModels } from './models.js';
 import { loggedModel, type RunObservers, type SegmentReason } from './observe.js';
@@ -40,6 +41,8 @@ export interface EngineOptions {
   enqueue?: (runId: string) => Promise<void>;
   /** Starts a child run through the facade (its input checks and model resolution) and drives it. */
   startChild: StartChild;
+  /** Eval switches for every run driven here (docs/evals.md); default: the full runtime. */
+  ablation?: Ablation;
 }
 
 /** How `takeOver` treats the run: `resume` always traces a recovery, a worker's `drive` only after a dead driver. */
@@ -281,6 +284,7 @@ export class RunEngine {
           clock: this.clock,
           signal,
           services: { delegate: this.delegation(session, ref, model) },
+          ...(this.options.ablation ? { ablation: this.options.ablation } : {}),
         }),
       );
       // A cancel arrived while a write was in flight: its result is recorded; now the run ends.

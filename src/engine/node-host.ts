@@ -4,6 +4,7 @@ import { renderInstructions } from '../graph/templates.js';
 import { newLoopState } from '../loop/loop-state.js';
 import type { CallResult, LoopHost } from '../loop/node-loop.js';
 import { phaseHint } from '../loop/phase-hint.js';
+import type { ObservationStyle } from '../loop/render.js';
 import { buildSystemPrompt } from '../loop/react-prompt.js';
 import { modelConversation, openingMessage } from '../loop/conversation.js';
 import type { ModelClient, ModelTool, ModelToolCall } from '../model/model.js';
@@ -30,6 +31,8 @@ export interface NodeDeps {
   tools: ReadonlyMap<string, ToolDescriptor>;
   pipeline: (ctx: CallContext) => Promise<import('../domain/observation.js').Observation>;
   services: Omit<CallServices, 'checkpoint'>;
+  /** How non-success observations read to the model (default `typed`). */
+  observations?: ObservationStyle;
 }
 
 /** The node's effective limits: the flow's, tightened or loosened by the node's own. */
@@ -57,6 +60,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     runId: session.runId,
     nodeId: node.id,
     locale,
+    ...(deps.observations ? { observations: deps.observations } : {}),
     limits,
     node: nodeState,
     loop: doc.loop,

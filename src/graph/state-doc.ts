@@ -27,6 +27,8 @@ export interface RunStateDoc {
    * result, starts nothing new and ends the run `cancelled` (engine/cancel.ts).
    */
   cancelRequested?: true;
+  /** For a forked run (docs/evals.md, "Fork"): the run and the event it continues from. */
+  forkedFrom?: { runId: string; seq: number };
 }
 
 /** The key of the current node run's conversation. */

@@ -14,7 +14,7 @@ import type { ControlEffect } from '../tools/call.js';
 import type { EventPayload } from '../trace/events.js';
 import { tracesResult } from '../trace/result.js';
 import type { LoopState } from './loop-state.js';
-import { renderObservation, renderSkipped } from './render.js';
+import { renderObservation, renderSkipped, type ObservationStyle } from './render.js';
 
 /** How a node run ended, or that it waits for a person. */
 export type NodeExit =
@@ -44,6 +44,8 @@ export interface LoopHost {
   readonly runId: string;
   readonly nodeId: string;
   readonly locale: Locale;
+  /** How non-success observations read to the model (default `typed`; `plain` is an eval ablation). */
+  readonly observations?: ObservationStyle;
   readonly limits: Limits;
   readonly node: NodeState;
   readonly loop: LoopState;
@@ -329,7 +331,7 @@ export function traceCall(host: LoopHost, call: ModelToolCall, round: number, re
     role: 'tool',
     callId: call.callId,
     tool: call.tool,
-    content: renderObservation(obs, host.locale),
+    content: renderObservation(obs, host.locale, host.observations),
     ...(result.counted ? { counted: result.counted } : {}),
   });
   host.emit({

@@ -3,10 +3,23 @@ import { hint } from '../domain/hints.js';
 import type { Observation } from '../domain/observation.js';
 
 /**
- * The tool message the model reads for an observation: outcome and code, the message
- * (`<原因>。下一步：<下一步>`), the evidence id, and the payload as JSON when there is one.
+ * How non-success observations reach the model: `typed` (the default) with outcome, code, reason and
+ * next step; `plain` as one generic error text, the way frameworks without typed observations report a
+ * failed tool (an eval ablation, docs/evals.md). Successes read the same in both.
  */
-export function renderObservation(obs: Observation, locale: Locale): string {
+export type ObservationStyle = 'typed' | 'plain';
+
+/**
+ * The tool message the model reads for an observation: outcome and code, the message
+ * (`<原因>。下一步：<下一步>`), the evidence id, and the payload as JSON when there is one. In the
+ * `plain` style a non-success observation is only the generic error text (`PLAIN_ERROR`).
+ */
+export function renderObservation(
+  obs: Observation,
+  locale: Locale,
+  style: ObservationStyle = 'typed',
+): string {
+  if (style === 'plain' && !obs.ok) return hint(locale, 'PLAIN_ERROR');
   const head = obs.code ? `[${obs.outcome.name} ${obs.code.name}]` : `[${obs.outcome.name}]`;
   const evidence = obs.evidenceId ? ` (${hint(locale, 'EVIDENCE', { id: obs.evidenceId })})` : '';
   const lines = [`${head} ${obs.message(locale)}${evidence}`];

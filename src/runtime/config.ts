@@ -1,5 +1,6 @@
 import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
 import { RunError } from '../domain/run-error.js';
+import type { Ablation } from '../engine/ablation.js';
 
 /** Environment variables as the runtime reads them (`RuntimeOptions.env`, default `process.env`). */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -10,6 +11,8 @@ export interface RuntimeConfig {
   leaseMs: number;
   /** Bound of `tool.invoked.result` in bytes of JSON (0: results are not traced). */
   traceResultBytes: number;
+  /** Eval switches (docs/evals.md), when any is set; checked here so a typo is refused at creation. */
+  ablation?: Ablation;
 }
 
 /** The default lease length (ms). */
@@ -21,13 +24,33 @@ export const DEFAULT_LEASE_MS = 15_000;
  * AGENT_RUNTIME_TRACE_RESULT_BYTES (else 16 KiB); a bad `traceResultBytes` is bad input.
  */
 export function runtimeConfig(
-  options: { leaseMs?: number | undefined; traceResultBytes?: number | undefined },
+  options: {
+    leaseMs?: number | undefined;
+    traceResultBytes?: number | undefined;
+    ablation?: Ablation | undefined;
+  },
   env: Env,
 ): RuntimeConfig {
+  const ablation = checkAblation(options.ablation);
   return {
     leaseMs: options.leaseMs ?? leaseFromEnv(env),
     traceResultBytes: traceResultBytes(options.traceResultBytes, env),
+    ...(ablation ? { ablation } : {}),
   };
+}
+
+/** The ablation switches as given, or RunError REQUEST_INVALID naming the bad value (library callers pass any value). */
+function checkAblation(ablation: Ablation | undefined): Ablation | undefined {
+  if (ablation === undefined) return undefined;
+  const { observations, guards } = ablation;
+  if (observations !== undefined && observations !== 'typed' && observations !== 'plain')
+    throw new RunError(
+      'REQUEST_INVALID',
+      `ablation.observations must be typed or plain, not ${String(observations)}`,
+    );
+  if (guards !== undefined && guards !== 'on' && guards !== 'off')
+    throw new RunError('REQUEST_INVALID', `ablation.guards must be on or off, not ${String(guards)}`);
+  return ablation;
 }
 
 function leaseFromEnv(env: Env): number {

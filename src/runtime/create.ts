@@ -9,6 +9,7 @@ import { DefaultToolbox } from '../engine/default-toolbox.js';
 import { loadTelemetry, type TelemetryOptions } from '../telemetry/load.js';
 import type { Clock, IdSource } from '../engine/seams.js';
 import type { Env } from './config.js';
+import type { Ablation } from '../engine/ablation.js';
 
 export { Runtime } from './runtime.js';
 
@@ -61,6 +62,12 @@ export interface CreateRuntimeOptions {
   maxMcpConnections?: number;
   /** Tool catalogs (per tenant, folder and flow content) kept in memory, least recently used dropped first (default 256). */
   maxToolCatalogs?: number;
+  /**
+   * Eval switches (docs/evals.md, "Ablation"): `observations: 'plain'` shows the model one generic
+   * error text for every non-success observation; `guards: 'off'` skips provenance and fingerprint
+   * checks (the write gate stays). Default: the full runtime.
+   */
+  ablation?: Ablation;
 }
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
@@ -85,6 +92,7 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     ...(options.traceResultBytes !== undefined ? { traceResultBytes: options.traceResultBytes } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
+    ...(options.ablation ? { ablation: options.ablation } : {}),
     env,
   });
 }

@@ -7,7 +7,9 @@ import type { Clock, IdSource } from '../engine/seams.js';
 import type { Env } from './config.js';
 import type { EventSink } from '../engine/session.js';
 import type { RunSummary } from './summary.js';
-import type { Toolbox } from '../engine/toolbox.js';
+import type { FlowRef, Toolbox } from '../engine/toolbox.js';
+import type { FlowInput } from '../domain/flow.js';
+import type { Ablation } from '../engine/ablation.js';
 
 /** Options of `createRuntime` (README.md). */
 export interface RuntimeOptions {
@@ -37,6 +39,8 @@ export interface RuntimeOptions {
   ids?: IdSource;
   /** Where unset options are read from (default: `process.env`); read once, when the runtime is created. */
   env?: Env;
+  /** Eval switches (docs/evals.md): `observations: 'plain'`, `guards: 'off'`; default: the full runtime. */
+  ablation?: Ablation;
 }
 
 /** Options of `start`. */
@@ -62,5 +66,17 @@ export interface RespondOptions {
    */
   expect?: string;
   /** Called once the response is persisted, before driving continues (lets a server answer at once). */
+  onAccepted?: (summary: RunSummary) => void;
+}
+
+/** Options of `fork` (docs/evals.md, "Fork"). */
+export interface ForkOptions {
+  /** The event of the run to continue after (its `seq`). */
+  at: number;
+  /** The model to continue with (default: the run's). */
+  model?: ModelSpec;
+  /** The flow to continue with: another version of the run's flow (default: the run's own). */
+  flow?: FlowRef | FlowInput;
+  /** Called once the new run is persisted, before driving starts (lets a server answer at once). */
   onAccepted?: (summary: RunSummary) => void;
 }

@@ -6,6 +6,7 @@ import { startRun } from '../engine/new-run.js';
 import { RunObservers } from '../engine/observe.js';
 import { respondToRun, type PersonResponse } from '../engine/respond.js';
 import { retryRun } from '../engine/retry.js';
+import { forkRun } from '../engine/fork.js';
 import { randomIds, systemClock } from '../engine/seams.js';
 import { refuseToolNameConflicts } from '../engine/tool-names.js';
 import type { FlowRef, Toolbox } from '../engine/toolbox.js';
@@ -22,10 +23,10 @@ import { followEvents } from '../trace/follow.js';
 import type { ModelDeltaEvent } from '../trace/live.js';
 import { runtimeConfig } from './config.js';
 import { RunError } from '../domain/run-error.js';
-import type { RespondOptions, RuntimeOptions, StartOptions } from './options.js';
+import type { ForkOptions, RespondOptions, RuntimeOptions, StartOptions } from './options.js';
 import { summarize, type RunSummary } from './summary.js';
 
-export type { RuntimeOptions, StartOptions, RespondOptions } from './options.js';
+export type { RuntimeOptions, StartOptions, RespondOptions, ForkOptions } from './options.js';
 
 /**
  * The embedded runtime: starts runs and continues them after a person responds or a crash. A thin
@@ -62,6 +63,7 @@ export class Runtime {
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.enqueue ? { enqueue: options.enqueue } : {}),
       startChild: (ref, start) => this.start(ref, start),
+      ...(config.ablation ? { ablation: config.ablation } : {}),
     });
     this.poller = new EventPoller(
       () => this.db(),
@@ -135,6 +137,27 @@ export class Runtime {
    */
   retry(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
     return retryRun(this.engine, runId, options);
+  }
+
+  /**
+   * Forks a run (docs/evals.md, "Fork"): a new run whose state is the run's right after event `at`,
+   * continued with `model` (default: the run's) and `flow` (another version; default: the run's own).
+   * Nothing before `at` runs again. RunError REQUEST_INVALID names the nearest events a fork can
+   * continue from when `at` is not one.
+   */
+  async fork(runId: string, options: ForkOptions): Promise<RunSummary> {
+    const flow =
+      options.flow === undefined
+        ? undefined
+        : isFlowRef(options.flow)
+          ? options.flow
+          : await loadFlow(options.flow);
+    return forkRun(this.engine, runId, {
+      at: options.at,
+      ...(flow ? { ref: flow } : {}),
+      ...(options.model !== undefined ? { spec: options.model } : {}),
+      ...(options.onAccepted ? { onAccepted: options.onAccepted } : {}),
+    });
   }
 
   /** Continues a run left `running` by a dead process (its lease expired). */

@@ -18,6 +18,8 @@ export interface RunSummary<O = RunOutputs> {
   usage: Usage;
   flowId: string;
   parentRunId?: string;
+  /** For a forked run: the run and the event it continues from (docs/evals.md, "Fork"). */
+  forkedFrom?: { runId: string; seq: number };
   createdAt: string;
   updatedAt: string;
 }
@@ -40,5 +42,7 @@ export function summarize(record: RunRecord): RunSummary {
   if (record.failedNode !== null) summary.failedNode = record.failedNode;
   if (record.message !== null) summary.message = record.message;
   if (record.parentRunId !== null) summary.parentRunId = record.parentRunId;
+  const forked = record.state.forkedFrom;
+  if (forked) summary.forkedFrom = { runId: forked.runId, seq: forked.seq };
   return summary;
 }

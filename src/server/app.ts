@@ -18,6 +18,7 @@ import { loopbackOnly } from './origin-guard.js';
 import { registerRunRoutes } from './runs-routes.js';
 import { SSE_QUEUE_LIMITS, type SseQueueLimits } from './sse-queue.js';
 import { registerRetryRoute } from './retry-route.js';
+import { registerForkRoute } from './fork-route.js';
 import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
 
@@ -177,6 +178,7 @@ function buildApp(
   app.use('/v1/*', requireRole('viewer'));
   registerRunRoutes(app, deps);
   registerRetryRoute(app, deps);
+  registerForkRoute(app, deps);
   registerEventRoutes(app, deps);
   registerFlowRoutes(app, deps);
   registerEvidenceRoutes(app, deps);

@@ -97,6 +97,10 @@ export const RunSummarySchema = z
     usage: Usage,
     flowId: z.string(),
     parentRunId: z.string().optional(),
+    forkedFrom: z
+      .object({ runId: z.string(), seq: z.number().int() })
+      .optional()
+      .openapi({ description: 'For a forked run: the run and the event it continues from.' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -125,6 +125,8 @@ export interface CallServices {
   readonly delegate?: DelegateService;
   /** Aborted when the run is cancelled; passed to every invocation. */
   readonly signal?: AbortSignal;
+  /** An eval baseline (`--guards off`, docs/evals.md): provenance and fingerprint checks are skipped. */
+  readonly baseline?: boolean;
 }
 
 /** What one call starts with: the model's call, where it happens, and the services it may use. */

@@ -12,6 +12,9 @@ import { paramContractGuard } from './guards/param-contract.js';
 import { responseContractGuard } from './guards/response-contract.js';
 import { writeGateAfter, writeGateGuard } from './guards/write-gate.js';
 import { report } from './report.js';
+import type { FieldContract, ParamContract } from '../domain/flow.js';
+import type { Check } from './compose.js';
+import type { ParsedCall, Provenance } from './stages.js';
 
 /** Options of `createPipeline`. */
 export interface PipelineOptions {
@@ -33,9 +36,9 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const steps = chain<CallInput>()
     .check(catalogGuard()) // 1. the tool is visible in this node
     .check(argPolicyGuard()) // 2. arguments: JSON object, tool schema, flow tightening
-    .check(paramContractGuard()) // 3. parameter provenance: evidence, the user's words, enum
+    .check(unlessBaseline(paramContractGuard(), enumOnly)) // 3. parameter provenance: evidence, the user's words, enum
     .check(writeGateGuard()) // 4. writes: reuse, in flight, pending verification, approval
-    .check(fingerprintGuard()) // 5. the duplicate breaker
+    .check(unlessBaseline(fingerprintGuard(), () => ({ counted: false }))) // 5. the duplicate breaker
     .invoke(invokeStep(builtins)) // 6. the builtin, or the real tool through the invoker
     .after(responseContractGuard()) // 7. the tool's business status
     .after(writeGateAfter()) // 8. approval consumed, failed approved write, pending verification
@@ -45,4 +48,32 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     logCall(ctx, observation); // 10. one `TOOL invoked` line
     return observation;
   };
+}
+
+/** A check skipped in an eval baseline run (`services.baseline`, docs/evals.md): `instead` runs in its place. */
+function unlessBaseline<Needs extends CallInput, Learns>(
+  check: Check<Needs, Learns>,
+  instead: Check<Needs, Learns>,
+): Check<Needs, Learns> {
+  return (ctx) => (ctx.services.baseline === true ? instead(ctx) : check(ctx));
+}
+
+/** Step 3 in a baseline run: the parameter contracts with their provenance sources taken away (`enum` stays). */
+function enumOnly(ctx: ParsedCall): ReturnType<Check<ParsedCall, Provenance>> {
+  const params = ctx.policy?.params;
+  if (!params) return { provenance: {}, userProvenance: {}, matches: {} };
+  const kept = Object.fromEntries(
+    Object.entries(params).map(([name, contract]) => [name, withoutSource(contract)]),
+  );
+  return paramContractGuard()({ ...ctx, policy: { ...ctx.policy, params: kept } });
+}
+
+function withoutSource<C extends ParamContract | FieldContract>(contract: C): C {
+  const copy = { ...contract };
+  delete copy.source;
+  if ('fields' in copy && copy.fields)
+    copy.fields = Object.fromEntries(
+      Object.entries(copy.fields).map(([name, field]) => [name, withoutSource(field)]),
+    );
+  return copy;
 }

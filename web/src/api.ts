@@ -73,6 +73,8 @@ export interface RunSummary {
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
   flowId: string;
   parentRunId?: string;
+  /** For a forked run: the run and the event it continues from. */
+  forkedFrom?: { runId: string; seq: number };
   createdAt: string;
   updatedAt: string;
 }
@@ -259,6 +261,18 @@ export class Api {
     return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, undefined, {
       'idempotency-key': idempotencyKey(),
     });
+  }
+
+  /** `POST /v1/runs/{id}/fork`: a new run continuing after event `at` of this run (docs/evals.md). */
+  fork(runId: string, at: number): Promise<RunSummary> {
+    return this.request(
+      'POST',
+      `/v1/runs/${encodeURIComponent(runId)}/fork`,
+      { at },
+      {
+        'idempotency-key': idempotencyKey(),
+      },
+    );
   }
 
   /** `POST /v1/runs/{id}/cancel`. */

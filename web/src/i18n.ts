@@ -157,6 +157,10 @@ const en = {
   start: 'Start',
   noFlows: 'No flows are registered on this server.',
   liveTurn: 'The model is writing ({node}, round {round})',
+  forkHere: 'Re-run from here',
+  confirmFork:
+    'Start a new run from this point? It has what this run had after this call and continues with the same model; nothing before it runs again.',
+  forkedFromLabel: 'Forked from',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -308,6 +312,10 @@ const zh: Record<MessageKey, string> = {
   start: '启动',
   noFlows: '此服务器没有注册流程。',
   liveTurn: '模型正在输出（{node}，第 {round} 轮）',
+  forkHere: '从这里重新运行',
+  confirmFork:
+    '从这一步开始一个新运行？它带着此运行在这次调用之后的全部状态，用同一模型继续；之前的调用不会再次执行。',
+  forkedFromLabel: '分叉自',
 };
 
 const TABLES: Record<Locale, Record<MessageKey, string>> = { en, 'zh-CN': zh };

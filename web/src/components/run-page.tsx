@@ -84,6 +84,17 @@ function RunHeader({ runId, live }: { runId: string; live: LiveRun }) {
             </dd>
           </>
         )}
+        {summary?.forkedFrom && (
+          <>
+            <dt>{t('forkedFromLabel')}</dt>
+            <dd>
+              <Link href={hrefOf({ page: 'run', runId: summary.forkedFrom.runId })}>
+                {summary.forkedFrom.runId}
+              </Link>{' '}
+              #{summary.forkedFrom.seq}
+            </dd>
+          </>
+        )}
         {view.input !== null && (
           <>
             <dt>{t('inputLabel')}</dt>

@@ -5,6 +5,7 @@ import type { CallView, NodeView, RoundView, RunView, SuspensionView, TimelineIt
 import { BuiltinBadge, JsonBlock, NodeBadge, OutcomeBadge } from './badges.js';
 import { approvalHeading, ResolutionLine } from './decision-cards.js';
 import { EvidenceLink } from './evidence.js';
+import { ForkButton } from './fork-button.js';
 import { NodeLimits } from './node-graph.js';
 
 /** The run the timeline shows (for evidence links deep in the tree). */
@@ -128,6 +129,7 @@ function ToolCall({ call }: { call: CallView }) {
           <span className="tag">{call.outcome === 'SUCCESS' ? t('reused') : t('notExecuted')}</span>
         )}
         {call.lookBack && <span className="tag">{t('lookBack')}</span>}
+        {call.outcome && !call.lookBack && <ForkButton runId={runId} seq={call.seq} />}
       </header>
       {call.skipped && <p className="note">{t('skipped')}</p>}
       {!call.outcome && !call.skipped && <p className="note">{t('waitingCall')}</p>}

@@ -1,0 +1,146 @@
+import { z } from 'zod';
+
+/** Counts of one error code over a cell's trials: how often it was seen and how often recovered from. */
+const CodeCountSchema = z.object({ count: z.int(), recovered: z.int() });
+
+const MetricsSchema = z.object({
+  rounds: z.int(),
+  stalls: z.int(),
+  rejected: z.int(),
+  failed: z.int(),
+  recovered: z.int(),
+  fingerprintTrips: z.int(),
+  byCode: z.record(z.string(), CodeCountSchema),
+  toolsCalled: z.array(z.string()),
+  unapprovedWrites: z.int(),
+});
+
+const UsageSchema = z.object({ inputTokens: z.int(), outputTokens: z.int(), totalTokens: z.int() });
+
+/** One trial (one run of one case with one model and variant). */
+export const TrialResultSchema = z.object({
+  trial: z.int().describe('1-based trial number within its cell'),
+  runId: z.string().nullable(),
+  status: z.string(),
+  passed: z.boolean(),
+  problems: z.array(z.string()).describe('every expectation broken, one line each'),
+  reply: z.string().nullable(),
+  metrics: MetricsSchema,
+  usage: UsageSchema,
+  cost: z.number().nullable().describe('from the suite prices; null when the model has none'),
+  latencyMs: z.number(),
+  trace: z.string().nullable().describe("path of the trial's trace (JSON Lines), relative to results.json"),
+});
+
+/** A variant of the runtime (docs/evals.md, "Ablation"). */
+export const VariantSchema = z.object({
+  id: z.string().describe('typed, plain, typed+guards-off, plain+guards-off'),
+  observations: z.enum(['typed', 'plain']),
+  guards: z.enum(['on', 'off']),
+});
+
+/** One case with one model and one variant, over its k trials. */
+export const CellSchema = z.object({
+  case: z.string(),
+  model: z.string(),
+  variant: z.string(),
+  trials: z.int().describe('k'),
+  passed: z.int().describe('trials that passed'),
+  passRate: z.number().describe('passed / k'),
+  passAll: z.boolean().describe('pass^k: every one of the k trials passed'),
+  totals: MetricsSchema.omit({ toolsCalled: true }),
+  tokens: UsageSchema,
+  cost: z.number().nullable(),
+  latencyMs: z.object({ mean: z.number(), max: z.number() }),
+  failures: z
+    .array(
+      z.object({
+        trial: z.int(),
+        runId: z.string().nullable(),
+        problems: z.array(z.string()),
+        trace: z.string().nullable(),
+      }),
+    )
+    .describe('the failing trials with their trace files'),
+  runs: z.array(TrialResultSchema),
+});
+
+/** The results file of `agent-runtime eval` (results.json, docs/evals.md). */
+export const EvalResultsSchema = z.object({
+  schema: z.literal(1),
+  suite: z.object({ name: z.string().nullable(), source: z.string(), flow: z.string() }),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  repeat: z.int(),
+  concurrency: z.int(),
+  models: z.array(z.string()),
+  variants: z.array(VariantSchema),
+  passed: z.boolean().describe('every cell passed all its trials'),
+  cells: z.array(CellSchema),
+});
+
+export type EvalResults = z.infer<typeof EvalResultsSchema>;
+export type EvalCell = z.infer<typeof CellSchema>;
+export type EvalTrial = z.infer<typeof TrialResultSchema>;
+export type EvalVariant = z.infer<typeof VariantSchema>;
+export type CellTotals = EvalCell['totals'];
+
+/** Sums the trials of one cell into its line of the report. */
+export function aggregate(
+  key: { case: string; model: string; variant: string },
+  runs: EvalTrial[],
+): EvalCell {
+  const passed = runs.filter((r) => r.passed).length;
+  const totals: CellTotals = {
+    rounds: 0,
+    stalls: 0,
+    rejected: 0,
+    failed: 0,
+    recovered: 0,
+    fingerprintTrips: 0,
+    byCode: {},
+    unapprovedWrites: 0,
+  };
+  const tokens = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  let cost: number | null = null;
+  for (const r of runs) {
+    for (const k of [
+      'rounds',
+      'stalls',
+      'rejected',
+      'failed',
+      'recovered',
+      'fingerprintTrips',
+      'unapprovedWrites',
+    ] as const)
+      totals[k] += r.metrics[k];
+    for (const [code, c] of Object.entries(r.metrics.byCode)) {
+      const t = (totals.byCode[code] ??= { count: 0, recovered: 0 });
+      t.count += c.count;
+      t.recovered += c.recovered;
+    }
+    tokens.inputTokens += r.usage.inputTokens;
+    tokens.outputTokens += r.usage.outputTokens;
+    tokens.totalTokens += r.usage.totalTokens;
+    if (r.cost !== null) cost = (cost ?? 0) + r.cost;
+  }
+  const latencies = runs.map((r) => r.latencyMs);
+  return {
+    ...key,
+    trials: runs.length,
+    passed,
+    passRate: runs.length === 0 ? 0 : passed / runs.length,
+    passAll: runs.length > 0 && passed === runs.length,
+    totals,
+    tokens,
+    cost,
+    latencyMs: {
+      mean: latencies.length === 0 ? 0 : latencies.reduce((a, b) => a + b, 0) / latencies.length,
+      max: latencies.length === 0 ? 0 : Math.max(...latencies),
+    },
+    failures: runs
+      .filter((r) => !r.passed)
+      .map((r) => ({ trial: r.trial, runId: r.runId, problems: r.problems, trace: r.trace })),
+    runs,
+  };
+}

@@ -1,0 +1,201 @@
+import { writeFileSync } from 'node:fs';
+import type { Ablation } from '../engine/ablation.js';
+import { DefaultToolbox } from '../engine/default-toolbox.js';
+import type { FlowRef } from '../engine/toolbox.js';
+import { resolveRunInput } from '../flow/input.js';
+import type { LoadedFlow } from '../flow/load.js';
+import { silentLogger } from '../log/logger.js';
+import type { ModelClient } from '../model/model.js';
+import type { ModelSpec } from '../model/resolve.js';
+import { createRuntime, type CreateRuntimeOptions } from '../runtime/create.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { RunSummary } from '../runtime/summary.js';
+import type { Store, StoredEvent, Usage } from '../store/store.js';
+import { evaluateCondition } from '../tools/expressions.js';
+import { checkExpect, valueProblems } from './expect.js';
+import { replyOf, traceMetrics, type TraceMetrics } from './metrics.js';
+import { EvalSuiteError, type ApprovalPolicy, type SuiteCase } from './suite.js';
+
+/** What one trial needs: the flow, the case, the model and the variant. */
+export interface TrialSpec {
+  flow: LoadedFlow;
+  case: SuiteCase;
+  model: ModelSpec;
+  ablation: Ablation;
+  /** Where the trial's trace is written as JSON Lines (none: not written). */
+  traceFile: string | null;
+  /** The store of this trial's run (default: a fresh in-memory store). */
+  store?: string | Store;
+  /** Passed to the trial's runtime (model providers other than `scripted:`). */
+  providers?: CreateRuntimeOptions['providers'];
+}
+
+/** What one trial came to (docs/evals.md, `trials[]` of results.json). */
+export interface TrialResult {
+  runId: string | null;
+  status: string;
+  passed: boolean;
+  problems: string[];
+  reply: string | null;
+  metrics: TraceMetrics;
+  usage: Usage;
+  latencyMs: number;
+  trace: string | null;
+}
+
+/** Person decisions a trial gives before it stops answering (a model asking forever). */
+const MAX_RESPONSES = 50;
+
+/**
+ * Runs one trial: the case's setup calls, one run of the flow driven to its end (approvals by the
+ * case's policy, follow-ups by its answers in order), the verify calls, then every expectation. A
+ * trial's failure is data (its problems); only a broken suite (a setup tool the flow lacks) throws.
+ */
+export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
+  const started = Date.now();
+  const ref: FlowRef = { flow: spec.flow.flow, dir: spec.flow.dir, tenant: null };
+  const tools = needsTools(spec.case) ? new DefaultToolbox({ localTools: [], logger: silentLogger }) : null;
+  const runtime = createRuntime({
+    store: spec.store ?? 'memory',
+    logger: false,
+    telemetry: false,
+    ablation: spec.ablation,
+    ...(spec.providers ? { providers: spec.providers } : {}),
+  });
+  try {
+    const problems = tools ? await callAll(tools, ref, spec.case.setup ?? [], 'setup') : [];
+    if (problems.length > 0) return failedEarly(problems, started);
+    const input = await caseInput(spec);
+    const summary = await drive(runtime, ref, spec, input);
+    const events = await collect(runtime, summary.runId);
+    if (spec.traceFile) writeFileSync(spec.traceFile, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const metrics = traceMetrics(events, spec.flow.flow);
+    const reply = replyOf(summary, events);
+    problems.push(
+      ...(await checkExpect(spec.case.expect, {
+        status: summary.status,
+        reply,
+        outputs: summary.outputs,
+        input,
+        metrics,
+      })),
+    );
+    if (tools) problems.push(...(await callAll(tools, ref, spec.case.verify ?? [], 'verify')));
+    return {
+      runId: summary.runId,
+      status: summary.status,
+      passed: problems.length === 0,
+      problems,
+      reply,
+      metrics,
+      usage: summary.usage,
+      latencyMs: Date.now() - started,
+      trace: spec.traceFile,
+    };
+  } finally {
+    await runtime.close();
+    await tools?.close();
+  }
+}
+
+function needsTools(c: SuiteCase): boolean {
+  return (c.setup?.length ?? 0) > 0 || (c.verify?.length ?? 0) > 0;
+}
+
+async function caseInput(spec: TrialSpec): Promise<Record<string, unknown>> {
+  const input = spec.case.input;
+  if (typeof input === 'string') return resolveRunInput(spec.flow.flow, { text: input });
+  return resolveRunInput(spec.flow.flow, input === undefined ? {} : { json: JSON.stringify(input) });
+}
+
+/** Starts the run and answers each suspension by the case's policy until it ends or nothing more is given. */
+async function drive(runtime: Runtime, ref: FlowRef, spec: TrialSpec, input: unknown): Promise<RunSummary> {
+  let summary = await runtime.start(ref, { input, model: spec.model });
+  const answers = [...(spec.case.answers ?? [])];
+  let approvals = 0;
+  for (let i = 0; i < MAX_RESPONSES && summary.status === 'suspended' && summary.suspension; i += 1) {
+    const { kind, pending } = summary.suspension;
+    if (kind === 'FOLLOW_UP') {
+      const answer = answers.shift();
+      if (answer === undefined) break;
+      summary = await runtime.answer(summary.runId, answer, { who: 'eval' });
+      continue;
+    }
+    const decision = await decide(spec.case.approvals, pending, approvals);
+    approvals += 1;
+    if (decision === null) break;
+    const options = { who: 'eval', comment: null };
+    summary =
+      decision === 'approve'
+        ? await runtime.approve(summary.runId, options)
+        : await runtime.reject(summary.runId, options);
+  }
+  return summary;
+}
+
+/** The decision on the `index`-th approval: null (leave the run suspended) when a list has run out. */
+async function decide(
+  policy: ApprovalPolicy | undefined,
+  pending: unknown,
+  index: number,
+): Promise<'approve' | 'reject' | null> {
+  if (policy === undefined || policy === 'approve') return 'approve';
+  if (policy === 'reject') return 'reject';
+  if (Array.isArray(policy)) return policy[index] ?? null;
+  return (await evaluateCondition(policy.when, pending)) ? 'approve' : 'reject';
+}
+
+async function collect(runtime: Runtime, runId: string): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for await (const event of runtime.events(runId, { follow: false })) events.push(event);
+  return events;
+}
+
+/** Calls each tool directly (no guards): the problems of calls that failed or whose result broke `expect`. */
+async function callAll(
+  toolbox: DefaultToolbox,
+  ref: FlowRef,
+  calls: readonly { tool: string; args?: Record<string, unknown> | undefined; expect?: unknown }[],
+  what: 'setup' | 'verify',
+): Promise<string[]> {
+  if (calls.length === 0) return [];
+  const catalog = await toolbox.catalog(ref);
+  const problems: string[] = [];
+  for (const call of calls) {
+    const tool = catalog.all.get(call.tool);
+    if (!tool) throw new EvalSuiteError(`${what} tool ${call.tool} is not a tool of flow ${ref.flow.id}`);
+    const obs = await catalog.invoker.invoke(tool, call.args ?? {}, {
+      timeoutMs: ref.flow.limits.toolTimeoutMs,
+      locale: ref.flow.locale,
+    });
+    if (!obs.ok) {
+      problems.push(`${what} ${call.tool}: ${obs.outcome.name} ${obs.message(ref.flow.locale)}`);
+      continue;
+    }
+    const expect = (call as { expect?: Parameters<typeof valueProblems>[0] }).expect;
+    if (expect)
+      for (const p of await valueProblems(expect, obs.data, obs.data))
+        problems.push(`${what} ${call.tool}: ${p}`);
+  }
+  return problems;
+}
+
+function failedEarly(problems: string[], started: number): TrialResult {
+  return {
+    runId: null,
+    status: 'not started',
+    passed: false,
+    problems,
+    reply: null,
+    metrics: traceMetrics([], { tools: {} }),
+    usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+    latencyMs: Date.now() - started,
+    trace: null,
+  };
+}
+
+/** A model client's name for the report: its spec string, or the client's id. */
+export function modelName(model: ModelSpec): string {
+  if (typeof model === 'string') return model;
+  return (model as ModelClient).id ?? 'model';
+}

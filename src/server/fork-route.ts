@@ -1,0 +1,62 @@
+import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import { requestModel } from './request-policy.js';
+import { assertOpen, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
+import { IdempotencyHeader, RunIdParam, RunSummarySchema, errors, json } from './schemas.js';
+
+/** The body of `POST /v1/runs/{id}/fork`: the event to continue after, optionally another model. */
+export const ForkSchema = z
+  .strictObject({
+    at: z.int().min(1).openapi({ description: 'The `seq` of the event to continue after', example: 12 }),
+    model: z.string().min(1).optional().openapi({
+      description: 'Continue with this model (`<provider>:<model id>`); default: the run’s',
+      example: 'anthropic:claude-sonnet-4-5',
+    }),
+  })
+  .openapi('Fork');
+
+const forkRoute = createRoute({
+  method: 'post',
+  path: '/v1/runs/{id}/fork',
+  tags: ['runs'],
+  summary: 'Start a new run continuing from an event of this run; it continues in the background',
+  description:
+    'The new run’s state is this run’s right after event `at` — its trace up to there, evidence, approvals, ' +
+    'outputs and conversation — and it continues with `model`. Nothing before `at` is executed again. The new ' +
+    'summary has `forkedFrom: {runId, seq}`. 400 when `at` is not an event a fork can continue from (after a ' +
+    'tool call that ended its round; the message names the nearest ones).',
+  middleware: [requireRole('operator')] as const,
+  request: {
+    params: RunIdParam,
+    headers: IdempotencyHeader,
+    body: { required: true, content: { 'application/json': { schema: ForkSchema } } },
+  },
+  responses: {
+    200: json(RunSummarySchema, 'The new run, as it starts (`forkedFrom` names where it came from).'),
+    ...errors(400, 401, 403, 404, 409, 413),
+  },
+});
+
+/** Registers `POST /v1/runs/{id}/fork` (operator): the runtime's `fork`, answered once the new run is persisted. */
+export function registerForkRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
+  app.openapi(forkRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const body = c.req.valid('json');
+    // Like a start request's: a provider name, never a server path (docs/security.md).
+    const model = body.model === undefined ? undefined : requestModel(body.model, deps.policy);
+    const produce = async () => {
+      assertOpen(deps, c);
+      await visibleRun(deps, c.get('principal'), id);
+      const summary = await deps.background.accept((onAccepted) =>
+        deps.runtime.fork(id, { at: body.at, onAccepted, ...(model !== undefined ? { model } : {}) }),
+      );
+      return { status: 200, body: summary };
+    };
+    const key = c.req.header('idempotency-key');
+    if (key === undefined) return c.json((await produce()).body, 200);
+    const principal = c.get('principal');
+    const scope = `${principal.name}\u0000${principal.tenant ?? ''}\u0000${c.req.method} ${c.req.path}`;
+    const result = await deps.cache.run(scope, key, body, produce);
+    if (result.replayed) c.header('Idempotent-Replayed', 'true');
+    return c.json(result.body, 200);
+  });
+}

@@ -26,10 +26,14 @@ export type SchemaProfile = 'flow' | 'tool';
 
 /** At most this many errors come back from one validation. */
 export const MAX_SCHEMA_ERRORS = 20;
-/** Values up to this many characters of JSON are validated for all their errors; larger ones for the first. */
-export const FULL_CHECK_CHARS = 16 * 1024;
+/** Errors a validation may collect before it stops (Ajv would collect items × rules of them). */
+const COLLECTED_ERRORS = 100;
 /** Wall time one validation may take (ms); past it the value is refused. */
 export const VALIDATION_BUDGET_MS = 250;
+/** Subschemas one schema may have: compiling costs ~0.3 ms each, on the thread that serves everyone. */
+export const MAX_SUBSCHEMAS = 500;
+/** Enum values and required names above which Ajv checks them in a loop instead of inlined code. */
+const LOOP_ABOVE = 32;
 /** Estimated bytes of compiled validators kept (a validator costs roughly 12× its schema's JSON text). */
 const CACHE_BYTES = 48 * 1024 * 1024;
 const BYTES_PER_CHAR = 12;
@@ -86,9 +90,27 @@ function dialectOf(schema: Record<string, unknown>): Dialect {
   return 'draft7';
 }
 
-function newAjv(dialect: Dialect, options: Options): AjvInstance {
+/** Thrown (as a plain object) by compiled code that collected more than COLLECTED_ERRORS errors. */
+interface TooMany {
+  readonly agentRuntimeTooManyErrors: ErrorObject[];
+}
+
+/**
+ * Ajv's generated code with a stop after each place it adds errors: past COLLECTED_ERRORS it throws
+ * them (test/security/schema-budgets.test.ts checks that this still matches what Ajv generates).
+ */
+function capErrors(code: string): string {
+  const stop = `if(vErrors.length>${COLLECTED_ERRORS}){throw {agentRuntimeTooManyErrors: vErrors};}`;
+  return code
+    .replace(/vErrors\.push\((err\d*)\);/g, `vErrors.push($1);${stop}`)
+    .replace(/(vErrors = vErrors === null \? ([\w.]+) : vErrors\.concat\(\2\);)/g, `$1${stop}`);
+}
+
+function newAjv(dialect: Dialect, options: Options, compiling = false): AjvInstance {
   enableLinearRegExps();
-  const all: Options = { logger: false, code: { regExp: schemaRegExp }, ...options };
+  // `optimize: false`: Ajv's optimizer passes double the time of a compile and gain little.
+  const code = { regExp: schemaRegExp, optimize: false, ...(compiling ? { process: capErrors } : {}) };
+  const all: Options = { logger: false, code, loopEnum: LOOP_ABOVE, loopRequired: LOOP_ABOVE, ...options };
   if (dialect === 'draft2020') return new Ajv2020(all);
   if (dialect === 'draft2019') return new Ajv2019(all);
   return new Ajv(all);
@@ -107,16 +129,22 @@ export function metaSchemaErrors(
   let ajv = metaCheckers.get(key);
   if (!ajv) {
     ajv = newAjv(dialect, PROFILES[profile]);
+    // Meta-schemas say `uniqueItems` of `enum`, `required`, `type`: Ajv's own is quadratic.
+    ajv.removeKeyword('uniqueItems');
+    ajv.addKeyword(uniqueItemsKeyword);
     metaCheckers.set(key, ajv);
   }
   return ajv.validateSchema(schema) ? null : (ajv.errors ?? []);
 }
 
-/** One Ajv function compiled in an instance of its own (so nothing it names is seen by others). */
+/**
+ * One Ajv function compiled in an instance of its own (so nothing it names is seen by others);
+ * throws for a schema Ajv refuses or one of more than MAX_SUBSCHEMAS subschemas.
+ */
 function compileAlone(
   schema: Record<string, unknown>,
   profile: SchemaProfile,
-  allErrors: boolean,
+  allErrors = true,
 ): ValidateFunction {
   const dialect = dialectOf(schema);
   let usable = schema;
@@ -127,16 +155,23 @@ function compileAlone(
       delete usable.$schema;
     }
   }
-  const ajv = newAjv(dialect, { ...PROFILES[profile], allErrors, validateSchema: false, meta: false });
+  const budgeted = withBudget(usable);
+  if (budgeted.nodes > MAX_SUBSCHEMAS)
+    throw new Error(`the schema has ${budgeted.nodes} subschemas; at most ${MAX_SUBSCHEMAS} are accepted`);
+  const options = { ...PROFILES[profile], allErrors, validateSchema: false, meta: false };
+  const ajv = newAjv(dialect, options, true);
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(uniqueItemsKeyword);
   ajv.addKeyword(budgetKeyword);
-  return ajv.compile(withBudget(usable).schema);
+  return ajv.compile(budgeted.schema);
 }
 
 interface Entry {
-  readonly quick: ValidateFunction;
-  full: ValidateFunction | undefined;
+  validator?: SchemaValidator;
+  /** Collects every error (up to COLLECTED_ERRORS). */
+  readonly validate: ValidateFunction;
+  /** Stops at the first error: says whether a value that made `validate` stop is valid after all. */
+  first?: ValidateFunction;
   readonly schema: Record<string, unknown>;
   readonly profile: SchemaProfile;
 }
@@ -175,11 +210,16 @@ export function compileSchema(
   const key = keyOf(schema, profile);
   let entry = cache.get(key);
   if (!entry) {
-    entry = { quick: compileAlone(schema, profile, false), full: undefined, schema, profile };
+    entry = { validate: compileAlone(schema, profile), schema, profile };
     cache.set(key, entry);
   }
-  const found = entry;
-  const check = (value: unknown): SchemaOutcome => checkWith(found, value);
+  entry.validator ??= validatorOf(entry);
+  return entry.validator;
+}
+
+function validatorOf(entry: Entry): SchemaValidator {
+  const { schema } = entry;
+  const check = (value: unknown): SchemaOutcome => checkWith(entry, value);
   const validate = Object.assign(
     (value: unknown): boolean => {
       const outcome = check(value);
@@ -196,27 +236,41 @@ export function schemaCacheStats(): { entries: number; bytes: number } {
   return { entries: cache.size, bytes: cache.calculatedSize };
 }
 
+/**
+ * Validates collecting errors; when they are too many (perhaps inside an `anyOf` branch that does
+ * not matter), asks the first-error validator whether the value is valid after all.
+ */
 function checkWith(entry: Entry, value: unknown): SchemaOutcome {
-  const quick = run(entry.quick, value);
-  if (quick === true) return { ok: true };
-  if (quick === 'budget' || !smallerThan(value, FULL_CHECK_CHARS))
-    return { ok: false, errors: quick === 'budget' ? [budgetError()] : quick.slice(0, 1), complete: false };
-  entry.full ??= compileAlone(entry.schema, entry.profile, true);
-  const full = run(entry.full, value);
-  if (full === true) return { ok: false, errors: quick.slice(0, 1), complete: false }; // not expected
-  if (full === 'budget') return { ok: false, errors: quick.slice(0, 1), complete: false };
-  return { ok: false, errors: full.slice(0, MAX_SCHEMA_ERRORS), complete: full.length <= MAX_SCHEMA_ERRORS };
+  const all = run(entry.validate, value);
+  if (all === true || all === 'budget' || Array.isArray(all)) return outcome(all, true);
+  entry.first ??= compileAlone(entry.schema, entry.profile, false);
+  const first = run(entry.first, value);
+  return first === true || first === 'budget' ? outcome(first, false) : outcome(all.tooMany, false);
 }
 
-function run(validate: ValidateFunction, value: unknown): true | 'budget' | ErrorObject[] {
+function run(
+  validate: ValidateFunction,
+  value: unknown,
+): true | 'budget' | ErrorObject[] | { tooMany: ErrorObject[] } {
   startBudget(VALIDATION_BUDGET_MS);
   try {
-    if (validate(value)) return true;
-    return validate.errors ?? [];
+    return validate(value) ? true : (validate.errors ?? []);
   } catch (error) {
+    if (isTooMany(error)) return { tooMany: error.agentRuntimeTooManyErrors };
     if (error instanceof SchemaBudgetExceeded || error instanceof RangeError) return 'budget';
     throw error;
   }
+}
+
+function outcome(result: true | 'budget' | ErrorObject[], complete: boolean): SchemaOutcome {
+  if (result === true) return { ok: true };
+  if (result === 'budget') return { ok: false, errors: [budgetError()], complete: false };
+  const errors = result.slice(0, MAX_SCHEMA_ERRORS);
+  return { ok: false, errors, complete: complete && result.length <= MAX_SCHEMA_ERRORS };
+}
+
+function isTooMany(error: unknown): error is TooMany {
+  return typeof error === 'object' && error !== null && 'agentRuntimeTooManyErrors' in error;
 }
 
 /** The error of a validation stopped by its budget (keyword `budget`). */
@@ -228,22 +282,4 @@ function budgetError(): ErrorObject {
     params: { ms: VALIDATION_BUDGET_MS },
     message: `could not be checked within ${VALIDATION_BUDGET_MS} ms; simplify the schema or send a smaller value`,
   };
-}
-
-/** Whether `value`'s JSON text is shorter than `limit` characters (stops counting past it). */
-export function smallerThan(value: unknown, limit: number): boolean {
-  let left = limit;
-  const walk = (v: unknown): boolean => {
-    if (v === null || typeof v !== 'object') {
-      left -= typeof v === 'string' ? v.length + 2 : 8;
-      return left > 0;
-    }
-    const entries = Array.isArray(v) ? v : Object.entries(v as Record<string, unknown>);
-    for (const item of entries) {
-      left -= 2;
-      if (!walk(item)) return false;
-    }
-    return left > 0;
-  };
-  return walk(value);
 }

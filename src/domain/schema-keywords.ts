@@ -14,26 +14,29 @@ export class SchemaBudgetExceeded extends Error {
 const STEPS_PER_CLOCK_CHECK = 64;
 
 /** The budget of the validation running now (validation is synchronous: one at a time). */
-const budget = { deadline: Number.POSITIVE_INFINITY, steps: STEPS_PER_CLOCK_CHECK };
+const budget = { deadline: Number.POSITIVE_INFINITY, untilClock: STEPS_PER_CLOCK_CHECK };
 
 /** Starts a budget of `ms` wall time for the validation about to run. */
 export function startBudget(ms: number): void {
   budget.deadline = performance.now() + ms;
-  budget.steps = STEPS_PER_CLOCK_CHECK;
+  budget.untilClock = STEPS_PER_CLOCK_CHECK;
 }
 
 /** The keyword put in every subschema: each evaluation is a step; past the deadline it throws. */
 export const BUDGET_KEYWORD = 'x-agent-runtime-budget';
 
-/** `x-agent-runtime-budget`: counts a step, and looks at the clock every 64 steps. */
+/**
+ * `x-agent-runtime-budget`: counts a step, and looks at the clock every 64 steps; throws
+ * SchemaBudgetExceeded past the deadline.
+ */
 export const budgetKeyword: FuncKeywordDefinition = {
   keyword: BUDGET_KEYWORD,
   schemaType: 'boolean',
   errors: false,
   validate: () => {
-    budget.steps -= 1;
-    if (budget.steps > 0) return true;
-    budget.steps = STEPS_PER_CLOCK_CHECK;
+    budget.untilClock -= 1;
+    if (budget.untilClock > 0) return true;
+    budget.untilClock = STEPS_PER_CLOCK_CHECK;
     if (performance.now() > budget.deadline) throw new SchemaBudgetExceeded('validation budget used up');
     return true;
   },

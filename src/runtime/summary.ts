@@ -1,4 +1,4 @@
-import type { RunRecord, RunStatus, Usage } from '../store/store.js';
+import type { RunHead, RunStatus, Usage } from '../store/store.js';
 import type { PendingItem } from '../trace/events.js';
 
 /** The run summary (docs/api.md), printed by `--json` and answered by the HTTP API. */
@@ -18,7 +18,7 @@ export interface RunSummary {
 }
 
 /** The summary of a stored run. */
-export function summarize(record: RunRecord): RunSummary {
+export function summarize(record: RunHead): RunSummary {
   const summary: RunSummary = {
     runId: record.runId,
     status: record.status,

@@ -1,4 +1,4 @@
-import { StoreError, type RunRecord } from '../../store/store.js';
+import { RUN_HEAD_FIELDS, StoreError, type RunRecord } from '../../store/store.js';
 import { event, evidence, expectStoreError, message, newRun, runState, type Harness } from './helpers.js';
 import type { TestApi } from './test-api.js';
 
@@ -60,6 +60,21 @@ export function runCases(h: Harness, t: TestApi): void {
       expect(ids(await h.store.listRuns({ limit: 2 }))).toEqual(['d', 'c']);
       expect(ids(await h.store.listRuns({ limit: 0 }))).toEqual([]);
       expect(await h.store.listRuns({ status: 'completed' })).toEqual([]);
+    });
+
+    it('lists run heads like runs (same filter and order), without flow, input or state', async () => {
+      await h.seed('a', { tenant: 't1' });
+      await h.seed('b', { tenant: 't2', status: 'suspended' });
+      await h.seed('c', { parentRunId: 'a', rootRunId: 'a', tenant: 't1' });
+      const heads = (await h.store.listRunHeads?.({ tenant: 't1', limit: 5 })) ?? [];
+      expect(heads.map((r) => r.runId)).toEqual(['c', 'a']);
+      const full = await h.store.listRuns({ tenant: 't1', limit: 5 });
+      for (const [i, head] of heads.entries()) {
+        expect(Object.keys(head).sort()).toEqual([...RUN_HEAD_FIELDS].sort());
+        const record = full[i] as unknown as Record<string, unknown>;
+        for (const field of RUN_HEAD_FIELDS) expect(head[field]).toEqual(record[field]);
+      }
+      expect((await h.store.listRunHeads?.({ limit: 0 })) ?? []).toEqual([]);
     });
   });
 

@@ -79,6 +79,26 @@ export function runCases(h: Harness, t: TestApi): void {
   });
 
   describe('commit', () => {
+    it('stores model-written texts with NUL and lone surrogates (PostgreSQL: as U+FFFD), never refusing the commit', async () => {
+      await h.seed('r1');
+      const seq = ((await h.store.getRun('r1'))?.lastSeq ?? 0) + 1;
+      const bad = 'fail\u0000reason \ud800 end';
+      const next = await h.store.commit({
+        runId: 'r1',
+        expectedVersion: 1,
+        patch: { status: 'failed', reason: 'MODEL_FAILED', message: bad, outputs: { out: { text: bad } } },
+        events: [event('r1', seq, 'run.failed', { message: bad })],
+      });
+      expect(next.version).toBe(2);
+      const stored = await h.store.getRun('r1');
+      expect(stored?.status).toBe('failed');
+      // PostgreSQL refuses NUL and lone surrogates: its store writes U+FFFD; SQLite turns lone surrogates so.
+      const allowed = [bad, 'fail\ufffdreason \ufffd end', 'fail\u0000reason \ufffd end'];
+      expect(allowed.includes(String(stored?.message))).toBe(true);
+      expect(allowed.includes(String(stored?.outputs.out?.text))).toBe(true);
+      expect((await h.store.events('r1')).some((e) => e.type === 'run.failed')).toBe(true);
+    });
+
     it('applies the patch, bumps the version, appends rows and moves lastSeq', async () => {
       await h.seed();
       const next = await h.store.commit({

@@ -246,6 +246,19 @@ const TEXTS = {
     'zh-CN': '不满足 {keyword} 约束（{message}）',
     en: 'breaks the {keyword} constraint ({message})',
   },
+  // issue 27: bounded schema checks
+  RULE_ENUM_SOME: {
+    'zh-CN': '取值应为以下之一：{values}（另有 {more} 个取值）',
+    en: 'must be one of: {values} (and {more} more)',
+  },
+  RULE_BUDGET: {
+    'zh-CN': '无法在 {ms} 毫秒内完成校验，请缩小取值',
+    en: 'could not be checked within {ms} ms; send a smaller value',
+  },
+  RULE_SCHEMA_UNUSABLE: {
+    'zh-CN': '该工具的参数模式无法使用（{why}），不允许调用',
+    en: "cannot be checked: the tool's argument schema is unusable ({why}), so the call is not allowed",
+  },
   OUTPUT_TYPE_UNKNOWN: { 'zh-CN': '来源类型 {type} 不存在', en: 'there is no source type {type}' },
   OUTPUT_TYPE_NOT_ACCEPTED: {
     'zh-CN': '产出 [{key}] 不接受来源类型 {type}',

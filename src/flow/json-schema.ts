@@ -1,6 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { enableLinearRegExps, schemaRegExp } from '../domain/regex.js';
+import type { ErrorObject } from 'ajv';
+import { compileSchema, metaSchemaErrors, type SchemaValidator } from '../domain/schema-engine.js';
 import type { PathSegment } from './problems.js';
 
 /**
@@ -9,31 +8,11 @@ import type { PathSegment } from './problems.js';
  * the schema's `$schema` says so, else draft-07 (what most MCP tools use). Unknown keywords are errors
  * (a misspelt `requried` would otherwise silently accept everything); `format` is not checked.
  * Patterns are compiled by `schemaRegExp`, so one that backtracks excessively runs in linear time.
+ * Compiling and validating go through src/domain/schema-engine.ts: each schema compiled alone, a
+ * bounded cache, a bounded validation, at most 20 messages of bounded length.
  */
 
-type AjvInstance = Ajv | Ajv2020;
-
-const options = {
-  strict: true,
-  strictTypes: false,
-  strictTuples: false,
-  strictRequired: false,
-  allowUnionTypes: true,
-  allErrors: true,
-  validateFormats: false,
-  logger: false,
-  code: { regExp: schemaRegExp },
-} as const;
-
-let draft07: Ajv | undefined;
-let draft2020: Ajv2020 | undefined;
-
-function ajvFor(schema: Record<string, unknown>): AjvInstance {
-  enableLinearRegExps();
-  const uri = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (uri.includes('2020-12')) return (draft2020 ??= new Ajv2020(options));
-  return (draft07 ??= new Ajv(options));
-}
+export { type SchemaValidator } from '../domain/schema-engine.js';
 
 /** A problem inside a schema: path relative to the schema, message. */
 export interface SchemaIssue {
@@ -41,21 +20,20 @@ export interface SchemaIssue {
   readonly message: string;
 }
 
-const compiled = new WeakMap<object, ValidateFunction>();
-
 /** What is wrong with `schema` as a JSON Schema (empty when it is valid and compiles). */
 export function jsonSchemaIssues(schema: Record<string, unknown>): SchemaIssue[] {
-  const ajv = ajvFor(schema);
-  if (!ajv.validateSchema(schema)) {
+  const errors = metaSchemaErrors(schema);
+  if (errors) {
     const seen = new Set<string>();
     const issues: SchemaIssue[] = [];
-    for (const error of ajv.errors ?? []) {
+    for (const error of errors) {
       if (seen.has(error.instancePath)) continue;
       seen.add(error.instancePath);
       issues.push({
         path: pointerSegments(error.instancePath),
-        message: `expected a valid JSON Schema: ${String(error.message)}`,
+        message: `expected a valid JSON Schema: ${clip(String(error.message))}`,
       });
+      if (issues.length >= MAX_LINES) break;
     }
     return issues;
   }
@@ -66,20 +44,18 @@ export function jsonSchemaIssues(schema: Record<string, unknown>): SchemaIssue[]
     return [
       {
         path: [],
-        message: `expected a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+        message: `expected a valid JSON Schema: ${clip(error instanceof Error ? error.message : String(error))}`,
       },
     ];
   }
 }
 
-/** Compiles (once per schema object) a validator; throws for an invalid schema. */
-export function compile(schema: Record<string, unknown>): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajvFor(schema).compile(schema);
-    compiled.set(schema, validate);
-  }
-  return validate;
+/**
+ * The validator of a flow's schema (compiled once per schema text, kept in a bounded cache); throws
+ * for an invalid schema. The shared entry point for every schema a flow carries.
+ */
+export function compile(schema: Record<string, unknown>): SchemaValidator {
+  return compileSchema(schema, { profile: 'flow' });
 }
 
 /** `/properties/text/type` → ['properties', 'text', 'type']. */
@@ -102,37 +78,63 @@ function fieldOf(pointer: string, extra?: string): string {
   return out === '' ? '(input)' : out;
 }
 
-/** One line per failing field: `name: required`, `plan: expected one of: basic, pro`. */
+/** Lines of problems given back at most (the first ones). */
+const MAX_LINES = 20;
+/** Characters of one line at most. */
+const MAX_LINE = 300;
+/** Values of an enum named in a message at most. */
+const MAX_ENUM_SHOWN = 8;
+
+/** `text` cut to `max` characters (marked with …). */
+function clip(text: string, max = MAX_LINE): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+/** An enum's values for a message: the first 8, then how many more. */
+export function enumShown(values: readonly unknown[]): string {
+  const shown = values.slice(0, MAX_ENUM_SHOWN).map((v) => clip(JSON.stringify(v) ?? String(v), 40));
+  const more = values.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} (and ${more} more)` : shown.join(', ');
+}
+
+/**
+ * One line per failing field, at most 20, each at most 300 characters: `name: required`, `plan:
+ * expected one of: basic, pro` (an enum names its first 8 values).
+ */
 export function describeErrors(errors: readonly ErrorObject[]): string[] {
   const lines = new Set<string>();
   for (const error of errors) {
-    const params = error.params as Record<string, unknown>;
-    switch (error.keyword) {
-      case 'required':
-        lines.add(`${fieldOf(error.instancePath, String(params.missingProperty))}: required`);
-        break;
-      case 'additionalProperties':
-        lines.add(
-          `${fieldOf(error.instancePath, String(params.additionalProperty))}: unknown field (not allowed by the schema)`,
-        );
-        break;
-      case 'type':
-        lines.add(`${fieldOf(error.instancePath)}: expected ${String(params.type)}`);
-        break;
-      case 'enum':
-        lines.add(
-          `${fieldOf(error.instancePath)}: expected one of: ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
-        );
-        break;
-      default:
-        lines.add(`${fieldOf(error.instancePath)}: ${String(error.message)}`);
-    }
+    if (lines.size >= MAX_LINES) break;
+    lines.add(clip(describeError(error)));
   }
   return [...lines];
 }
 
-/** Validates `value` against `schema`: the failing fields, one line each (empty when valid). */
+function describeError(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `${fieldOf(error.instancePath, String(params.missingProperty))}: required`;
+    case 'additionalProperties':
+      return `${fieldOf(error.instancePath, String(params.additionalProperty))}: unknown field (not allowed by the schema)`;
+    case 'type':
+      return `${fieldOf(error.instancePath)}: expected ${String(params.type)}`;
+    case 'enum':
+      return `${fieldOf(error.instancePath)}: expected one of: ${enumShown(params.allowedValues as unknown[])}`;
+    default:
+      return `${fieldOf(error.instancePath)}: ${String(error.message)}`;
+  }
+}
+
+/**
+ * Validates `value` against `schema`: the failing fields, one line each (empty when valid); at most
+ * 20 lines, the last saying that more were not listed when the value has more problems or is larger
+ * than 16 KB of JSON (then only its first problem is looked for).
+ */
 export function validateAgainst(schema: Record<string, unknown>, value: unknown): string[] {
-  const validate = compile(schema);
-  return validate(value) ? [] : describeErrors(validate.errors ?? []);
+  const outcome = compile(schema).check(value);
+  if (outcome.ok) return [];
+  const lines = describeErrors(outcome.errors);
+  if (!outcome.complete) lines.push('(further problems not listed)');
+  return lines;
 }

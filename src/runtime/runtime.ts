@@ -204,7 +204,9 @@ export class Runtime {
 
   /** Summaries of runs, newest first. */
   async list(filter: RunFilter = {}): Promise<RunSummary[]> {
-    return (await (await this.db()).listRuns(filter)).map(summarize);
+    // Heads only: a listing never decodes a run's flow, input or state.
+    const db = await this.db();
+    return (db.listRunHeads ? await db.listRunHeads(filter) : await db.listRuns(filter)).map(summarize);
   }
 
   /** The run's trace events: replayed from the store, then live until the run ends (or `follow: false`). */

@@ -1,5 +1,5 @@
 import type { RunOutputs } from '../flow/typed-outputs.js';
-import type { RunRecord, RunStatus, Usage } from '../store/store.js';
+import type { RunHead, RunRecord, RunStatus, Usage } from '../store/store.js';
 import type { PendingItem } from '../trace/events.js';
 
 /**
@@ -24,8 +24,11 @@ export interface RunSummary<O = RunOutputs> {
   updatedAt: string;
 }
 
-/** The summary of a stored run. */
-export function summarize(record: RunRecord): RunSummary {
+/**
+ * The summary of a stored run. A listing passes only the run's head (no state document), so its
+ * summaries carry no `forkedFrom`; the run's own summary (status, API `GET /v1/runs/{id}`) does.
+ */
+export function summarize(record: RunHead | RunRecord): RunSummary {
   const summary: RunSummary = {
     runId: record.runId,
     status: record.status,
@@ -42,7 +45,7 @@ export function summarize(record: RunRecord): RunSummary {
   if (record.failedNode !== null) summary.failedNode = record.failedNode;
   if (record.message !== null) summary.message = record.message;
   if (record.parentRunId !== null) summary.parentRunId = record.parentRunId;
-  const forked = record.state.forkedFrom;
+  const forked = 'state' in record ? record.state.forkedFrom : undefined;
   if (forked) summary.forkedFrom = { runId: forked.runId, seq: forked.seq };
   return summary;
 }

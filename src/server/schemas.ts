@@ -214,6 +214,9 @@ export const RunIdParam = z.object({
   id: z
     .string()
     .min(1)
+    // NUL and other control characters are no run id (PostgreSQL refuses NUL in text: it was a 500).
+    // eslint-disable-next-line no-control-regex -- control characters are what it refuses
+    .regex(/^[^\u0000-\u001f\u007f]+$/, { error: 'expected a run id (no control characters)' })
     .openapi({ param: { name: 'id', in: 'path' }, example: 'run_3f2a9c0d1b7e4a6f8c21' }),
 });
 

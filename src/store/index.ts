@@ -5,6 +5,7 @@ export {
   type Commit,
   type NewRun,
   type RunFilter,
+  type RunHead,
   type RunPatch,
   type RunRecord,
   type RunStatus,

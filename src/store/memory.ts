@@ -19,7 +19,9 @@ import {
   versionConflict,
   type Commit,
   type NewRun,
+  RUN_HEAD_FIELDS,
   type RunFilter,
+  type RunHead,
   type RunPatch,
   type RunRecord,
   type Store,
@@ -98,20 +100,35 @@ export class MemoryStore implements Store {
   }
 
   listRuns(filter: RunFilter = {}): Promise<RunRecord[]> {
-    return this.#sync(() => {
-      const matching = [...this.#runs.values()].filter(({ record: r }) => {
-        if (filter.status !== undefined && r.status !== filter.status) return false;
-        if (filter.tenant !== undefined && r.tenant !== filter.tenant) return false;
-        return filter.parentRunId === undefined || r.parentRunId === filter.parentRunId;
-      });
-      matching.sort((a, b) => {
-        if (a.record.createdAt !== b.record.createdAt)
-          return a.record.createdAt < b.record.createdAt ? 1 : -1;
-        return b.order - a.order;
-      });
-      const limited = filter.limit === undefined ? matching : matching.slice(0, Math.max(0, filter.limit));
-      return limited.map((e) => copyRecord(e.record));
+    return this.#sync(() => this.#matching(filter).map((e) => copyRecord(e.record)));
+  }
+
+  listRunHeads(filter: RunFilter = {}): Promise<RunHead[]> {
+    return this.#sync(() =>
+      this.#matching(filter).map(({ record }) => {
+        const head: Record<string, unknown> = {};
+        for (const field of RUN_HEAD_FIELDS) head[field] = record[field];
+        return {
+          ...(head as RunHead),
+          suspension: decodeSuspension(jsonClone(record.suspension), record.runId),
+          usage: { ...record.usage },
+          outputs: jsonClone(record.outputs),
+        };
+      }),
+    );
+  }
+
+  #matching(filter: RunFilter): RunEntry[] {
+    const matching = [...this.#runs.values()].filter(({ record: r }) => {
+      if (filter.status !== undefined && r.status !== filter.status) return false;
+      if (filter.tenant !== undefined && r.tenant !== filter.tenant) return false;
+      return filter.parentRunId === undefined || r.parentRunId === filter.parentRunId;
     });
+    matching.sort((a, b) => {
+      if (a.record.createdAt !== b.record.createdAt) return a.record.createdAt < b.record.createdAt ? 1 : -1;
+      return b.order - a.order;
+    });
+    return filter.limit === undefined ? matching : matching.slice(0, Math.max(0, filter.limit));
   }
 
   commit(commit: Commit): Promise<RunRecord> {

@@ -119,6 +119,50 @@ export interface RunFilter {
   limit?: number;
 }
 
+/**
+ * What a run listing shows of each run: no flow, input or state (a listing never reads them — they
+ * may be megabytes per run).
+ */
+export type RunHead = Pick<
+  RunRecord,
+  | 'runId'
+  | 'parentRunId'
+  | 'rootRunId'
+  | 'tenant'
+  | 'flowId'
+  | 'flowVersion'
+  | 'status'
+  | 'suspension'
+  | 'reason'
+  | 'failedNode'
+  | 'message'
+  | 'usage'
+  | 'outputs'
+  | 'version'
+  | 'createdAt'
+  | 'updatedAt'
+>;
+
+/** The fields of `RunHead`, in the order the SQL stores select them. */
+export const RUN_HEAD_FIELDS = [
+  'runId',
+  'parentRunId',
+  'rootRunId',
+  'tenant',
+  'flowId',
+  'flowVersion',
+  'status',
+  'suspension',
+  'reason',
+  'failedNode',
+  'message',
+  'usage',
+  'outputs',
+  'version',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof RunHead)[];
+
 export {
   StoreError,
   VersionConflictError,
@@ -143,6 +187,12 @@ export interface Store {
   getRun(runId: string): Promise<RunRecord | null>;
   /** Runs matching the filter, newest first. */
   listRuns(filter?: RunFilter): Promise<RunRecord[]>;
+  /**
+   * The heads of the runs `listRuns` would give (same filter, same order): what a listing shows,
+   * reading no flow, input or state. Optional for stores written before it (callers fall back to
+   * `listRuns`); the stores of this package have it.
+   */
+  listRunHeads?(filter?: RunFilter): Promise<RunHead[]>;
   /**
    * Applies a step atomically; returns the run at its new version (+1). Throws StoreError VERSION_CONFLICT
    * (also for an unknown run, with `actual: null`), or StoreError `DUPLICATE` / `INVALID_APPEND` for an

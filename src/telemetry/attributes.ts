@@ -5,16 +5,37 @@ import type { ConversationMessage, ModelRequest, ModelResult } from '../model/mo
 /** Longest content attribute exported (characters); longer texts are cut and marked. */
 const MAX_CONTENT = 16_384;
 
+/** Longest label (a model id, flow id or version from a request) kept as a span or metric attribute. */
+export const MAX_LABEL = 128;
+
+/**
+ * A request-borne label as an attribute value: control characters, line and paragraph separators
+ * and lone surrogates shown as `\u{…}` escapes, then cut to 128 characters (marked with …). Metric
+ * attributes become time series that exporters keep: an unbounded label is unbounded memory.
+ */
+export function label(value: string | number): string {
+  const text = String(value).replace(
+    // eslint-disable-next-line no-control-regex -- control characters are what it shows as escapes
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (ch) => `\\u{${ch.charCodeAt(0).toString(16)}}`,
+  );
+  if (text.length <= MAX_LABEL) return text;
+  const cut = text.slice(0, MAX_LABEL - 1);
+  // Never end on half of a surrogate pair.
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
 /**
  * `gen_ai.provider.name` and `gen_ai.request.model` from a model id (`openai:gpt-4.1`); a scripted
- * model's file path is reduced to its file name.
+ * model's file path is reduced to its file name. Both are labels (`label`): escaped and capped.
  */
 export function splitModelId(id: string): { provider: string; model: string } {
   const colon = id.indexOf(':');
-  if (colon < 0) return { provider: 'unknown', model: id };
+  if (colon < 0) return { provider: 'unknown', model: label(id) };
   const provider = id.slice(0, colon);
   const rest = id.slice(colon + 1);
-  return { provider, model: provider === 'scripted' ? (rest.split(/[\\/]/).pop() ?? rest) : rest };
+  const model = provider === 'scripted' ? (rest.split(/[\\/]/).pop() ?? rest) : rest;
+  return { provider: label(provider), model: label(model) };
 }
 
 /** The prompt of a chat span (exported only with content capture on): system, messages and tools. */

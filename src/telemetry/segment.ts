@@ -17,6 +17,7 @@ import type { RunSegment, RunSegmentInfo } from './telemetry.js';
 import {
   chatContentAttributes,
   chatResultAttributes,
+  label,
   splitModelId,
   toolContentAttributes,
 } from './attributes.js';
@@ -41,10 +42,15 @@ export class OtelSegment implements RunSegment {
   private current: { span: Span; ctx: Context; nodeId: string } | null = null;
   private ended = false;
 
+  private readonly info: RunSegmentInfo;
+
   constructor(
     private readonly deps: SegmentDeps,
-    private readonly info: RunSegmentInfo,
+    info: RunSegmentInfo,
   ) {
+    // Flow ids and versions come from requests: escaped and capped before they become attributes.
+    this.info = { ...info, flowId: label(info.flowId), flowVersion: label(info.flowVersion) };
+    info = this.info;
     const parent =
       contextFromTraceparent(info.traceparent) ??
       contextFromTraceparent(info.parentTraceparent) ??

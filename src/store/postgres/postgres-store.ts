@@ -13,6 +13,7 @@ import {
   type Commit,
   type NewRun,
   type RunFilter,
+  type RunHead,
   type RunRecord,
   type Store,
   type StoredEvent,
@@ -43,6 +44,7 @@ import {
   whereSql,
   type Definition,
 } from '../shared.js';
+import { headFromRow, headsSql, type HeadRow } from '../heads.js';
 import { DEFAULT_PG_SCHEMA, pgMigrate, pgSchemaVersion, quoteSchema } from './schema.js';
 
 /** Options of `PostgresStore.open`. */
@@ -136,6 +138,18 @@ export class PostgresStore implements Store {
     const sql = `SELECT ${RUN_SELECT} FROM ${this.#s}.runs ${whereSql(where)} ORDER BY created_at DESC, pos DESC${limit}`;
     const rows = (await db.query<PgRunRow>(sql, params.values)).rows;
     return rows.map((row) => runFromPgRow(row, this.#fromRow(row)));
+  }
+
+  async listRunHeads(filter: RunFilter = {}): Promise<RunHead[]> {
+    const params = new Params();
+    const sql = headsSql(
+      `${this.#s}.runs`,
+      filter,
+      (v) => params.add(v, typeof v === 'number' ? 'bigint' : undefined),
+      'pos',
+    );
+    const rows = (await this.#open().query<HeadRow>(sql, params.values)).rows;
+    return rows.map((row) => headFromRow(row, (value) => value));
   }
 
   async commit(commit: Commit): Promise<RunRecord> {

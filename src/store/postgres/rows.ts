@@ -85,6 +85,23 @@ function isoTime(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
+/**
+ * A text PostgreSQL accepts in `text` and `json`/`jsonb`: NUL (raw, or `\u0000` in JSON text) and lone
+ * surrogates (raw, or `\udXXX` escapes: JSON.stringify writes only lone ones so) become U+FFFD. A
+ * model-written fail reason with a NUL made every commit of its run fail, and the run stayed
+ * `running` for good. JSON escapes are replaced only where the backslash is not itself escaped.
+ */
+export function pgText(text: string): string {
+  // eslint-disable-next-line no-control-regex -- NUL is what it replaces
+  if (!/[\u0000\\\ud800-\udfff]/.test(text)) return text;
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- NUL is what it replaces
+      .replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+      .replace(/(?<!\\)((?:\\\\)*)\\u(?:0000|d[89a-f][0-9a-f]{2})/gi, '$1\\ufffd')
+  );
+}
+
 /** A column and the SQL cast of its parameter. */
 interface Column {
   name: string;
@@ -102,7 +119,7 @@ export function newRunValues(run: NewRun, lastSeq: number, ts: string): [NewRunC
 export class Params {
   readonly values: unknown[] = [];
   add(value: unknown, cast?: string): string {
-    this.values.push(value);
+    this.values.push(typeof value === 'string' ? pgText(value) : value);
     return cast ? `$${this.values.length}::${cast}` : `$${this.values.length}`;
   }
 }

@@ -10,6 +10,7 @@ import {
   runNotFound,
   storeClosed,
 } from '../checks.js';
+import { sqliteHeads } from '../heads.js';
 import { fromJson } from '../json.js';
 import {
   DefinitionCache,
@@ -25,6 +26,7 @@ import {
   type Commit,
   type NewRun,
   type RunFilter,
+  type RunHead,
   type RunRecord,
   type Store,
   type StoredEvent,
@@ -52,34 +54,9 @@ import {
 import { migrate, schemaVersion } from './schema.js';
 import { rollback } from './tx.js';
 import { preparePrivateDbFile } from './private-file.js';
+import type { SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 
-/**
- * How hard a commit is pushed to disk. `normal` (WAL + `synchronous=NORMAL`) survives the process
- * being killed at any point but may lose the last commits on power loss; `strict`
- * (`synchronous=FULL`) survives that too, at some cost per commit.
- */
-export type Durability = 'normal' | 'strict';
-
-/** Options of `SqliteStore`. */
-export interface SqliteStoreOptions {
-  /** The database file (its folder is created), or `:memory:` for a private in-memory database. */
-  path: string;
-  /** Default `normal`. */
-  durability?: Durability;
-  /** How long to wait for another process's write lock before failing, ms. Default 5000. */
-  busyTimeoutMs?: number;
-  /** The clock for `createdAt` / `updatedAt` (injected for deterministic tests). */
-  now?: () => Date;
-}
-
-/** What a SqliteStore's connection actually runs with (read back from SQLite, for diagnostics). */
-export interface SqliteStoreInfo {
-  path: string;
-  schemaVersion: number;
-  journalMode: string;
-  synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
-  busyTimeoutMs: number;
-}
+export type { Durability, SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 
 const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
 const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
@@ -195,6 +172,10 @@ export class SqliteStore implements Store {
       const sql = `${SELECT_RUN} ${whereSql(where)} ORDER BY runs.created_at DESC, runs.rowid DESC LIMIT ?${params.length}`;
       return (this.#stmt(sql).all(...params) as unknown as RunRow[]).map((row) => this.#fromRow(row));
     });
+  }
+
+  listRunHeads(filter: RunFilter = {}): Promise<RunHead[]> {
+    return this.#sync(() => sqliteHeads(filter, (sql, params) => this.#stmt(sql).all(...params)));
   }
 
   commit(commit: Commit): Promise<RunRecord> {

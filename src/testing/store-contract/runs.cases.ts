@@ -1,4 +1,4 @@
-import { StoreError, type RunRecord } from '../../store/store.js';
+import { RUN_HEAD_FIELDS, StoreError, type RunRecord } from '../../store/store.js';
 import { event, evidence, expectStoreError, message, newRun, runState, type Harness } from './helpers.js';
 import type { TestApi } from './test-api.js';
 
@@ -61,9 +61,44 @@ export function runCases(h: Harness, t: TestApi): void {
       expect(ids(await h.store.listRuns({ limit: 0 }))).toEqual([]);
       expect(await h.store.listRuns({ status: 'completed' })).toEqual([]);
     });
+
+    it('lists run heads like runs (same filter and order), without flow, input or state', async () => {
+      await h.seed('a', { tenant: 't1' });
+      await h.seed('b', { tenant: 't2', status: 'suspended' });
+      await h.seed('c', { parentRunId: 'a', rootRunId: 'a', tenant: 't1' });
+      const heads = (await h.store.listRunHeads?.({ tenant: 't1', limit: 5 })) ?? [];
+      expect(heads.map((r) => r.runId)).toEqual(['c', 'a']);
+      const full = await h.store.listRuns({ tenant: 't1', limit: 5 });
+      for (const [i, head] of heads.entries()) {
+        expect(Object.keys(head).sort()).toEqual([...RUN_HEAD_FIELDS].sort());
+        const record = full[i] as unknown as Record<string, unknown>;
+        for (const field of RUN_HEAD_FIELDS) expect(head[field]).toEqual(record[field]);
+      }
+      expect((await h.store.listRunHeads?.({ limit: 0 })) ?? []).toEqual([]);
+    });
   });
 
   describe('commit', () => {
+    it('stores model-written texts with NUL and lone surrogates (PostgreSQL: as U+FFFD), never refusing the commit', async () => {
+      await h.seed('r1');
+      const seq = ((await h.store.getRun('r1'))?.lastSeq ?? 0) + 1;
+      const bad = 'fail\u0000reason \ud800 end';
+      const next = await h.store.commit({
+        runId: 'r1',
+        expectedVersion: 1,
+        patch: { status: 'failed', reason: 'MODEL_FAILED', message: bad, outputs: { out: { text: bad } } },
+        events: [event('r1', seq, 'run.failed', { message: bad })],
+      });
+      expect(next.version).toBe(2);
+      const stored = await h.store.getRun('r1');
+      expect(stored?.status).toBe('failed');
+      // PostgreSQL refuses NUL and lone surrogates: its store writes U+FFFD; SQLite turns lone surrogates so.
+      const allowed = [bad, 'fail\ufffdreason \ufffd end', 'fail\u0000reason \ufffd end'];
+      expect(allowed.includes(String(stored?.message))).toBe(true);
+      expect(allowed.includes(String(stored?.outputs.out?.text))).toBe(true);
+      expect((await h.store.events('r1')).some((e) => e.type === 'run.failed')).toBe(true);
+    });
+
     it('applies the patch, bumps the version, appends rows and moves lastSeq', async () => {
       await h.seed();
       const next = await h.store.commit({

@@ -1,18 +1,17 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv';
 import { hint, list } from '../../domain/hints.js';
-import { enableLinearRegExps, schemaRegExp } from '../../domain/regex.js';
+import { compileSchema, type SchemaOutcome } from '../../domain/schema-engine.js';
 import type { Locale } from '../../domain/locale.js';
 import type { PipelineLogger } from '../call.js';
 import { showValue } from '../matching.js';
 
 /**
- * JSON Schema validation of tool arguments with Ajv 8 (draft-07 by default; 2019-09 or 2020-12 when
- * the schema's `$schema` says so), and the localized description of a violated rule.
- * Schemas are compiled once (cached per schema object). A schema Ajv cannot compile is the tool's
- * problem, not the model's: it is logged and the arguments are not checked against it. Patterns are
- * compiled by `schemaRegExp`, so one that backtracks excessively runs in linear time.
+ * JSON Schema validation of tool arguments (draft-07 by default; 2019-09 or 2020-12 when the schema's
+ * `$schema` says so), and the localized description of a violated rule. Compiling and validating go
+ * through src/domain/schema-engine.ts: each schema compiled alone (no `$id` shared with another
+ * schema), a bounded cache, a bounded validation (at most 20 errors; a value over 16 KB of JSON is
+ * checked for its first problem). A schema that cannot be compiled fails closed: the call is
+ * refused (the rule says why), never let through unchecked.
  */
 
 /** One schema violation, located and described for the model. */
@@ -31,84 +30,22 @@ export interface SchemaCheck {
   violations: SchemaViolation[];
 }
 
-const FORMATS: Record<string, RegExp> = {
-  date: /^\d{4}-\d{2}-\d{2}$/,
-  time: /^\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?$/i,
-  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/i,
-  email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
-  uri: /^[a-z][a-z0-9+.-]*:[^\s]*$/i,
-  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
-  ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$/,
-};
+/** Enum values named in a rule at most. */
+const MAX_ENUM_SHOWN = 8;
 
-const OPTIONS = {
-  allErrors: true,
-  strict: false,
-  verbose: true,
-  logger: false as const,
-  formats: FORMATS,
-  code: { regExp: schemaRegExp },
-};
-let engines: { draft7: Ajv; draft2019: Ajv2019; draft2020: Ajv2020 } | null = null;
-const compiled = new WeakMap<object, ValidateFunction | null>();
-
-function engineFor(schema: Record<string, unknown>): Ajv | Ajv2019 | Ajv2020 {
-  enableLinearRegExps();
-  engines ??= { draft7: new Ajv(OPTIONS), draft2019: new Ajv2019(OPTIONS), draft2020: new Ajv2020(OPTIONS) };
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (dialect.includes('2020-12')) return engines.draft2020;
-  if (dialect.includes('2019-09')) return engines.draft2019;
-  return engines.draft7;
-}
-
-/**
- * Validators by the schema's JSON text: the same tool schema arrives as a new object with every run's
- * tool list (MCP `tools/list`), and compiling costs far more than a step. Bounded, oldest out.
- */
-const byText = new Map<string, ValidateFunction | null>();
-const BY_TEXT_LIMIT = 500;
-
-function compile(schema: Record<string, unknown>, logger: PipelineLogger): ValidateFunction | null {
-  if (compiled.has(schema)) return compiled.get(schema) ?? null;
-  const text = JSON.stringify(schema);
-  if (byText.has(text)) {
-    const known = byText.get(text) ?? null;
-    compiled.set(schema, known);
-    return known;
-  }
-  const fn = compileNew(schema, logger);
-  compiled.set(schema, fn);
-  byText.set(text, fn);
-  if (byText.size > BY_TEXT_LIMIT) {
-    const oldest = byText.keys().next().value;
-    if (oldest !== undefined) byText.delete(oldest);
-  }
-  return fn;
-}
-
-function compileNew(schema: Record<string, unknown>, logger: PipelineLogger): ValidateFunction | null {
-  let fn: ValidateFunction | null = null;
-  const engine = engineFor(schema);
-  const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  // Ajv knows draft-07/2019-09/2020-12 meta-schemas only; other dialects are checked with draft-07 rules.
-  const usable =
-    engine === engines?.draft7 && dialect !== '' && !dialect.includes('draft-07')
-      ? withoutDialect(schema)
-      : schema;
+/** The outcome of `value` against `schema`, or why the schema cannot be used (logged). */
+function outcomeOf(
+  schema: Record<string, unknown>,
+  value: unknown,
+  logger: PipelineLogger,
+): SchemaOutcome | { unusable: string } {
   try {
-    fn = engine.compile(usable);
+    return compileSchema(schema, { profile: 'tool' }).check(value);
   } catch (error) {
-    logger.warn('TOOL schema not compiled', {
-      error: error instanceof Error ? error.message : String(error),
-    });
+    const why = error instanceof Error ? error.message : String(error);
+    logger.warn('TOOL schema not compiled', { error: why });
+    return { unusable: why.length > 200 ? `${why.slice(0, 199)}…` : why };
   }
-  return fn;
-}
-
-function withoutDialect(schema: Record<string, unknown>): Record<string, unknown> {
-  const copy = { ...schema };
-  delete copy.$schema;
-  return copy;
 }
 
 /** Validates `value` against `schema`; `prefix` is prepended to every field path (for per-param schemas). */
@@ -119,24 +56,37 @@ export function checkSchema(
   logger: PipelineLogger,
   prefix = '',
 ): SchemaCheck {
-  const validate = compile(schema, logger);
-  if (!validate || validate(value)) return { missing: [], violations: [] };
-  const errors = validate.errors ?? [];
+  const outcome = outcomeOf(schema, value, logger);
+  if ('unusable' in outcome) {
+    const field = prefix === '' ? '(root)' : prefix;
+    return {
+      missing: [],
+      violations: [{ field, rule: hint(locale, 'RULE_SCHEMA_UNUSABLE', { why: outcome.unusable }) }],
+    };
+  }
+  if (outcome.ok) return { missing: [], violations: [] };
+  const errors = outcome.errors;
   const missing: string[] = [];
   const violations: SchemaViolation[] = [];
   for (const error of errors) {
     if (error.keyword === 'required') {
       const prop = asText((error.params as { missingProperty?: unknown }).missingProperty);
-      missing.push(joinPath(prefix, pathOf(error.instancePath), prop));
+      missing.push(clip(joinPath(prefix, pathOf(error.instancePath), prop)));
     } else if (
       !['anyOf', 'oneOf', 'allOf', 'if', 'not', '$ref', 'dependentRequired'].includes(error.keyword) ||
       errors.length === 1
     ) {
-      violations.push({ field: fieldOf(error, prefix), rule: describeRule(error, locale, schema) });
+      violations.push({
+        field: clip(fieldOf(error, prefix)),
+        rule: clip(describeRule(error, locale, schema)),
+      });
     }
   }
   if (violations.length === 0 && missing.length === 0 && errors[0]) {
-    violations.push({ field: fieldOf(errors[0], prefix), rule: describeRule(errors[0], locale, schema) });
+    violations.push({
+      field: clip(fieldOf(errors[0], prefix)),
+      rule: clip(describeRule(errors[0], locale, schema)),
+    });
   }
   return {
     missing: [...new Set(missing)],
@@ -181,12 +131,9 @@ export function describeRule(
     case 'type':
       return hint(locale, 'RULE_TYPE', { type: String(p.type) });
     case 'enum':
-      return hint(locale, 'RULE_ENUM', {
-        values: list(
-          locale,
-          ((p.allowedValues as unknown[]) ?? []).map((v) => showValue(v)),
-        ),
-      });
+      return enumRule(locale, (p.allowedValues as unknown[] | undefined) ?? []);
+    case 'budget':
+      return hint(locale, 'RULE_BUDGET', { ms: String(p.ms) });
     case 'const':
       return hint(locale, 'RULE_CONST', { value: showValue(p.allowedValue) });
     case 'minimum':
@@ -227,12 +174,29 @@ export function describeRule(
   }
 }
 
+/** `must be one of: a, b, c`, naming the first 8 values of a longer enum and how many more. */
+function enumRule(locale: Locale, values: readonly unknown[]): string {
+  const shown = list(
+    locale,
+    values.slice(0, MAX_ENUM_SHOWN).map((v) => showValue(v, 40)),
+  );
+  if (values.length <= MAX_ENUM_SHOWN) return hint(locale, 'RULE_ENUM', { values: shown });
+  return hint(locale, 'RULE_ENUM_SOME', { values: shown, more: String(values.length - MAX_ENUM_SHOWN) });
+}
+
 function allowedProperties(error: ErrorObject, locale: Locale, rootSchema: Record<string, unknown>): string {
   const parent: Record<string, unknown> | undefined =
     error.parentSchema ?? (error.instancePath === '' ? rootSchema : undefined);
   const properties = parent?.properties;
   const props = typeof properties === 'object' && properties !== null ? Object.keys(properties) : [];
-  return props.length > 0 ? list(locale, props) : hint(locale, 'NONE');
+  if (props.length === 0) return hint(locale, 'NONE');
+  const shown = list(locale, props.slice(0, 20));
+  return props.length > 20 ? `${shown} …(+${props.length - 20})` : shown;
+}
+
+/** `text` cut to 300 characters (marked with …). */
+function clip(text: string): string {
+  return text.length <= 300 ? text : `${text.slice(0, 299)}…`;
 }
 
 /** A JSON value as plain text (strings bare, others as JSON). */

@@ -1,0 +1,93 @@
+import { decodeSuspension } from './document.js';
+import { fromJson } from './json.js';
+import { listConditions, listLimit, whereSql } from './shared.js';
+import type { RunFilter, RunHead, RunStatus, Usage } from './store.js';
+
+/**
+ * Run listings in the SQL stores: only the columns a listing shows (`RunHead`), never the flow,
+ * input or state of a run (a listing of 500 runs with 900 KB inputs parsed 450 MB on the thread that
+ * serves every tenant).
+ */
+
+/** The columns of a run head, in `RUN_HEAD_FIELDS` order. */
+export const HEAD_COLUMNS =
+  'run_id, parent_run_id, root_run_id, tenant, flow_id, flow_version, status, suspension, reason, ' +
+  'failed_node, message, usage, outputs, version, created_at, updated_at';
+
+/** A run head's row: JSON columns as text (SQLite) or already parsed (PostgreSQL jsonb). */
+export interface HeadRow {
+  run_id: string;
+  parent_run_id: string | null;
+  root_run_id: string;
+  tenant: string | null;
+  flow_id: string;
+  flow_version: string;
+  status: string;
+  suspension: unknown;
+  reason: string | null;
+  failed_node: string | null;
+  message: string | null;
+  usage: unknown;
+  outputs: unknown;
+  version: number | string;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+/**
+ * The SQL of a head listing of table `runs` (schema-qualified for PostgreSQL), with its parameters
+ * bound by `bind`; `tieBreak` orders runs created at the same time (newest first).
+ */
+export function headsSql(
+  runs: string,
+  filter: RunFilter,
+  bind: (value: string | number) => string,
+  tieBreak: string,
+): string {
+  const where = listConditions(filter, bind);
+  const max = listLimit(filter);
+  const limit = max === null ? '' : ` LIMIT ${bind(max)}`;
+  return `SELECT ${HEAD_COLUMNS} FROM ${runs} ${whereSql(where)} ORDER BY created_at DESC, ${tieBreak} DESC${limit}`;
+}
+
+/** The head a row holds (`parse` turns a JSON column into its value). */
+export function headFromRow(row: HeadRow, parse: (value: unknown) => unknown = textJson): RunHead {
+  return {
+    runId: row.run_id,
+    parentRunId: row.parent_run_id,
+    rootRunId: row.root_run_id,
+    tenant: row.tenant,
+    flowId: row.flow_id,
+    flowVersion: row.flow_version,
+    status: row.status as RunStatus,
+    suspension: decodeSuspension(parse(row.suspension), row.run_id),
+    reason: row.reason,
+    failedNode: row.failed_node,
+    message: row.message,
+    usage: parse(row.usage) as Usage,
+    outputs: parse(row.outputs) as Record<string, Record<string, unknown>>,
+    version: Number(row.version),
+    createdAt: isoTime(row.created_at),
+    updatedAt: isoTime(row.updated_at),
+  };
+}
+
+/** A JSON text column's value (null stays null). */
+function textJson(value: unknown): unknown {
+  return typeof value === 'string' ? fromJson(value) : value;
+}
+
+function isoTime(value: Date | string): string {
+  if (typeof value === 'string' && /T.*Z$/.test(value)) return value;
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** The heads of a SQLite store's runs (`all` runs a prepared statement). */
+export function sqliteHeads(
+  filter: RunFilter,
+  all: (sql: string, params: (string | number)[]) => unknown[],
+): RunHead[] {
+  const params: (string | number)[] = [];
+  const sql = headsSql('runs', filter, (value) => `?${params.push(value)}`, 'rowid');
+  return (all(sql, params) as HeadRow[]).map((row) => headFromRow(row));
+}

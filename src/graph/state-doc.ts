@@ -27,6 +27,11 @@ export interface RunStateDoc {
    * result, starts nothing new and ends the run `cancelled` (engine/cancel.ts).
    */
   cancelRequested?: true;
+  /**
+   * The answer to the person of the last node that completed (its finish summary or text answer);
+   * the run summary's `reply` once the run completed. Absent: that node gave none.
+   */
+  reply?: string;
 }
 
 /** The key of the current node run's conversation. */

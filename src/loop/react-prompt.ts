@@ -1,3 +1,4 @@
+import { hint } from '../domain/hints.js';
 import type { Locale, Localized } from '../domain/locale.js';
 
 /**
@@ -47,6 +48,8 @@ export interface PromptParts {
   locale: Locale;
   instructions: string;
   outputs: Record<string, { required: boolean; sources: string[]; from?: string[]; description?: string }>;
+  /** The node's `answer` key: `text` lets a text-only turn end the node (docs/flows.md). */
+  answer?: 'text';
 }
 
 /**
@@ -66,6 +69,7 @@ export function buildSystemPrompt(parts: PromptParts): string {
     });
     sections.push(`${h.outputs}\n${lines.join('\n')}`);
   }
+  if (parts.answer === 'text') sections.push(hint(parts.locale, 'PROMPT_ANSWER_TEXT'));
   return sections.join('\n\n');
 }
 

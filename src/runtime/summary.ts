@@ -7,6 +7,11 @@ export interface RunSummary {
   status: RunStatus;
   suspension?: { kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem };
   outputs: Record<string, Record<string, unknown>>;
+  /**
+   * The run's answer to the person: for a completed run, the finish summary or text answer
+   * (`answer: text`) of its last node; null while the run is not completed or when that node gave none.
+   */
+  reply: string | null;
   reason?: string;
   failedNode?: string;
   message?: string;
@@ -23,6 +28,7 @@ export function summarize(record: RunRecord): RunSummary {
     runId: record.runId,
     status: record.status,
     outputs: record.outputs,
+    reply: record.status === 'completed' ? (record.state.reply ?? null) : null,
     usage: record.usage,
     flowId: record.flowId,
     createdAt: record.createdAt,

@@ -69,6 +69,10 @@ export const RunSummarySchema = z
     outputs: z
       .record(z.string(), z.record(z.string(), z.unknown()))
       .openapi({ description: 'Outputs of the completed nodes, keyed by node id.' }),
+    reply: z.string().nullable().openapi({
+      description:
+        "The run's answer to the person: the finish summary or text answer of the last node of a completed run; null otherwise.",
+    }),
     reason: z.string().optional(),
     failedNode: z.string().optional(),
     message: z.string().optional(),

@@ -95,6 +95,7 @@ export const StateDocV1Schema = z.looseObject({
   parentCallId: z.string().optional(),
   traceparent: z.string().optional(),
   cancelRequested: z.literal(true).optional(),
+  reply: z.string().optional(),
 });
 
 /** The pending item of a suspended run, as the run summary shows it. */

@@ -25,7 +25,10 @@ import {
   type Store,
   type StoredEvent,
   type StoredMessage,
+  type ThreadFilter,
+  type ThreadRecord,
 } from './store.js';
+import { MemoryThreads } from './threads.js';
 
 /** Options of `MemoryStore`. */
 export interface MemoryStoreOptions {
@@ -59,11 +62,30 @@ interface RunEntry {
 export class MemoryStore implements Store {
   readonly #runs = new Map<string, RunEntry>();
   readonly #now: () => Date;
+  readonly #threads: MemoryThreads;
   #created = 0;
   #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
+    this.#threads = new MemoryThreads(() => this.#now());
+  }
+
+  appendThreadRun(
+    tenant: string | null,
+    threadId: string,
+    runId: string,
+    after: string | null,
+  ): Promise<ThreadRecord | null> {
+    return this.#sync(() => this.#threads.append(tenant, threadId, runId, after));
+  }
+
+  getThread(tenant: string | null, threadId: string): Promise<ThreadRecord | null> {
+    return this.#sync(() => this.#threads.get(tenant, threadId));
+  }
+
+  listThreads(filter: ThreadFilter): Promise<ThreadRecord[]> {
+    return this.#sync(() => this.#threads.list(filter));
   }
 
   createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord> {

@@ -29,6 +29,8 @@ import {
   type Store,
   type StoredEvent,
   type StoredMessage,
+  type ThreadFilter,
+  type ThreadRecord,
 } from '../store.js';
 import {
   AppendedKeys,
@@ -51,39 +53,14 @@ import {
 } from './rows.js';
 import { migrate, schemaVersion } from './schema.js';
 import { rollback } from './tx.js';
+import { insertSql, isConstraint, unreachable } from './sql.js';
+import { SqliteThreads } from './threads.js';
+import type { SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 import { preparePrivateDbFile } from './private-file.js';
 
-/**
- * How hard a commit is pushed to disk. `normal` (WAL + `synchronous=NORMAL`) survives the process
- * being killed at any point but may lose the last commits on power loss; `strict`
- * (`synchronous=FULL`) survives that too, at some cost per commit.
- */
-export type Durability = 'normal' | 'strict';
-
-/** Options of `SqliteStore`. */
-export interface SqliteStoreOptions {
-  /** The database file (its folder is created), or `:memory:` for a private in-memory database. */
-  path: string;
-  /** Default `normal`. */
-  durability?: Durability;
-  /** How long to wait for another process's write lock before failing, ms. Default 5000. */
-  busyTimeoutMs?: number;
-  /** The clock for `createdAt` / `updatedAt` (injected for deterministic tests). */
-  now?: () => Date;
-}
-
-/** What a SqliteStore's connection actually runs with (read back from SQLite, for diagnostics). */
-export interface SqliteStoreInfo {
-  path: string;
-  schemaVersion: number;
-  journalMode: string;
-  synchronous: 'OFF' | 'NORMAL' | 'FULL' | 'EXTRA';
-  busyTimeoutMs: number;
-}
+export type { Durability, SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 
 const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
-const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
-const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
 const LEASE_SQL = `${leaseSql('runs', {
   runId: ':run_id',
@@ -92,11 +69,6 @@ const LEASE_SQL = `${leaseSql('runs', {
   now: ':now',
   updatedAt: ':updated_at',
 })} RETURNING *`;
-
-/** `INSERT INTO table (a, b) VALUES (:a, :b)` for named parameters. */
-function insertSql(table: string, columns: readonly string[]): string {
-  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `:${c}`).join(', ')})`;
-}
 
 /** A run row with its definition. */
 const SELECT_RUN =
@@ -129,6 +101,10 @@ export class SqliteStore implements Store {
   readonly #definitions = new DefinitionCache();
   readonly #keys = new AppendedKeys();
   readonly #now: () => Date;
+  readonly #threads = new SqliteThreads(
+    (sql) => this.#stmt(sql),
+    () => this.#now(),
+  );
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -285,6 +261,23 @@ export class SqliteStore implements Store {
     );
   }
 
+  appendThreadRun(
+    tenant: string | null,
+    threadId: string,
+    runId: string,
+    after: string | null,
+  ): Promise<ThreadRecord | null> {
+    return this.#sync(() => this.#threads.append(tenant, threadId, runId, after));
+  }
+
+  getThread(tenant: string | null, threadId: string): Promise<ThreadRecord | null> {
+    return this.#sync(() => this.#threads.get(tenant, threadId));
+  }
+
+  listThreads(filter: ThreadFilter): Promise<ThreadRecord[]> {
+    return this.#sync(() => this.#threads.list(filter));
+  }
+
   close(): Promise<void> {
     const db = this.#db;
     this.#db = null;
@@ -387,13 +380,4 @@ export class SqliteStore implements Store {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
-}
-
-function isConstraint(error: unknown): boolean {
-  const errcode = (error as { errcode?: unknown } | null)?.errcode;
-  return errcode === SQLITE_CONSTRAINT_PRIMARYKEY || errcode === SQLITE_CONSTRAINT_UNIQUE;
-}
-
-function unreachable(runId: string): never {
-  throw new Error(`run ${runId} vanished inside its own transaction`);
 }

@@ -74,7 +74,8 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     modelCalls: () => doc.modelCalls,
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
     systemPrompt: () => prompt().system,
-    modelMessages: (newest) => modelConversation(locale, prompt().opening, session.conversation(), newest),
+    modelMessages: (newest) =>
+      modelConversation(locale, prompt().opening, session.conversation(), newest, doc.thread?.history),
     tools: () => tools,
     conversation: () => session.conversation(),
     callTool: (call, round) => callTool(session, node, deps, call, round),

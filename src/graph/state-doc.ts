@@ -1,4 +1,4 @@
-import type { NodeState, RunState } from '../domain/run-state.js';
+import type { NodeState, RunState, ThreadTurn } from '../domain/run-state.js';
 import type { LoopState } from '../loop/loop-state.js';
 
 /**
@@ -32,6 +32,11 @@ export interface RunStateDoc {
    * the run summary's `reply` once the run completed. Absent: that node gave none.
    */
   reply?: string;
+  /**
+   * For a run in a thread (docs/threads.md): the thread's id and the earlier turns the run's
+   * conversations start with, fixed when the run was created.
+   */
+  thread?: { id: string; history: ThreadTurn[] };
 }
 
 /** The key of the current node run's conversation. */

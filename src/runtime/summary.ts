@@ -18,6 +18,8 @@ export interface RunSummary {
   usage: Usage;
   flowId: string;
   parentRunId?: string;
+  /** The thread the run belongs to (docs/threads.md), when it is in one. */
+  threadId?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -41,5 +43,6 @@ export function summarize(record: RunRecord): RunSummary {
   if (record.failedNode !== null) summary.failedNode = record.failedNode;
   if (record.message !== null) summary.message = record.message;
   if (record.parentRunId !== null) summary.parentRunId = record.parentRunId;
+  if (record.state.thread) summary.threadId = record.state.thread.id;
   return summary;
 }

@@ -79,6 +79,7 @@ export const RunSummarySchema = z
     usage: Usage,
     flowId: z.string(),
     parentRunId: z.string().optional(),
+    threadId: z.string().optional().openapi({ description: 'The thread the run belongs to, if any.' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

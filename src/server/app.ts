@@ -16,6 +16,7 @@ import { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
 import { listen, type Listening, type ListenOptions } from './listen.js';
 import { registerRunRoutes } from './runs-routes.js';
 import { registerRetryRoute } from './retry-route.js';
+import { registerThreadRoutes } from './threads-routes.js';
 import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
 
@@ -173,6 +174,7 @@ function buildApp(
   registerEventRoutes(app, deps);
   registerFlowRoutes(app, deps);
   registerEvidenceRoutes(app, deps);
+  registerThreadRoutes(app, deps);
   app.openapi(meRoute, (c) => {
     const { name, role, tenant } = c.get('principal');
     return c.json({ name, role, tenant }, 200);

@@ -17,6 +17,7 @@ import { listen, type Listening, type ListenOptions } from './listen.js';
 import { registerRunRoutes } from './runs-routes.js';
 import { registerRetryRoute } from './retry-route.js';
 import { registerThreadRoutes } from './threads-routes.js';
+import { registerChatRoute } from './chat-route.js';
 import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
 
@@ -175,6 +176,7 @@ function buildApp(
   registerFlowRoutes(app, deps);
   registerEvidenceRoutes(app, deps);
   registerThreadRoutes(app, deps);
+  registerChatRoute(app, deps);
   app.openapi(meRoute, (c) => {
     const { name, role, tenant } = c.get('principal');
     return c.json({ name, role, tenant }, 200);

@@ -30,7 +30,7 @@ const runEvents = createRoute({
  * Counts an event stream against its token's cap (`maxStreamsPerToken`); answers 429 beyond it.
  * Returns the release function, to call once when the stream ends.
  */
-function claimStream(deps: ServerDeps, token: string): () => void {
+export function claimStream(deps: ServerDeps, token: string): () => void {
   const open = deps.streamsByToken.get(token) ?? 0;
   if (open >= deps.maxStreamsPerToken) {
     throw new ApiError(

@@ -34,7 +34,7 @@ async function waitFor<T>(probe: () => Promise<T | null>, ms = 30_000): Promise<
   }
 }
 
-async function thread(id: string, token = TOKENS.viewer): Promise<Response> {
+async function thread(id: string, token: string = TOKENS.viewer): Promise<Response> {
   return t.call('GET', `/v1/threads/${id}`, { token });
 }
 

@@ -10,6 +10,7 @@ export type { Env } from './runtime/config.js';
 export type { TelemetryOptions } from './telemetry/load.js';
 export type { ModelDeltaEvent } from './trace/live.js';
 export type { RunSummary } from './runtime/summary.js';
+export type { ThreadView, ThreadListItem, ThreadMessage, ThreadMessageKind } from './runtime/threads.js';
 export {
   RunError,
   RunConflictError,
@@ -82,6 +83,8 @@ export {
   type RunRecord,
   type RunStatus,
   type StoredEvent,
+  type ThreadFilter,
+  type ThreadRecord,
 } from './store/index.js';
 export { runEval, type EvalOptions, type EvalModel } from './eval/run-eval.js';
 export {

@@ -84,7 +84,7 @@ export function flag(parsed: Parsed, name: string): boolean {
 export const USAGE = `usage: agent-runtime <command> [options]
 
 commands:
-  run FLOW.yaml (--input TEXT | --input-json JSON|@file) [--model M] [--db URL] [--trace FILE] [--json]
+  run FLOW.yaml (--input TEXT | --input-json JSON|@file) [--thread ID] [--model M] [--db URL] [--trace FILE] [--json]
   approve RUN_ID [--comment TEXT]      approve the pending write and continue
   reject RUN_ID [--comment TEXT]       decline the pending write and continue
   answer RUN_ID TEXT                   answer the pending follow-up and continue
@@ -110,4 +110,5 @@ the commands that drive a run take --model, --trace FILE, --json and --durabilit
 tool results in the trace are cut at env AGENT_RUNTIME_TRACE_RESULT_BYTES bytes of JSON (default 16384; 0: none).
 
 exit codes: 0 completed, 1 failed or cancelled, 2 usage/flow error or unknown run id,
-            3 suspended (waiting for a person), 4 the run is not waiting for this input (retry: not failed)`;
+            3 suspended (waiting for a person), 4 the run is not waiting for this input (retry: not failed;
+            run --thread: the thread's last run is running or waits for an approval)`;

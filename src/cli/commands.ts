@@ -16,12 +16,12 @@ export type Command = (argv: string[]) => Promise<number>;
 
 const STATUSES: RunStatus[] = ['running', 'suspended', 'completed', 'failed', 'cancelled'];
 
-/** `run FLOW --input TEXT | --input-json JSON|@file`. */
+/** `run FLOW --input TEXT | --input-json JSON|@file [--thread ID]`. */
 export const run: Command = async (argv) => {
   const parsed = parse(
     'run',
     argv,
-    { ...DRIVING, input: { type: 'string' }, 'input-json': { type: 'string' } },
+    { ...DRIVING, input: { type: 'string' }, 'input-json': { type: 'string' }, thread: { type: 'string' } },
     { min: 1, max: 1, names: 'FLOW.yaml' },
   );
   const file = parsed.positionals[0] as string;
@@ -35,11 +35,16 @@ export const run: Command = async (argv) => {
     cliModel !== undefined
       ? absolutizeModel(cliModel, process.cwd())
       : flowModel(loaded.flow.model, loaded.dir);
+  const thread = str(parsed, 'thread');
+  if (thread === '') throw new UsageError('run: --thread needs a thread id');
+  const options = {
+    input,
+    ...(model ? { model } : {}),
+    ...(thread !== undefined ? { thread, who: process.env.USER ?? null } : {}),
+  };
   // What `validate` refuses never becomes a run: checked before the store is opened.
   await preflight(resolve(file), loaded, model);
-  return withContext(parsed, async (ctx) =>
-    finish(ctx, await ctx.runtime.start(loaded, { input, ...(model ? { model } : {}) })),
-  );
+  return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.start(loaded, options)));
 };
 
 /** `approve RUN_ID` / `reject RUN_ID` with an optional comment. */

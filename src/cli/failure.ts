@@ -30,6 +30,7 @@ export function failureOf(error: unknown): Failure {
 export function runExitCode(error: RunError): number {
   switch (error.code) {
     case 'RUN_CONFLICT':
+    case 'THREAD_BUSY':
       return 4;
     case 'RUN_NOT_FOUND':
     case 'REQUEST_INVALID':
@@ -39,7 +40,7 @@ export function runExitCode(error: RunError): number {
 }
 
 function runLine(error: RunError): string {
-  return error.code === 'RUN_CONFLICT'
+  return error.code === 'RUN_CONFLICT' || error.code === 'THREAD_BUSY'
     ? `${PREFIX}${error.message} (nothing changed)`
     : `${PREFIX}${error.message}`;
 }

@@ -184,7 +184,10 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
   }
   if (summary.status === 'failed')
     lines.push(`reason: ${summary.reason ?? ''} ${summary.message ?? ''}`.trimEnd());
-  if (summary.status === 'completed') lines.push(`outputs: ${JSON.stringify(summary.outputs)}`);
+  if (summary.status === 'completed') {
+    if (summary.reply !== null) lines.push(`reply: ${summary.reply}`);
+    lines.push(`outputs: ${JSON.stringify(summary.outputs)}`);
+  }
   return lines.join('\n');
 }
 

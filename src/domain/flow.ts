@@ -348,6 +348,12 @@ export const NodeSchema = z.strictObject({
     .default([])
     .describe("Flow files (relative to this flow's folder) this node may delegate to."),
   limits: LimitsSchema.partial().optional().describe("Overrides of the flow's limits for this node."),
+  answer: z
+    .enum(['text'])
+    .optional()
+    .describe(
+      'text: a model turn with text and no tool call ends the node once its required outputs are written (the text is its answer).',
+    ),
 });
 
 export const EdgeSchema = z.strictObject({

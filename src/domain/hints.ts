@@ -345,6 +345,16 @@ const TEXTS = {
     en: 'maxCost is set, but `prices` has no price for the model {model}',
   },
   ...VALUE_TEXTS,
+  // ---- threads and text answers (issue 29)
+  PROMPT_ANSWER_TEXT: {
+    'zh-CN':
+      '## 回答\n本节点可以直接用文字回答用户：必填产出写入后，一轮只有文字、没有工具调用即结束本节点，这段文字就是给用户的回答。',
+    en: '## Answer\nThis node may answer the user in plain text: once the required outputs are written, a turn with text and no tool call ends the node, and that text is the answer to the user.',
+  },
+  THREAD_EARLIER: {
+    'zh-CN': '（本会话中较早的对话）',
+    en: '(earlier in this conversation)',
+  },
 } as const satisfies Record<string, Localized<string>>;
 
 export type HintKey = keyof typeof TEXTS;

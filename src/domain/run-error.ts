@@ -14,7 +14,12 @@ export type RunErrorCode =
   /** The caller's request cannot be used: no model, an unusable model, input not fitting the flow… CLI exit 2, HTTP 400 BAD_REQUEST. */
   | 'REQUEST_INVALID'
   /** The run input given to a front end (`--input`, `--input-json`) cannot be used (`problems`). CLI exit 2, HTTP 400 INPUT_INVALID. */
-  | 'INPUT_INVALID';
+  | 'INPUT_INVALID'
+  /**
+   * A message for a thread whose last run is running or waits for an approval (`threadId`, `runId` of
+   * that run): refused, nothing changed (docs/threads.md). CLI exit 4, HTTP 409 THREAD_BUSY.
+   */
+  | 'THREAD_BUSY';
 
 /** The `name` of a RunError by code: the class each code had before codes, which users and logs match. */
 const NAMES: Record<RunErrorCode, string> = {
@@ -22,6 +27,8 @@ const NAMES: Record<RunErrorCode, string> = {
   RUN_CONFLICT: 'RunConflictError',
   REQUEST_INVALID: 'RuntimeInputError',
   INPUT_INVALID: 'RunInputError',
+  // Codes newer than the per-case classes are named after the class itself.
+  THREAD_BUSY: 'RunError',
 };
 
 /** What a RunError carries besides its code and message. */
@@ -30,6 +37,8 @@ export interface RunErrorOptions extends ErrorOptions {
   readonly runId?: string;
   /** The failing fields of the input, one line each (INPUT_INVALID). */
   readonly problems?: readonly string[];
+  /** The thread concerned (THREAD_BUSY). */
+  readonly threadId?: string;
 }
 
 /** An operation on a run that the runtime refused, with the reason as `code`. */
@@ -39,12 +48,15 @@ export class RunError extends Error {
   readonly runId?: string;
   /** The failing input fields, one line each (`name: required`); empty when there are none. */
   readonly problems: readonly string[];
+  /** The thread concerned (THREAD_BUSY). */
+  readonly threadId?: string;
 
   constructor(code: RunErrorCode, message: string, options: RunErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = NAMES[code];
     this.code = code;
     if (options.runId !== undefined) this.runId = options.runId;
+    if (options.threadId !== undefined) this.threadId = options.threadId;
     this.problems = options.problems ?? [];
   }
 }

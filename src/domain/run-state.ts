@@ -155,6 +155,15 @@ export interface RunState {
   nodeOutputs: Record<string, Record<string, unknown>>;
 }
 
+/**
+ * One earlier turn of a thread (docs/threads.md) that a run in the thread starts with: what the user
+ * said (their message, a follow-up answer) or what the assistant said (a reply, a question).
+ */
+export interface ThreadTurn {
+  role: 'user' | 'assistant';
+  text: string;
+}
+
 /** A fresh node state. */
 export function newNodeState(nodeId: string): NodeState {
   return {

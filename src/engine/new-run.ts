@@ -5,7 +5,8 @@ import type { RunStateDoc } from '../graph/state-doc.js';
 import { newLoopState } from '../loop/loop-state.js';
 import type { ModelClient } from '../model/model.js';
 import { isModelClient, type ModelSpec } from '../model/resolve.js';
-import type { NewRun, StoredEvent } from '../store/store.js';
+import type { NewRun, Store, StoredEvent } from '../store/store.js';
+import { threadStore, type ThreadStartSpec } from './thread-start.js';
 import type { RunSummary } from '../runtime/summary.js';
 import type { RunEngine } from './engine.js';
 import type { FlowRef } from './toolbox.js';
@@ -24,6 +25,8 @@ export interface NewRunInput {
   parentCallId?: string;
   tenant: string | null;
   lease: { owner: string; expiresAt: number };
+  /** A run in a thread: the thread and what the run starts with (docs/threads.md). */
+  thread?: ThreadStartSpec;
 }
 
 /** A run to start, its flow, model and input checked by the facade. */
@@ -37,6 +40,8 @@ export interface StartSpec {
   parentRunId?: string;
   parentCallId?: string;
   onAccepted?: (summary: RunSummary) => void;
+  /** A run in a thread (docs/threads.md), planned by `planThread`. */
+  thread?: ThreadStartSpec;
 }
 
 /**
@@ -48,6 +53,7 @@ export async function startRun(engine: RunEngine, start: StartSpec): Promise<Run
   const store = await engine.db();
   const parent = start.parentRunId ? await store.getRun(start.parentRunId) : null;
   const runId = engine.ids.runId();
+  if (start.thread) await appendToThread(store, start.tenant ?? null, start.thread, runId);
   const { run, events } = newRun(
     runId,
     {
@@ -60,6 +66,7 @@ export async function startRun(engine: RunEngine, start: StartSpec): Promise<Run
       ...(start.parentCallId ? { parentCallId: start.parentCallId } : {}),
       tenant: start.tenant ?? null,
       lease: { owner: engine.owner, expiresAt: engine.clock() + engine.leaseMs },
+      ...(start.thread ? { thread: start.thread } : {}),
     },
     engine.clock,
   );
@@ -67,7 +74,24 @@ export async function startRun(engine: RunEngine, start: StartSpec): Promise<Run
   if (isModelClient(spec)) engine.models.remember(runId, model);
   engine.announce(record, events);
   const session = await engine.openSession(record, 'start');
-  return engine.proceed(session, ref, model, { commit: false, onAccepted: start.onAccepted });
+  // The thread's evidence so far is the run's first: citable by its ids, and the run's own go on after it.
+  const inherited = start.thread?.evidence ?? [];
+  session.run.evidence.push(...inherited);
+  return engine.proceed(session, ref, model, { commit: inherited.length > 0, onAccepted: start.onAccepted });
+}
+
+/** Appends the new run to its thread, or throws RunError THREAD_BUSY when another came first. */
+async function appendToThread(
+  store: Store,
+  tenant: string | null,
+  thread: ThreadStartSpec,
+  runId: string,
+): Promise<void> {
+  const appended = await threadStore(store).appendThreadRun(tenant, thread.id, runId, thread.after);
+  if (!appended)
+    throw new RunError('THREAD_BUSY', `thread ${thread.id} got another message meanwhile`, {
+      threadId: thread.id,
+    });
 }
 
 /**
@@ -93,7 +117,10 @@ export function newRun(
     loop: newLoopState(),
     modelCalls: 0,
     ...(spec.parentCallId ? { parentCallId: spec.parentCallId } : {}),
+    ...(spec.thread ? { thread: { id: spec.thread.id, history: spec.thread.history } } : {}),
   };
+  // What the user said earlier in the thread counts for `source: user` like the run's own input.
+  if (spec.thread) doc.run.inputTexts = [...spec.thread.userTexts, ...doc.run.inputTexts];
   const payloads: EventPayload[] = [
     {
       type: 'run.started',

@@ -74,10 +74,14 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
       }),
     signal: deps.signal,
     interrupted: (call) => session.run.inFlight.some((w) => w.callId === call.callId && w.nodeId === node.id),
+    textAnswer: () =>
+      node.answer === 'text' &&
+      Object.entries(node.outputs).every(([key, c]) => !c.required || Object.hasOwn(nodeState.outputs, key)),
     modelCalls: () => doc.modelCalls,
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
     systemPrompt: () => prompt().system,
-    modelMessages: (newest) => modelConversation(locale, prompt().opening, session.conversation(), newest),
+    modelMessages: (newest) =>
+      modelConversation(locale, prompt().opening, session.conversation(), newest, doc.thread?.history),
     tools,
     conversation: () => session.conversation(),
     callTool: (call, round) => callTool(session, node, deps, call, round),
@@ -114,6 +118,7 @@ function nodePrompt(
           nodes: session.run.nodeOutputs,
         }),
         outputs: node.outputs,
+        ...(node.answer ? { answer: node.answer } : {}),
       }),
       opening: openingMessage({
         locale,

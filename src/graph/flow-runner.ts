@@ -40,6 +40,8 @@ export async function runGraph(host: GraphHost): Promise<GraphExit> {
     if (exit.kind === 'stopped') return 'stopped';
     const outputs = exit.kind === 'completed' ? outputValues(host) : {};
     if (exit.kind === 'completed') {
+      if (exit.reply === undefined) delete host.doc.reply;
+      else host.doc.reply = exit.reply;
       host.run.nodeOutputs[nodeId] = outputs;
       host.emit({ type: 'node.completed', nodeId, outputs });
       host.update({ outputs: { ...host.run.nodeOutputs } });
@@ -94,7 +96,11 @@ function endRun(
   if (exit.kind === 'completed') {
     host.doc.nodeId = null;
     host.doc.node = null;
-    host.emit({ type: 'run.completed', outputs: { ...host.run.nodeOutputs } });
+    host.emit({
+      type: 'run.completed',
+      outputs: { ...host.run.nodeOutputs },
+      ...(host.doc.reply !== undefined ? { reply: host.doc.reply } : {}),
+    });
     host.update({ status: 'completed', suspension: null, leaseOwner: null, leaseExpiresAt: null });
     return;
   }

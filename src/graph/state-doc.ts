@@ -1,4 +1,4 @@
-import type { NodeState, RunState } from '../domain/run-state.js';
+import type { NodeState, RunState, ThreadTurn } from '../domain/run-state.js';
 import type { LoopState } from '../loop/loop-state.js';
 
 /**
@@ -29,6 +29,16 @@ export interface RunStateDoc {
   cancelRequested?: true;
   /** For a forked run (docs/evals.md, "Fork"): the run and the event it continues from. */
   forkedFrom?: { runId: string; seq: number };
+  /**
+   * The answer to the person of the last node that completed (its finish summary or text answer);
+   * the run summary's `reply` once the run completed. Absent: that node gave none.
+   */
+  reply?: string;
+  /**
+   * For a run in a thread (docs/threads.md): the thread's id and the earlier turns the run's
+   * conversations start with, fixed when the run was created.
+   */
+  thread?: { id: string; history: ThreadTurn[] };
 }
 
 /** The key of the current node run's conversation. */

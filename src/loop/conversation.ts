@@ -1,5 +1,6 @@
 import { hint } from '../domain/hints.js';
 import type { Locale, Localized } from '../domain/locale.js';
+import type { ThreadTurn } from '../domain/run-state.js';
 import type { ConversationMessage, ModelToolCall } from '../model/model.js';
 import { renderSkipped } from './render.js';
 
@@ -49,15 +50,22 @@ export function renderInput(input: unknown): string {
  * - every tool call of an assistant turn is answered by a tool message before the next user or
  *   assistant message (a call left without one, e.g. after a wave that ended early, gets the
  *   `[SKIPPED]` message), and a tool message answering no call of the turn before it is left out.
- * The stored messages are not changed; the same input always gives the same output.
+ * The stored messages are not changed; the same input always gives the same output. `history` (a run
+ * in a thread: the thread's earlier turns) comes first, as user and assistant messages (turns of the
+ * same role in a row joined into one), before the opening message.
  */
 export function modelConversation(
   locale: Locale,
   opening: string,
   stored: readonly ConversationMessage[],
   newest: string | null,
+  history: readonly ThreadTurn[] = [],
 ): ConversationMessage[] {
-  const out: ConversationMessage[] = [{ role: 'user', content: blank(opening) ? '""' : opening }];
+  const out = historyMessages(history);
+  const first = blank(opening) ? '""' : opening;
+  const last = out.at(-1);
+  if (last?.role === 'user') last.content = `${last.content}\n\n${first}`;
+  else out.push({ role: 'user', content: first });
   let open: { calls: ModelToolCall[]; answered: Set<string> } | null = null;
   const close = (): void => {
     if (!open) return;
@@ -99,6 +107,21 @@ export function modelConversation(
  */
 export function retryNotice(locale: Locale, reason: string, message: string): string {
   return `${HEADINGS[locale].retried}\n${hint(locale, 'NODE_RETRIED', { reason, message })}`;
+}
+
+/** A thread's earlier turns as messages: starting with a user message, same roles in a row joined. */
+function historyMessages(history: readonly ThreadTurn[]): ConversationMessage[] {
+  const out: ConversationMessage[] = [];
+  for (const turn of history) {
+    if (blank(turn.text)) continue;
+    const last = out.at(-1);
+    if (last?.role === 'user' && turn.role === 'user') last.content = `${last.content}\n\n${turn.text}`;
+    else if (last?.role === 'assistant' && turn.role === 'assistant')
+      last.text = `${last.text}\n\n${turn.text}`;
+    else if (turn.role === 'user') out.push({ role: 'user', content: turn.text });
+    else if (out.length > 0) out.push({ role: 'assistant', text: turn.text, toolCalls: [] });
+  }
+  return out;
 }
 
 function blank(text: string): boolean {

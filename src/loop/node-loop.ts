@@ -18,7 +18,8 @@ import { renderObservation, renderSkipped, type ObservationStyle } from './rende
 
 /** How a node run ended, or that it waits for a person. */
 export type NodeExit =
-  | { kind: 'completed' }
+  /** `reply`: the node's answer to the person (its finish summary or its text answer), when it gave one. */
+  | { kind: 'completed'; reply?: string }
   | { kind: 'failed'; reason: string; message: string }
   | { kind: 'suspended' }
   /** The driver was told to stop (cancel or shutdown): nothing more is recorded; the run stays as persisted. */
@@ -56,6 +57,11 @@ export interface LoopHost {
   interrupted?(call: ModelToolCall): boolean;
   /** Before each model call: the node's exit when the run has reached its token or cost budget (issue 20). */
   budget?(): Promise<NodeExit | null>;
+  /**
+   * Whether a model turn with text and no tool call ends the node now: the node declares `answer: text`
+   * and its required outputs are written (docs/flows.md). Absent: never (such a round is a stall).
+   */
+  textAnswer?(): boolean;
   /** The run's model calls so far (the scripted model's turn index). */
   modelCalls(): number;
   /** The node run's system prompt: the same on every round. */
@@ -183,6 +189,10 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
     text: result.text,
     usage: result.usage,
   });
+  if (result.toolCalls.length === 0 && result.text.trim() !== '' && host.textAnswer?.() === true) {
+    // The node answered in text (`answer: text`): committed by the graph with the node's end.
+    return { kind: 'completed', reply: result.text.trim() };
+  }
   if (result.toolCalls.length === 0) {
     host.log('info', `REACT no_tool_calls node=${host.nodeId} round=${round}`);
     // A fact, not advice; it also keeps the conversation from ending on an assistant turn, which
@@ -231,7 +241,9 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     // round is asked again.
     if (effect?.kind === 'finish' && result.observation.ok) {
       host.loop.wave = null;
-      return { kind: 'completed' };
+      return effect.summary.trim() === ''
+        ? { kind: 'completed' }
+        : { kind: 'completed', reply: effect.summary.trim() };
     }
     if (effect?.kind === 'fail') {
       host.loop.wave = null;

@@ -1,3 +1,4 @@
+import { hint } from '../domain/hints.js';
 import type { Locale, Localized } from '../domain/locale.js';
 
 /**
@@ -56,6 +57,8 @@ export interface PromptParts {
       schema?: Record<string, unknown>;
     }
   >;
+  /** The node's `answer` key: `text` lets a text-only turn end the node (docs/flows.md). */
+  answer?: 'text';
 }
 
 /**
@@ -77,6 +80,7 @@ export function buildSystemPrompt(parts: PromptParts): string {
     });
     sections.push(`${h.outputs}\n${lines.join('\n')}`);
   }
+  if (parts.answer === 'text') sections.push(hint(parts.locale, 'PROMPT_ANSWER_TEXT'));
   return sections.join('\n\n');
 }
 

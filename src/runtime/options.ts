@@ -53,6 +53,14 @@ export interface StartOptions {
   parentCallId?: string;
   /** Called once the new run is persisted, before driving starts (lets a server answer at once). */
   onAccepted?: (summary: RunSummary) => void;
+  /**
+   * The thread (docs/threads.md) the message belongs to: the run starts with the thread's earlier
+   * turns; when the thread's last run asks a follow-up question the input's text answers it instead
+   * (that run's summary is returned); RunError THREAD_BUSY while it runs or waits for an approval.
+   */
+  thread?: string;
+  /** Who sent the message (recorded when it answers a follow-up question of the thread). */
+  who?: string | null;
 }
 
 /** A decision or answer from a person, with who gave it. */

@@ -15,7 +15,10 @@ import { loadFlow, type LoadedFlow } from '../flow/load.js';
 import type { CodeFlowInput, FlowOutputs } from '../flow/typed-outputs.js';
 import { silentLogger } from '../log/logger.js';
 import { absolutizeModel, type ModelSpec } from '../model/resolve.js';
-import type { RunFilter, Store, StoredEvent } from '../store/store.js';
+import type { RunFilter, Store, StoredEvent, ThreadFilter } from '../store/store.js';
+import { planThread, threadBusy, type ThreadStartSpec } from '../engine/thread-start.js';
+import { renderInput } from '../loop/conversation.js';
+import { listThreads, viewThread, type ThreadListItem, type ThreadView } from './threads.js';
 import { noopTelemetry } from '../telemetry/telemetry.js';
 import { EventHub } from '../trace/event-hub.js';
 import { EventPoller } from '../trace/event-poller.js';
@@ -90,12 +93,24 @@ export class Runtime {
     // The run's tenant scopes its MCP connections and tool catalog (never shared across tenants).
     const ref: FlowRef = { ...loaded, tenant: options.tenant ?? null };
     const flow = ref.flow;
+    const input = options.input ?? {};
+    let thread: ThreadStartSpec | undefined;
+    if (options.thread !== undefined) {
+      const plan = await planThread(await this.db(), options.tenant ?? null, options.thread);
+      if (plan.state === 'busy' && plan.last) throw threadBusy(options.thread, plan.last);
+      // The last run asks a question: the message is its answer (docs/threads.md).
+      if (plan.state === 'answer' && plan.last)
+        return this.answer(plan.last.runId, renderInput(input), {
+          who: options.who ?? null,
+          ...(options.onAccepted ? { onAccepted: options.onAccepted } : {}),
+        });
+      thread = plan.start;
+    }
     const spec =
       options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);
     if (spec === undefined)
       throw new RunError('REQUEST_INVALID', `flow ${flow.id} names no model and none was given`);
     const model = this.engine.models.resolve(spec, flow);
-    const input = options.input ?? {};
     const problems = validateRunInput(flow, input);
     if (problems.length > 0)
       throw new RunError(
@@ -112,7 +127,18 @@ export class Runtime {
       ...(options.parentRunId !== undefined ? { parentRunId: options.parentRunId } : {}),
       ...(options.parentCallId !== undefined ? { parentCallId: options.parentCallId } : {}),
       ...(options.onAccepted ? { onAccepted: options.onAccepted } : {}),
+      ...(thread ? { thread } : {}),
     });
+  }
+
+  /** The tenant's thread (docs/threads.md) with its messages and runs, or null; RunError REQUEST_INVALID for a bad id. */
+  async thread(threadId: string, options: { tenant?: string | null } = {}): Promise<ThreadView | null> {
+    return viewThread(await this.db(), options.tenant ?? null, threadId);
+  }
+
+  /** A tenant's threads, most recently updated first (`limit` default 100, `after` the last of the previous page). */
+  async threads(filter: Partial<ThreadFilter> = {}): Promise<ThreadListItem[]> {
+    return listThreads(await this.db(), { ...filter, tenant: filter.tenant ?? null });
   }
 
   /** Approves the pending write of a suspended run and continues it. */

@@ -12,6 +12,11 @@ export interface RunSummary<O = RunOutputs> {
   status: RunStatus;
   suspension?: { kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem };
   outputs: O;
+  /**
+   * The run's answer to the person: for a completed run, the finish summary or text answer
+   * (`answer: text`) of its last node; null while the run is not completed or when that node gave none.
+   */
+  reply: string | null;
   reason?: string;
   failedNode?: string;
   message?: string;
@@ -20,19 +25,26 @@ export interface RunSummary<O = RunOutputs> {
   parentRunId?: string;
   /** For a forked run: the run and the event it continues from (docs/evals.md, "Fork"). */
   forkedFrom?: { runId: string; seq: number };
+  /** The thread the run belongs to (docs/threads.md), when it is in one. */
+  threadId?: string;
   createdAt: string;
   updatedAt: string;
 }
 
 /**
- * The summary of a stored run. A listing passes only the run's head (no state document), so its
- * summaries carry no `forkedFrom`; the run's own summary (status, API `GET /v1/runs/{id}`) does.
+ * The summary of a stored run. A listing passes only the run's head (no state document, only its
+ * `reply` and thread id), so its summaries carry no `forkedFrom`; the run's own summary (status, API
+ * `GET /v1/runs/{id}`) does.
  */
 export function summarize(record: RunHead | RunRecord): RunSummary {
   const summary: RunSummary = {
     runId: record.runId,
     status: record.status,
     outputs: record.outputs,
+    reply:
+      record.status === 'completed'
+        ? (('state' in record ? record.state.reply : record.reply) ?? null)
+        : null,
     usage: record.usage,
     flowId: record.flowId,
     createdAt: record.createdAt,
@@ -47,5 +59,7 @@ export function summarize(record: RunHead | RunRecord): RunSummary {
   if (record.parentRunId !== null) summary.parentRunId = record.parentRunId;
   const forked = 'state' in record ? record.state.forkedFrom : undefined;
   if (forked) summary.forkedFrom = { runId: forked.runId, seq: forked.seq };
+  const threadId = 'state' in record ? record.state.thread?.id : record.threadId;
+  if (threadId) summary.threadId = threadId;
   return summary;
 }

@@ -19,6 +19,8 @@ import { registerRunRoutes } from './runs-routes.js';
 import { SSE_QUEUE_LIMITS, type SseQueueLimits } from './sse-queue.js';
 import { registerRetryRoute } from './retry-route.js';
 import { registerForkRoute } from './fork-route.js';
+import { registerThreadRoutes } from './threads-routes.js';
+import { registerChatRoute } from './chat-route.js';
 import { MeSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
 
@@ -182,6 +184,8 @@ function buildApp(
   registerEventRoutes(app, deps);
   registerFlowRoutes(app, deps);
   registerEvidenceRoutes(app, deps);
+  registerThreadRoutes(app, deps);
+  registerChatRoute(app, deps);
   app.openapi(meRoute, (c) => {
     const { name, role, tenant } = c.get('principal');
     return c.json({ name, role, tenant }, 200);

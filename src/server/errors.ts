@@ -20,7 +20,9 @@ export const API_ERROR_CODES = [
   'RUN_NOT_FOUND',
   'FLOW_NOT_FOUND',
   'EVIDENCE_NOT_FOUND',
+  'THREAD_NOT_FOUND',
   'CONFLICT',
+  'THREAD_BUSY',
   'FLOW_LIMIT',
   'PAYLOAD_TOO_LARGE',
   'TOO_MANY_STREAMS',
@@ -107,6 +109,8 @@ export function runApiError(error: RunError): ApiError {
       return new ApiError(404, 'RUN_NOT_FOUND', error.message);
     case 'RUN_CONFLICT':
       return new ApiError(409, 'CONFLICT', `${error.message} (nothing changed)`);
+    case 'THREAD_BUSY':
+      return new ApiError(409, 'THREAD_BUSY', `${error.message} (nothing changed)`);
     case 'REQUEST_INVALID':
       return new ApiError(400, 'BAD_REQUEST', error.message);
     case 'INPUT_INVALID':

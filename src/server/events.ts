@@ -40,7 +40,7 @@ function streamIdentity(principal: Principal): string {
  * Counts an event stream against its token's cap (`maxStreamsPerToken`, per tenant and token name);
  * answers 429 beyond it. Returns the release function, to call once when the stream ends (more calls do nothing).
  */
-function claimStream(deps: ServerDeps, principal: Principal): () => void {
+export function claimStream(deps: ServerDeps, principal: Principal): () => void {
   const identity = streamIdentity(principal);
   const open = deps.streamsByToken.get(identity) ?? 0;
   if (open >= deps.maxStreamsPerToken) {

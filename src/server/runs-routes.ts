@@ -182,7 +182,8 @@ function registerResponseRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): voi
   });
 }
 
-type StartBody = z.infer<typeof StartRunSchema>;
+/** The body of `POST /v1/runs` (and of a thread message). */
+export type StartBody = z.infer<typeof StartRunSchema>;
 
 /** Starts a run of a registered or inline flow in the background; answers once it is persisted. */
 async function start(deps: ServerDeps, c: Context<AppEnv>, body: StartBody): Promise<RunSummary> {
@@ -214,7 +215,7 @@ async function start(deps: ServerDeps, c: Context<AppEnv>, body: StartBody): Pro
  * The model a run started over HTTP persists: one the request names is held to the request policy,
  * and so is the `model:` of a flow that came over HTTP; a `--flows DIR` flow's own model is trusted.
  */
-function runModel(
+export function runModel(
   deps: ServerDeps,
   requested: string | undefined,
   loaded: LoadedFlow,
@@ -230,7 +231,7 @@ function runModel(
  * The flow a start request names: registered by id (the caller's tenant's own, else a shared one),
  * or inline (admins only, held to the request policy). `trusted` is true for `--flows DIR` flows.
  */
-async function chooseFlow(
+export async function chooseFlow(
   deps: ServerDeps,
   principal: Principal,
   body: StartBody,
@@ -283,7 +284,7 @@ async function respond(
  * Runs `produce` under the request's `Idempotency-Key` (if any): a retried request gets the first
  * successful response again, marked with `Idempotent-Replayed: true`.
  */
-async function idempotent<T>(
+export async function idempotent<T>(
   deps: ServerDeps,
   c: Context<AppEnv>,
   body: unknown,

@@ -91,6 +91,10 @@ export const RunSummarySchema = z
       description:
         'Outputs of the completed nodes, keyed by node id, as written (JSON of any type); `GET /v1/flows/{flowId}` publishes their schemas (`outputsSchema`).',
     }),
+    reply: z.string().nullable().openapi({
+      description:
+        "The run's answer to the person: the finish summary or text answer of the last node of a completed run; null otherwise.",
+    }),
     reason: z.string().optional(),
     failedNode: z.string().optional(),
     message: z.string().optional(),
@@ -101,6 +105,7 @@ export const RunSummarySchema = z
       .object({ runId: z.string(), seq: z.number().int() })
       .optional()
       .openapi({ description: 'For a forked run: the run and the event it continues from.' }),
+    threadId: z.string().optional().openapi({ description: 'The thread the run belongs to, if any.' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

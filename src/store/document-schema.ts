@@ -96,6 +96,13 @@ export const StateDocV1Schema = z.looseObject({
   traceparent: z.string().optional(),
   cancelRequested: z.literal(true).optional(),
   forkedFrom: z.looseObject({ runId: z.string(), seq: z.number().int() }).optional(),
+  reply: z.string().optional(),
+  thread: z
+    .looseObject({
+      id: z.string(),
+      history: z.array(z.looseObject({ role: z.enum(['user', 'assistant']), text: z.string() })),
+    })
+    .optional(),
 });
 
 /** The pending item of a suspended run, as the run summary shows it. */

@@ -12,7 +12,9 @@ import type { RunFilter, RunHead, RunStatus, Usage } from './store.js';
 /** The columns of a run head, in `RUN_HEAD_FIELDS` order. */
 export const HEAD_COLUMNS =
   'run_id, parent_run_id, root_run_id, tenant, flow_id, flow_version, status, suspension, reason, ' +
-  'failed_node, message, usage, outputs, version, created_at, updated_at';
+  'failed_node, message, usage, outputs, version, created_at, updated_at, ' +
+  // Two short fields of the state document, extracted by the database (never decoded here whole).
+  "state ->> 'reply' AS head_reply, state -> 'thread' ->> 'id' AS head_thread";
 
 /** A run head's row: JSON columns as text (SQLite) or already parsed (PostgreSQL jsonb). */
 export interface HeadRow {
@@ -32,6 +34,8 @@ export interface HeadRow {
   version: number | string;
   created_at: string | Date;
   updated_at: string | Date;
+  head_reply: string | null;
+  head_thread: string | null;
 }
 
 /**
@@ -69,6 +73,8 @@ export function headFromRow(row: HeadRow, parse: (value: unknown) => unknown = t
     version: Number(row.version),
     createdAt: isoTime(row.created_at),
     updatedAt: isoTime(row.updated_at),
+    reply: row.head_reply ?? null,
+    threadId: row.head_thread ?? null,
   };
 }
 

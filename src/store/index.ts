@@ -14,6 +14,8 @@ export {
   type StoreErrorOptions,
   type StoredEvent,
   type StoredMessage,
+  type ThreadFilter,
+  type ThreadRecord,
   type Usage,
 } from './store.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory.js';

@@ -27,7 +27,10 @@ import {
   type Store,
   type StoredEvent,
   type StoredMessage,
+  type ThreadFilter,
+  type ThreadRecord,
 } from './store.js';
+import { MemoryThreads } from './threads.js';
 
 /** Options of `MemoryStore`. */
 export interface MemoryStoreOptions {
@@ -61,11 +64,30 @@ interface RunEntry {
 export class MemoryStore implements Store {
   readonly #runs = new Map<string, RunEntry>();
   readonly #now: () => Date;
+  readonly #threads: MemoryThreads;
   #created = 0;
   #closed = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
+    this.#threads = new MemoryThreads(() => this.#now());
+  }
+
+  appendThreadRun(
+    tenant: string | null,
+    threadId: string,
+    runId: string,
+    after: string | null,
+  ): Promise<ThreadRecord | null> {
+    return this.#sync(() => this.#threads.append(tenant, threadId, runId, after));
+  }
+
+  getThread(tenant: string | null, threadId: string): Promise<ThreadRecord | null> {
+    return this.#sync(() => this.#threads.get(tenant, threadId));
+  }
+
+  listThreads(filter: ThreadFilter): Promise<ThreadRecord[]> {
+    return this.#sync(() => this.#threads.list(filter));
   }
 
   createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord> {
@@ -113,6 +135,7 @@ export class MemoryStore implements Store {
           suspension: decodeSuspension(jsonClone(record.suspension), record.runId),
           usage: { ...record.usage },
           outputs: jsonClone(record.outputs),
+          ...stateHead(record.state),
         };
       }),
     );
@@ -301,6 +324,12 @@ function firstAbove(events: readonly { seq: number }[], afterSeq: number): numbe
  * A copy of a stored run for a caller. `flow` and `input` never change after creation: they are
  * frozen once and shared, so a step never copies the whole flow again.
  */
+/** The two fields of a stored state document a run head shows (as the SQL stores extract them). */
+function stateHead(state: string | null): Pick<RunHead, 'reply' | 'threadId'> {
+  const doc = fromJson<{ reply?: string; thread?: { id?: string } } | null>(state);
+  return { reply: doc?.reply ?? null, threadId: doc?.thread?.id ?? null };
+}
+
 function copyRecord(record: StoredRecord, ownState?: RunStateDoc): RunRecord {
   return {
     ...record,

@@ -141,7 +141,12 @@ export type RunHead = Pick<
   | 'version'
   | 'createdAt'
   | 'updatedAt'
->;
+> & {
+  /** The state document's `reply` (docs/threads.md): the last completed node's answer, if any. */
+  reply: string | null;
+  /** The thread the run belongs to, if any. */
+  threadId: string | null;
+};
 
 /** The fields of `RunHead`, in the order the SQL stores select them. */
 export const RUN_HEAD_FIELDS = [
@@ -162,6 +167,23 @@ export const RUN_HEAD_FIELDS = [
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof RunHead)[];
+/** A thread: a conversation of runs of one tenant (docs/threads.md), its runs oldest first. */
+export interface ThreadRecord {
+  threadId: string;
+  tenant: string | null;
+  runIds: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Filters of `listThreads`: one tenant's threads, most recently updated first, paged by `after`. */
+export interface ThreadFilter {
+  tenant: string | null;
+  /** At most this many threads (default 100). */
+  limit?: number;
+  /** The page after this thread (the last one of the previous page). */
+  after?: { updatedAt: string; threadId: string };
+}
 
 export {
   StoreError,
@@ -227,6 +249,21 @@ export interface Store {
    * out: their parent's driver drives them. `serve` and the workers both take over from this list.
    */
   unleasedRuns(now: number, limit?: number): Promise<string[]>;
+  /**
+   * Optional (threads, docs/threads.md): appends `runId` to the tenant's thread `threadId` only if the
+   * thread's last run is `after` (null: the thread does not exist yet, and is created). Returns the
+   * thread, or null when another run was appended meanwhile (nothing changed). Run ids are not checked.
+   */
+  appendThreadRun?(
+    tenant: string | null,
+    threadId: string,
+    runId: string,
+    after: string | null,
+  ): Promise<ThreadRecord | null>;
+  /** Optional (threads): the tenant's thread, or null. */
+  getThread?(tenant: string | null, threadId: string): Promise<ThreadRecord | null>;
+  /** Optional (threads): one tenant's threads, most recently updated first (ties by id). */
+  listThreads?(filter: ThreadFilter): Promise<ThreadRecord[]>;
   /** Releases the connection; later calls throw StoreError `CLOSED`. Idempotent. */
   close(): Promise<void>;
 }

@@ -95,7 +95,8 @@ export type EventPayload =
   | { type: 'run.retried'; nodeId: string; reason: string; message: string; who: string | null }
   | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown> }
   | { type: 'node.failed'; nodeId: string; reason: string; message: string }
-  | { type: 'run.completed'; outputs: Record<string, Record<string, unknown>> }
+  /** `reply`: the run's answer to the person (the run summary's `reply`), when its last node gave one. */
+  | { type: 'run.completed'; outputs: Record<string, Record<string, unknown>>; reply?: string }
   | { type: 'run.failed'; reason: string; failedNode: string | null; message: string }
   | { type: 'run.cancelled'; reason: 'CANCELLED' };
 

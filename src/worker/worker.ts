@@ -184,6 +184,7 @@ function skippable(error: RunError): boolean {
       return true;
     case 'REQUEST_INVALID':
     case 'INPUT_INVALID':
+    case 'THREAD_BUSY':
       return false;
   }
 }

@@ -22,6 +22,7 @@ const RUN_EXITS: Record<RunErrorCode, number> = {
   RUN_CONFLICT: 4,
   REQUEST_INVALID: 2,
   INPUT_INVALID: 2,
+  THREAD_BUSY: 4,
 };
 const STORE_EXITS: Record<StoreErrorCode, number> = {
   VERSION_CONFLICT: 4,

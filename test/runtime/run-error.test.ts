@@ -13,7 +13,7 @@ import { runConflict, runNotFound } from '../../src/domain/run-error.js';
 
 /** Each deprecated alias, an instance made by it, and the code it fixes. Typed so that every code is listed. */
 const ALIASES: Record<
-  RunErrorCode,
+  Exclude<RunErrorCode, 'THREAD_BUSY'>,
   { make: () => RunError; alias: abstract new (...args: never[]) => RunError; name: string }
 > = {
   RUN_NOT_FOUND: {

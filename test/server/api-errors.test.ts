@@ -27,6 +27,7 @@ const RUN_ANSWERS: Record<RunErrorCode, [number, ApiErrorCode]> = {
   RUN_CONFLICT: [409, 'CONFLICT'],
   REQUEST_INVALID: [400, 'BAD_REQUEST'],
   INPUT_INVALID: [400, 'INPUT_INVALID'],
+  THREAD_BUSY: [409, 'THREAD_BUSY'],
 };
 /** Only a version conflict is the client's; every other refusal of the store is the server's failure. */
 const STORE_ANSWERS: Record<StoreErrorCode, [number, ApiErrorCode]> = {

@@ -123,12 +123,17 @@ describe('GET /v1/openapi.json', () => {
           'POST /v1/runs/{id}/approval',
           'POST /v1/runs/{id}/cancel',
           'POST /v1/runs/{id}/retry',
+          'GET /v1/threads',
+          'GET /v1/threads/{threadId}',
+          'POST /v1/threads/{threadId}/messages',
+          'POST /v1/threads/{threadId}/chat',
         ].sort(),
       );
       expect(doc.components.securitySchemes.bearer).toEqual({ type: 'http', scheme: 'bearer' });
       expect(doc.security).toEqual([{ bearer: [] }]);
       expect(doc.components.schemas.Approval?.properties).toHaveProperty('decision');
       expect(doc.components.schemas.Approval?.required).toEqual(['decision']);
+      expect(doc.components.schemas.RunSummary?.properties).toHaveProperty('reply');
       expect(Object.keys(doc.paths['/v1/runs/{id}/approval']?.post?.responses ?? {}).sort()).toEqual([
         '200',
         '400',

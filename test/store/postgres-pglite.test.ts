@@ -67,11 +67,13 @@ describe('PostgresStore schema', () => {
       .sort();
   }
 
-  it('migrates the frozen v1 schema to the layout of the frozen v2 one', async () => {
+  it('migrates the frozen v1 schema to the layout the frozen v2 one gets (v3 adds threads to both)', async () => {
     const migrated = await v1Schema();
     await (await createPostgresStore({ pglite: db }, { schema: migrated })).close();
     const frozen = await fixtureSchema(2);
+    await (await createPostgresStore({ pglite: db }, { schema: frozen })).close();
     expect(await layout(migrated)).toEqual(await layout(frozen));
+    expect(await layout(frozen)).toContain('threads PRIMARY KEY (tenant, thread_id)');
     expect((await layout(frozen)).join('\n')).not.toMatch(/FOREIGN KEY|lease_expires_at/);
   });
 

@@ -67,6 +67,10 @@ export interface RunSummary {
   status: RunStatus;
   suspension?: { kind: SuspensionKind; pending: Pending };
   outputs: Record<string, Record<string, unknown>>;
+  /** The run's answer to the person once completed (absent from servers before issue 29). */
+  reply?: string | null;
+  /** The thread the run belongs to, if any. */
+  threadId?: string;
   reason?: string;
   failedNode?: string;
   message?: string;

@@ -18,6 +18,8 @@ import {
   type Store,
   type StoredEvent,
   type StoredMessage,
+  type ThreadFilter,
+  type ThreadRecord,
 } from '../store.js';
 import type { Queryable } from './queryable.js';
 import {
@@ -45,6 +47,7 @@ import {
   type Definition,
 } from '../shared.js';
 import { headFromRow, headsSql, type HeadRow } from '../heads.js';
+import { PgThreads } from './threads.js';
 import { DEFAULT_PG_SCHEMA, pgMigrate, pgSchemaVersion, quoteSchema } from './schema.js';
 
 /** Options of `PostgresStore.open`. */
@@ -76,6 +79,7 @@ export class PostgresStore implements Store {
   readonly #now: () => Date;
   readonly #ownsDb: boolean;
   readonly #fixed = new DefinitionCache();
+  readonly #threads: PgThreads;
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
@@ -83,6 +87,28 @@ export class PostgresStore implements Store {
     this.#db = options.db;
     this.#now = options.now ?? (() => new Date());
     this.#ownsDb = options.ownsDb ?? true;
+    this.#threads = new PgThreads(
+      () => this.#open(),
+      this.#s,
+      () => this.#now(),
+    );
+  }
+
+  appendThreadRun(
+    tenant: string | null,
+    threadId: string,
+    runId: string,
+    after: string | null,
+  ): Promise<ThreadRecord | null> {
+    return this.#threads.append(tenant, threadId, runId, after);
+  }
+
+  getThread(tenant: string | null, threadId: string): Promise<ThreadRecord | null> {
+    return this.#threads.get(tenant, threadId);
+  }
+
+  listThreads(filter: ThreadFilter): Promise<ThreadRecord[]> {
+    return this.#threads.list(filter);
   }
 
   /** Opens the store: creates or migrates its schema, then answers. Closes `db` if that fails (when owned). */

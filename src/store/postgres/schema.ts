@@ -100,6 +100,23 @@ ALTER TABLE ${s}.evidence DROP CONSTRAINT evidence_run_id_fkey;
 DROP INDEX ${s}.evidence_fingerprint;
 `;
 
+/**
+ * Version 3: threads (docs/threads.md), one row per thread of a tenant (`''` for none) with its run
+ * ids, oldest first; appending a run is a compare-and-set on the last one. Runs are untouched.
+ */
+const V3 = (s: string): string => `
+CREATE TABLE ${s}.threads (
+  tenant      text NOT NULL,
+  thread_id   text NOT NULL,
+  run_ids     jsonb NOT NULL,
+  last_run_id text NOT NULL,
+  created_at  text NOT NULL,
+  updated_at  text NOT NULL,
+  PRIMARY KEY (tenant, thread_id)
+);
+CREATE INDEX threads_updated ON ${s}.threads (tenant, updated_at DESC, thread_id);
+`;
+
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, description: 'runs, events, messages, evidence', sql: V1 },
@@ -108,6 +125,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: 'step commits update the run row in place; appends without FK triggers',
     sql: V2,
   },
+  { version: 3, description: 'threads', sql: V3 },
 ];
 
 /** The PostgreSQL schema version this code reads and writes. */

@@ -154,6 +154,23 @@ CREATE VIEW evidence AS
   FROM journal j, json_each(j.evidence) v;
 `;
 
+/**
+ * Threads (docs/threads.md): one row per thread of a tenant (`''` for none) with its run ids, oldest
+ * first, as a JSON array; appending a run is a compare-and-set on the last one. Runs are untouched.
+ */
+const V3 = `
+CREATE TABLE threads (
+  tenant      TEXT NOT NULL,
+  thread_id   TEXT NOT NULL,
+  run_ids     TEXT NOT NULL,
+  last_run_id TEXT NOT NULL,
+  created_at  TEXT NOT NULL,
+  updated_at  TEXT NOT NULL,
+  PRIMARY KEY (tenant, thread_id)
+) WITHOUT ROWID;
+CREATE INDEX threads_updated ON threads (tenant, updated_at DESC, thread_id);
+`;
+
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'runs, events, messages, evidence', up: (db) => db.exec(V1) },
@@ -162,6 +179,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'one journal row per commit; run definitions apart from the run row',
     up: (db) => db.exec(V2),
   },
+  { version: 3, description: 'threads', up: (db) => db.exec(V3) },
 ];
 
 /** The schema version this code reads and writes (`PRAGMA user_version`). */

@@ -31,6 +31,8 @@ import {
   type Store,
   type StoredEvent,
   type StoredMessage,
+  type ThreadFilter,
+  type ThreadRecord,
 } from '../store.js';
 import {
   AppendedKeys,
@@ -53,14 +55,14 @@ import {
 } from './rows.js';
 import { migrate, schemaVersion } from './schema.js';
 import { rollback } from './tx.js';
-import { preparePrivateDbFile } from './private-file.js';
+import { insertSql, isConstraint, unreachable } from './sql.js';
+import { SqliteThreads } from './threads.js';
 import type { SqliteStoreInfo, SqliteStoreOptions } from './options.js';
+import { preparePrivateDbFile } from './private-file.js';
 
 export type { Durability, SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 
 const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
-const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
-const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
 const LEASE_SQL = `${leaseSql('runs', {
   runId: ':run_id',
@@ -69,11 +71,6 @@ const LEASE_SQL = `${leaseSql('runs', {
   now: ':now',
   updatedAt: ':updated_at',
 })} RETURNING *`;
-
-/** `INSERT INTO table (a, b) VALUES (:a, :b)` for named parameters. */
-function insertSql(table: string, columns: readonly string[]): string {
-  return `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `:${c}`).join(', ')})`;
-}
 
 /** A run row with its definition. */
 const SELECT_RUN =
@@ -106,6 +103,10 @@ export class SqliteStore implements Store {
   readonly #definitions = new DefinitionCache();
   readonly #keys = new AppendedKeys();
   readonly #now: () => Date;
+  readonly #threads = new SqliteThreads(
+    (sql) => this.#stmt(sql),
+    () => this.#now(),
+  );
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -266,6 +267,23 @@ export class SqliteStore implements Store {
     );
   }
 
+  appendThreadRun(
+    tenant: string | null,
+    threadId: string,
+    runId: string,
+    after: string | null,
+  ): Promise<ThreadRecord | null> {
+    return this.#sync(() => this.#threads.append(tenant, threadId, runId, after));
+  }
+
+  getThread(tenant: string | null, threadId: string): Promise<ThreadRecord | null> {
+    return this.#sync(() => this.#threads.get(tenant, threadId));
+  }
+
+  listThreads(filter: ThreadFilter): Promise<ThreadRecord[]> {
+    return this.#sync(() => this.#threads.list(filter));
+  }
+
   close(): Promise<void> {
     const db = this.#db;
     this.#db = null;
@@ -368,13 +386,4 @@ export class SqliteStore implements Store {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
   }
-}
-
-function isConstraint(error: unknown): boolean {
-  const errcode = (error as { errcode?: unknown } | null)?.errcode;
-  return errcode === SQLITE_CONSTRAINT_PRIMARYKEY || errcode === SQLITE_CONSTRAINT_UNIQUE;
-}
-
-function unreachable(runId: string): never {
-  throw new Error(`run ${runId} vanished inside its own transaction`);
 }

@@ -3,6 +3,7 @@ import { event, newRun, steppingClock, type Harness } from './helpers.js';
 import { documentCases } from './documents.cases.js';
 import { rowCases } from './rows.cases.js';
 import { runCases } from './runs.cases.js';
+import { threadCases } from './threads.cases.js';
 import type { TestApi } from './test-api.js';
 
 export {
@@ -45,5 +46,6 @@ export function storeContract(name: string, open: OpenStore, t: TestApi): void {
     runCases(h, t);
     rowCases(h, t);
     documentCases(h, t);
+    threadCases(h, t);
   });
 }

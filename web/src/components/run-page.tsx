@@ -33,6 +33,7 @@ export function RunPage({ runId }: { runId: string }) {
       />
       {summary && <Decision summary={summary} view={view} onAnswered={live.setSummary} />}
       <NodeGraph view={view} />
+      {summary?.reply && <Reply text={summary.reply} />}
       {summary && <Outputs outputs={summary.outputs} />}
       <Timeline view={view} runId={runId} />
       {live.delta && <LiveTurn delta={live.delta} />}
@@ -207,6 +208,18 @@ function Decision({
   }
   if (latest?.resolution) return <DecidedCard runId={summary.runId} item={latest} />;
   return null;
+}
+
+function Reply({ text }: { text: string }) {
+  const { t } = useI18n();
+  return (
+    <section className="card" aria-labelledby="reply-title">
+      <h2 id="reply-title">{t('replyTitle')}</h2>
+      <p className="reply" data-testid="reply">
+        {text}
+      </p>
+    </section>
+  );
 }
 
 function Outputs({ outputs }: { outputs: RunSummary['outputs'] }) {

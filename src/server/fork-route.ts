@@ -1,4 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
+import type { LoadedFlow } from '../flow/load.js';
+import type { RunRecord } from '../store/store.js';
+import { ApiError } from './errors.js';
 import { requestModel } from './request-policy.js';
 import { assertOpen, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import { IdempotencyHeader, RunIdParam, RunSummarySchema, errors, json } from './schemas.js';
@@ -11,6 +14,17 @@ export const ForkSchema = z
       description: 'Continue with this model (`<provider>:<model id>`); default: the run’s',
       example: 'anthropic:claude-sonnet-4-5',
     }),
+    flowVersion: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({
+        description:
+          'Continue with the flow registered now under the run’s flow id, which must have this version ' +
+          '(400 naming the registered version otherwise); default: the run’s own flow',
+        example: '2',
+      }),
   })
   .openapi('Fork');
 
@@ -36,6 +50,30 @@ const forkRoute = createRoute({
   },
 });
 
+/**
+ * The flow registered under the run's flow id for the run's tenant, if it has `version`; 400 naming
+ * the registered version (or saying none is registered) otherwise.
+ */
+function registeredVersion(deps: ServerDeps, record: RunRecord, version: string): LoadedFlow {
+  const entry = deps.flows.entry(record.flowId, record.tenant);
+  if (!entry)
+    throw new ApiError(
+      400,
+      'BAD_REQUEST',
+      `no flow ${record.flowId} is registered to fork with (GET /v1/flows)`,
+    );
+  const registered = String(entry.loaded.flow.version);
+  if (registered !== version)
+    throw new ApiError(
+      400,
+      'BAD_REQUEST',
+      `flow ${record.flowId} is registered at version ${visibleLabel(registered)}, not ${visibleLabel(version)}`,
+    );
+  return entry.loaded;
+}
+
+const visibleLabel = (text: string): string => JSON.stringify(text.slice(0, 80));
+
 /** Registers `POST /v1/runs/{id}/fork` (operator): the runtime's `fork`, answered once the new run is persisted. */
 export function registerForkRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {
   app.openapi(forkRoute, async (c) => {
@@ -45,9 +83,16 @@ export function registerForkRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): v
     const model = body.model === undefined ? undefined : requestModel(body.model, deps.policy);
     const produce = async () => {
       assertOpen(deps, c);
-      await visibleRun(deps, c.get('principal'), id);
+      const record = await visibleRun(deps, c.get('principal'), id);
+      const flow =
+        body.flowVersion === undefined ? undefined : registeredVersion(deps, record, body.flowVersion);
       const summary = await deps.background.accept((onAccepted) =>
-        deps.runtime.fork(id, { at: body.at, onAccepted, ...(model !== undefined ? { model } : {}) }),
+        deps.runtime.fork(id, {
+          at: body.at,
+          onAccepted,
+          ...(model !== undefined ? { model } : {}),
+          ...(flow !== undefined ? { flow } : {}),
+        }),
       );
       return { status: 200, body: summary };
     };

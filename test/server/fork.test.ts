@@ -55,6 +55,34 @@ describe('POST /v1/runs/{id}/fork', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('continues with the registered flow when flowVersion names its version, and says which one is registered otherwise', async () => {
+    const runId = await startRun(t, TOKENS.operator, { flowId: 'forking', input: 'go' });
+    await settled(t.runtime, runId);
+    const events = [];
+    for await (const e of t.runtime.events(runId, { follow: false })) events.push(e);
+    const at = events.find((e) => e.type === 'tool.invoked' && e.tool === 'nope')!.seq;
+
+    const wrong = await t.call('POST', `/v1/runs/${runId}/fork`, {
+      token: TOKENS.operator,
+      json: { at, flowVersion: '7' },
+    });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({
+      error: { message: 'flow forking is registered at version "1", not "7"' },
+    });
+    const right = await t.call('POST', `/v1/runs/${runId}/fork`, {
+      token: TOKENS.operator,
+      json: { at, flowVersion: '1' },
+    });
+    expect(right.status).toBe(200);
+    const body = (await right.json()) as { runId: string };
+    await settled(t.runtime, body.runId);
+    expect(await t.runtime.status(body.runId)).toMatchObject({
+      status: 'completed',
+      forkedFrom: { runId, seq: at },
+    });
+  });
+
   it('is in the OpenAPI document', async () => {
     const doc = (await (await t.call('GET', '/v1/openapi.json', { token: TOKENS.viewer })).json()) as {
       paths: Record<string, { post?: { responses: Record<string, unknown> } }>;

@@ -124,7 +124,7 @@ function cliRun(dir, args) {
   } catch {
     summary = null;
   }
-  return { code: result.status, summary };
+  return { code: result.status, summary, stderr: result.stderr ?? '' };
 }
 
 /**
@@ -159,6 +159,9 @@ async function login(dir) {
 }
 
 const needsLogin = (summary) => summary?.status === 'failed' && summary.reason === 'TOOLS_UNAUTHORIZED';
+// `run` checks the flow's servers before it stores a run: an unauthorized one is refused (exit 2).
+const refusedUnauthorized = (code, stderr) =>
+  code === 2 && /needs authorization|: Unauthorized;/.test(stderr);
 
 async function main() {
   const plan = planFor(scenario);
@@ -166,12 +169,15 @@ async function main() {
   try {
     writeFileSync(join(dir, 'flow.yaml'), JSON.stringify(flowFor(plan), null, 2));
     writeFileSync(join(dir, 'turns.yaml'), JSON.stringify(turnsFor(plan), null, 2));
-    let { code, summary } = cliRun(dir, ['run', 'flow.yaml', '--input', `conformance ${scenario}`]);
+    const start = () => cliRun(dir, ['run', 'flow.yaml', '--input', `conformance ${scenario}`]);
+    let { code, summary, stderr } = start();
     for (let i = 0; i < 5; i += 1) {
-      if (code === 3 && summary?.suspension?.kind === 'APPROVAL')
-        ({ code, summary } = cliRun(dir, ['approve', summary.runId, '--comment', 'conformance']));
+      if (refusedUnauthorized(code, stderr) && (await login(dir)) === 0)
+        ({ code, summary, stderr } = start());
+      else if (code === 3 && summary?.suspension?.kind === 'APPROVAL')
+        ({ code, summary, stderr } = cliRun(dir, ['approve', summary.runId, '--comment', 'conformance']));
       else if (needsLogin(summary) && (await login(dir)) === 0)
-        ({ code, summary } = cliRun(dir, ['retry', summary.runId]));
+        ({ code, summary, stderr } = cliRun(dir, ['retry', summary.runId]));
       else break;
     }
     return code === 0 ? 0 : 1;

@@ -122,6 +122,7 @@ describe('GET /v1/openapi.json', () => {
           'POST /v1/runs/{id}/answer',
           'POST /v1/runs/{id}/approval',
           'POST /v1/runs/{id}/cancel',
+          'POST /v1/runs/{id}/fork',
           'POST /v1/runs/{id}/retry',
           'GET /v1/threads',
           'GET /v1/threads/{threadId}',

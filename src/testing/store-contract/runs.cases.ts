@@ -65,15 +65,26 @@ export function runCases(h: Harness, t: TestApi): void {
     it('lists run heads like runs (same filter and order), without flow, input or state', async () => {
       await h.seed('a', { tenant: 't1' });
       await h.seed('b', { tenant: 't2', status: 'suspended' });
-      await h.seed('c', { parentRunId: 'a', rootRunId: 'a', tenant: 't1' });
+      const seeded = await h.seed('c', { parentRunId: 'a', rootRunId: 'a', tenant: 't1' });
+      // A head carries two short fields of the state document, extracted by the store.
+      await h.store.commit({
+        runId: 'c',
+        expectedVersion: seeded.version,
+        patch: { state: { ...seeded.state, reply: 'done: ＂c＂', thread: { id: 'T1', history: [] } } },
+        events: [],
+      });
       const heads = (await h.store.listRunHeads?.({ tenant: 't1', limit: 5 })) ?? [];
       expect(heads.map((r) => r.runId)).toEqual(['c', 'a']);
       const full = await h.store.listRuns({ tenant: 't1', limit: 5 });
       for (const [i, head] of heads.entries()) {
-        expect(Object.keys(head).sort()).toEqual([...RUN_HEAD_FIELDS].sort());
+        expect(Object.keys(head).sort()).toEqual([...RUN_HEAD_FIELDS, 'reply', 'threadId'].sort());
         const record = full[i] as unknown as Record<string, unknown>;
         for (const field of RUN_HEAD_FIELDS) expect(head[field]).toEqual(record[field]);
+        expect(head.reply).toBe(full[i]?.state.reply ?? null);
+        expect(head.threadId).toBe(full[i]?.state.thread?.id ?? null);
       }
+      expect(heads[0]).toMatchObject({ runId: 'c', reply: 'done: ＂c＂', threadId: 'T1' });
+      expect(heads[1]).toMatchObject({ runId: 'a', reply: null, threadId: null });
       expect((await h.store.listRunHeads?.({ limit: 0 })) ?? []).toEqual([]);
     });
   });

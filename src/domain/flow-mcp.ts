@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+/**
+ * The MCP server entries of the flow file format (`mcpServers`, docs/flows.md and docs/mcp.md), as zod
+ * schemas: stdio and Streamable HTTP servers, their OAuth settings and roots. Part of flow.ts's format.
+ */
+
+const text = z.string().min(1);
+const positive = z.int().positive();
+
+/** A root the runtime offers an MCP server (`roots/list`). */
+export const McpRootSchema = z.strictObject({
+  uri: z.string().regex(/^file:\/\//, { error: 'expected a file:// URI' }),
+  name: z.string().optional(),
+});
+
+/** Keys of both kinds of MCP server entry: how far the runtime trusts and serves the server (docs/mcp.md). */
+function mcpBehaviourKeys() {
+  return {
+    trustReadOnlyHint: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default true: a tool annotated `readOnlyHint: true` is a read. false: every tool of this server is a write unless the flow's `tools` say `write: false`.",
+      ),
+    roots: z
+      .array(McpRootSchema)
+      .optional()
+      .describe(
+        'Roots offered to the server (`roots/list`); the roots capability is declared only with them.',
+      ),
+  };
+}
+
+export const StdioServerSchema = z
+  .strictObject({
+    command: text,
+    args: z.array(z.string()).default([]).describe('Relative paths resolve against `cwd`.'),
+    env: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Added to the inherited environment (or to the minimal one, see `inheritEnv`).'),
+    inheritEnv: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default true: the server starts with the runtime's whole environment. false: only HOME, LOGNAME, PATH, SHELL, TERM and USER (plus `env`); flows sent over HTTP always run so.",
+      ),
+    cwd: z
+      .string()
+      .optional()
+      .describe("Working directory; default (and base of a relative one): the flow file's folder."),
+    connectTimeoutMs: positive.optional(),
+    ...mcpBehaviourKeys(),
+  })
+  .describe('An MCP server started as a child process (stdio transport).');
+
+/** How the runtime obtains OAuth tokens for an HTTP MCP server (docs/mcp.md, "Authorization"). */
+export const McpAuthSchema = z
+  .strictObject({
+    grant: z
+      .enum(['authorization_code', 'client_credentials'])
+      .default('authorization_code')
+      .describe(
+        'authorization_code: a person authorizes once (`agent-runtime mcp login`); client_credentials: machine to machine.',
+      ),
+    clientId: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A pre-registered client id (else dynamic registration).'),
+    clientSecret: z.string().optional().describe('Its secret; may be `${VAR}`.'),
+    privateKey: z
+      .string()
+      .optional()
+      .describe('client_credentials with private_key_jwt: the PEM key, usually `${VAR}`.'),
+    signingAlgorithm: z.string().optional().describe('With privateKey: the JWT algorithm (default RS256).'),
+    clientMetadataUrl: z
+      .url()
+      .optional()
+      .describe('An HTTPS client id metadata document, used as client id where the server supports it.'),
+    scope: z.string().optional().describe('Scopes to ask for (default: what the server advertises).'),
+    redirectPort: positive
+      .max(65535)
+      .optional()
+      .describe('Loopback port of `mcp login` (default: any free port; fix it for a pre-registered client).'),
+  })
+  .describe('OAuth 2.1 for this server (discovery, registration, PKCE, refresh).');
+
+export const HttpServerSchema = z
+  .strictObject({
+    url: z.url(),
+    headers: z.record(z.string(), z.string()).optional(),
+    auth: McpAuthSchema.optional(),
+    connectTimeoutMs: positive.optional(),
+    ...mcpBehaviourKeys(),
+  })
+  .describe('An MCP server reached over Streamable HTTP.');
+
+export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
+  error:
+    'expected a stdio server {command, args?, env?, inheritEnv?, cwd?} or an HTTP server {url, headers?}',
+});

@@ -3,6 +3,7 @@ import type { LoadedFlow } from '../flow/load.js';
 import type { RunRecord } from '../store/store.js';
 import { ApiError } from './errors.js';
 import { requestModel } from './request-policy.js';
+import { idempotent } from './runs-routes.js';
 import { assertOpen, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import { IdempotencyHeader, RunIdParam, RunSummarySchema, errors, json } from './schemas.js';
 
@@ -96,12 +97,6 @@ export function registerForkRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): v
       );
       return { status: 200, body: summary };
     };
-    const key = c.req.header('idempotency-key');
-    if (key === undefined) return c.json((await produce()).body, 200);
-    const principal = c.get('principal');
-    const scope = `${principal.name}\u0000${principal.tenant ?? ''}\u0000${c.req.method} ${c.req.path}`;
-    const result = await deps.cache.run(scope, key, body, produce);
-    if (result.replayed) c.header('Idempotent-Replayed', 'true');
-    return c.json(result.body, 200);
+    return c.json(await idempotent(deps, c, body, produce), 200);
   });
 }

@@ -1,6 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { requestModel } from './request-policy.js';
+import { idempotent } from './runs-routes.js';
 import { assertOpen, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import { IdempotencyHeader, RunIdParam, RunSummarySchema, errors, json } from './schemas.js';
 
@@ -68,12 +69,6 @@ export function registerRetryRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): 
       );
       return { status: 200, body: summary };
     };
-    const key = c.req.header('idempotency-key');
-    if (key === undefined) return c.json((await produce()).body, 200);
-    const principal = c.get('principal');
-    const scope = `${principal.name}\u0000${principal.tenant ?? ''}\u0000${c.req.method} ${c.req.path}`;
-    const result = await deps.cache.run(scope, key, body, produce);
-    if (result.replayed) c.header('Idempotent-Replayed', 'true');
-    return c.json(result.body, 200);
+    return c.json(await idempotent(deps, c, body, produce), 200);
   });
 }

@@ -24,8 +24,14 @@ const unit = [
   'test/delegation/**/*.test.ts',
   'test/context/**/*.test.ts',
 ];
-/** Slow suites inside the unit folders (several seconds each: many child processes or 200-round runs). */
+/**
+ * Slow suites inside the unit folders (several seconds each: many child processes or 200-round runs),
+ * and the suites that run PGlite: its WebAssembly, torn down with a worker thread, once aborted V8
+ * (`UnregisterWasmAllocation`) and with it the whole threads pool; in a fork it can take only its file.
+ */
 const slowInUnitFolders = [
+  'test/store/postgres-pglite.test.ts',
+  'test/runtime/seams.test.ts',
   'test/mcp/connection.test.ts',
   'test/mcp/conformance.test.ts',
   'test/mcp/protocol.test.ts',

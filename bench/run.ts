@@ -1,20 +1,20 @@
 /**
- * `npm run bench`: the cost of the runtime per tool call (SPEC: "as fast as the bare loop").
+ * `npm run bench`: the cost of the runtime per tool call, against a bare loop.
  * A node makes K calls of a local tool, one per round, driven by the scripted model, then finishes.
  * Reported per step (one model turn + one tool call) for: a bare loop doing the same calls with no
- * guards and no persistence (the floor), the runtime with the memory store, and with SQLite (one file
- * for every run, as a real store holds many). After warm-up runs of each variant, each cell is the
- * median of REPEATS runs, the variants taking turns, so that the ratios come from one invocation on
- * one machine in one state. Per-step cost must not grow with K.
+ * guards and no persistence (the floor), and the runtime through its public API as an application
+ * uses it — `createRuntime` and `start(flowObject)`, one runtime per run — with the memory store and
+ * with SQLite (one file for every run, as a real store holds many). After warm-up runs of each
+ * variant, each cell is the median of REPEATS runs, the variants taking turns, so that the ratios come
+ * from one invocation on one machine in one state. Then the growth check (bench/growth.ts): the cost
+ * of each step of one long run by its index, which must not grow with the index.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadFlow } from '../src/flow/load.js';
-import { createRuntime } from '../src/runtime/create.js';
-import { scriptedModel, type Script } from '../src/model/scripted.js';
-import { defineTool } from '../src/tools/tool.js';
+import { createRuntime, defineTool, scriptedModel, type Script } from '../src/index.js';
 import type { ModelClient, ConversationMessage } from '../src/model/model.js';
+import { timedModel, windows } from './growth.js';
 
 const lookup = defineTool<{ id: number }>({
   name: 'lookup',
@@ -35,7 +35,7 @@ function flowObject(k: number) {
   return {
     id: 'bench',
     version: 1,
-    locale: 'en',
+    locale: 'en' as const,
     limits: { maxRounds: k + 5, maxStalls: 5, fingerprintRepeats: 2, toolTimeoutMs: 30_000 },
     nodes: [{ id: 'work', instructions: 'Look items up.', tools: ['lookup'] }],
   };
@@ -61,15 +61,18 @@ async function bareLoop(k: number, model: ModelClient): Promise<number> {
   return Number(process.hrtime.bigint() - started) / 1000;
 }
 
-async function runtimeLoop(k: number, store: string): Promise<number> {
+/** One run through the public API: a runtime of its own, the flow as an object, closed after. */
+async function runtimeLoop(
+  k: number,
+  store: string,
+  model: ModelClient = scriptedModel(script(k)),
+): Promise<number> {
   const runtime = createRuntime({ store, tools: [lookup], logger: false });
-  const flow = await loadFlow(flowObject(k), { knownTools: ['lookup'] });
-  const model = scriptedModel(script(k));
   // The store is opened (and its schema checked) before the clock starts, as in a process that runs
-  // many runs; a run's own start and end are measured.
+  // many runs; a run's own start (the flow loaded and checked) and end are measured.
   await runtime.list({ limit: 1 });
   const started = process.hrtime.bigint();
-  const run = await runtime.start(flow, { input: { text: 'go' }, model });
+  const run = await runtime.start(flowObject(k), { input: { text: 'go' }, model });
   const elapsed = Number(process.hrtime.bigint() - started) / 1000;
   await runtime.close();
   if (run.status !== 'completed')
@@ -77,7 +80,9 @@ async function runtimeLoop(k: number, store: string): Promise<number> {
   return elapsed;
 }
 
-const REPEATS = 11;
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 11);
+const K_VALUES = [50, 500, 2000];
+const GROWTH_K = Number(process.env.BENCH_GROWTH_K ?? 5000);
 const WARM_UP = 3;
 
 function median(values: number[]): number {
@@ -89,6 +94,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-runtime-bench-'));
   const sqlite = `sqlite:${join(dir, 'bench.db')}`;
   const rows: string[] = [];
+  const growth: string[] = [];
   try {
     // Warm-up: full runs of each variant first, so that the measured runs see compiled code
     // (module loading and JIT would otherwise dominate the small K).
@@ -97,7 +103,7 @@ async function main(): Promise<void> {
       await runtimeLoop(500, 'memory');
       await runtimeLoop(500, sqlite);
     }
-    for (const k of [50, 500]) {
+    for (const k of K_VALUES) {
       const steps = k + 1;
       const times = { bare: [] as number[], memory: [] as number[], sqlite: [] as number[] };
       for (let r = 0; r < REPEATS; r++) {
@@ -110,6 +116,9 @@ async function main(): Promise<void> {
         `| ${k} | ${bare.toFixed(1)} | ${memory.toFixed(1)} | ${disk.toFixed(1)} | ${(memory / bare).toFixed(1)}× | ${(disk / memory).toFixed(1)}× |`,
       );
     }
+    const timed = timedModel(scriptedModel(script(GROWTH_K)));
+    await runtimeLoop(GROWTH_K, 'memory', timed.model);
+    growth.push(...windows(timed.steps(), 1000));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -120,6 +129,12 @@ async function main(): Promise<void> {
       '| K calls | bare loop | memory store | SQLite | memory / bare | SQLite / memory |',
       '|---|---|---|---|---|---|',
       ...rows,
+      '',
+      `Growth: µs per step by step index, one run of ${GROWTH_K} steps (memory store):`,
+      '',
+      '| steps | wall µs (median) | CPU µs (mean) | wall / first | CPU / first |',
+      '|---|---|---|---|---|',
+      ...growth,
       '',
     ].join('\n'),
   );

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadFlowText, type LoadedFlow } from '../src/flow/load.js';
 import { createRuntime, type Runtime } from '../src/runtime/create.js';
-import { RunConflictError } from '../src/runtime/errors.js';
+import { RunError } from '../src/runtime/errors.js';
 import type { StoredEvent } from '../src/store/store.js';
 import { RunQueue } from '../src/worker/queue.js';
 
@@ -269,7 +269,7 @@ export async function approveUntilDone(
     await Promise.all(
       waiting.map((r) =>
         approver.runtime.approve(r.runId, { comment: 'ok', who: 'bench' }).catch((error: unknown) => {
-          if (!(error instanceof RunConflictError)) throw error;
+          if (!(error instanceof RunError && error.code === 'RUN_CONFLICT')) throw error;
         }),
       ),
     );
@@ -348,7 +348,7 @@ export function approveOnSuspension(
       const [, runId, status] = m as unknown as [string, string, string];
       if (status === 'suspended') {
         approver.runtime.approve(runId, { comment: 'ok', who: 'bench' }).catch((error: unknown) => {
-          if (!(error instanceof RunConflictError))
+          if (!(error instanceof RunError && error.code === 'RUN_CONFLICT'))
             reject(error instanceof Error ? error : new Error(String(error)));
         });
       } else if (status !== 'running') {

@@ -3,8 +3,8 @@
 // runs a client —
 //   MCP_CONFORMANCE_SCENARIO=tools_call node scripts/mcp-conformance-client.mjs http://localhost:PORT/mcp
 // — it writes a one-node flow on the scenario's server and a scripted model that calls the
-// scenario's tools, then drives the built CLI (`agent-runtime run`, and `approve` in a second process
-// when the write gate stops a call). Exit 0 when the run completed, else 1. The CLI is
+// scenario's tools, then drives the built CLI (`agent-runtime run`, and `approve` or `answer` in a
+// second process when the write gate stops a call or the server asks the person). Exit 0 when the run completed, else 1. The CLI is
 // dist/src/cli/main.js next to this script, or AGENT_RUNTIME_CLI.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,14 +19,28 @@ const cli =
   resolve(dirname(new URL(import.meta.url).pathname), '../dist/src/cli/main.js');
 
 /**
- * What the model does in each scenario: the tools it calls (in order) and whether a call goes
- * through the write gate (approved by a second process) instead of being declared a read.
+ * What the model does in each scenario: the tools it calls (in order), whether a call goes
+ * through the write gate (approved by a second process) instead of being declared a read, and whether
+ * the server asks the person during a call (answered by a second process, the call then sent again).
  */
 const PLANS = {
   initialize: { calls: [] },
   tools_call: { calls: [{ tool: 'add_numbers', args: { a: 5, b: 3 } }], gated: true },
-  'elicitation-sep1034-client-defaults': { calls: [{ tool: 'test_client_elicitation_defaults', args: {} }] },
+  // The server's form gives every field a default: `elicitation: defaults` accepts it on the first
+  // request, with the defaults filled in, and the call goes on (no person, no second call).
+  'elicitation-sep1034-client-defaults': {
+    calls: [{ tool: 'test_client_elicitation_defaults', args: {} }],
+    elicitation: 'defaults',
+  },
   'sse-retry': { calls: [{ tool: 'test_reconnection', args: {} }] },
+  // The first call is refused 403 insufficient_scope: the run fails TOOLS_UNAUTHORIZED, the person
+  // authorizes the wider scope (`mcp login`), and `retry` asks the model again, which calls again.
+  'auth/scope-step-up': {
+    calls: [
+      { tool: 'test-tool', args: {} },
+      { tool: 'test-tool', args: {} },
+    ],
+  },
 };
 /** Every auth scenario's server exports one tool, `test-tool`. */
 const AUTH_PLAN = { calls: [{ tool: 'test-tool', args: {} }] };
@@ -50,6 +64,15 @@ function authFor(name) {
   if (name === 'auth/basic-cimd')
     return { clientMetadataUrl: 'https://conformance-test.local/client-metadata.json' };
   const secret = context.client_secret ? { clientSecret: '${CONFORMANCE_CLIENT_SECRET}' } : {};
+  if (context.idp_token_endpoint) {
+    // Enterprise-managed: the IdP's ID token is exchanged for an authorization grant (no person).
+    const idp = {
+      tokenEndpoint: context.idp_token_endpoint,
+      clientId: context.idp_client_id,
+      idToken: '${CONFORMANCE_IDP_ID_TOKEN}',
+    };
+    return { grant: 'cross_app_access', clientId: context.client_id, ...secret, idp };
+  }
   if (name.startsWith('auth/client-credentials-')) {
     const key = context.private_key_pem ? { privateKey: '${CONFORMANCE_PRIVATE_KEY}' } : {};
     const alg = context.signing_algorithm ? { signingAlgorithm: context.signing_algorithm } : {};
@@ -66,7 +89,13 @@ function flowFor(plan) {
     version: 1,
     locale: 'en',
     model: 'scripted:./turns.yaml',
-    mcpServers: { server: { url, ...(authFor(scenario) ? { auth: authFor(scenario) } : {}) } },
+    mcpServers: {
+      server: {
+        url,
+        ...(authFor(scenario) ? { auth: authFor(scenario) } : {}),
+        ...(plan.elicitation ? { elicitation: plan.elicitation } : {}),
+      },
+    },
     limits: { toolTimeoutMs: 20_000 },
     tools,
     nodes: [{ id: 'main', instructions: `Conformance scenario ${scenario}.`, tools: Object.keys(tools) }],
@@ -78,6 +107,7 @@ function turnsFor(plan) {
   const turns = [];
   for (const call of plan.calls) {
     turns.push({ node: 'main', calls: [call] });
+    if (plan.elicits) turns.push({ node: 'main', calls: [call] });
     if (plan.gated) {
       const summary = `call ${call.tool} for the conformance suite`;
       turns.push({
@@ -102,6 +132,7 @@ function cliEnv(dir) {
     AGENT_RUNTIME_MCP_AUTH_DIR: join(dir, 'mcp-auth'),
     CONFORMANCE_CLIENT_SECRET: context.client_secret ?? '',
     CONFORMANCE_PRIVATE_KEY: context.private_key_pem ?? '',
+    CONFORMANCE_IDP_ID_TOKEN: context.idp_id_token ?? '',
   };
 }
 
@@ -160,8 +191,7 @@ async function login(dir) {
 
 const needsLogin = (summary) => summary?.status === 'failed' && summary.reason === 'TOOLS_UNAUTHORIZED';
 // `run` checks the flow's servers before it stores a run: an unauthorized one is refused (exit 2).
-const refusedUnauthorized = (code, stderr) =>
-  code === 2 && /needs authorization|: Unauthorized;/.test(stderr);
+const refusedUnauthorized = (code, stderr) => code === 2 && /needs authorization/.test(stderr);
 
 async function main() {
   const plan = planFor(scenario);
@@ -174,6 +204,9 @@ async function main() {
     for (let i = 0; i < 5; i += 1) {
       if (refusedUnauthorized(code, stderr) && (await login(dir)) === 0)
         ({ code, summary, stderr } = start());
+      else if (code === 3 && summary?.suspension?.pending?.elicitation)
+        // The server's form, accepted as it is: the client fills in the schema's defaults.
+        ({ code, summary, stderr } = cliRun(dir, ['answer', summary.runId, '{}']));
       else if (code === 3 && summary?.suspension?.kind === 'APPROVAL')
         ({ code, summary, stderr } = cliRun(dir, ['approve', summary.runId, '--comment', 'conformance']));
       else if (needsLogin(summary) && (await login(dir)) === 0)

@@ -9,18 +9,14 @@ export type { Clock, IdSource } from './engine/seams.js';
 export type { Env } from './runtime/config.js';
 export type { TelemetryOptions } from './telemetry/load.js';
 export type { ModelDeltaEvent } from './trace/live.js';
-export type { RunSummary } from './runtime/summary.js';
+export type { RunSummary } from './records/summary.js';
 export type { ThreadView, ThreadListItem, ThreadMessage, ThreadMessageKind } from './runtime/threads.js';
-export {
-  RunError,
-  RunConflictError,
-  RunNotFoundError,
-  RuntimeInputError,
-  type RunErrorCode,
-  type RunErrorOptions,
-} from './runtime/errors.js';
+export { AgentRuntimeError, RunError, type RunErrorCode, type RunErrorOptions } from './runtime/errors.js';
 export { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from './flow/load.js';
 export { defineFlow } from './flow/define.js';
+export { flowBuilder, FlowBuilder } from './flow/builder.js';
+export type { EdgeOptions, EdgeTarget, FlowSettings, OutputsOfNode } from './flow/builder.js';
+export type { EdgeCondition, EdgeConditionScope } from './domain/edge-condition.js';
 export type {
   CodeFlowInput,
   CodeFlowNode,
@@ -30,12 +26,11 @@ export type {
 } from './flow/typed-outputs.js';
 export { validateFlow, type FlowValidation, type ValidateFlowOptions } from './flow/validate.js';
 export { FlowError, type FlowErrorCode, type FlowProblem } from './flow/problems.js';
-export { resolveRunInput, RunInputError } from './flow/input.js';
+export { resolveRunInput } from './flow/input.js';
 export { scriptedModel, loadScriptedModel, type Script, type ScriptedTurn } from './model/scripted.js';
 export { aiSdkModel, type AiSdkModelOptions } from './model/ai-sdk/adapter.js';
 export {
   createProviderRegistry,
-  ModelConfigError,
   type ProviderRegistryOptions,
   type ProviderResolver,
 } from './model/providers.js';
@@ -60,14 +55,33 @@ export {
   type LocalToolContext,
 } from './tools/tool.js';
 export { ToolRejectedException } from './tools/rejected.js';
+export {
+  defineGuard,
+  GuardDefinitionError,
+  type Guard,
+  type GuardSpec,
+  type GuardCodes,
+  type GuardCodeSpec,
+  type GuardOutcome,
+  type GuardArgs,
+  type GuardCallView,
+  type GuardResult,
+  type BeforeCall,
+  type AfterCall,
+  type GuardAnswer,
+} from './tools/user-guards/define.js';
+export type { GuardVerdict } from './tools/user-guards/verdict.js';
+export { USER_CODE_RANGE } from './domain/guard-codes.js';
 export { Outcome, type OutcomeName } from './domain/outcome.js';
 export { Observation, type ObservationJSON } from './domain/observation.js';
+export type { ToolImage } from './domain/tool-image.js';
 export { RuntimeErrorCode, code, type RuntimeErrorCodeName } from './domain/error-codes.js';
 export { hint, type HintKey } from './domain/hints.js';
 export type { Locale } from './domain/locale.js';
 export type { Flow, FlowInput, ToolPolicy, FlowNode, FlowEdge } from './domain/flow.js';
 export type { TraceEvent, EventPayload } from './trace/events.js';
-export type { EvidenceRecord } from './domain/run-state.js';
+export type { EvidenceRecord } from './records/run-state.js';
+export type { CodeStep, CodeStepContext, CodeToolResult } from './domain/code-step.js';
 export { DEFAULT_RESULT_BYTES } from './trace/result.js';
 export { createStderrLogger, silentLogger, type Logger, type LogLevel } from './log/logger.js';
 export {
@@ -76,7 +90,6 @@ export {
   MemoryStore,
   SqliteStore,
   StoreError,
-  VersionConflictError,
   type StoreErrorCode,
   type StoreErrorOptions,
   type Store,

@@ -1,9 +1,14 @@
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { suggest } from '../flow/problems.js';
 
 /** A mistake on the command line (exit 2). */
-export class UsageError extends Error {
+export class UsageError extends AgentRuntimeError {
   override readonly name = 'UsageError';
+  declare readonly code: 'USAGE';
+  constructor(message: string, options?: ErrorOptions) {
+    super('USAGE', message, options);
+  }
 }
 
 /** The options every command takes. */
@@ -13,9 +18,16 @@ export const COMMON: ParseArgsOptionsConfig = {
   help: { type: 'boolean', short: 'h' },
 };
 
+/** `--guards MODULE`, `--tools MODULE` (repeatable): the host's own guards and local tools (docs/interceptors.md). */
+export const EXTENSIONS: ParseArgsOptionsConfig = {
+  guards: { type: 'string', multiple: true },
+  tools: { type: 'string', multiple: true },
+};
+
 /** Options of the commands that drive a run. */
 export const DRIVING: ParseArgsOptionsConfig = {
   ...COMMON,
+  ...EXTENSIONS,
   model: { type: 'string' },
   trace: { type: 'string' },
   durability: { type: 'string' },
@@ -85,6 +97,7 @@ export const USAGE = `usage: agent-runtime <command> [options]
 
 commands:
   run FLOW.yaml (--input TEXT | --input-json JSON|@file) [--thread ID] [--model M] [--db URL] [--trace FILE] [--json]
+  chat FLOW.yaml [--thread ID] [--model M]   converse with a flow in the terminal (a thread of runs)
   approve RUN_ID [--comment TEXT]      approve the pending write and continue
   reject RUN_ID [--comment TEXT]       decline the pending write and continue
   answer RUN_ID TEXT                   answer the pending follow-up and continue

@@ -2,17 +2,22 @@ import { resolve } from 'node:path';
 import { loadFlow } from '../flow/load.js';
 import { resolveRunInput } from '../flow/input.js';
 import { absolutizeModel } from '../model/resolve.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { RunStatus } from '../store/store.js';
 import { COMMON, DRIVING, UsageError, parse, str, type Parsed } from './args.js';
+import { loadExtensions, toolNames, type Extensions } from './extensions.js';
 import { cliContext, type CliContext } from './context.js';
 import { askInline } from './interactive.js';
 import { preflight } from './preflight.js';
 import { describeSummary, exitCodeFor, runsTable } from './render.js';
 import { jsonLine } from './visible.js';
+import { onInterrupt, type Interrupt } from './interrupt.js';
 
 /** A command: parses its own arguments and returns the process exit code. */
 export type Command = (argv: string[]) => Promise<number>;
+
+/** `withContext` option of the commands that drive a run (Ctrl-C stops them cleanly). */
+const DRIVES = { driving: true } as const;
 
 const STATUSES: RunStatus[] = ['running', 'suspended', 'completed', 'failed', 'cancelled'];
 
@@ -25,7 +30,8 @@ export const run: Command = async (argv) => {
     { min: 1, max: 1, names: 'FLOW.yaml' },
   );
   const file = parsed.positionals[0] as string;
-  const loaded = await loadFlow(resolve(file));
+  const extensions = await loadExtensions(parsed);
+  const loaded = await loadFlow(resolve(file), { knownTools: toolNames(extensions) });
   const input = await resolveRunInput(loaded.flow, {
     text: str(parsed, 'input'),
     json: str(parsed, 'input-json'),
@@ -43,8 +49,11 @@ export const run: Command = async (argv) => {
     ...(thread !== undefined ? { thread, who: process.env.USER ?? null } : {}),
   };
   // What `validate` refuses never becomes a run: checked before the store is opened.
-  await preflight(resolve(file), loaded, model);
-  return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.start(loaded, options)));
+  await preflight(resolve(file), loaded, model, toolNames(extensions));
+  return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.start(loaded, options)), {
+    ...DRIVES,
+    extensions,
+  });
 };
 
 /** `approve RUN_ID` / `reject RUN_ID` with an optional comment. */
@@ -63,44 +72,66 @@ export function decide(decision: 'approve' | 'reject'): Command {
       ...modelOption(parsed),
       ...expectOption(parsed),
     };
-    return withContext(parsed, async (ctx) =>
-      finish(
-        ctx,
-        decision === 'approve'
-          ? await ctx.runtime.approve(runId, options)
-          : await ctx.runtime.reject(runId, options),
-      ),
+    return withContext(
+      parsed,
+      async (ctx) =>
+        finish(
+          ctx,
+          decision === 'approve'
+            ? await ctx.runtime.approve(runId, options)
+            : await ctx.runtime.reject(runId, options),
+        ),
+      DRIVES,
     );
   };
 }
 
-/** `answer RUN_ID TEXT`. */
+/** `answer RUN_ID TEXT`, or `answer RUN_ID --decline|--cancel` (an MCP server's question). */
 export const answer: Command = async (argv) => {
   const parsed = parse(
     'answer',
     argv,
-    { ...DRIVING, ...EXPECT },
-    { min: 2, max: 2, names: 'RUN_ID and TEXT' },
+    { ...DRIVING, ...EXPECT, decline: { type: 'boolean' }, cancel: { type: 'boolean' } },
+    { min: 1, max: 2, names: 'RUN_ID and TEXT' },
   );
-  const [runId, text] = parsed.positionals as [string, string];
-  return withContext(parsed, async (ctx) =>
-    finish(
-      ctx,
-      await ctx.runtime.answer(runId, text, {
-        who: process.env.USER ?? null,
-        ...modelOption(parsed),
-        ...expectOption(parsed),
-      }),
-    ),
+  const [runId, text] = parsed.positionals as [string, string | undefined];
+  const action = answerAction(parsed, text);
+  return withContext(
+    parsed,
+    async (ctx) =>
+      finish(
+        ctx,
+        await ctx.runtime.answer(runId, text ?? '', {
+          who: process.env.USER ?? null,
+          ...modelOption(parsed),
+          ...expectOption(parsed),
+          ...(action ? { action } : {}),
+        }),
+      ),
+    DRIVES,
   );
 };
+
+/** `--decline` / `--cancel` of `answer` (an MCP server's question), which take no TEXT. */
+function answerAction(parsed: Parsed, text: string | undefined): 'decline' | 'cancel' | undefined {
+  const decline = parsed.values.decline === true;
+  const cancel = parsed.values.cancel === true;
+  if (decline && cancel) throw new UsageError('answer takes --decline or --cancel, not both');
+  const action = decline ? 'decline' : cancel ? 'cancel' : undefined;
+  if (action && text !== undefined) throw new UsageError(`answer --${action} takes no TEXT`);
+  if (!action && text === undefined)
+    throw new UsageError('answer: missing RUN_ID and TEXT (or --decline, --cancel)');
+  return action;
+}
 
 /** `resume RUN_ID`. */
 export const resume: Command = async (argv) => {
   const parsed = parse('resume', argv, DRIVING, { min: 1, max: 1, names: 'RUN_ID' });
   const runId = parsed.positionals[0] as string;
-  return withContext(parsed, async (ctx) =>
-    finish(ctx, await ctx.runtime.resume(runId, modelOption(parsed))),
+  return withContext(
+    parsed,
+    async (ctx) => finish(ctx, await ctx.runtime.resume(runId, modelOption(parsed))),
+    DRIVES,
   );
 };
 
@@ -108,8 +139,11 @@ export const resume: Command = async (argv) => {
 export const retry: Command = async (argv) => {
   const parsed = parse('retry', argv, DRIVING, { min: 1, max: 1, names: 'RUN_ID' });
   const runId = parsed.positionals[0] as string;
-  return withContext(parsed, async (ctx) =>
-    finish(ctx, await ctx.runtime.retry(runId, { who: process.env.USER ?? null, ...modelOption(parsed) })),
+  return withContext(
+    parsed,
+    async (ctx) =>
+      finish(ctx, await ctx.runtime.retry(runId, { who: process.env.USER ?? null, ...modelOption(parsed) })),
+    DRIVES,
   );
 };
 
@@ -175,17 +209,33 @@ export const trace: Command = async (argv) => {
   });
 };
 
-async function withContext(parsed: Parsed, body: (ctx: CliContext) => Promise<number>): Promise<number> {
-  const ctx = cliContext(parsed);
+async function withContext(
+  parsed: Parsed,
+  body: (ctx: CliContext) => Promise<number>,
+  options: { driving?: boolean; extensions?: Extensions } = {},
+): Promise<number> {
+  const ctx = cliContext(parsed, options.extensions ?? (await loadExtensions(parsed)));
+  // A command that drives a run: Ctrl-C stops driving cleanly (src/cli/interrupt.ts), and the command
+  // then prints where the run stands.
+  const interrupt = options.driving ? onInterrupt(() => ctx.runtime.stopDriving(), ctx.err) : null;
+  if (interrupt) interrupts.set(ctx, interrupt);
   try {
     return await body(ctx);
   } finally {
+    interrupt?.dispose();
     ctx.progress.flush();
     await ctx.runtime.close();
   }
 }
 
+const interrupts = new WeakMap<CliContext, Interrupt>();
+
 async function finish(ctx: CliContext, first: RunSummary): Promise<number> {
+  if (interrupts.get(ctx)?.interrupted === true && first.status === 'running') {
+    print(ctx, first);
+    ctx.err(`continue with: ${ctx.continueCommand} resume ${first.runId}${ctx.continueFlags}\n`);
+    return 130;
+  }
   const summary =
     ctx.interactive && first.status === 'suspended' ? await askInline(ctx.runtime, first, ctx.err) : first;
   print(ctx, summary);

@@ -15,6 +15,7 @@ import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { StoredEvent } from '../store/store.js';
 import { parseStoreUrl, resolveDbUrl } from '../store/open.js';
 import { UsageError, flag, str, type Parsed } from './args.js';
+import { NO_EXTENSIONS, type Extensions } from './extensions.js';
 import { ProgressWriter } from './progress.js';
 import { TraceRenderer } from './render.js';
 import { shellWord } from './text.js';
@@ -36,8 +37,11 @@ export interface CliContext {
   err: (text: string) => void;
 }
 
-/** Builds the runtime for a command from its options (--db, --trace, --durability, --json). */
-export function cliContext(parsed: Parsed): CliContext {
+/**
+ * Builds the runtime for a command from its options (--db, --trace, --durability, --json), with the
+ * guards and local tools of its --guards / --tools modules (`loadExtensions`) when it drives runs.
+ */
+export function cliContext(parsed: Parsed, extensions: Extensions = NO_EXTENSIONS): CliContext {
   const json = flag(parsed, 'json');
   const tty = Boolean(process.stderr.isTTY);
   const progress = new ProgressWriter((text) => void process.stderr.write(text));
@@ -57,7 +61,12 @@ export function cliContext(parsed: Parsed): CliContext {
   };
   const runtime = createRuntime({
     store: resolveDbUrl({ db: cliDb(parsed) }),
+    tools: [...extensions.tools],
+    guards: extensions.guards,
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
+    // The command's process is where settings come from, said here rather than left to a default.
+    env: process.env,
+    cwd: process.cwd(),
     // In a terminal the readable trace stands in for the INFO lines (`TOOL invoked …`); the env brings them back.
     logger: createStderrLogger({ level: logLevel(tty), write: (line) => progress.log(line) }),
     onEvent: (event) => {

@@ -69,7 +69,13 @@ export async function evalCommand(argv: string[]): Promise<number> {
 }
 
 async function fromRun(runId: string, db: string | undefined): Promise<number> {
-  const runtime = createRuntime({ store: resolveDbUrl({ db }), logger: false, telemetry: false });
+  const runtime = createRuntime({
+    store: resolveDbUrl({ db }),
+    logger: false,
+    telemetry: false,
+    env: process.env,
+    cwd: process.cwd(),
+  });
   try {
     const c = await caseFromRun(runtime, runId);
     process.stdout.write(stringify({ cases: [c] }));

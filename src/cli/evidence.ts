@@ -1,4 +1,4 @@
-import type { EvidenceRecord } from '../domain/run-state.js';
+import type { EvidenceRecord } from '../records/run-state.js';
 import { COMMON, UsageError, parse } from './args.js';
 import { cliContext } from './context.js';
 import { oneLine, table } from './text.js';

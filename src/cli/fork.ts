@@ -3,6 +3,7 @@ import { loadFlow } from '../flow/load.js';
 import { absolutizeModel } from '../model/resolve.js';
 import { DRIVING, UsageError, parse, str } from './args.js';
 import { cliContext } from './context.js';
+import { loadExtensions, toolNames } from './extensions.js';
 import { askInline } from './interactive.js';
 import { describeSummary, exitCodeFor } from './render.js';
 
@@ -27,8 +28,12 @@ export async function fork(argv: string[]): Promise<number> {
     throw new UsageError(`fork: --at must be an event seq (1, 2, …), not ${JSON.stringify(rawAt)}`);
   const model = str(parsed, 'model');
   const flowFile = str(parsed, 'flow');
-  const flow = flowFile === undefined ? undefined : await loadFlow(resolve(flowFile));
-  const ctx = cliContext(parsed);
+  const extensions = await loadExtensions(parsed);
+  const flow =
+    flowFile === undefined
+      ? undefined
+      : await loadFlow(resolve(flowFile), { knownTools: toolNames(extensions) });
+  const ctx = cliContext(parsed, extensions);
   try {
     const first = await ctx.runtime.fork(runId, {
       at,

@@ -29,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   mcp: async (argv) => (await import('./mcp.js')).mcp(argv),
   eval: async (argv) => (await import('./eval.js')).evalCommand(argv),
   fork: async (argv) => (await import('./fork.js')).fork(argv),
+  chat: async (argv) => (await import('./chat.js')).chat(argv),
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (docs/cli.md). */

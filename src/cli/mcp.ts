@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { isStdioServer } from '../domain/flow.js';
 import { loadFlow } from '../flow/load.js';
+import { McpError } from '../mcp/errors.js';
 import { loginMcpServer } from '../mcp/login.js';
 import { FileCredentialStore } from '../mcp/token-store.js';
 import { parse, UsageError } from './args.js';
@@ -30,14 +31,22 @@ export const mcp: Command = async (argv) => {
     throw new UsageError(`mcp: flow ${flow.id} declares no MCP server ${JSON.stringify(serverId)}`);
   if (isStdioServer(config)) throw new UsageError(`mcp: MCP server ${serverId} is a stdio server: no login`);
   const tenant = typeof parsed.values.tenant === 'string' ? parsed.values.tenant : null;
-  const result = await loginMcpServer({
-    serverId,
-    config,
-    tenant,
-    store: FileCredentialStore.fromEnv(),
-    showUrl: (url) =>
-      process.stderr.write(`Open this URL to authorize MCP server ${serverId}:\n  ${url.href}\n`),
-  });
+  let result;
+  try {
+    result = await loginMcpServer({
+      serverId,
+      config,
+      tenant,
+      store: FileCredentialStore.fromEnv(),
+      showUrl: (url) =>
+        process.stderr.write(`Open this URL to authorize MCP server ${serverId}:\n  ${url.href}\n`),
+    });
+  } catch (error) {
+    // Refused, timed out, a server still refusing the token, no key to store it: said as it is.
+    if (!(error instanceof McpError)) throw error;
+    process.stderr.write(`agent-runtime: mcp login: ${error.message}\n`);
+    return 1;
+  }
   process.stderr.write(
     `MCP server ${serverId}: ${result.authorized ? 'authorized' : 'already authorized'} (${result.tools} tools)\n`,
   );

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '../store/store.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { ModelDeltaEvent } from '../trace/live.js';
 import type { ProgressWriter } from './progress.js';
 import { oneLine, table } from './text.js';
@@ -93,6 +93,11 @@ export class TraceRenderer {
         const text = typeof f.text === 'string' && f.text && !streamed ? ` “${truncate(f.text, 100)}”` : '';
         return `  model → ${calls || '(no tool call)'}${text}`;
       }
+      case 'tool.progress': {
+        const total = typeof f.total === 'number' ? `/${String(f.total)}` : '';
+        const message = typeof f.message === 'string' ? ` ${f.message}` : '';
+        return this.paint('dim', `    … ${String(f.tool)} ${String(f.progress)}${total}${message}`);
+      }
       case 'tool.invoked':
         return this.toolLine(f);
       case 'tool.skipped':
@@ -109,7 +114,7 @@ export class TraceRenderer {
           `    context compacted: ~${String(f.before)} → ~${String(f.after)} tokens (budget ${String(f.budget)})`,
         );
       case 'run.suspended':
-        return this.paint('bold', `⏸ waiting for ${f.kind === 'APPROVAL' ? 'approval' : 'an answer'}`);
+        return this.paint('bold', `⏸ waiting for ${waitingFor(f)}`);
       case 'run.resumed':
         return this.paint(
           'bold',
@@ -160,6 +165,31 @@ export function resultPreview(result: unknown, truncated: boolean): string {
 }
 
 /**
+ * The lines for a run whose parallel branches wait on several items at once: each item with its node
+ * and pending id, answered on its own with `--expect ID` (the run goes on once all are answered).
+ */
+function waitingItemLines(
+  summary: RunSummary,
+  items: NonNullable<NonNullable<RunSummary['suspension']>['items']>,
+  flags: string,
+  command: string,
+): string[] {
+  const lines = [`waiting on ${items.length} items of parallel branches; answer each by its id:`];
+  for (const item of items) {
+    const pending = item.pending as Record<string, unknown>;
+    const id = typeof pending.id === 'string' ? pending.id : '?';
+    if (item.kind === 'APPROVAL') {
+      lines.push(`- ${item.nodeId}: approval of ${String(pending.tool)} ${JSON.stringify(pending.args)}`);
+      lines.push(`  continue with: ${command} approve ${summary.runId} --expect ${id}${flags}`);
+    } else {
+      lines.push(`- ${item.nodeId}: question: ${String(pending.question)}`);
+      lines.push(`  continue with: ${command} answer ${summary.runId} TEXT --expect ${id}${flags}`);
+    }
+  }
+  return lines;
+}
+
+/**
  * The closing lines for a summary: what happened and, when suspended, how to continue. `flags` (e.g.
  * ` --db sqlite:x.db`) is added to every printed command and `command` starts it (`npx agent-runtime`
  * for a local install), so that it works as printed.
@@ -167,7 +197,9 @@ export function resultPreview(result: unknown, truncated: boolean): string {
 export function describeSummary(given: RunSummary, flags = '', command = 'agent-runtime'): string {
   const summary = visibleDeep(given);
   const lines = [`run ${summary.runId}: ${summary.status}`];
-  if (summary.status === 'suspended' && summary.suspension) {
+  if (summary.status === 'suspended' && summary.suspension?.items) {
+    lines.push(...waitingItemLines(summary, summary.suspension.items, flags, command));
+  } else if (summary.status === 'suspended' && summary.suspension) {
     const pending = summary.suspension.pending as Record<string, unknown>;
     if (summary.suspension.kind === 'APPROVAL') {
       lines.push(`waiting for approval of ${String(pending.tool)} ${JSON.stringify(pending.args)}`);
@@ -175,6 +207,8 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
       lines.push(
         `continue with: ${command} approve ${summary.runId}${flags}   (or: ${command} reject ${summary.runId}${flags} --comment TEXT)`,
       );
+    } else if (isAuthorization(pending.authorization)) {
+      lines.push(...authorizationLines(summary, pending.authorization, flags, command));
     } else {
       lines.push(`waiting for an answer: ${String(pending.question)}`);
       if (Array.isArray(pending.options) && pending.options.length)
@@ -189,6 +223,40 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
     lines.push(`outputs: ${JSON.stringify(summary.outputs)}`);
   }
   return lines.join('\n');
+}
+
+/** What a suspended run waits for, as the trace line says it. */
+function waitingFor(f: Record<string, unknown>): string {
+  if (f.kind === 'APPROVAL') return 'approval';
+  const authorization = (f.pending as Record<string, unknown> | undefined)?.authorization;
+  return isAuthorization(authorization)
+    ? `the authorization of MCP server ${authorization.server}`
+    : 'an answer';
+}
+
+function isAuthorization(value: unknown): value is { server: string; tool?: string } {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { server?: unknown }).server === 'string'
+  );
+}
+
+/**
+ * How to continue a run waiting for a person to authorize an MCP server (docs/mcp.md, "Connect"): the
+ * console's Connect under `serve`, or `mcp login` (for the run's tenant) and then `answer`.
+ */
+function authorizationLines(
+  summary: RunSummary,
+  authorization: { server: string; tool?: string },
+  flags: string,
+  command: string,
+): string[] {
+  const server = authorization.server;
+  const during = authorization.tool === undefined ? '' : ` (its tool ${authorization.tool} was refused)`;
+  return [
+    `waiting for the authorization of MCP server ${server}${during}`,
+    `authorize with: ${command} mcp login FLOW.yaml ${server} [--tenant T]   (FLOW.yaml: the file of flow ${summary.flowId}; T: the run's tenant; or Connect in the console of \`serve\`)`,
+    `then continue with: ${command} answer ${summary.runId} authorized${flags}`,
+  ];
 }
 
 /** The `runs` listing: a header row, then one row per run (a child run names its parent). */

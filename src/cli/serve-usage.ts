@@ -1,5 +1,5 @@
 import type { ParseArgsOptionsConfig } from 'node:util';
-import { COMMON } from './args.js';
+import { COMMON, EXTENSIONS } from './args.js';
 
 /**
  * The options `serve` accepts. Kept apart from serve.ts (which loads the HTTP server) so that
@@ -7,6 +7,7 @@ import { COMMON } from './args.js';
  */
 export const SERVE_OPTIONS: ParseArgsOptionsConfig = {
   ...COMMON,
+  ...EXTENSIONS,
   host: { type: 'string' },
   port: { type: 'string' },
   flows: { type: 'string' },
@@ -23,6 +24,7 @@ export const SERVE_OPTIONS: ParseArgsOptionsConfig = {
   'max-flow-bytes': { type: 'string' },
   'max-mcp-connections': { type: 'string' },
   'mcp-idle-ms': { type: 'string' },
+  'public-url': { type: 'string' },
 };
 
 /** `agent-runtime serve --help` (docs/cli.md, docs/api.md, docs/security.md). */
@@ -37,6 +39,11 @@ the HTTP API (docs/api.md) and the web console, until SIGINT/SIGTERM; prints the
   --flows DIR                register the flow files under DIR (trusted: they may start any MCP server)
   --watch                    with --flows: register a changed flow file again without a restart
   --tokens FILE              bearer tokens (default: env AGENT_RUNTIME_TOKENS; none: no auth, loopback only)
+  --guards MODULE            user guards: a module exporting guards made with defineGuard (repeatable;
+                             docs/interceptors.md)
+  --tools MODULE             local tools: a module exporting tools made with defineTool (repeatable)
+  --public-url URL           the URL browsers reach this server at (behind a proxy): the MCP OAuth redirect
+                             is URL/v1/oauth/callback (docs/mcp.md, "Connect"; default: the listening URL)
   --json                     accepted for symmetry with the other commands; the log is always lines on stderr
 
 what a request may make the server do (default: nothing; docs/security.md):

@@ -15,6 +15,7 @@ import { resolveDbUrl } from '../store/open.js';
 import { UsageError, flag, parse, str, type Parsed } from './args.js';
 import type { Command } from './commands.js';
 import { cliDb } from './context.js';
+import { loadExtensions, toolNames } from './extensions.js';
 import { SERVE_OPTIONS } from './serve-usage.js';
 
 const DEFAULT_PORT = 8080;
@@ -43,6 +44,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   const host = str(parsed, 'host') ?? '127.0.0.1';
   const port = portOf(str(parsed, 'port'));
   const tokens = await readTokens(str(parsed, 'tokens'));
+  const extensions = await loadExtensions(parsed);
   const logger = io.logger ?? createStderrLogger();
   if (tokens === null) {
     if (!isLoopback(host)) {
@@ -59,6 +61,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   const flows = new FlowRegistry({
     dir: flowsDir ? resolve(flowsDir) : null,
     logger,
+    knownTools: toolNames(extensions),
     limits: flowLimits(parsed),
   });
   await loadFlows(flows, flowsDir);
@@ -66,8 +69,14 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   const runtime = createRuntime({
     store: resolveDbUrl({ db: cliDb(parsed) }),
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
+    env: process.env,
+    cwd: process.cwd(),
     logger,
+    tools: [...extensions.tools],
+    guards: extensions.guards,
     ...mcpLimits(parsed),
+    // A run needing a person's authorization at an MCP server waits for the console's Connect.
+    mcpAuthorization: 'suspend',
   });
   const server = createServer({ runtime, flows, tokens, logger, ...security });
   mountConsole(server.app);
@@ -117,6 +126,17 @@ async function listenOrExplain(
  * The request policy flags: `--scripted-models DIR` (must be a folder), `--allow-stdio COMMAND`,
  * `--allow-mcp-host HOST`, `--allow-env VAR`, `--allow-stdio-env NAME` (repeatable), `--max-streams-per-token N`.
  */
+/** `--public-url URL`: an absolute http(s) URL without query or fragment (UsageError otherwise). */
+function publicUrl(given: string | undefined): Pick<ServerOptions, 'publicUrl'> {
+  if (given === undefined) return {};
+  const url = URL.canParse(given) ? new URL(given) : null;
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search !== '' || url.hash !== '')
+    throw new UsageError(
+      `serve: --public-url ${JSON.stringify(given)} is not an http(s) URL without query or fragment (e.g. https://agents.example.com)`,
+    );
+  return { publicUrl: url.href.replace(/\/+$/, '') };
+}
+
 function securityOptions(parsed: Parsed): Partial<ServerOptions> {
   const scripted = str(parsed, 'scripted-models');
   if (scripted !== undefined && !isFolder(resolve(scripted)))
@@ -129,6 +149,7 @@ function securityOptions(parsed: Parsed): Partial<ServerOptions> {
     allowEnv: envNames(many(parsed, 'allow-env'), 'allow-env'),
     allowStdioEnv: stdioEnvNames(many(parsed, 'allow-stdio-env')),
     ...(streams !== undefined ? { maxStreamsPerToken: streams } : {}),
+    ...publicUrl(str(parsed, 'public-url')),
   };
 }
 

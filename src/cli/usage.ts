@@ -12,8 +12,13 @@ const DB =
   '  --db URL            the store (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db)';
 const JSON_OUT =
   '  --json              the run summary as one JSON line on stdout (progress stays on stderr)';
+const EXTEND = [
+  '  --guards MODULE     user guards: a module exporting guards made with defineGuard (repeatable)',
+  '  --tools MODULE      local tools: a module exporting tools made with defineTool (repeatable)',
+].join('\n');
 const DRIVE = [
   '  --model M           <provider>:<model id> or scripted:FILE; overrides the model from here on',
+  EXTEND,
   '  --trace FILE        append every trace event as a JSON line (file mode 0600)',
   '  --durability D      normal (default) or strict (SQLite synchronous=FULL)',
   DB,
@@ -29,7 +34,8 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
 Starts a run of the flow and drives it until it completes, fails or suspends for a person. The flow is
 checked first as \`validate\` checks it (its MCP servers are asked for their tools): a flow validate
 refuses, or a model that cannot be resolved, exits 2 and stores no run. A streaming model's text is
-shown live on stderr.
+shown live on stderr. Ctrl-C stops the run cleanly (exit 130): it stays running, and
+\`agent-runtime resume RUN_ID\` continues it.
 
   --input TEXT        the run input {"text": TEXT}
   --input-json J      a structured input: inline JSON or @file
@@ -49,9 +55,14 @@ Declines the pending write of a suspended run (the comment reaches the model) an
 ${EXPECT}
 ${DRIVE}`,
   answer: `usage: agent-runtime answer RUN_ID TEXT [options]
+       agent-runtime answer RUN_ID --decline|--cancel [options]
 
-Answers the pending follow-up question of a suspended run and continues it.
+Answers the pending follow-up question of a suspended run and continues it. A question of an MCP
+server (elicitation, docs/mcp.md): TEXT is its form's fields as a JSON object ('{}' takes the
+defaults), or for a link any text once done; --decline and --cancel refuse it.
 
+  --decline           decline the MCP server's question
+  --cancel            cancel the MCP server's question
 ${EXPECT}
 ${DRIVE}`,
   resume: `usage: agent-runtime resume RUN_ID [options]
@@ -109,6 +120,18 @@ scripted model, a test, a tokens file and a package.json. Existing files are kep
 among the files it would write is refused (exit 2). Then: npm install.`,
   serve: SERVE_USAGE,
   eval: EVAL_USAGE,
+  chat: `usage: agent-runtime chat FLOW.yaml [--thread ID] [--model M] [--db URL]
+
+A conversation with the flow in the terminal. Each line you type is a message to the thread (a new run,
+or the answer to the question the last run asks); the model's text streams as it is written, each tool
+call shows as one line with its outcome, and an approval is asked inline with the exact call. /exit,
+Ctrl-D or Ctrl-C leaves (exit 0, or 130 for Ctrl-C): the thread stays, and chat --thread ID takes it
+up again (a run left running is resumed, a waiting approval asked again). Needs a terminal: without one
+it exits 2 (from a script use run FLOW --thread ID --input TEXT). docs/threads.md.
+
+  --thread ID         the thread to continue or start (default: a new chat-XXXXXXXX id, printed)
+  --model M           <provider>:<model id> or scripted:FILE; overrides the flow's model
+${DB}`,
   fork: `usage: agent-runtime fork RUN_ID --at SEQ [--model M] [--flow F] [options]
 
 Starts a new run whose state is RUN_ID's after trace event SEQ (evidence, approvals, outputs) and drives
@@ -123,13 +146,14 @@ ${DRIVE}`,
 Authorizes the runtime at the flow's HTTP MCP server SERVER (its entry has \`auth\`): prints the URL to
 open, listens on a loopback redirect and stores the tokens encrypted (AGENT_RUNTIME_SECRET_KEY) for the
 tenant (default: none, as CLI runs). docs/mcp.md, "Authorization".`,
-  worker: `usage: agent-runtime worker --db postgres://… [--concurrency N] [--shutdown-timeout S]
+  worker: `usage: agent-runtime worker --db postgres://… [--concurrency N] [--shutdown-timeout S] [options]
 
 Drives runnable runs of a shared PostgreSQL store until SIGINT/SIGTERM.
 
   --db URL            a postgres:// store (or env AGENT_RUNTIME_DB)
   --concurrency N     runs driven at once (default 4)
-  --shutdown-timeout S  seconds the runs get to suspend or end after SIGINT/SIGTERM (default 10)`,
+  --shutdown-timeout S  seconds the runs get to suspend or end after SIGINT/SIGTERM (default 10)
+${EXTEND}`,
 };
 
 /** The package's version, from its package.json (`agent-runtime --version`). */

@@ -2,7 +2,8 @@ import { createStderrLogger, isLogLevel, type Logger } from '../log/logger.js';
 import { parseStoreUrl, resolveDbUrl } from '../store/open.js';
 import { batchedStderrWriter } from '../worker/log-writer.js';
 import { startWorker } from '../worker/start.js';
-import { COMMON, UsageError, parse, str } from './args.js';
+import { COMMON, EXTENSIONS, UsageError, parse, str } from './args.js';
+import { loadExtensions } from './extensions.js';
 import type { Command } from './commands.js';
 
 /** How `runWorkerCommand` talks to the world (injected by tests). */
@@ -16,7 +17,7 @@ export interface WorkerIo {
 export const worker: Command = (argv) => runWorkerCommand(argv, { stopped: shutdownSignal });
 
 /**
- * `worker --db postgres://… [--concurrency N] [--shutdown-timeout S]` (docs/cli.md; docs/scale-out.md): takes runnable
+ * `worker --db postgres://… [--concurrency N] [--shutdown-timeout S] [--guards MODULE] [--tools MODULE]` (docs/cli.md; docs/scale-out.md): takes runnable
  * runs of the shared PostgreSQL store from its queue and drives them, until SIGINT/SIGTERM; then stops
  * taking runs and gives the runs it drives up to S seconds (default 10) to reach a suspension or an
  * end — runs still going are taken over by other workers once their lease expires. Lease length: env
@@ -27,7 +28,7 @@ export async function runWorkerCommand(argv: string[], io: WorkerIo): Promise<nu
   const parsed = parse(
     'worker',
     argv,
-    { ...COMMON, concurrency: { type: 'string' }, 'shutdown-timeout': { type: 'string' } },
+    { ...COMMON, ...EXTENSIONS, concurrency: { type: 'string' }, 'shutdown-timeout': { type: 'string' } },
     { min: 0, max: 0, names: '' },
   );
   const db = resolveDbUrl({ db: str(parsed, 'db') });
@@ -35,12 +36,21 @@ export async function runWorkerCommand(argv: string[], io: WorkerIo): Promise<nu
     throw new UsageError('worker: needs a PostgreSQL store: --db postgres://… (or env AGENT_RUNTIME_DB)');
   }
   const concurrency = positive('concurrency', str(parsed, 'concurrency'), 4);
+  const { guards, tools } = await loadExtensions(parsed);
   const graceMs = positive('shutdown-timeout', str(parsed, 'shutdown-timeout'), 10) * 1000;
   const level = process.env.AGENT_RUNTIME_LOG_LEVEL ?? 'info';
   const logger =
     io.logger ??
     createStderrLogger({ level: isLogLevel(level) ? level : 'info', write: batchedStderrWriter() });
-  const handle = await startWorker({ db, concurrency, logger });
+  const handle = await startWorker({
+    db,
+    concurrency,
+    logger,
+    env: process.env,
+    cwd: process.cwd(),
+    tools: [...tools],
+    guards,
+  });
   logger.info('WORKER started', { pid: process.pid, concurrency, schema: handle.store.schema });
   await io.stopped(logger);
   const left = await handle.stop(graceMs);

@@ -1,22 +1,10 @@
 import type { Locale, Localized } from './locale.js';
+import { MCP_SPECS } from './error-codes-mcp.js';
 import type { OutcomeName } from './outcome.js';
+import type { Producer } from './producers.js';
+import { GUARD_CODES } from './guard-codes.js';
 
-/** Who produces a code (docs/observations.md). Documentation only: producers pick their codes, the loop never reads them. */
-export type Producer =
-  | 'invoker'
-  | 'response-contract'
-  | 'arg-policy'
-  | 'param-contract'
-  | 'catalog'
-  | 'fingerprint'
-  | 'write-gate'
-  | 'recovery'
-  | 'builtin_node_approval'
-  | 'builtin_node_follow_up'
-  | 'builtin_output_set'
-  | 'builtin_node_finish'
-  | 'builtin_node_delegate'
-  | 'builtin_evidence_read';
+export type { Producer } from './producers.js';
 
 interface CodeSpec {
   readonly no: number;
@@ -246,6 +234,15 @@ const SPECS = {
     outcome: 'REJECTED',
     reason: { 'zh-CN': '证据 {id} 不存在', en: 'There is no evidence {id}' },
   },
+  RESOURCE_NOT_LINKED: {
+    no: 42292,
+    producer: 'builtin_resource_read',
+    outcome: 'REJECTED',
+    reason: {
+      'zh-CN': '本次运行的工具结果中没有链接到 {uri}',
+      en: 'No tool result of this run links to {uri}',
+    },
+  },
   APPROVAL_REQUIRED: {
     no: 20201,
     producer: 'write-gate',
@@ -300,15 +297,8 @@ const SPECS = {
       en: 'The value {value} of output [{key}] does not match its schema: {rules}',
     },
   },
-  MCP_OUTPUT_SCHEMA_MISMATCH: {
-    no: 50204,
-    producer: 'invoker',
-    outcome: 'FAILED',
-    reason: {
-      'zh-CN': '工具 {tool} 的结构化结果不符合它声明的 outputSchema：{detail}',
-      en: 'Tool {tool} returned a structured result that does not match its declared outputSchema: {detail}',
-    },
-  },
+  ...MCP_SPECS,
+  ...GUARD_CODES,
 } as const satisfies Record<string, CodeSpec>;
 
 export type RuntimeErrorCodeName = keyof typeof SPECS;
@@ -318,7 +308,7 @@ export type ReasonParams = Readonly<Record<string, string | number>>;
 
 /**
  * A runtime error code: a name (persisted as a string), a number and a reason template per locale.
- * One class with a code instead of a tree of exception types (STYLE.md habit 2).
+ * One class with a code instead of a tree of exception types: producers pick a code, never a class.
  */
 export class RuntimeErrorCode {
   private static readonly all = new Map<string, RuntimeErrorCode>();
@@ -342,6 +332,11 @@ export class RuntimeErrorCode {
     const code = RuntimeErrorCode.registry().get(name);
     if (!code) throw new Error(`unknown RuntimeErrorCode ${JSON.stringify(name)}`);
     return code;
+  }
+
+  /** A code of a user guard (docs/interceptors.md): not in the table, its reason is the guard's own text. */
+  static user(name: string, no: number, outcome: Exclude<OutcomeName, 'SUCCESS'>): RuntimeErrorCode {
+    return new RuntimeErrorCode(name as RuntimeErrorCodeName, no, 'user-guards', outcome, USER_REASON);
   }
 
   /** The reason text for this code in a locale, with its placeholders filled. */
@@ -374,6 +369,8 @@ export class RuntimeErrorCode {
     return RuntimeErrorCode.all;
   }
 }
+
+const USER_REASON: Localized<string> = { 'zh-CN': '{reason}', en: '{reason}' };
 
 /** `code('TOOL_TIMEOUT')`: the code object for a name, typed so that typos fail to compile. */
 export function code(name: RuntimeErrorCodeName): RuntimeErrorCode {

@@ -29,6 +29,18 @@ function mcpBehaviourKeys() {
       .describe(
         'Roots offered to the server (`roots/list`); the roots capability is declared only with them.',
       ),
+    sampling: z
+      .boolean()
+      .optional()
+      .describe(
+        "Default false: the server's `sampling/createMessage` is refused. true: it is answered by the calling node's model, traced as sampling.requested and sampling.completed.",
+      ),
+    elicitation: z
+      .enum(['ask', 'defaults'])
+      .optional()
+      .describe(
+        'Default ask: a form-mode `elicitation/create` suspends the run for the person. defaults: a form question whose every required field has a default in its schema is accepted with the defaults at once (the call goes on, no person is asked); any other question is asked as with ask.',
+      ),
   };
 }
 
@@ -55,15 +67,34 @@ export const StdioServerSchema = z
   })
   .describe('An MCP server started as a child process (stdio transport).');
 
+/**
+ * The enterprise identity provider of `grant: cross_app_access` (docs/mcp.md, "Enterprise-managed
+ * authorization"): where the person's ID token is exchanged for an authorization grant (ID-JAG).
+ */
+export const McpIdpSchema = z
+  .strictObject({
+    tokenEndpoint: z.url().optional().describe("The IdP's token endpoint (else discovered from `issuer`)."),
+    issuer: z.url().optional().describe("The IdP's issuer URL, for metadata discovery."),
+    clientId: text.describe("The runtime's client id at the IdP."),
+    clientSecret: z.string().optional().describe('Its secret at the IdP; may be `${VAR}`.'),
+    idToken: text.describe("The person's OpenID Connect ID token, usually `${VAR}`."),
+  })
+  .refine((idp) => idp.tokenEndpoint !== undefined || idp.issuer !== undefined, {
+    error: 'give `tokenEndpoint` or `issuer`',
+  });
+
 /** How the runtime obtains OAuth tokens for an HTTP MCP server (docs/mcp.md, "Authorization"). */
 export const McpAuthSchema = z
   .strictObject({
     grant: z
-      .enum(['authorization_code', 'client_credentials'])
+      .enum(['authorization_code', 'client_credentials', 'cross_app_access'])
       .default('authorization_code')
       .describe(
-        'authorization_code: a person authorizes once (`agent-runtime mcp login`); client_credentials: machine to machine.',
+        'authorization_code: a person authorizes once (`agent-runtime mcp login`); client_credentials: machine to machine; cross_app_access: enterprise-managed (the IdP grants, see `idp`).',
       ),
+    idp: McpIdpSchema.optional().describe(
+      'cross_app_access: the enterprise IdP that exchanges the ID token for an authorization grant.',
+    ),
     clientId: z
       .string()
       .min(1)
@@ -80,11 +111,23 @@ export const McpAuthSchema = z
       .optional()
       .describe('An HTTPS client id metadata document, used as client id where the server supports it.'),
     scope: z.string().optional().describe('Scopes to ask for (default: what the server advertises).'),
+    issuer: z
+      .url()
+      .optional()
+      .describe(
+        'client_credentials, cross_app_access: the issuer of the authorization server the client is registered with; its secrets are sent nowhere else.',
+      ),
     redirectPort: positive
       .max(65535)
       .optional()
       .describe('Loopback port of `mcp login` (default: any free port; fix it for a pre-registered client).'),
   })
+  .refine(
+    (auth) => auth.grant !== 'cross_app_access' || (auth.idp !== undefined && auth.clientId !== undefined),
+    {
+      error: 'grant cross_app_access needs `idp` and `clientId` (with `clientSecret`)',
+    },
+  )
   .describe('OAuth 2.1 for this server (discovery, registration, PKCE, refresh).');
 
 export const HttpServerSchema = z

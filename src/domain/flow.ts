@@ -1,5 +1,15 @@
 import { z } from 'zod';
 import { HttpServerSchema, McpAuthSchema, McpServerSchema, StdioServerSchema } from './flow-mcp.js';
+export {
+  EdgeSchema,
+  edgeTargets,
+  ID_PATTERN,
+  MapSchema,
+  MAX_EXPRESSION_LENGTH,
+  MAX_MAP_CONCURRENCY,
+  MAX_MAP_ITEMS,
+} from './flow-graph.js';
+import { EdgeSchema, ID_PATTERN, MapSchema, MAX_EXPRESSION_LENGTH } from './flow-graph.js';
 
 export {
   HttpServerSchema,
@@ -16,11 +26,12 @@ export {
  * checked after parsing by src/flow/semantic-*.ts.
  */
 
-/** Ids of the flow, its nodes, servers, providers and output keys: they appear in `a.b` references. */
-export const ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Names of tools as the model sees them: what the model APIs (OpenAI, Anthropic) accept. */
 export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** `<provider>:<model id>`, e.g. `openai:gpt-4.1` or `scripted:./turns.yaml`. */
+/** A code node's `module`: a relative path (no `#`) and an export name. */
+export const CODE_MODULE_PATTERN = /^\.\/[^#]+#[A-Za-z_$][A-Za-z0-9_$]*$/;
+
 export const MODEL_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*:.+$/;
 
 /** The run input schema of a flow that declares no `input`: `{ text: string }`. */
@@ -35,8 +46,6 @@ const toolName = z
   .string()
   .regex(TOOL_NAME_PATTERN, { error: 'expected a tool name: 1-64 letters, digits, _ or -' });
 const text = z.string().min(1);
-/** The longest JSONata expression a flow may hold: a compiled expression takes ~35× its text in memory. */
-export const MAX_EXPRESSION_LENGTH = 8192;
 const jsonata = (over: string) =>
   text
     .max(MAX_EXPRESSION_LENGTH, {
@@ -87,6 +96,16 @@ export const LimitsSchema = z
       ),
   })
   .describe('Loop limits of each node (docs/flows.md, `limits`).');
+
+/** A node's `limits`: every key optional, none defaulted, so a key left out keeps the flow's value. */
+const NodeLimitsSchema = z.strictObject(
+  Object.fromEntries(
+    Object.entries(LimitsSchema.shape).map(([key, field]) => {
+      const bare = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field;
+      return [key, bare.optional().describe(field.description ?? key)];
+    }),
+  ) as unknown as { [K in keyof Limits]-?: z.ZodOptional<z.ZodNumber> },
+);
 
 export const PriceSchema = z
   .strictObject({
@@ -227,9 +246,11 @@ export const OutputContractSchema = z
   .strictObject({
     required: z.boolean().default(false).describe('builtin_node_finish is rejected until it is written.'),
     sources: z
-      .array(z.enum(['evidence', 'user', 'node', 'model']))
+      .array(z.enum(['evidence', 'user', 'node', 'model', 'code']))
       .min(1)
-      .describe('Accepted source types.'),
+      .describe(
+        "Accepted source types; `code` only (and filled in when left out) for a code node's outputs, which come from its function.",
+      ),
     from: z
       .array(toolName)
       .min(1)
@@ -262,21 +283,30 @@ export const NodeSchema = z.strictObject({
     .array(text)
     .default([])
     .describe("Flow files (relative to this flow's folder) this node may delegate to."),
-  limits: LimitsSchema.partial().optional().describe("Overrides of the flow's limits for this node."),
+  limits: NodeLimitsSchema.optional().describe("Overrides of the flow's limits for this node."),
+  run: z
+    .literal('inline')
+    .optional()
+    .describe(
+      'Set by flows written in code whose node gives a function as `run`: a code node (docs/flows.md, "Code nodes").',
+    ),
+  module: z
+    .string()
+    .regex(CODE_MODULE_PATTERN, {
+      error:
+        "expected <relative path of an ES module>#<export name>, e.g. ./steps.mjs#sum (inside the flow's folder)",
+    })
+    .optional()
+    .describe(
+      "A code node: `./file.mjs#name`, a function exported by an ES module in the flow's folder. Only in flows loaded from files or the library, never in flows sent over HTTP.",
+    ),
+  map: MapSchema,
   answer: z
     .enum(['text'])
     .optional()
     .describe(
       'text: a model turn with text and no tool call ends the node once its required outputs are written (the text is its answer).',
     ),
-});
-
-export const EdgeSchema = z.strictObject({
-  from: id,
-  to: id,
-  when: jsonata('{status, outputs, input} of the node just finished')
-    .optional()
-    .describe('No `when`: always.'),
 });
 
 export const FlowSchema = z
@@ -323,7 +353,9 @@ export const FlowSchema = z
     edges: z
       .array(EdgeSchema)
       .default([])
-      .describe('The first edge (in file order) whose `when` holds is taken.'),
+      .describe(
+        'The first edge (in file order) whose `when` holds is taken; a node with several incoming edges is a join.',
+      ),
   })
   .describe('A g2rain-agent-runtime flow (docs/flows.md).');
 
@@ -358,4 +390,9 @@ export function sourceKinds(contract: { source?: SourceKind | SourceKind[] | und
 /** True for a stdio server entry. */
 export function isStdioServer(server: McpServerConfig): server is StdioServerConfig {
   return 'command' in server;
+}
+
+/** True for a code node (`run` in a flow written in code, or `module`): it runs a function, not a model loop. */
+export function isCodeNode(node: Pick<FlowNode, 'run' | 'module'>): boolean {
+  return node.run !== undefined || node.module !== undefined;
 }

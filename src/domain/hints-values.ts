@@ -53,6 +53,15 @@ export const VALUE_TEXTS = {
     'zh-CN': '结果没有 structuredContent',
     en: 'the result has no structuredContent',
   },
+  // MCP authorization (docs/mcp.md, "Authorization"): the run stops until a person authorizes.
+  NEXT_MCP_UNAUTHORIZED: {
+    'zh-CN': '运行暂停，等待有人授权该服务器；运行继续后再调用一次该工具',
+    en: 'the run stops until a person authorizes the server; once it goes on, call the tool again',
+  },
+  NEXT_MCP_TASK_REQUIRED: {
+    'zh-CN': '不要再调用该工具；换用其他工具，或调用 builtin_node_fail 说明原因',
+    en: 'do not call this tool again; use another tool, or call builtin_node_fail with the reason',
+  },
   // Evals (issue 32): the generic error text of `--observations plain` (no code, reason or next step).
   PLAIN_ERROR: {
     'zh-CN': '错误：工具调用失败。',

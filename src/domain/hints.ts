@@ -1,6 +1,8 @@
 import type { Locale, Localized } from './locale.js';
 import { fill, type ReasonParams } from './error-codes.js';
 import { VALUE_TEXTS } from './hints-values.js';
+import { GUARD_TEXTS } from './guard-codes.js';
+import { MCP_TEXTS } from './hints-mcp.js';
 
 /**
  * Every text the runtime shows to the model besides the codes' reason templates (docs/observations.md, docs/flows.md).
@@ -320,6 +322,10 @@ const TEXTS = {
     en: 'Rounds {from}–{to} of this node were compacted to keep the conversation within its budget. Their calls and outcomes follow; to see a result again, call builtin_evidence_read with its evidence id.',
   },
   CONTEXT_DIGEST_USER: { 'zh-CN': '用户消息：{text}', en: 'User message: {text}' },
+  NEXT_RESOURCE_LINK: {
+    'zh-CN': '只读取工具结果中 resource_link 给出的 uri（{uris}）',
+    en: 'read only a uri a tool result gave as a resource_link ({uris})',
+  },
   EVIDENCE_READ: {
     'zh-CN': '{id} 是 {tool} 的调用结果（{outcome}，参数 {args}）',
     en: '{id} is the result of {tool} ({outcome}, arguments {args})',
@@ -345,6 +351,8 @@ const TEXTS = {
     en: 'maxCost is set, but `prices` has no price for the model {model}',
   },
   ...VALUE_TEXTS,
+  ...GUARD_TEXTS,
+  ...MCP_TEXTS,
   // ---- threads and text answers (issue 29)
   PROMPT_ANSWER_TEXT: {
     'zh-CN':

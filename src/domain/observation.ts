@@ -1,6 +1,7 @@
 import { RuntimeErrorCode } from './error-codes.js';
 import type { Locale } from './locale.js';
 import { Outcome } from './outcome.js';
+import type { ToolImage } from './tool-image.js';
 
 /** The plain-JSON form of an observation, as persisted and traced. */
 export interface ObservationJSON {
@@ -29,6 +30,11 @@ export class Observation {
     readonly data: unknown,
     /** The evidence this observation cites (`ev_7`), when the call executed or reused one. */
     readonly evidenceId: string | null,
+    /**
+     * Images of the result for models that read images (src/domain/tool-image.ts). Never persisted
+     * or traced with the observation (`toJSON` leaves them out): `data` holds their placeholders.
+     */
+    readonly images: readonly ToolImage[] = [],
   ) {}
 
   /** The tool really ran and succeeded. */
@@ -117,17 +123,27 @@ export class Observation {
       requireText(next, 'next step'),
       this.data,
       this.evidenceId,
+      this.images,
     );
   }
 
   /** A copy citing an evidence id. */
   withEvidence(evidenceId: string): Observation {
-    return new Observation(this.outcome, this.code, this.reason, this.next, this.data, evidenceId);
+    const { outcome, code, reason, next, data, images } = this;
+    return new Observation(outcome, code, reason, next, data, evidenceId, images);
   }
 
   /** A copy with another payload. */
   withData(data: unknown): Observation {
-    return new Observation(this.outcome, this.code, this.reason, this.next, data, this.evidenceId);
+    const { outcome, code, reason, next, evidenceId, images } = this;
+    return new Observation(outcome, code, reason, next, data, evidenceId, images);
+  }
+
+  /** A copy carrying the result's images for the model (none: the same observation). */
+  withImages(images: readonly ToolImage[]): Observation {
+    if (images.length === 0 && this.images.length === 0) return this;
+    const { outcome, code, reason, next, data, evidenceId } = this;
+    return new Observation(outcome, code, reason, next, data, evidenceId, images);
   }
 
   toJSON(): ObservationJSON {

@@ -1,9 +1,11 @@
 /**
  * The errors of the runtime facade and its run engine: one class, `RunError`, told apart by `code`
  * (the MCP SDK's `SdkError` pattern). Lives in the domain because the engine, the runtime, the worker,
- * the server and the CLI all throw or tell them apart. The classes that came before the codes stay as
- * deprecated aliases: any RunError of their code is an instance of them, and its `name` is theirs.
+ * the server and the CLI all throw or tell them apart. Its `name` is, by code, the name each case had
+ * before codes (`RunNotFoundError`, `RunConflictError`, …), which logs and failure messages show.
  */
+
+import { AgentRuntimeError } from './agent-runtime-error.js';
 
 /** Why the runtime refused an operation on a run. Nothing was changed in any case. */
 export type RunErrorCode =
@@ -42,8 +44,8 @@ export interface RunErrorOptions extends ErrorOptions {
 }
 
 /** An operation on a run that the runtime refused, with the reason as `code`. */
-export class RunError extends Error {
-  readonly code: RunErrorCode;
+export class RunError extends AgentRuntimeError {
+  declare readonly code: RunErrorCode;
   /** The run concerned, when there is one (always for RUN_NOT_FOUND and RUN_CONFLICT). */
   readonly runId?: string;
   /** The failing input fields, one line each (`name: required`); empty when there are none. */
@@ -52,71 +54,11 @@ export class RunError extends Error {
   readonly threadId?: string;
 
   constructor(code: RunErrorCode, message: string, options: RunErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.name = NAMES[code];
-    this.code = code;
     if (options.runId !== undefined) this.runId = options.runId;
     if (options.threadId !== undefined) this.threadId = options.threadId;
     this.problems = options.problems ?? [];
-  }
-}
-
-/** True when `value` is a RunError of `code` (the test behind the deprecated aliases' `instanceof`). */
-function isRunError(value: unknown, code: RunErrorCode): boolean {
-  return value instanceof RunError && value.code === code;
-}
-
-/**
- * No run with this id (CLI exit 2, HTTP 404).
- * @deprecated Catch `RunError` and test `code === 'RUN_NOT_FOUND'`.
- */
-export class RunNotFoundError extends RunError {
-  declare readonly runId: string;
-  constructor(runId: string) {
-    super('RUN_NOT_FOUND', `unknown run id ${runId}`, { runId });
-  }
-  static override [Symbol.hasInstance](value: unknown): value is RunNotFoundError {
-    return isRunError(value, 'RUN_NOT_FOUND');
-  }
-}
-
-/**
- * The run is not waiting for this input, or another driver holds it (CLI exit 4, HTTP 409). Nothing changed.
- * @deprecated Catch `RunError` and test `code === 'RUN_CONFLICT'`.
- */
-export class RunConflictError extends RunError {
-  declare readonly runId: string;
-  constructor(runId: string, message: string) {
-    super('RUN_CONFLICT', message, { runId });
-  }
-  static override [Symbol.hasInstance](value: unknown): value is RunConflictError {
-    return isRunError(value, 'RUN_CONFLICT');
-  }
-}
-
-/**
- * Bad input from the caller (flow, model, input; CLI exit 2, HTTP 400).
- * @deprecated Catch `RunError` and test `code === 'REQUEST_INVALID'`.
- */
-export class RuntimeInputError extends RunError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('REQUEST_INVALID', message, options);
-  }
-  static override [Symbol.hasInstance](value: unknown): value is RuntimeInputError {
-    return isRunError(value, 'REQUEST_INVALID');
-  }
-}
-
-/**
- * A run input that cannot be used; the CLI prints `message` and exits 2 (usage error).
- * @deprecated Catch `RunError` and test `code === 'INPUT_INVALID'`.
- */
-export class RunInputError extends RunError {
-  constructor(message: string, problems: readonly string[] = [], options?: ErrorOptions) {
-    super('INPUT_INVALID', inputMessage(message, problems), { ...options, problems });
-  }
-  static override [Symbol.hasInstance](value: unknown): value is RunInputError {
-    return isRunError(value, 'INPUT_INVALID');
   }
 }
 
@@ -128,6 +70,15 @@ export function inputMessage(message: string, problems: readonly string[]): stri
 /** RUN_NOT_FOUND for `runId`, with the message every front end prints (`unknown run id run_…`). */
 export function runNotFound(runId: string): RunError {
   return new RunError('RUN_NOT_FOUND', `unknown run id ${runId}`, { runId });
+}
+
+/** INPUT_INVALID: `message`, then each failing field (`problems`) on its own line. */
+export function runInputError(
+  message: string,
+  problems: readonly string[] = [],
+  options?: ErrorOptions,
+): RunError {
+  return new RunError('INPUT_INVALID', inputMessage(message, problems), { ...options, problems });
 }
 
 /** RUN_CONFLICT for `runId`: `message` says what the run waits for instead. */

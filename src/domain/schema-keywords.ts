@@ -1,3 +1,4 @@
+import { AgentRuntimeError } from './agent-runtime-error.js';
 import type { ErrorObject, FuncKeywordDefinition } from 'ajv';
 
 /**
@@ -6,8 +7,12 @@ import type { ErrorObject, FuncKeywordDefinition } from 'ajv';
  */
 
 /** Thrown from inside a validation that used up its budget; the caller turns it into a refusal. */
-export class SchemaBudgetExceeded extends Error {
+export class SchemaBudgetExceeded extends AgentRuntimeError {
   override readonly name = 'SchemaBudgetExceeded';
+  declare readonly code: 'SCHEMA_BUDGET_EXCEEDED';
+  constructor(message: string) {
+    super('SCHEMA_BUDGET_EXCEEDED', message);
+  }
 }
 
 /** Subschemas evaluated between two looks at the clock. */

@@ -22,6 +22,8 @@ export interface ToolDescriptor {
   readonly outputSchema?: JsonSchema;
   /** MCP annotation `destructiveHint` (shown on the approval card; it changes no rule). */
   readonly destructiveHint?: boolean;
+  /** MCP `execution.taskSupport`: `required` means the server runs the tool only as a task. */
+  readonly taskSupport?: 'forbidden' | 'optional' | 'required';
 }
 
 /**

@@ -1,9 +1,9 @@
-import type { InFlightWrite } from '../domain/run-state.js';
+import type { InFlightWrite } from '../records/run-state.js';
 import type { ModelClient } from '../model/model.js';
 import type { RunRecord, Store } from '../store/store.js';
 import { isVersionConflict } from '../store/store.js';
 import { RunError, runConflict } from '../domain/run-error.js';
-import { summarize, type RunSummary } from '../runtime/summary.js';
+import { summarize, type RunSummary } from '../records/summary.js';
 import { pause, type Clock } from './seams.js';
 
 /** What cancelling needs from the runtime. */

@@ -1,8 +1,8 @@
 import type { Flow, Limits } from '../domain/flow.js';
 import { hint } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
-import type { NodeState } from '../domain/run-state.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
+import type { NodeState } from '../records/run-state.js';
+import type { RunStateDoc } from '../records/state-doc.js';
 import { compactConversation, newContextState } from '../loop/compaction.js';
 import { contextBudget, estimateFixed } from '../loop/context-budget.js';
 import type { NodeExit } from '../loop/node-loop.js';

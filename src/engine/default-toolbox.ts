@@ -1,13 +1,14 @@
 import { hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log/logger.js';
 import { McpPool, type McpPoolOptions } from '../mcp/pool.js';
 import { followTools, LiveMap } from '../mcp/live-tools.js';
 import { buildCatalog } from '../tools/catalog.js';
 import { ToolInvoker } from '../tools/invoker.js';
-import { createPipeline } from '../tools/pipeline.js';
-import type { CallContext } from '../tools/call.js';
+import { createPipeline, type Pipeline } from '../tools/pipeline.js';
+import type { CallInput, CallReport } from '../tools/call.js';
 import type { LocalTool, ToolDescriptor } from '../tools/tool.js';
-import type { Observation } from '../domain/observation.js';
+import type { Guard } from '../tools/user-guards/define.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
 import type { Flow } from '../domain/flow.js';
 import { canonicalJson } from '../domain/fingerprint.js';
@@ -18,11 +19,15 @@ export const DEFAULT_MAX_TOOL_CATALOGS = 256;
 /** Options of `DefaultToolbox`. */
 export interface DefaultToolboxOptions {
   localTools: LocalTool[];
+  /** User guards (docs/interceptors.md), asked in this order on every call of a real tool. */
+  guards?: readonly Guard[];
   logger: Logger;
   /** Tool catalogs kept, least recently used dropped first (default DEFAULT_MAX_TOOL_CATALOGS). */
   maxCatalogs?: number;
   /** Bounds of the MCP connection pool (`idleMs`, `maxConnectionsPerTenant`; defaults in pool.ts). */
-  mcp?: Pick<McpPoolOptions, 'idleMs' | 'maxConnectionsPerTenant' | 'connect'>;
+  mcp?: Pick<McpPoolOptions, 'idleMs' | 'maxConnectionsPerTenant' | 'connect' | 'now' | 'env'>;
+  /** The folder a flow without one of its own resolves its stdio servers against (default `process.cwd()`). */
+  cwd?: string;
 }
 
 /**
@@ -33,17 +38,27 @@ export interface DefaultToolboxOptions {
  */
 export class DefaultToolbox implements Toolbox {
   private readonly pool: McpPool;
-  /** In least recently used order (a hit moves its entry to the end). */
-  private readonly catalogs = new Map<string, Promise<FlowCatalog>>();
+  /** Least recently used dropped first; dropping one releases its live tool lists (connections stay the pool's). */
+  private readonly catalogs: LRUCache<string, Promise<FlowCatalog>>;
   private readonly maxCatalogs: number;
-  private readonly pipeline: (ctx: CallContext) => Promise<Observation>;
+  private readonly pipeline: Pipeline;
 
   constructor(private readonly options: DefaultToolboxOptions) {
     this.pool = new McpPool({ logger: options.logger, ...options.mcp });
     this.maxCatalogs = options.maxCatalogs ?? DEFAULT_MAX_TOOL_CATALOGS;
     if (!(this.maxCatalogs >= 1))
       throw new RangeError(`DefaultToolbox maxCatalogs must be ≥ 1, not ${this.maxCatalogs}`);
-    this.pipeline = createPipeline();
+    this.catalogs = new LRUCache({
+      max: this.maxCatalogs,
+      dispose: (dropped, _key, reason) => {
+        if (reason === 'evict')
+          dropped.then(
+            (c) => c.release?.(),
+            () => undefined,
+          );
+      },
+    });
+    this.pipeline = createPipeline({ guards: options.guards ?? [] });
   }
 
   catalog(ref: FlowRef): Promise<FlowCatalog> {
@@ -51,27 +66,13 @@ export class DefaultToolbox implements Toolbox {
     // and differ in servers, aliases or nodes; a catalog is never shared across tenants.
     const key = JSON.stringify([ref.tenant ?? null, ref.dir, flowDigest(ref.flow)]);
     const found = this.catalogs.get(key);
-    if (found) {
-      this.catalogs.delete(key);
-      this.catalogs.set(key, found);
-      return found;
-    }
+    if (found) return found;
     const loading = this.load(ref);
     this.catalogs.set(key, loading);
     // A failed load is not kept: the next run tries again.
     loading.catch(() => {
       if (this.catalogs.get(key) === loading) this.catalogs.delete(key);
     });
-    // Dropping a catalog closes nothing: connections are the pool's, looked up for each call.
-    for (const oldest of this.catalogs.keys()) {
-      if (this.catalogs.size <= this.maxCatalogs) break;
-      const dropped = this.catalogs.get(oldest);
-      this.catalogs.delete(oldest);
-      dropped?.then(
-        (c) => c.release?.(),
-        () => undefined,
-      );
-    }
     return loading;
   }
 
@@ -80,8 +81,8 @@ export class DefaultToolbox implements Toolbox {
     return { catalogs: this.catalogs.size, connections: this.pool.size };
   }
 
-  run(ctx: CallContext): Promise<Observation> {
-    return this.pipeline(ctx);
+  run(input: CallInput): Promise<CallReport> {
+    return this.pipeline(input);
   }
 
   close(): Promise<void> {
@@ -93,9 +94,10 @@ export class DefaultToolbox implements Toolbox {
    * and identity of the flow and its tools' descriptors, never the flow itself (its nodes and texts).
    */
   private async load(ref: FlowRef): Promise<FlowCatalog> {
-    const { id, version, locale, mcpServers, aliases } = ref.flow;
+    // The tool policies are kept: they tell which of a node's tools write (and so need the approval builtin).
+    const { id, version, locale, mcpServers, aliases, tools: policies } = ref.flow;
     const spec = { id, version, mcpServers, ...(aliases ? { aliases } : {}) };
-    const servers = this.pool.forFlow(spec, ref.dir ?? process.cwd(), ref.tenant ?? null);
+    const servers = this.pool.forFlow(spec, ref.dir ?? this.options.cwd ?? process.cwd(), ref.tenant ?? null);
     // Follows the servers' tools/list_changed: a tool added mid-run is callable in the same run.
     const locals = this.options.localTools.map((tool) => tool.descriptor);
     const live = await followTools(servers, locals, this.options.logger);
@@ -109,11 +111,15 @@ export class DefaultToolbox implements Toolbox {
       all,
       invoker,
       release: live.stop,
+      settled: live.settled,
       visible: (node) =>
         new LiveMap(
           () =>
-            buildCatalog({ flow: { id, locale, nodes: [node] }, nodeId: node.id, tools: all.values() })
-              .visible,
+            buildCatalog({
+              flow: { id, locale, nodes: [node], tools: policies },
+              nodeId: node.id,
+              tools: all.values(),
+            }).visible,
           live.version,
         ),
     };

@@ -4,7 +4,7 @@ import { loadFlow, type LoadedFlow } from '../flow/load.js';
 import { flowModel } from '../flow/paths.js';
 import type { ModelSpec } from '../model/resolve.js';
 import type { CallInput, DelegateResult, DelegateService, SuspensionRequest } from '../tools/call.js';
-import { summarize, type RunSummary } from '../runtime/summary.js';
+import { summarize, type RunSummary } from '../records/summary.js';
 import type { Store } from '../store/store.js';
 import { RunError } from '../domain/run-error.js';
 import { pause } from './seams.js';
@@ -35,6 +35,10 @@ export type ExistingChild = (parentRunId: string, parentCallId: string) => Promi
  */
 export function delegateService(parent: {
   ref: FlowRef;
+  /** The folder delegates resolve against when the parent flow has none (the runtime's `cwd`). */
+  cwd: string;
+  /** The size cap of delegate flow files (the runtime's AGENT_RUNTIME_MAX_FILE_BYTES). */
+  maxFileBytes: number;
   runId: string;
   tenant: string | null;
   model: ModelSpec;
@@ -45,8 +49,9 @@ export function delegateService(parent: {
   const delegatesOf = (node: FlowNode): Promise<LoadedFlow[]> => {
     let found = cache.get(node.id);
     if (!found) {
-      const dir = parent.ref.dir ?? process.cwd();
-      found = Promise.all(node.delegates.map((file) => loadFlow(resolve(dir, file))));
+      const dir = parent.ref.dir ?? parent.cwd;
+      const options = { maxFileBytes: parent.maxFileBytes };
+      found = Promise.all(node.delegates.map((file) => loadFlow(resolve(dir, file), options)));
       cache.set(node.id, found);
     }
     return found;

@@ -1,5 +1,6 @@
-import type { FlowNode } from '../domain/flow.js';
-import { runGraph, type GraphExit } from '../graph/flow-runner.js';
+import { isCodeNode, type FlowNode } from '../domain/flow.js';
+import { runGraph, type GraphExit, type GraphHost } from '../graph/flow-runner.js';
+import { isParallelFlow, runParallelGraph } from '../graph/parallel.js';
 import type { Logger } from '../log/logger.js';
 import { catalogFailureReason } from '../mcp/errors.js';
 import { runNode, type NodeExit } from '../loop/node-loop.js';
@@ -7,7 +8,10 @@ import type { ModelClient } from '../model/model.js';
 import type { CallServices, LookBackEvent } from '../tools/call.js';
 import type { Locale } from '../domain/locale.js';
 import { guardsOff, type Ablation } from './ablation.js';
-import { createNodeHost } from './node-host.js';
+import { catalogAuthorization, suspendForCatalog } from './authorization.js';
+import { runCodeNode } from './code-node.js';
+import type { CodeRegistry } from './code-registry.js';
+import { createNodeHost, type NodeDeps } from './node-host.js';
 import type { Clock } from './seams.js';
 import type { RunSession } from './session.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
@@ -20,10 +24,12 @@ export interface DriveContext {
   leaseMs: number;
   clock: Clock;
   signal: AbortSignal;
-  /** Extra services offered to calls (delegation, look-back tracing). */
-  services: Pick<CallServices, 'delegate' | 'onLookBack'>;
+  /** Extra services offered to calls (delegation, look-back tracing, the telemetry stage's recorder, MCP authorization). */
+  services: Pick<CallServices, 'delegate' | 'onLookBack' | 'telemetry' | 'authorization'>;
   /** Eval switches (docs/evals.md): plain observations, guards off. */
   ablation?: Ablation;
+  /** Where code nodes' functions come from. */
+  code: CodeRegistry;
   /** Runs each node run inside a telemetry span (none: run it as is). */
   traceNode?: <T extends NodeExit>(nodeId: string, run: () => Promise<T>) => Promise<T>;
 }
@@ -50,20 +56,28 @@ export async function drive(
     Math.max(50, Math.floor(ctx.leaseMs / 3)),
   );
   timer.unref();
+  const runNode = (node: FlowNode) =>
+    ctx.traceNode
+      ? ctx.traceNode(node.id, () => runOneNode(session, ref, node, model, ctx))
+      : runOneNode(session, ref, node, model, ctx);
+  const host: GraphHost = {
+    flow: ref.flow,
+    conditions: ctx.code.conditions(ref),
+    doc: session.doc,
+    run: session.run,
+    input: session.current.input,
+    emit: (event) => session.emit(event),
+    update: (patch) => session.update(patch),
+    checkpoint: () => session.checkpoint(),
+    resetConversation: () => session.resetConversation(),
+    runNode,
+  };
   try {
-    return await runGraph({
-      flow: ref.flow,
-      doc: session.doc,
-      run: session.run,
-      input: session.current.input,
-      emit: (event) => session.emit(event),
-      update: (patch) => session.update(patch),
-      checkpoint: () => session.checkpoint(),
-      resetConversation: () => session.resetConversation(),
-      runNode: (node) =>
-        ctx.traceNode
-          ? ctx.traceNode(node.id, () => runOneNode(session, ref, node, model, ctx))
-          : runOneNode(session, ref, node, model, ctx),
+    if (!isParallelFlow(ref.flow)) return await runGraph(host);
+    return await runParallelGraph({
+      ...host,
+      runBranch: (branch, node) => session.branches.run(branch, () => runNode(node)),
+      adoptConversation: (branch) => session.branches.preload(branch, [...session.conversation()]),
     });
   } finally {
     clearInterval(timer);
@@ -82,6 +96,11 @@ async function runOneNode(
   try {
     catalog = await ctx.toolbox.catalog(ref);
   } catch (error) {
+    const authorize = ctx.services.authorization === 'suspend' && catalogAuthorization(ref.flow, error);
+    if (authorize) {
+      ctx.logger.warn('RUN waits for an MCP authorization', { runId: session.runId, server: authorize });
+      return suspendForCatalog(session, ref.flow, node.id, authorize);
+    }
     ctx.logger.error('RUN tools unavailable', { runId: session.runId, node: node.id, error });
     return {
       kind: 'failed',
@@ -89,13 +108,14 @@ async function runOneNode(
       message: error instanceof Error ? error.message : String(error),
     } as const;
   }
-  const host = createNodeHost(session, node, {
+  const deps: NodeDeps = {
     flow: ref.flow,
     model,
     logger: ctx.logger,
     signal: ctx.signal,
     visible: catalog.visible(node),
     tools: catalog.all,
+    ...(catalog.settled ? { toolsSettled: () => catalog.settled?.() ?? Promise.resolve() } : {}),
     pipeline: (callCtx) => ctx.toolbox.run(callCtx),
     ...(ctx.ablation?.observations ? { observations: ctx.ablation.observations } : {}),
     services: {
@@ -107,8 +127,12 @@ async function runOneNode(
       now: () => new Date(ctx.clock()),
       ...(guardsOff(ctx.ablation) ? { baseline: true } : {}),
     },
-  });
-  return runNode(host);
+  };
+  if (!isCodeNode(node)) return runNode(createNodeHost(session, node, deps));
+  const step = await ctx.code.resolve(ref, node);
+  if (typeof step === 'string')
+    return { kind: 'failed', reason: 'CODE_NODE_UNAVAILABLE', message: step } as const;
+  return runCodeNode(session, node, step, deps);
 }
 
 /** Traces a runtime look-back as its own `tool.invoked` (docs/durability.md: a real read with `lookBack: true`). */

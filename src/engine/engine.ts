@@ -6,10 +6,11 @@ import { isVersionConflict, type RunRecord, type Store, type StoredEvent } from 
 import type { DelegateService } from '../tools/call.js';
 import type { EventHub } from '../trace/event-hub.js';
 import { runConflict, runNotFound } from '../domain/run-error.js';
-import { summarize, type RunSummary } from '../runtime/summary.js';
+import { summarize, type RunSummary } from '../records/summary.js';
 import { cancelRun, endCancelled, settlingModel, type CancelHost } from './cancel.js';
 import { delegateService, existingChild, type StartChild } from './delegation.js';
 import type { Ablation } from './ablation.js';
+import type { CodeRegistry } from './code-registry.js';
 import { drive } from './driver.js';
 import type { RunModels } from './models.js';
 import { loggedModel, type RunObservers, type SegmentReason } from './observe.js';
@@ -35,6 +36,10 @@ export interface EngineOptions {
   resultBytes: number;
   clock: Clock;
   ids: IdSource;
+  /** The folder a flow without one of its own resolves against (its delegates). */
+  cwd: string;
+  /** The size cap of files read while driving (delegate flows), from the runtime's env. */
+  maxFileBytes: number;
   /** Receives every committed event of the top-level runs driven here (e.g. `--trace FILE`). */
   onEvent?: EventSink;
   /** Queue mode: a top-level run is handed here instead of being driven (docs/scale-out.md). */
@@ -43,6 +48,10 @@ export interface EngineOptions {
   startChild: StartChild;
   /** Eval switches for every run driven here (docs/evals.md); default: the full runtime. */
   ablation?: Ablation;
+  /** Where code nodes' functions come from. */
+  code: CodeRegistry;
+  /** `suspend`: a run waits for a person to authorize an MCP server instead of failing (docs/mcp.md, "Connect"). */
+  mcpAuthorization?: 'fail' | 'suspend';
 }
 
 /** How `takeOver` treats the run: `resume` always traces a recovery, a worker's `drive` only after a dead driver. */
@@ -272,18 +281,23 @@ export class RunEngine {
     signal: AbortSignal,
   ): Promise<RunSummary> {
     try {
-      const driving = await this.options.observers.driving(session, model, this.options.toolbox);
+      const driving = await this.options.observers.driving(session, model);
       // A flow sent over HTTP has its expressions evaluated in the sandbox (src/tools/expression-sandbox.ts).
       await withExpressionSandbox(ref.flow.sandboxExpressions === true, session.current.tenant, () =>
         drive(session, ref, loggedModel(driving.model, this.logger), {
           ...(driving.traceNode ? { traceNode: driving.traceNode } : {}),
-          toolbox: driving.toolbox,
+          toolbox: this.options.toolbox,
           logger: this.logger,
           owner: this.owner,
           leaseMs: this.leaseMs,
           clock: this.clock,
           signal,
-          services: { delegate: this.delegation(session, ref, model) },
+          services: {
+            delegate: this.delegation(session, ref, model),
+            ...(driving.telemetry ? { telemetry: driving.telemetry } : {}),
+            ...(this.options.mcpAuthorization ? { authorization: this.options.mcpAuthorization } : {}),
+          },
+          code: this.options.code,
           ...(this.options.ablation ? { ablation: this.options.ablation } : {}),
         }),
       );
@@ -304,6 +318,8 @@ export class RunEngine {
   private delegation(session: RunSession, ref: FlowRef, model: ModelClient): DelegateService {
     return delegateService({
       ref,
+      cwd: this.options.cwd,
+      maxFileBytes: this.options.maxFileBytes,
       runId: session.runId,
       tenant: session.current.tenant,
       model: session.current.model ?? model,

@@ -1,9 +1,9 @@
 import { canonicalJson } from '../domain/fingerprint.js';
 import type { Flow } from '../domain/flow.js';
-import type { Approval, EvidenceRecord, NodeState, OutputValue, PendingWrite } from '../domain/run-state.js';
-import { newNodeState } from '../domain/run-state.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
-import { newLoopState } from '../loop/loop-state.js';
+import type { Approval, EvidenceRecord, NodeState, OutputValue, PendingWrite } from '../records/run-state.js';
+import { newNodeState } from '../records/run-state.js';
+import type { RunStateDoc } from '../records/state-doc.js';
+import { newLoopState } from '../records/loop-state.js';
 import type { ConversationMessage } from '../model/model.js';
 import type { RunRecord, StoredEvent, StoredMessage } from '../store/store.js';
 import { evaluateCondition, evaluateMap } from '../tools/expressions.js';

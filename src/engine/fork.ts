@@ -1,7 +1,7 @@
 import { RunError, runNotFound } from '../domain/run-error.js';
 import type { ModelClient } from '../model/model.js';
 import { isModelClient, type ModelSpec } from '../model/resolve.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { NewRun } from '../store/store.js';
 import type { RunEngine } from './engine.js';
 import { forkPoints, forkState } from './fork-state.js';

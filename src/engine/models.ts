@@ -1,6 +1,10 @@
+import { maxFileBytes } from '../fs/input-file.js';
 import type { Flow } from '../domain/flow.js';
 import type { ModelClient } from '../model/model.js';
 import { resolveModel, type ModelSpec } from '../model/resolve.js';
+import { createProviderRegistry, type Env, type ProviderResolver } from '../model/providers.js';
+import { realClock } from '../model/ai-sdk/retry.js';
+import type { Clock } from './seams.js';
 import type { RunRecord } from '../store/store.js';
 import { RunError } from '../domain/run-error.js';
 
@@ -15,12 +19,25 @@ export type ProviderLookup = (provider: string, modelId: string) => ModelClient;
 export class RunModels {
   private readonly objects = new Map<string, ModelClient>();
 
-  constructor(private readonly providers: ProviderLookup | undefined) {}
+  private readonly providers: ProviderResolver;
+  /** The size cap of scripted-model files (AGENT_RUNTIME_MAX_FILE_BYTES of the runtime's env). */
+  private readonly fileBytes: number;
+
+  /**
+   * `providers` resolves provider names (default: the registry over `env`, whose models time
+   * `retry-after` dates by `clock`): the runtime's env, never `process.env` behind its back.
+   */
+  constructor(providers: ProviderLookup | undefined, env: Env = process.env, clock?: Clock) {
+    this.fileBytes = maxFileBytes(env);
+    this.providers =
+      providers ??
+      createProviderRegistry({ env, ...(clock ? { model: { clock: { ...realClock, now: clock } } } : {}) });
+  }
 
   /** The client of a model spec, with the flow's provider declarations. */
   resolve(spec: ModelSpec, flow: Flow): ModelClient {
     try {
-      return resolveModel(spec, this.providers, flow.providers);
+      return resolveModel(spec, this.providers, flow.providers, this.fileBytes);
     } catch (error) {
       throw new RunError('REQUEST_INVALID', (error as Error).message, { cause: error });
     }

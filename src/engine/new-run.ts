@@ -1,13 +1,13 @@
 import type { Flow } from '../domain/flow.js';
-import { newRunState } from '../domain/run-state.js';
+import { newRunState } from '../records/run-state.js';
 import { startNode } from '../graph/flow-runner.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
-import { newLoopState } from '../loop/loop-state.js';
+import type { RunStateDoc } from '../records/state-doc.js';
+import { newLoopState } from '../records/loop-state.js';
 import type { ModelClient } from '../model/model.js';
 import { isModelClient, type ModelSpec } from '../model/resolve.js';
 import type { NewRun, Store, StoredEvent } from '../store/store.js';
 import { threadStore, type ThreadStartSpec } from './thread-start.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { RunEngine } from './engine.js';
 import type { FlowRef } from './toolbox.js';
 import type { EventPayload } from '../trace/events.js';

@@ -1,23 +1,31 @@
 import type { Flow, FlowNode, Limits } from '../domain/flow.js';
-import { newNodeState } from '../domain/run-state.js';
+import { newNodeState } from '../records/run-state.js';
 import { renderInstructions } from '../graph/templates.js';
-import { newLoopState } from '../loop/loop-state.js';
-import type { CallResult, LoopHost } from '../loop/node-loop.js';
+import { newLoopState } from '../records/loop-state.js';
+import type { LoopHost } from '../loop/node-loop.js';
+import type { CallResult } from '../tools/call.js';
 import { phaseHint } from '../loop/phase-hint.js';
 import type { ObservationStyle } from '../loop/render.js';
 import { buildSystemPrompt } from '../loop/react-prompt.js';
-import { modelConversation, openingMessage } from '../loop/conversation.js';
+import { ConversationView, openingMessage } from '../loop/conversation.js';
 import type { ModelClient, ModelTool, ModelToolCall } from '../model/model.js';
-import type { CallContext, CallServices, ControlEffect } from '../tools/call.js';
-import { createCallContext } from '../tools/context.js';
+import type { CallReport, CallServices, ControlEffect } from '../tools/call.js';
+import { createCallInput } from '../tools/context.js';
+import type { Pipeline } from '../tools/pipeline.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { Locale } from '../domain/locale.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
-import type { EventPayload, PendingItem } from '../trace/events.js';
-import { recoverWrite } from '../tools/recovery.js';
+import type { PendingItem } from '../records/pending.js';
+import type { EventPayload } from '../trace/events.js';
+import { recoverWrite } from '../tools/approval/index.js';
 import { pendingId } from './pending-id.js';
+import { progressTrace } from './progress-trace.js';
+import { watchingCancel } from './cancel-watch.js';
+import { hasResourceLink } from '../tools/builtin/resource-read.js';
+import { builtinDescriptor } from '../tools/builtin/descriptors.js';
 import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
+import { nodeSampler } from './sampling-host.js';
 
 /** What a node run needs besides the session: its tools, the pipeline and the model. */
 export interface NodeDeps {
@@ -29,7 +37,9 @@ export interface NodeDeps {
   visible: ReadonlyMap<string, ToolDescriptor>;
   /** Every real tool of the flow (look-backs may use one not visible in the node). */
   tools: ReadonlyMap<string, ToolDescriptor>;
-  pipeline: (ctx: CallContext) => Promise<import('../domain/observation.js').Observation>;
+  /** Resolves once the tool list changes the MCP servers announced so far are in `visible` and `tools`. */
+  toolsSettled?: () => Promise<void>;
+  pipeline: Pipeline;
   services: Omit<CallServices, 'checkpoint'>;
   /** How non-success observations read to the model (default `typed`). */
   observations?: ObservationStyle;
@@ -47,15 +57,18 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
   const nodeState = doc.node;
   const locale = deps.flow.locale;
   // Read for each model call: the visible tools follow the MCP servers' tools/list_changed.
+  // builtin_resource_read is offered once a tool result of the run linked to a resource.
   const tools = (): ModelTool[] =>
-    [...deps.visible.values()].map((t) => ({
+    [...withResourceReader(deps.visible, session, deps.tools, locale).values()].map((t) => ({
       name: t.name,
       description: t.description,
       inputSchema: t.inputSchema,
     }));
-  const prompt = nodePrompt(session, node, locale);
+  const prompt = nodePrompt(session, node, locale, deps.visible);
   const limits = nodeLimits(deps.flow, node);
   const emit = (event: EventPayload) => session.emit(event);
+  // Built on the first model call (the opening is fixed then), then kept up to date per round.
+  let view: ConversationView | null = null;
   const host: LoopHost = {
     runId: session.runId,
     nodeId: node.id,
@@ -78,13 +91,22 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
       node.answer === 'text' &&
       Object.entries(node.outputs).every(([key, c]) => !c.required || Object.hasOwn(nodeState.outputs, key)),
     modelCalls: () => doc.modelCalls,
+    ...branchCalls(session, node.id),
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
     systemPrompt: () => prompt().system,
     modelMessages: (newest) =>
-      modelConversation(locale, prompt().opening, session.conversation(), newest, doc.thread?.history),
+      (view ??= new ConversationView(locale, prompt().opening, doc.thread?.history)).build(
+        session.conversation(),
+        newest,
+      ),
     tools,
     conversation: () => session.conversation(),
-    callTool: (call, round) => callTool(session, node, deps, call, round),
+    // A server that changed its tools during the call has them listed again before the next turn.
+    callTool: async (call, round) => {
+      const result = await callTool(session, node, deps, call, round);
+      await deps.toolsSettled?.();
+      return result;
+    },
     suspend: (call, round, effect, extra) => suspend(session, node.id, call, round, effect, extra ?? {}),
     emit: (event) => session.emit(event),
     addMessage: (message) => session.addMessage(message),
@@ -107,6 +129,7 @@ function nodePrompt(
   session: RunSession,
   node: FlowNode,
   locale: Locale,
+  visible: ReadonlyMap<string, ToolDescriptor>,
 ): () => { system: string; opening: string } {
   let fixed: { system: string; opening: string } | null = null;
   return () =>
@@ -116,9 +139,11 @@ function nodePrompt(
         instructions: renderInstructions(node.instructions, {
           input: session.current.input,
           nodes: session.run.nodeOutputs,
+          ...itemScope(session),
         }),
         outputs: node.outputs,
         ...(node.answer ? { answer: node.answer } : {}),
+        tools: visible.keys(),
       }),
       opening: openingMessage({
         locale,
@@ -128,37 +153,76 @@ function nodePrompt(
     });
 }
 
-async function callTool(
+/** Runs one call of a node through the pipeline (or recovers it, when it is an interrupted write). */
+export async function callTool(
   session: RunSession,
   node: FlowNode,
   deps: NodeDeps,
   call: ModelToolCall,
-  _round: number,
+  round: number,
 ): Promise<CallResult> {
   const nodeState = session.doc.node ?? newNodeState(node.id);
-  const ctx = createCallContext({
+  const input = createCallInput({
     call: { callId: call.callId, tool: call.tool, rawArgs: call.rawArgs },
     flow: deps.flow,
     nodeId: node.id,
     run: session.run,
     node: nodeState,
-    visible: visibleWithReader(deps.visible, nodeState, deps.flow.locale),
+    input: session.current.input,
+    visible: withResourceReader(
+      visibleWithReader(deps.visible, nodeState, deps.flow.locale),
+      session,
+      deps.tools,
+      deps.flow.locale,
+    ),
     tools: deps.tools,
-    services: { ...deps.services, checkpoint: (options) => session.checkpoint(options) },
+    services: {
+      ...deps.services,
+      checkpoint: (options) => session.checkpoint(options),
+      progress: progressTrace(session, { nodeId: node.id, round, callId: call.callId, tool: call.tool }, () =>
+        deps.services.now().getTime(),
+      ),
+      sample: nodeSampler(session, node.id, deps),
+    },
   });
   const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);
-  if (interrupted) return { ...(await recoverWrite(ctx, interrupted, deps.pipeline)), sent: true };
-  const observation = await deps.pipeline(ctx);
-  const counted = ctx.counted ? ctx.fingerprint : undefined;
+  if (interrupted) return { ...(await recoverWrite(input, interrupted, deps.pipeline)), sent: true };
+  // A cancel from another process reaches this one through the store, while the call runs.
+  const report = await watchingCancel(deps.pipeline(input), {
+    read: () => session.stored(),
+    onCancel: () => session.onCancelRequested?.(),
+    signal: deps.signal,
+  });
+  return loopResult(report, call.rawArgs);
+}
+
+/**
+ * What the node loop gets of a call's report: its observation and effect, the arguments as traced,
+ * the fingerprint it counted, and whether a write was sent (recorded even when the driver stops).
+ */
+export function loopResult(report: CallReport, rawArgs: string): CallResult {
   return {
-    observation,
-    effect: ctx.effect,
-    args: ctx.args ?? traceArgs(call.rawArgs),
-    executed: ctx.executed,
-    ...(counted ? { counted } : {}),
-    ...(ctx.isWrite && ctx.executed ? { sent: true } : {}),
+    observation: report.observation,
+    effect: report.effect,
+    args: report.args ?? traceArgs(rawArgs),
+    executed: report.executed,
+    ...(report.counted && report.fingerprint ? { counted: report.fingerprint } : {}),
+    ...(report.isWrite === true && report.executed ? { sent: true } : {}),
   };
 }
+
+/** `visible` plus builtin_resource_read when the run's evidence holds a resource link. */
+function withResourceReader(
+  visible: ReadonlyMap<string, ToolDescriptor>,
+  session: RunSession,
+  tools: ReadonlyMap<string, ToolDescriptor>,
+  locale: Locale,
+): ReadonlyMap<string, ToolDescriptor> {
+  if (visible.has(RESOURCE_READ) || !hasResourceLink({ run: session.run, tools })) return visible;
+  return new Map([...visible, [RESOURCE_READ, builtinDescriptor(RESOURCE_READ, locale)]]);
+}
+
+const RESOURCE_READ = 'builtin_resource_read';
 
 /** The arguments as traced: parsed JSON, or the raw string when it is not valid JSON. */
 export function traceArgs(raw: string): unknown {
@@ -169,7 +233,8 @@ export function traceArgs(raw: string): unknown {
   }
 }
 
-function suspend(
+/** Suspends the run at `call` for a person (the pending item, the trace, the run record). */
+export function suspend(
   session: RunSession,
   nodeId: string,
   call: ModelToolCall,
@@ -207,4 +272,28 @@ function suspend(
 /** Resets the loop position for a fresh node run (used when a node starts). */
 export function freshLoop(session: RunSession): void {
   session.doc.loop = newLoopState();
+}
+
+/**
+ * In a branch of a parallel flow (h6): the model call index of the node id (per item in a map's body),
+ * taken when a call starts, and the item's index.
+ */
+function branchCalls(session: RunSession, nodeId: string): Pick<LoopHost, 'nodeCallIndex' | 'itemIndex'> {
+  const branch = session.branches.current()?.branch;
+  if (!branch) return {};
+  const key = branch.item ? `${nodeId}#item${branch.item.index}` : nodeId;
+  const doc = session.doc;
+  const nodeCallIndex = (): number => {
+    const calls = (doc.nodeModelCalls ??= {});
+    const n = calls[key] ?? 0;
+    calls[key] = n + 1;
+    return n;
+  };
+  return { nodeCallIndex, ...(branch.item ? { itemIndex: branch.item.index } : {}) };
+}
+
+/** In a map's body (h6: parallel branches), the item its instructions may name as `{{item}}`. */
+function itemScope(session: RunSession): { item?: unknown } {
+  const item = session.branches.current()?.branch.item;
+  return item ? { item: item.value } : {};
 }

@@ -5,7 +5,7 @@ import type { RunSegment, RunSegmentInfo, Telemetry } from '../telemetry/telemet
 import type { DriveContext } from './driver.js';
 import { LiveChannel } from '../trace/live.js';
 import type { EventSink, RunSession } from './session.js';
-import type { Toolbox } from './toolbox.js';
+import type { CallWatch } from '../tools/call.js';
 
 /** Why a process works on a run (the segment's `agent_runtime.segment` attribute). */
 export type SegmentReason = 'start' | 'approval' | 'answer' | 'recovery' | 'drive' | 'cancel' | 'retry';
@@ -94,15 +94,6 @@ export function loggedModel(model: ModelClient, logger: Logger): ModelClient {
   };
 }
 
-/** The toolbox as a run's driver uses it: each call through the pipeline inside an `execute_tool` span. */
-export function observedToolbox(toolbox: Toolbox, segment: RunSegment): Toolbox {
-  return {
-    catalog: (ref) => toolbox.catalog(ref),
-    run: (ctx) => segment.tool(ctx, () => toolbox.run(ctx)),
-    close: () => toolbox.close(),
-  };
-}
-
 /**
  * The runtime's observability: the telemetry segment of each session it opens (ended when the
  * session is done) and the live `model.delta` channel. Keeps the facade's own code small.
@@ -138,15 +129,15 @@ export class RunObservers {
     this.segments.set(session, segment);
   }
 
-  /** The model, toolbox and node tracing a session's driver uses. */
-  async driving(session: RunSession, model: ModelClient, toolbox: Toolbox): Promise<Driving> {
+  /** The model, the telemetry stage of tool calls and the node tracing a session's driver uses. */
+  async driving(session: RunSession, model: ModelClient): Promise<Driving> {
     const segment = this.segments.get(session);
-    if (!segment) return { model, toolbox };
+    if (!segment) return { model };
     const observed = observedModel(model, segment, this.live);
-    if (!(await this.telemetry).enabled) return { model: observed, toolbox };
+    if (!(await this.telemetry).enabled) return { model: observed };
     return {
       model: observed,
-      toolbox: observedToolbox(toolbox, segment),
+      telemetry: segment.tool,
       traceNode: (nodeId, run) => segment.node(nodeId, run),
     };
   }
@@ -180,6 +171,7 @@ export class RunObservers {
 /** What a session's driver runs with. */
 export interface Driving {
   model: ModelClient;
-  toolbox: Toolbox;
+  /** The pipeline's telemetry stage for the run's calls (`execute_tool` spans); none when telemetry is off. */
+  telemetry?: CallWatch;
   traceNode?: DriveContext['traceNode'];
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { nodeRunKey } from '../graph/state-doc.js';
+import { nodeRunKey } from '../records/state-doc.js';
 import type { RunRecord } from '../store/store.js';
 import { runConflict } from '../domain/run-error.js';
 import type { RunSession } from './session.js';
@@ -24,13 +24,15 @@ export function waitingFor(record: RunRecord): string | null {
 }
 
 /**
- * Refuses a response that names (`expect`) another pending item than the one the run waits for
+ * Refuses a response that names (`expect`) another pending item than the one(s) the run waits for
  * (RunError RUN_CONFLICT: exit 4, HTTP 409, nothing changed). No `expect`: nothing to check.
  */
 export function checkExpected(record: RunRecord, expect: string | undefined): void {
   if (expect === undefined) return;
   const id = waitingFor(record);
   if (id === expect) return;
+  // Parallel branches may wait on several items at once: any of them may be answered.
+  if (record.state.branches?.some((b) => b.loop.suspended && b.suspension?.pending.id === expect)) return;
   const now = id === null ? 'an item without an id' : `pending item ${id}`;
   throw runConflict(record.runId, `run ${record.runId} waits for ${now}, not for ${expect}`);
 }

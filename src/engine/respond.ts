@@ -1,22 +1,35 @@
 import type { Flow } from '../domain/flow.js';
-import type { Observation } from '../domain/observation.js';
+import { Observation } from '../domain/observation.js';
+import { hint } from '../domain/hints.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelSpec } from '../model/resolve.js';
 import { runConflict } from '../domain/run-error.js';
-import { summarize, type RunSummary } from '../runtime/summary.js';
+import { summarize, type RunSummary } from '../records/summary.js';
 import type { RunRecord } from '../store/store.js';
 import { delegateObservation } from '../tools/builtin/delegate.js';
-import { answer, approve, reject, type ResolutionState } from '../tools/builtin/resolution.js';
+import { answer, type ResolutionState } from '../tools/builtin/resolution.js';
+import { approve, reject } from '../tools/approval/index.js';
 import { delegateResult } from './delegation.js';
 import type { RunEngine } from './engine.js';
 import { checkExpected, waitingFor } from './pending-id.js';
 import type { RunSession } from './session.js';
 import { flowRefOf, type FlowRef } from './toolbox.js';
+import { answerText, elicitationAnswer, type ElicitationAction } from './elicit-answer.js';
+import type { ElicitationAnswer } from '../records/run-state.js';
+import type { FollowUpPending } from '../tools/call.js';
+import { RunError } from '../domain/run-error.js';
+import { applyAuthorization, authorizationOf } from './authorization.js';
 
 /** A person's response to a suspended run. */
 export type PersonResponse =
   | { kind: 'APPROVAL'; decision: 'approved' | 'rejected'; comment: string | null; who: string | null }
-  | { kind: 'FOLLOW_UP'; answer: string; who: string | null };
+  | {
+      kind: 'FOLLOW_UP';
+      answer: string;
+      who: string | null;
+      /** An MCP server's question (docs/mcp.md, "Elicitation"): accept (default), decline or cancel. */
+      action?: ElicitationAction;
+    };
 
 /** How a response is given (the facade's RespondOptions). */
 export interface ResponseOptions {
@@ -54,25 +67,34 @@ async function respondOnce(
     throw runConflict(runId, conflictMessage(runId, before.status, waiting, response.kind));
   }
   checkExpected(before, options.expect);
+  const elicited = response.kind === 'FOLLOW_UP' ? serverQuestion(before, response) : undefined;
+  const authorization = authorizationOf(before.suspension?.pending);
   const model = engine.models.forRun(before, options.model); // a bad model fails before anything changes
   const record = await takeSuspended(engine, before, response.kind);
   const ref = flowRefOf(record);
   const session = await engine.openSession(record, response.kind === 'APPROVAL' ? 'approval' : 'answer');
   if (typeof options.model === 'string') session.update({ model: options.model });
-  const childRunId = session.doc.loop.suspended?.childRunId;
-  if (childRunId) {
-    const settled = await respondThroughChild(engine, session, ref, childRunId, response, {
+  // In a flow with parallel branches, the response goes to the branch that waits for this item.
+  const settled = await session.inSuspendedBranch(async () => {
+    const childRunId = session.doc.loop.suspended?.childRunId;
+    if (!childRunId) {
+      if (response.kind === 'FOLLOW_UP' && authorization) {
+        applyAuthorization(session, ref.flow, authorization, response);
+      } else {
+        applyResponse(session, ref.flow, response, engine.logger, new Date(engine.clock()), elicited);
+      }
+      return null;
+    }
+    return respondThroughChild(engine, session, ref, childRunId, response, {
       comment: options.comment ?? null,
       who: options.who ?? null,
       ...(options.expect !== undefined ? { expect: options.expect } : {}),
     });
-    if (settled) {
-      engine.end(session);
-      options.onAccepted?.(settled);
-      return settled;
-    }
-  } else {
-    applyResponse(session, ref.flow, response, engine.logger, new Date(engine.clock()));
+  }, options.expect);
+  if (settled) {
+    engine.end(session);
+    options.onAccepted?.(settled);
+    return settled;
   }
   session.update({ status: 'running', suspension: null });
   return engine.proceed(session, ref, model, { commit: true, onAccepted: options.onAccepted });
@@ -93,6 +115,27 @@ async function takeSuspended(engine: RunEngine, before: RunRecord, kind: string)
     throw runConflict(runId, `run ${runId} now waits for another item (${waitingFor(record) ?? 'none'})`);
   }
   return record;
+}
+
+/**
+ * The answer to an MCP server's question the run waits for, checked before anything changes
+ * (RunError REQUEST_INVALID); undefined when the run waits for a question of the model.
+ */
+function serverQuestion(
+  record: RunRecord,
+  response: Extract<PersonResponse, { kind: 'FOLLOW_UP' }>,
+): ElicitationAnswer | undefined {
+  const pending = record.suspension?.pending as FollowUpPending | undefined;
+  const action = response.action ?? 'accept';
+  if (!pending?.elicitation) {
+    if (action === 'accept') return undefined;
+    throw new RunError(
+      'REQUEST_INVALID',
+      `run ${record.runId} waits for an answer to the model's question; ${action} only answers an MCP server's question`,
+      { runId: record.runId },
+    );
+  }
+  return elicitationAnswer(record.runId, pending.elicitation, action, response.answer);
 }
 
 function kindOf(record: RunRecord): string | undefined {
@@ -117,6 +160,7 @@ export function applyResponse(
   response: PersonResponse,
   logger: Logger,
   now: Date,
+  elicited?: ElicitationAnswer,
 ): void {
   const suspended = session.doc.loop.suspended;
   const node = session.doc.node;
@@ -147,6 +191,8 @@ export function applyResponse(
       comment: response.comment,
       who: response.who,
     });
+  } else if (elicited) {
+    observation = answerServer(state, session, elicited, response.who);
   } else {
     const question = typeof suspended.args.question === 'string' ? suspended.args.question : '';
     const options = Array.isArray(suspended.args.options) ? suspended.args.options.map(String) : null;
@@ -161,6 +207,40 @@ export function applyResponse(
   }
   session.doc.loop.suspended = null;
   session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
+}
+
+/**
+ * The person answered an MCP server's question: the answer is kept for the call it came up in (given
+ * to the server when that call is sent again), and the call's observation says so.
+ */
+function answerServer(
+  state: ResolutionState,
+  session: RunSession,
+  elicited: ElicitationAnswer,
+  who: string | null,
+): Observation {
+  const pending = session.current.suspension?.pending as FollowUpPending | undefined;
+  const text = answerText(elicited);
+  state.run.followUps.push({
+    question: pending?.question ?? '',
+    options: null,
+    answer: text,
+    nodeId: state.nodeId,
+    elicitation: elicited,
+  });
+  session.emit({
+    type: 'run.resumed',
+    nodeId: state.nodeId,
+    kind: 'FOLLOW_UP',
+    answer: text,
+    who,
+    action: elicited.action,
+  });
+  const params = { server: elicited.server, tool: elicited.tool, action: elicited.action };
+  return Observation.success(hint(state.locale, 'ELICITATION_ANSWERED', params), {
+    action: elicited.action,
+    ...(elicited.content ? { content: elicited.content } : {}),
+  });
 }
 
 /**

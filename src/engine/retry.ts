@@ -1,11 +1,11 @@
 import type { Flow } from '../domain/flow.js';
-import { newNodeState } from '../domain/run-state.js';
+import { newNodeState } from '../records/run-state.js';
 import { retryNotice } from '../loop/conversation.js';
-import { newLoopState } from '../loop/loop-state.js';
+import { newLoopState } from '../records/loop-state.js';
 import type { ModelSpec } from '../model/resolve.js';
 import type { RunRecord } from '../store/store.js';
 import { runConflict } from '../domain/run-error.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { RunEngine } from './engine.js';
 import type { RunSession } from './session.js';
 import { flowRefOf } from './toolbox.js';
@@ -53,6 +53,9 @@ export const RETRYABLE_REASONS: Readonly<Record<string, 'same-round' | 'fresh-co
   NO_PROGRESS: 'fresh-counts',
   ROUND_LIMIT: 'fresh-counts',
   FAILED_BY_MODEL: 'fresh-counts',
+  // A code node runs its function again; the calls it made before return their recorded results.
+  CODE_NODE_ERROR: 'same-round',
+  CODE_NODE_UNAVAILABLE: 'same-round',
 });
 
 /**

@@ -1,4 +1,4 @@
-import type { EvidenceRecord, RunState } from '../domain/run-state.js';
+import type { EvidenceRecord, RunState } from '../records/run-state.js';
 import { addUsage, type ConversationMessage, type TokenUsage } from '../model/model.js';
 import {
   isVersionConflict,
@@ -12,8 +12,10 @@ import {
 import type { EventPayload } from '../trace/events.js';
 import { DEFAULT_RESULT_BYTES, withBoundedResult } from '../trace/result.js';
 import type { EventHub } from '../trace/event-hub.js';
-import { nodeRunKey, type RunStateDoc } from '../graph/state-doc.js';
+import { nodeRunKey, type RunStateDoc } from '../records/state-doc.js';
 import { isoAt, systemClock, type Clock } from './seams.js';
+import { branchKey, BranchScope } from './branch-scope.js';
+import { countFingerprints, persistedDoc } from './session-doc.js';
 
 /** Receives every committed event (e.g. the `--trace FILE` writer and the terminal renderer). */
 export type EventSink = (event: StoredEvent) => void;
@@ -38,10 +40,12 @@ export class RunSession {
   resultBytes = DEFAULT_RESULT_BYTES;
   /** Called once when a commit finds that a cancel was requested meanwhile (the driver stops then). */
   onCancelRequested: (() => void) | null = null;
+  /** The run's parallel branches: code run inside one sees that branch's node run as `doc`. */
+  readonly branches: BranchScope;
 
   private constructor(
     private record: RunRecord,
-    readonly doc: RunStateDoc,
+    private readonly root: RunStateDoc,
     evidence: EvidenceRecord[],
     private messages: ConversationMessage[],
     private readonly store: Store,
@@ -49,8 +53,17 @@ export class RunSession {
     private readonly sinks: readonly EventSink[],
     private readonly clock: Clock,
   ) {
-    this.run = { ...doc.run, evidence };
+    this.run = { ...root.run, evidence };
     this.persistedEvidence = evidence.length;
+    this.branches = new BranchScope(root);
+  }
+
+  /**
+   * The run's state document; inside a branch (`branches.run`), a view of it whose `nodeId`,
+   * `nodeRuns`, `node` and `loop` are the branch's.
+   */
+  get doc(): RunStateDoc {
+    return this.branches.current()?.view ?? this.root;
   }
 
   /**
@@ -77,11 +90,47 @@ export class RunSession {
       const pending = [doc.loop.suspended?.counted, doc.loop.resolved?.call.counted];
       doc.node.fingerprintCounts = countFingerprints(messages, pending);
     }
-    return new RunSession(record, doc, evidence, messages, store, hub, sinks, options.clock ?? systemClock);
+    const session = new RunSession(
+      record,
+      doc,
+      evidence,
+      messages,
+      store,
+      hub,
+      sinks,
+      options.clock ?? systemClock,
+    );
+    for (const branch of fresh ? [] : (doc.branches ?? [])) {
+      const own = (await store.messages(record.runId, branchKey(branch))).map(
+        (m) => m.message as ConversationMessage,
+      );
+      if (branch.node) {
+        const pending = [branch.loop.suspended?.counted, branch.loop.resolved?.call.counted];
+        branch.node.fingerprintCounts = countFingerprints(own, pending);
+      }
+      session.branches.preload(branch, own);
+    }
+    return session;
   }
 
   get runId(): string {
     return this.record.runId;
+  }
+
+  /**
+   * Runs `task` inside the branch that waits for the item `expect` names, else the item the run is
+   * suspended with (the run's only node run when it has no branches).
+   */
+  inSuspendedBranch<T>(task: () => Promise<T>, expect?: string): Promise<T> {
+    const id = expect ?? this.record.suspension?.pending.id;
+    const waiting = (this.root.branches ?? []).filter((b) => b.loop.suspended !== null);
+    const branch = waiting.find((b) => b.suspension?.pending.id === id) ?? waiting[0];
+    return branch ? this.branches.run(branch, task) : task();
+  }
+
+  /** The run as stored now, committed by any process (`current` is what this session committed). */
+  stored(): Promise<RunRecord | null> {
+    return this.store.getRun(this.record.runId);
   }
 
   get current(): RunRecord {
@@ -99,18 +148,27 @@ export class RunSession {
 
   /** Appends a message to the current node run's conversation. */
   addMessage(message: ConversationMessage): void {
+    const branch = this.branches.current();
+    if (branch) {
+      const at = branch.messages.length;
+      branch.messages.push(message);
+      this.pendingMessages.push({ nodeRun: branchKey(branch.branch), index: at, message });
+      return;
+    }
     const index = this.messages.length;
     this.messages.push(message);
     this.pendingMessages.push({ nodeRun: nodeRunKey(this.doc), index, message });
   }
 
   conversation(): readonly ConversationMessage[] {
-    return this.messages;
+    return this.branches.current()?.messages ?? this.messages;
   }
 
   /** Starts a new node run: a fresh conversation under a new key. */
   resetConversation(): void {
-    this.messages = [];
+    const branch = this.branches.current();
+    if (branch) branch.messages = [];
+    else this.messages = [];
   }
 
   addUsage(usage: TokenUsage): void {
@@ -156,8 +214,18 @@ export class RunSession {
     return out;
   }
 
-  /** Stages changes of the run row for the next checkpoint. */
+  /**
+   * Stages changes of the run row for the next checkpoint. Inside a branch, a suspension is the
+   * branch's (kept with it): the run suspends only when no branch can go on (src/graph/parallel.ts).
+   */
   update(patch: RunPatch): void {
+    const branch = this.branches.current()?.branch;
+    if (branch && patch.suspension) branch.suspension = patch.suspension;
+    if (branch && patch.status === 'suspended') {
+      const { status: _s, suspension: _p, leaseOwner: _o, leaseExpiresAt: _e, ...rest } = patch;
+      Object.assign(this.patch, rest);
+      return;
+    }
     Object.assign(this.patch, patch);
   }
 
@@ -221,7 +289,7 @@ export class RunSession {
         fresh.lastSeq === this.record.lastSeq &&
         fresh.leaseOwner === this.lease?.owner;
       if (!fresh || !requested || !same) throw error;
-      this.doc.cancelRequested = true;
+      this.root.cancelRequested = true;
       this.onCancelRequested?.();
       return this.store.commit(request(fresh.version));
     }
@@ -240,7 +308,7 @@ export class RunSession {
    */
   private async commitBuffered(adopt: boolean): Promise<void> {
     const { evidence: _evidence, ...runRest } = this.run;
-    this.doc.run = runRest;
+    this.root.run = runRest;
     // What this commit writes is taken out of the buffers, which go on filling meanwhile.
     const events = this.pendingEvents;
     const messages = this.pendingMessages;
@@ -251,7 +319,7 @@ export class RunSession {
     this.patch = {};
     this.committing = { patch: staged, events: events.length };
     const patch = (): RunPatch => {
-      const p: RunPatch = { ...staged, state: persistedDoc(this.doc) };
+      const p: RunPatch = { ...staged, state: persistedDoc(this.root) };
       const stillRunning = (p.status ?? this.record.status) === 'running';
       if (this.lease && stillRunning && p.leaseOwner === undefined) {
         p.leaseOwner = this.lease.owner;
@@ -322,25 +390,4 @@ async function childrenSpent(store: Store, runId: string): Promise<{ tokens: num
     cost += (child.state.cost ?? 0) + below.cost;
   }
   return { tokens, cost };
-}
-
-/**
- * The state as persisted: without the node run's fingerprint counts, which grow with every distinct
- * call and are rebuilt from the conversation's `counted` marks on load (so a step's write stays small).
- */
-function persistedDoc(doc: RunStateDoc): RunStateDoc {
-  if (!doc.node) return doc;
-  return { ...doc, node: { ...doc.node, fingerprintCounts: {} } };
-}
-
-/** The fingerprint counts of a node run, from its tool messages. */
-function countFingerprints(
-  messages: readonly ConversationMessage[],
-  pending: readonly (string | undefined)[],
-): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const add = (fp: string) => (counts[fp] = (counts[fp] ?? 0) + 1);
-  for (const m of messages) if (m.role === 'tool' && m.counted) add(m.counted);
-  for (const fp of pending) if (fp) add(fp);
-  return counts;
 }

@@ -1,4 +1,5 @@
-import type { ThreadTurn } from '../domain/run-state.js';
+import { ApprovalPendingSchema, type PendingItem } from '../records/pending.js';
+import type { ThreadTurn } from '../records/run-state.js';
 import { renderInput } from '../loop/conversation.js';
 import type { Store, StoredEvent } from '../store/store.js';
 
@@ -32,8 +33,8 @@ export interface ThreadMessage {
   runId: string;
   /** ISO 8601: when the message was committed. */
   at: string;
-  /** For `approval`: the pending write (`{tool, args, summary, id, …}`). */
-  pending?: Record<string, unknown>;
+  /** For `approval`: the pending write (`{tool, args, summary, id, …}`), as the run summary shows it. */
+  pending?: PendingItem;
 }
 
 /** The messages of the thread's runs (oldest first), from their events; runs that do not exist are skipped. */
@@ -56,9 +57,17 @@ export function messageOf(e: StoredEvent): ThreadMessage | null {
       return e.parentRunId ? null : { ...base, role: 'user', kind: 'input', text: renderInput(e.input) };
     case 'run.suspended': {
       const pending = (e.pending ?? {}) as Record<string, unknown>;
-      return e.kind === 'FOLLOW_UP'
-        ? { ...base, role: 'assistant', kind: 'question', text: textOf(pending.question) }
-        : { ...base, role: 'assistant', kind: 'approval', text: textOf(pending.summary), pending };
+      if (e.kind === 'FOLLOW_UP')
+        return { ...base, role: 'assistant', kind: 'question', text: textOf(pending.question) };
+      // The event's pending item, checked against its record (an event is data: a malformed one shows no item).
+      const approval = ApprovalPendingSchema.safeParse(e.pending);
+      return {
+        ...base,
+        role: 'assistant',
+        kind: 'approval',
+        text: textOf(pending.summary),
+        ...(approval.success ? { pending: approval.data } : {}),
+      };
     }
     case 'run.resumed':
       if (e.kind === 'FOLLOW_UP' && typeof e.answer === 'string')

@@ -1,8 +1,8 @@
 import { RunError } from '../domain/run-error.js';
-import type { EvidenceRecord } from '../domain/run-state.js';
+import type { EvidenceRecord } from '../records/run-state.js';
 import type { RunRecord, Store, ThreadRecord } from '../store/store.js';
 import { historyOf, threadMessages } from './thread-messages.js';
-import type { ThreadTurn } from '../domain/run-state.js';
+import type { ThreadTurn } from '../records/run-state.js';
 
 /** What a new run in a thread starts with (docs/threads.md), read from the thread's earlier runs. */
 export interface ThreadStartSpec {

@@ -1,6 +1,7 @@
+import type { CodeStep } from '../domain/code-step.js';
+import type { EdgeCondition } from '../domain/edge-condition.js';
 import type { Flow, FlowNode } from '../domain/flow.js';
-import type { Observation } from '../domain/observation.js';
-import type { CallContext, ToolInvokerPort } from '../tools/call.js';
+import type { CallInput, CallReport, ToolInvokerPort } from '../tools/call.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { RunRecord } from '../store/store.js';
 
@@ -13,6 +14,10 @@ export interface FlowRef {
    * across tenants, even for flows with the same id and version.
    */
   tenant?: string | null;
+  /** The functions of its code nodes, when the flow was written in code and loaded in this process. */
+  code?: ReadonlyMap<string, CodeStep>;
+  /** The function `when`s of its edges by edge index, when the flow was written in code and loaded in this process. */
+  conditions?: ReadonlyMap<number, EdgeCondition>;
 }
 
 /**
@@ -26,8 +31,8 @@ export interface Toolbox {
    * Connects to MCP servers as needed.
    */
   catalog(ref: FlowRef): Promise<FlowCatalog>;
-  /** Runs one call through the full guard chain. */
-  run(ctx: CallContext): Promise<Observation>;
+  /** Runs one call through the full guard chain; resolves to its one report. */
+  run(input: CallInput): Promise<CallReport>;
   /** Closes MCP connections. */
   close(): Promise<void>;
 }
@@ -40,6 +45,8 @@ export interface FlowCatalog {
   visible(node: FlowNode): ReadonlyMap<string, ToolDescriptor>;
   /** Stops following the servers' tool list changes (the catalog is dropped). */
   release?(): void;
+  /** Resolves once the tool list changes the servers announced so far are in the catalog. */
+  settled?(): Promise<void>;
 }
 
 /** The flow a stored run runs, with its folder (the flow as validated when the run started). */

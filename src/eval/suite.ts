@@ -1,3 +1,4 @@
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { readInputFileSync } from '../fs/input-file.js';
@@ -5,8 +6,12 @@ import { parseLimited, YAML_LIMITS } from '../fs/yaml-limits.js';
 import { compileExpression, ExpressionError } from '../tools/expressions.js';
 
 /** A suite that cannot run as written (bad YAML, an unknown or ill-typed key, a bad expression): exit 2. */
-export class EvalSuiteError extends Error {
+export class EvalSuiteError extends AgentRuntimeError {
   override readonly name = 'EvalSuiteError';
+  declare readonly code: 'EVAL_SUITE_INVALID';
+  constructor(message: string, options?: ErrorOptions) {
+    super('EVAL_SUITE_INVALID', message, options);
+  }
 }
 
 const jsonataText = z.string().min(1).max(8192);

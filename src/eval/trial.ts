@@ -9,7 +9,7 @@ import type { ModelClient } from '../model/model.js';
 import type { ModelSpec } from '../model/resolve.js';
 import { createRuntime, type CreateRuntimeOptions } from '../runtime/create.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { Store, StoredEvent, Usage } from '../store/store.js';
 import { evaluateCondition } from '../tools/expressions.js';
 import { checkExpect, valueProblems } from './expect.js';

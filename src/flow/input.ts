@@ -10,7 +10,6 @@ import { validateAgainst } from './json-schema.js';
  */
 
 /** The deprecated name of `RunError` INPUT_INVALID, kept where it has always been importable from. */
-export { RunInputError } from '../domain/run-error.js';
 
 /** A run input that cannot be used (INPUT_INVALID): `message`, then each failing field on its own line. */
 function inputError(message: string, problems: readonly string[] = [], cause?: unknown): RunError {

@@ -1,13 +1,18 @@
-import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { CodeStep } from '../domain/code-step.js';
+import type { EdgeCondition } from '../domain/edge-condition.js';
 import { FlowSchema, type Flow } from '../domain/flow.js';
-import { confinedPath, inside, InputFileError, readInputFile } from '../fs/input-file.js';
+import { codeNodeProblems, withCodeSources, withCodeSteps } from './code-steps.js';
+import { conditionProblems, withEdgeConditions } from './edge-conditions.js';
+import { confinedPath, InputFileError, readInputFile } from '../fs/input-file.js';
 import { checkShape } from '../fs/yaml-limits.js';
+import { displayName, hiddenOrPackage, notFound, refusedDelegate, unreadable } from './delegate-files.js';
 import { FlowError, formatPath, type FlowProblem, type RawProblem } from './problems.js';
 import { isFlowDocument } from './recognise.js';
 import { schemaProblems } from './schema-issues.js';
 import { budgetProblems } from './semantic-budget.js';
 import { graphProblems } from './semantic-graph.js';
+import { parallelProblems } from './semantic-parallel.js';
 import { outputSchemaProblems } from './semantic-outputs.js';
 import { toolProblems } from './semantic-tools.js';
 import { noPositions, parseSourceAsync, type Locator } from './source.js';
@@ -27,6 +32,10 @@ export interface LoadedFlow<O = RunOutputs> {
   readonly dir: string | null;
   /** The flow file's absolute path; null for a flow given as an object or text. */
   readonly path: string | null;
+  /** The functions of its code nodes by node id (docs/flows.md, "Code nodes"); absent: none. */
+  readonly code?: ReadonlyMap<string, CodeStep>;
+  /** The function `when`s of its edges by edge index (docs/flows.md, "Flows in code"); absent: none. */
+  readonly conditions?: ReadonlyMap<number, EdgeCondition>;
   /** Never set: carries `O` for `runtime.start`'s result type. */
   readonly [OUTPUTS_TYPE]?: O;
 }
@@ -45,6 +54,8 @@ export interface LoadFlowOptions {
    * server with no flows folder, which may not delegate at all (no file is looked at).
    */
   readonly confineTo?: string | null;
+  /** The size cap of the files read (the flow file, its delegates); default AGENT_RUNTIME_MAX_FILE_BYTES of the process. */
+  readonly maxFileBytes?: number;
 }
 
 /** Everything learnt while loading: the flow when it is valid, the problems, and where things are. */
@@ -98,17 +109,22 @@ export async function inspectFlow(
   if (typeof source !== 'string') {
     const file = options.name ?? '<inline>';
     // Zod output schemas of a code flow become JSON Schema first: the flow is data from here on.
-    const { data, problems: zod } = withJsonSchemas(source);
+    // So are the functions of its code nodes: taken out here, kept beside the flow.
+    const { data: plain, steps } = withCodeSteps(source);
+    const { data: noFunctions, conditions } = withEdgeConditions(plain);
+    const { data, problems: zod } = withJsonSchemas(noFunctions);
     const shape = checkShape(data);
     if (shape) return { problems: [{ file, path: '', message: shape.message }], file, locate: noPositions };
-    const inspection = await inspectData(data, file, noPositions, null, baseOf(options), options, visiting);
+    const base = baseOf(options);
+    const inline = { steps, conditions };
+    const inspection = await inspectData(data, file, noPositions, null, base, options, visiting, inline);
     if (zod.length === 0) return inspection;
     return { ...inspection, problems: [...zod.map(placer(file, noPositions)), ...inspection.problems] };
   }
   const path = resolve(source);
   let text: string;
   try {
-    text = await readInputFile(path);
+    text = await readInputFile(path, fileCap(options));
   } catch (error) {
     if (!(error instanceof InputFileError)) throw error;
     const reason = error.code === 'NOT_FOUND' ? 'file not found' : error.message;
@@ -152,6 +168,12 @@ async function inspectText(
   return inspectData(parsed.data, file, parsed.locate, path, dir, options, visiting);
 }
 
+/** The functions a flow written in code gave: code nodes' `run` by node id, `when`s by edge index. */
+interface InlineCode {
+  readonly steps: ReadonlyMap<string, CodeStep>;
+  readonly conditions: ReadonlyMap<number, EdgeCondition>;
+}
+
 async function inspectData(
   data: unknown,
   file: string,
@@ -160,6 +182,7 @@ async function inspectData(
   dir: string | null,
   options: LoadFlowOptions,
   visiting: ReadonlySet<string>,
+  inline: InlineCode = { steps: new Map(), conditions: new Map() },
 ): Promise<FlowInspection> {
   const place = placer(file, locate);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
@@ -169,7 +192,7 @@ async function inspectData(
       locate,
     };
   }
-  const parsed = FlowSchema.safeParse(data);
+  const parsed = FlowSchema.safeParse(withCodeSources(data));
   if (!parsed.success) {
     const problems = schemaProblems(FlowSchema, parsed.error.issues, data).map(place).sort(byPosition);
     return { problems, file, locate };
@@ -177,13 +200,24 @@ async function inspectData(
   const flow = parsed.data;
   const raw: RawProblem[] = [
     ...graphProblems(flow),
+    ...parallelProblems(flow),
     ...budgetProblems(flow),
     ...toolProblems(flow, new Set(options.knownTools ?? [])),
     ...outputSchemaProblems(flow),
   ];
+  const { steps, conditions } = inline;
+  const code = await codeNodeProblems(flow, { fromRequest: options.confineTo !== undefined, dir, steps });
+  raw.push(...code.problems, ...conditionProblems(flow, conditions));
   const nested = await delegateProblems(flow, dir ?? process.cwd(), path, visiting, options, raw);
   const problems = [...raw.map(place).sort(byPosition), ...nested];
-  return { loaded: { flow, dir, path }, problems, file, locate };
+  const loaded: LoadedFlow = {
+    flow,
+    dir,
+    path,
+    ...(code.steps.size > 0 ? { code: code.steps } : {}),
+    ...(conditions.size > 0 ? { conditions } : {}),
+  };
+  return { loaded, problems, file, locate };
 }
 
 /** Orders problems of one file by line and column (those without a position keep their order). */
@@ -285,37 +319,6 @@ function confined(options: LoadFlowOptions): boolean {
 }
 
 /**
- * The one refusal of a request's delegate, whatever the cause (outside the folder, not found, hidden
- * or in node_modules, not a flow file): telling them apart would let a caller map the server's files.
- */
-function refusedDelegate(delegate: string): string {
-  return `delegate flow ${JSON.stringify(delegate)} is not a flow file of the server's flows folder; flows sent over HTTP may delegate only to visible flow files there (not hidden ones, nor in node_modules)`;
-}
-
-/** True when `path`, relative to `root` (lexically or after resolving links), has a part starting with a dot or named node_modules. */
-function hiddenOrPackage(root: string, path: string): boolean {
-  for (const base of new Set([resolve(root), realOrNull(root)])) {
-    if (base === null || !inside(base, path)) continue;
-    const parts = relative(base, path).split(sep);
-    if (parts.some((part) => part.startsWith('.') || part === 'node_modules')) return true;
-  }
-  return false;
-}
-
-function realOrNull(path: string): string | null {
-  try {
-    return realpathSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-function notFound(delegate: string): string {
-  return `file not found: ${delegate}; expected a flow file relative to the flow's folder`;
-}
-
-/**
  * Reads and inspects a delegate flow file. A file that cannot be read, does not parse, or is not shaped
  * like a flow (a mapping with `id` and `nodes`) is one problem of the delegating flow that names the
  * file and never quotes it: a delegate may point at any file (`/etc/passwd`, a `.env`), and parse
@@ -329,7 +332,7 @@ async function inspectDelegate(
   const name = displayName(target, options.confineTo ?? undefined);
   let text: string;
   try {
-    text = await readInputFile(target);
+    text = await readInputFile(target, fileCap(options));
   } catch (error) {
     if (!(error instanceof InputFileError)) throw error;
     return { problem: error.code === 'NOT_FOUND' ? notFound(name) : unreadable(name, error) };
@@ -346,21 +349,6 @@ async function inspectDelegate(
   return inspectData(parsed.data, name, parsed.locate, target, dirname(target), childOptions, chain);
 }
 
-function unreadable(name: string, error: InputFileError): string {
-  if (error.code === 'NOT_REGULAR')
-    return `${JSON.stringify(name)} is not a regular file; expected a flow file`;
-  if (error.code === 'TOO_LARGE')
-    return `${JSON.stringify(name)} is larger than the input file limit (AGENT_RUNTIME_MAX_FILE_BYTES)`;
-  return `cannot read ${JSON.stringify(name)}; expected a readable flow file`;
-}
-
-/**
- * A path as short as it is clear: relative to the folder a request's flow is confined to (so no
- * server path is shown to the caller), else to the current directory when inside it.
- */
-function displayName(path: string, confineTo?: string): string {
-  const from = confineTo === undefined ? process.cwd() : (realOrNull(confineTo) ?? confineTo);
-  const rel = relative(from, path);
-  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) return rel;
-  return confineTo !== undefined ? basename(path) : path;
+function fileCap(options: LoadFlowOptions): { maxBytes?: number } {
+  return options.maxFileBytes !== undefined ? { maxBytes: options.maxFileBytes } : {};
 }

@@ -59,16 +59,36 @@ export async function serverProblems(
   // With a server unreachable, a name missing from the others may well be one of its tools.
   const complete = byServer.size === entries.length;
   const names = [...visible.keys(), ...knownTools];
+  const hidden = capabilityNote(flow);
   for (const ref of toolRefs(flow)) {
     if (!complete || visible.has(ref.name) || knownTools.has(ref.name)) continue;
     problems.push({
       path: ref.path,
       ...(ref.atKey ? { atKey: true } : {}),
-      message: `no server exports a tool "${ref.name}"${suggest(ref.name, names)}; expected one of: ${listOf(names.slice(0, 30))}`,
+      message: `no server exports a tool "${ref.name}"${suggest(ref.name, names)}; expected one of: ${listOf(names.slice(0, 30))}${hidden}`,
     });
   }
   problems.push(...paramNameProblems(flow, visible));
   return problems;
+}
+
+/**
+ * Servers offer some tools only to clients that declare a capability (server-everything hides its
+ * sampling tool from a client without `sampling`, its roots tool from one without roots). The runtime
+ * declares elicitation always, sampling and roots only when a server entry grants them: a missing tool
+ * names what the flow does not grant, since that may be why.
+ */
+function capabilityNote(flow: Flow): string {
+  const withheld = Object.entries(flow.mcpServers).flatMap(([id, server]) => {
+    const missing = [
+      ...(server.sampling === true ? [] : ['sampling (`sampling: true`)']),
+      ...(server.roots && server.roots.length > 0 ? [] : ['roots (`roots`)']),
+    ];
+    return missing.length > 0 ? [`${id} is not offered ${missing.join(' or ')}`] : [];
+  });
+  return withheld.length === 0
+    ? ''
+    : `; a server may hide tools that need a client capability: ${withheld.join('; ')}`;
 }
 
 function reasonOf(error: unknown): string {

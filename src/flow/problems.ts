@@ -3,6 +3,7 @@
  * the path inside it (`nodes[1].tools[0]`), the position when the flow came from YAML/JSON text, and
  * what is expected. Problems are data: every check collects them, none throws.
  */
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 
 /** One segment of a path inside a flow: a mapping key or a sequence index. */
 export type PathSegment = string | number;
@@ -65,12 +66,12 @@ export type FlowErrorCode =
  * Thrown by `loadFlow` for a flow that cannot be used: carries every problem found. Its message is
  * the problems, one per line, so printing `error.message` is the whole report (no stack needed).
  */
-export class FlowError extends Error {
-  readonly code: FlowErrorCode = 'FLOW_INVALID';
+export class FlowError extends AgentRuntimeError {
+  declare readonly code: FlowErrorCode;
   readonly problems: readonly FlowProblem[];
 
   constructor(problems: readonly FlowProblem[]) {
-    super(problems.map(formatProblem).join('\n'));
+    super('FLOW_INVALID', problems.map(formatProblem).join('\n'));
     this.name = 'FlowError';
     this.problems = problems;
   }

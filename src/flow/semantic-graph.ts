@@ -1,5 +1,6 @@
-import type { Flow, FlowNode } from '../domain/flow.js';
+import { edgeTargets, type Flow, type FlowNode } from '../domain/flow.js';
 import { jsonataProblem } from './expressions.js';
+import { mapBodies } from './semantic-parallel.js';
 import { jsonSchemaIssues } from './json-schema.js';
 import { listOf, suggest, type RawProblem } from './problems.js';
 import { parseTemplateRefs, type TemplateRef } from './templates.js';
@@ -14,12 +15,18 @@ export function graphProblems(flow: Flow): RawProblem[] {
   const ids = nodeIds(flow, problems);
   let edgesBroken = problems.length > 0;
   flow.edges.forEach((edge, i) => {
-    for (const end of ['from', 'to'] as const) {
-      if (!ids.has(edge[end])) {
+    const ends: [(string | number)[], string][] = [
+      [['edges', i, 'from'], edge.from],
+      ...(typeof edge.to === 'string'
+        ? [[['edges', i, 'to'], edge.to] as [(string | number)[], string]]
+        : edge.to.map((to, j): [(string | number)[], string] => [['edges', i, 'to', j], to])),
+    ];
+    for (const [path, end] of ends) {
+      if (!ids.has(end)) {
         edgesBroken = true;
         problems.push({
-          path: ['edges', i, end],
-          message: `unknown node "${edge[end]}"${suggest(edge[end], ids)}; expected one of: ${listOf(ids)}`,
+          path,
+          message: `unknown node "${end}"${suggest(end, ids)}; expected one of: ${listOf(ids)}`,
         });
       }
     }
@@ -62,7 +69,9 @@ function nodeIds(flow: Flow, problems: RawProblem[]): Set<string> {
 
 function successorMap(flow: Flow, ids: ReadonlySet<string>): Map<string, Set<string>> {
   const map = new Map<string, Set<string>>([...ids].map((id) => [id, new Set<string>()]));
-  for (const edge of flow.edges) map.get(edge.from)?.add(edge.to);
+  for (const edge of flow.edges) for (const to of edgeTargets(edge)) map.get(edge.from)?.add(to);
+  // A map runs its body: the body comes after the map and before what follows it.
+  for (const node of flow.nodes) if (node.map && ids.has(node.map.node)) map.get(node.id)?.add(node.map.node);
   return map;
 }
 
@@ -105,13 +114,17 @@ function refProblem(
   if (ref.kind === 'invalid')
     return 'expected {{nodes.<id>.outputs.<key>}}, {{nodes.<id>.outputs}} or {{input.<field>}}';
   if (ref.kind === 'input') return inputRefProblem(flow, ref.path);
+  if (ref.kind === 'item')
+    return mapBodies(flow).has(node.id)
+      ? undefined
+      : `{{item}} is known only in the body of a map node; node "${node.id}" is not one`;
   const source = flow.nodes.find((n) => n.id === ref.node);
   const ids = flow.nodes.map((n) => n.id);
   if (!source) return `unknown node "${ref.node}"${suggest(ref.node, ids)}; expected one of: ${listOf(ids)}`;
   if (successors && !reach(source.id, successors, false).has(node.id)) {
     return `node "${source.id}" never runs before node "${node.id}"; expected a node with a path of edges to "${node.id}"`;
   }
-  const keys = Object.keys(source.outputs);
+  const keys = source.map ? ['items'] : Object.keys(source.outputs);
   if (ref.key !== undefined && !keys.includes(ref.key)) {
     return `node "${source.id}" declares no output "${ref.key}"${suggest(ref.key, keys)}; expected one of: ${listOf(keys)}`;
   }

@@ -9,7 +9,7 @@ import { jsonataProblem } from './expressions.js';
 import { jsonSchemaIssues } from './json-schema.js';
 import { listOf, suggest, type PathSegment, type RawProblem } from './problems.js';
 
-/** Names starting with this are the runtime's builtin tools (docs/observations.md): visible everywhere, never listed. */
+/** Names starting with this are the runtime's builtin tools (docs/observations.md): offered where a node can use them, never listed. */
 export const BUILTIN_PREFIX = 'builtin_';
 
 /** How a tool is named in a flow. */
@@ -73,7 +73,7 @@ export function toolProblems(flow: Flow, knownTools: ReadonlySet<string>): RawPr
     if (ref.name.startsWith(BUILTIN_PREFIX)) {
       problems.push({
         ...ref,
-        message: `"${ref.name}" is a builtin tool name; builtin tools are visible in every node and take no policy, so expected another tool`,
+        message: `"${ref.name}" is a builtin tool name; builtin tools are offered by the runtime where a node can use them and take no policy, so expected another tool`,
       });
     } else if (ref.role !== 'node' && ref.role !== 'recover' && !named.has(ref.name)) {
       problems.push({

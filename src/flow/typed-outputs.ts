@@ -1,5 +1,8 @@
 import type { z } from 'zod';
+import type { CodeStep } from '../domain/code-step.js';
+import type { EdgeCondition } from '../domain/edge-condition.js';
 import type { FlowInput, NodeSchema } from '../domain/flow.js';
+import type { RunOutputs } from '../records/summary.js';
 
 /**
  * The types of a run's outputs, inferred from a code flow (docs/flows.md, "Typed outputs"): an output whose
@@ -8,8 +11,7 @@ import type { FlowInput, NodeSchema } from '../domain/flow.js';
  * it completed, so each node entry is optional. Types only: nothing here runs.
  */
 
-/** A run's outputs keyed by node id, then output key (the run summary's `outputs`). */
-export type RunOutputs = Record<string, Record<string, unknown>>;
+export type { RunOutputs };
 
 type NodeInput = z.input<typeof NodeSchema>;
 type OutputInput = NonNullable<NodeInput['outputs']>[string];
@@ -19,11 +21,38 @@ export type CodeOutputContract = Omit<OutputInput, 'schema'> & {
   schema?: Record<string, unknown> | z.ZodType;
 };
 
-/** A node of a code flow. */
-export type CodeFlowNode = Omit<NodeInput, 'outputs'> & { outputs?: Record<string, CodeOutputContract> };
+/** A model node of a code flow. */
+export type ModelFlowNode = Omit<NodeInput, 'outputs' | 'run'> & {
+  outputs?: Record<string, CodeOutputContract>;
+  /** `inline` only in a flow read back from a stored run (its function is not data). */
+  run?: 'inline';
+};
 
-/** A flow written in code (`loadFlow`, `runtime.start`, `defineFlow`): a flow whose output schemas may be zod schemas. */
-export type CodeFlowInput = Omit<FlowInput, 'nodes'> & { nodes: CodeFlowNode[] };
+/** A code node of a code flow (docs/flows.md, "Code nodes"): `run` is its function; its outputs need no `sources`. */
+export type CodeStepNode = Omit<
+  NodeInput,
+  'outputs' | 'run' | 'instructions' | 'answer' | 'delegates' | 'module'
+> & {
+  run: CodeStep;
+  outputs?: Record<string, Omit<CodeOutputContract, 'sources'> & { sources?: ['code'] }>;
+};
+
+/** A node of a code flow: a model node, or a code node whose `run` is a function. */
+export type CodeFlowNode = ModelFlowNode | CodeStepNode;
+
+type EdgeInput = NonNullable<FlowInput['edges']>[number];
+
+/** An edge of a code flow: `when` may be a function of the node just finished (docs/flows.md, "Flows in code"). */
+export type CodeFlowEdge = Omit<EdgeInput, 'when'> & { when?: string | EdgeCondition };
+
+/**
+ * A flow written in code (`loadFlow`, `runtime.start`, `defineFlow`, `flowBuilder`): a flow whose output
+ * schemas may be zod schemas, whose code nodes' `run` and edges' `when` may be functions.
+ */
+export type CodeFlowInput = Omit<FlowInput, 'nodes' | 'edges'> & {
+  nodes: CodeFlowNode[];
+  edges?: CodeFlowEdge[];
+};
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
@@ -31,7 +60,8 @@ type ValueOf<C> = C extends { schema: infer S } ? (S extends z.ZodType ? z.outpu
 
 type RequiredKeys<O> = { [K in keyof O]: O[K] extends { required: true } ? K : never }[keyof O];
 
-type NodeOutputs<O> = Simplify<
+/** The outputs of a completed node whose `outputs` contracts are `O` (required keys present). */
+export type NodeOutputs<O> = Simplify<
   { [K in RequiredKeys<O>]: ValueOf<O[K]> } & { [K in Exclude<keyof O, RequiredKeys<O>>]?: ValueOf<O[K]> }
 >;
 
@@ -40,10 +70,18 @@ export type FlowOutputs<F> = F extends { readonly nodes: readonly (infer N)[] }
   ? string extends IdOf<N>
     ? RunOutputs
     : Simplify<{
-        [M in N as IdOf<M>]?: M extends { readonly outputs: infer O }
-          ? NodeOutputs<O>
-          : Record<string, never>;
+        [M in N as IdOf<M>]?: OutputsOf<M, N>;
       }>
   : RunOutputs;
+
+/**
+ * The outputs of node `M` among nodes `N`: a map node's are `items`, its body's outputs per item
+ * (docs/flows.md, "Map"); a node without `outputs` has none.
+ */
+export type OutputsOf<M, N> = M extends { readonly map: { readonly node: infer B extends string } }
+  ? { items: OutputsOf<Extract<N, { readonly id: B }>, N>[] }
+  : M extends { readonly outputs: infer O }
+    ? NodeOutputs<O>
+    : Record<string, never>;
 
 type IdOf<N> = N extends { readonly id: infer I extends string } ? I : never;

@@ -1,3 +1,4 @@
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -29,15 +30,16 @@ export type InputFileErrorCode =
   | 'OUTSIDE';
 
 /** Why an input file was not read. The message names the path and the reason, never the content. */
-export class InputFileError extends Error {
+export class InputFileError extends AgentRuntimeError {
   override readonly name = 'InputFileError';
+  declare readonly code: InputFileErrorCode;
   constructor(
-    readonly code: InputFileErrorCode,
+    code: InputFileErrorCode,
     readonly path: string,
     message: string,
     options?: ErrorOptions,
   ) {
-    super(message, options);
+    super(code, message, options);
   }
 }
 

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import { Worker } from 'node:worker_threads';
 import { YAML_LIMITS, type YamlLimits } from './yaml-limits.js';
 
@@ -11,36 +11,26 @@ export interface OffThreadParse {
 /** How long a parse off the main thread may take before it is a problem (ms). */
 const PARSE_TIMEOUT_MS = 10_000;
 
-// The worker is an eval'd CommonJS script so that it runs the same from src/ (tests) and dist/.
-const SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { parseDocument, LineCounter } = require(workerData.yaml);
-const { text, limits } = workerData;
-const lineCounter = new LineCounter();
-const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, logLevel: 'error' });
-const syntax = [...doc.errors, ...doc.warnings].map((e) => {
-  const at = e.linePos && e.linePos[0];
-  const message = (e.message.split('\\n')[0] || '').replace(/ at line \\d+, column \\d+:?\\s*$/, '').trim();
-  return at ? { message, position: { line: at.line, column: at.col } } : { message };
-});
-if (syntax.length > 0) { parentPort.postMessage({ syntax }); }
-else {
-  try { parentPort.postMessage({ syntax, data: doc.toJS({ maxAliasCount: limits.maxAliasCount }) }); }
-  catch (e) {
-    parentPort.postMessage({ syntax: [{ message: 'the document expands aliases beyond ' + limits.maxAliasCount + ' nodes (or refers to a missing anchor)' }] });
-  }
-}
-`;
+/**
+ * The worker's file: compiled `.js` beside this module in `dist/`, the `.ts` source when this module
+ * itself runs from `src/` (tests, under Node's type stripping).
+ */
+const THREAD = new URL(
+  `./yaml-parse-thread.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
+  import.meta.url,
+);
 
 /**
  * Thrown when parse workers are all busy and the queue is full: the caller should try again later
  * (the HTTP API answers 503 with Retry-After). Bounds the CPU and memory that parallel uploads of
  * large documents can take.
  */
-export class ParseBusyError extends Error {
+export class ParseBusyError extends AgentRuntimeError {
   override readonly name = 'ParseBusyError';
+  declare readonly code: 'PARSE_BUSY';
   constructor(readonly retryAfterSeconds: number) {
     super(
+      'PARSE_BUSY',
       `too many large documents are being parsed (${MAX_WORKERS} at once, ${MAX_WAITING} waiting); retry in ${retryAfterSeconds} s`,
     );
   }
@@ -84,13 +74,11 @@ const waiting: (() => void)[] = [];
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 };
 
 function parseInWorker(text: string, limits: YamlLimits): Promise<OffThreadParse> {
-  const yaml = createRequire(import.meta.url).resolve('yaml');
   return new Promise((resolve) => {
-    const worker = new Worker(SOURCE, {
-      eval: true,
-      // The script is CommonJS whatever flags the process was started with (`--input-type=module`…).
+    const worker = new Worker(THREAD, {
+      // None of the flags the process was started with (loaders, `--input-type`…) apply to the thread.
       execArgv: [],
-      workerData: { text, limits, yaml },
+      workerData: { text, limits },
       resourceLimits: RESOURCE_LIMITS,
     });
     const timer = setTimeout(() => {

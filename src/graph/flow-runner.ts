@@ -1,15 +1,17 @@
 import type { Flow, FlowNode } from '../domain/flow.js';
-import { newNodeState, type RunState } from '../domain/run-state.js';
-import { newLoopState } from '../loop/loop-state.js';
+import { newNodeState, type RunState } from '../records/run-state.js';
+import { newLoopState } from '../records/loop-state.js';
 import type { NodeExit } from '../loop/node-loop.js';
 import type { RunPatch } from '../store/store.js';
 import type { EventPayload } from '../trace/events.js';
-import { nextNode } from './edges.js';
-import type { RunStateDoc } from './state-doc.js';
+import { nextNodes, type EdgeConditions } from './edges.js';
+import type { RunStateDoc } from '../records/state-doc.js';
 
 /** What the graph runner needs from the runtime. */
 export interface GraphHost {
   readonly flow: Flow;
+  /** The function `when`s of a flow written in code, by edge index (none: every `when` is JSONata). */
+  readonly conditions?: EdgeConditions;
   readonly doc: RunStateDoc;
   readonly run: RunState;
   readonly input: unknown;
@@ -51,7 +53,10 @@ export async function runGraph(host: GraphHost): Promise<GraphExit> {
     const status = exit.kind === 'completed' ? 'completed' : 'failed';
     let next: string | null;
     try {
-      next = await nextNode(host.flow.edges, nodeId, { status, outputs, input: host.input });
+      next =
+        (
+          await nextNodes(host.flow.edges, nodeId, { status, outputs, input: host.input }, host.conditions)
+        )?.[0] ?? null;
     } catch (error) {
       // A `when` that fails at run time ends the run as failed instead of leaving it stuck.
       const message = error instanceof Error ? error.message : String(error);

@@ -1,26 +1,31 @@
 /**
- * Fills `{{nodes.<id>.outputs.<key>}}` and `{{input.<path>}}` in node instructions with earlier
- * outputs and the run input (docs/flows.md). Objects are inserted as JSON; an unknown reference is left
+ * Fills `{{nodes.<id>.outputs.<key>}}`, `{{input.<path>}}` and, in a map's body, `{{item.<path>}}` in
+ * node instructions with earlier outputs, the run input and the item (docs/flows.md). Objects are inserted as JSON; an unknown reference is left
  * as written (validation reports it before a run starts).
  */
 export function renderInstructions(
   template: string,
-  scope: { input: unknown; nodes: Record<string, Record<string, unknown>> },
+  scope: { input: unknown; nodes: Record<string, Record<string, unknown>>; item?: unknown },
 ): string {
   return template.replace(/\{\{\s*([\w.-]+)\s*\}\}/g, (whole, path: string) => {
-    const value = lookup(path.split('.'), scope);
+    const value = lookupReference(path, scope);
     if (value === undefined) return whole;
     return typeof value === 'string' ? value : JSON.stringify(value);
   });
 }
 
-function lookup(
-  parts: string[],
-  scope: { input: unknown; nodes: Record<string, Record<string, unknown>> },
+/**
+ * The value a template reference (`input.a`, `nodes.<id>.outputs.<key>`, `item.x` inside a map's
+ * body) names in `scope`; undefined when it names nothing.
+ */
+export function lookupReference(
+  path: string,
+  scope: { input: unknown; nodes: Record<string, Record<string, unknown>>; item?: unknown },
 ): unknown {
-  const [head, ...rest] = parts;
+  const [head, ...rest] = path.split('.');
   let current: unknown;
   if (head === 'input') current = scope.input;
+  else if (head === 'item' && 'item' in scope) current = scope.item;
   else if (head === 'nodes') {
     const [nodeId, outputsWord, ...tail] = rest;
     if (!nodeId || outputsWord !== 'outputs') return undefined;

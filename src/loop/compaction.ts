@@ -1,6 +1,6 @@
 import { hint } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
-import type { ContextState } from '../domain/run-state.js';
+import type { ContextState } from '../records/run-state.js';
 import type { ConversationMessage } from '../model/model.js';
 import { estimateMessage, estimateMessages, estimateText } from './context-budget.js';
 
@@ -151,11 +151,7 @@ function render(
 ): ConversationMessage[] {
   const out: ConversationMessage[] = [...lead];
   const d = Math.min(dropped, rounds.length);
-  if (d > 0) {
-    const lines = [hint(locale, 'CONTEXT_DIGEST', { from: 1, to: d })];
-    for (const round of rounds.slice(0, d)) lines.push(...digestLines(round, locale));
-    out.push({ role: 'user', content: lines.join('\n') });
-  }
+  if (d > 0) out.push(digestMessage(rounds, d, locale));
   rounds.forEach((round, i) => {
     if (i < d) return;
     for (const message of round) out.push(i < stubbed ? stubbedMessage(message, locale) : message);
@@ -163,29 +159,78 @@ function render(
   return out;
 }
 
+/**
+ * The digest user message of the first `d` rounds. Kept per last digested round (a round's messages
+ * never change once a later round started), so that the same digest is the same message object
+ * from one request to the next and costs nothing to build again.
+ */
+function digestMessage(
+  rounds: readonly ConversationMessage[][],
+  d: number,
+  locale: Locale,
+): ConversationMessage {
+  const key = rounds[d - 1]?.[0] as ConversationMessage;
+  const known = DIGESTS.get(key);
+  if (known && known.d === d && known.locale === locale && known.first === rounds[0]?.[0])
+    return known.message;
+  const lines = [hint(locale, 'CONTEXT_DIGEST', { from: 1, to: d })];
+  for (const round of rounds.slice(0, d)) lines.push(...digestLines(round, locale));
+  const message: ConversationMessage = { role: 'user', content: lines.join('\n') };
+  DIGESTS.set(key, { d, locale, first: rounds[0]?.[0], message });
+  return message;
+}
+
+const DIGESTS = new WeakMap<
+  ConversationMessage,
+  { d: number; locale: Locale; first: ConversationMessage | undefined; message: ConversationMessage }
+>();
+
 /** The first line of a rendered observation: outcome, code, reason, next step, evidence id. */
 function headOf(content: string): string {
   const nl = content.indexOf('\n');
   return nl < 0 ? content : content.slice(0, nl);
 }
 
-const EVIDENCE_AT_END = /\(evidence: (ev_\d+)\)$/;
+/** A head line's evidence id: `… (evidence: ev_3)` at its end, or a plain success `[SUCCESS ev_3]` (src/loop/render.ts). */
+const EVIDENCE_AT_END = /(?:\(evidence: (ev_\d+)\)|^\[SUCCESS (ev_\d+)\])$/;
+
+function evidenceOf(head: string): string | undefined {
+  const match = EVIDENCE_AT_END.exec(head);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
 const NEXT_MARKERS = ['下一步：', 'Next:'];
 
 /** True when the head line keeps everything a non-success observation must keep (its next step). */
 function headKeepsNext(head: string): boolean {
-  if (head.startsWith('[SUCCESS]')) return true;
+  if (head.startsWith('[SUCCESS')) return true;
   return NEXT_MARKERS.some((m) => head.includes(m));
 }
 
-/** A tool result replaced by its stub, or the message itself when it must stay. */
+/**
+ * A tool result replaced by its stub, or the message itself when it must stay. The same stub object
+ * for the same message (per locale), so that a compacted range reads the same from one request to
+ * the next.
+ */
 function stubbedMessage(message: ConversationMessage, locale: Locale): ConversationMessage {
   if (message.role !== 'tool' || message.content.length < STUB_MIN_CHARS) return message;
+  const stubs = (STUBS[locale] ??= new WeakMap());
+  let stub = stubs.get(message);
+  if (!stub) stubs.set(message, (stub = makeStub(message, locale)));
+  return stub;
+}
+
+const STUBS: Partial<Record<Locale, WeakMap<ConversationMessage, ConversationMessage>>> = {};
+
+function makeStub(
+  message: Extract<ConversationMessage, { role: 'tool' }>,
+  locale: Locale,
+): ConversationMessage {
   const head = headOf(message.content);
-  const id = EVIDENCE_AT_END.exec(head)?.[1];
+  const id = evidenceOf(head);
   if (!id || head === message.content || !headKeepsNext(head)) return message;
   const chars = message.content.length - head.length - 1;
-  const { counted: _counted, ...rest } = message;
+  // A stub keeps no images: the model reads the evidence again when it needs the result.
+  const { counted: _counted, images: _images, ...rest } = message;
   return { ...rest, content: `${head}\n${hint(locale, 'CONTEXT_STUB', { chars, id })}` };
 }
 

@@ -48,9 +48,16 @@ export function estimateMessage(message: ConversationMessage): number {
 /** Estimated tokens of a list of messages. */
 export function estimateMessages(messages: readonly ConversationMessage[]): number {
   let n = 0;
-  for (const message of messages) n += estimateMessage(message);
+  for (const message of messages) {
+    // Messages are never changed in place, so an estimate holds for the message object's life.
+    let size = ESTIMATES.get(message);
+    if (size === undefined) ESTIMATES.set(message, (size = estimateMessage(message)));
+    n += size;
+  }
   return n;
 }
+
+const ESTIMATES = new WeakMap<ConversationMessage, number>();
 
 /** Estimated tokens of the parts of a request besides the conversation: the system prompt and the tools. */
 export function estimateFixed(system: string, tools: readonly ModelTool[]): number {

@@ -1,6 +1,6 @@
 import { hint } from '../domain/hints.js';
 import type { Locale, Localized } from '../domain/locale.js';
-import type { ThreadTurn } from '../domain/run-state.js';
+import type { ThreadTurn } from '../records/run-state.js';
 import type { ConversationMessage, ModelToolCall } from '../model/model.js';
 import { renderSkipped } from './render.js';
 
@@ -61,44 +61,88 @@ export function modelConversation(
   newest: string | null,
   history: readonly ThreadTurn[] = [],
 ): ConversationMessage[] {
-  const out = historyMessages(history);
-  const first = blank(opening) ? '""' : opening;
-  const last = out.at(-1);
-  if (last?.role === 'user') last.content = `${last.content}\n\n${first}`;
-  else out.push({ role: 'user', content: first });
-  let open: { calls: ModelToolCall[]; answered: Set<string> } | null = null;
-  const close = (): void => {
-    if (!open) return;
-    for (const call of open.calls) {
-      if (!open.answered.has(call.callId))
-        out.push({ role: 'tool', callId: call.callId, tool: call.tool, content: renderSkipped(locale) });
+  return new ConversationView(locale, opening, history).build(stored, newest);
+}
+
+/**
+ * `modelConversation` for one node run, kept up to date incrementally: each `build` converts only the
+ * stored messages appended since the previous one, so the cost of a round does not grow with the
+ * length of the run (only the final copy of the array does, a memory copy). The result is the same,
+ * message for message, as `modelConversation` of the same input. The stored array must only grow
+ * between calls; a different array, or one that became shorter, is converted afresh.
+ */
+export class ConversationView {
+  readonly #locale: Locale;
+  readonly #prefix: ConversationMessage[];
+  #out: ConversationMessage[] = [];
+  #source: readonly ConversationMessage[] | null = null;
+  #seen = 0;
+  #open: { calls: ModelToolCall[]; answered: Set<string> } | null = null;
+
+  constructor(locale: Locale, opening: string, history: readonly ThreadTurn[] = []) {
+    this.#locale = locale;
+    const prefix = historyMessages(history);
+    const first = blank(opening) ? '""' : opening;
+    const last = prefix.at(-1);
+    if (last?.role === 'user') last.content = `${last.content}\n\n${first}`;
+    else prefix.push({ role: 'user', content: first });
+    this.#prefix = prefix;
+  }
+
+  /** The conversation to send for `stored` (the node run's messages so far) and this round's `newest`. */
+  build(stored: readonly ConversationMessage[], newest: string | null): ConversationMessage[] {
+    const last = this.#seen > 0 ? this.#source?.[this.#seen - 1] : undefined;
+    if (stored !== this.#source || stored.length < this.#seen || stored[this.#seen - 1] !== last) {
+      this.#source = stored;
+      this.#out = [...this.#prefix];
+      this.#seen = 0;
+      this.#open = null;
     }
-    open = null;
-  };
-  for (const message of stored) {
+    for (; this.#seen < stored.length; this.#seen += 1) this.#add(stored[this.#seen] as ConversationMessage);
+    const out = this.#out.slice();
+    // Calls still unanswered at the end: answered as skipped in this request only (a later tool
+    // message may still answer them).
+    if (this.#open) this.#skipUnanswered(out, this.#open);
+    if (newest) out.push({ role: 'user', content: newest });
+    else if (out.at(-1)?.role === 'assistant')
+      out.push({ role: 'user', content: hint(this.#locale, 'NO_TOOL_CALL') });
+    return out;
+  }
+
+  #add(message: ConversationMessage): void {
+    const out = this.#out;
+    const open = this.#open;
     if (message.role === 'tool') {
       if (!open || open.answered.has(message.callId) || !open.calls.some((c) => c.callId === message.callId))
-        continue;
+        return;
       open.answered.add(message.callId);
       out.push(withoutBookkeeping(message));
-      continue;
+      return;
     }
-    close();
+    if (open) this.#skipUnanswered(out, open);
+    this.#open = null;
     if (message.role === 'user') {
       out.push({ role: 'user', content: blank(message.content) ? '""' : message.content });
-      continue;
+      return;
     }
     // Anthropic refuses text blocks without non-whitespace text.
     const text = blank(message.text) ? '' : message.text;
-    if (text === '' && message.toolCalls.length === 0) continue;
+    if (text === '' && message.toolCalls.length === 0) return;
     out.push(text === message.text ? message : { ...message, text });
-    if (message.toolCalls.length > 0) open = { calls: message.toolCalls, answered: new Set() };
+    if (message.toolCalls.length > 0) this.#open = { calls: message.toolCalls, answered: new Set() };
   }
-  close();
-  if (newest) out.push({ role: 'user', content: newest });
-  else if (out.at(-1)?.role === 'assistant')
-    out.push({ role: 'user', content: hint(locale, 'NO_TOOL_CALL') });
-  return out;
+
+  #skipUnanswered(out: ConversationMessage[], open: { calls: ModelToolCall[]; answered: Set<string> }): void {
+    for (const call of open.calls) {
+      if (!open.answered.has(call.callId))
+        out.push({
+          role: 'tool',
+          callId: call.callId,
+          tool: call.tool,
+          content: renderSkipped(this.#locale),
+        });
+    }
+  }
 }
 
 /**
@@ -129,5 +173,6 @@ function blank(text: string): boolean {
 }
 
 function withoutBookkeeping(message: Extract<ConversationMessage, { role: 'tool' }>): ConversationMessage {
-  return { role: 'tool', callId: message.callId, tool: message.tool, content: message.content };
+  const { counted: _counted, ...rest } = message;
+  return rest;
 }

@@ -2,7 +2,7 @@ import type { Limits } from '../domain/flow.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { hint } from '../domain/hints.js';
-import type { NodeState } from '../domain/run-state.js';
+import type { NodeState } from '../records/run-state.js';
 import type {
   ConversationMessage,
   ModelClient,
@@ -10,10 +10,10 @@ import type {
   ModelToolCall,
   TokenUsage,
 } from '../model/model.js';
-import type { ControlEffect } from '../tools/call.js';
+import type { CallResult, ControlEffect } from '../tools/call.js';
 import type { EventPayload } from '../trace/events.js';
 import { tracesResult } from '../trace/result.js';
-import type { LoopState } from './loop-state.js';
+import type { LoopState } from '../records/loop-state.js';
 import { renderObservation, renderSkipped, type ObservationStyle } from './render.js';
 
 /** How a node run ended, or that it waits for a person. */
@@ -24,21 +24,6 @@ export type NodeExit =
   | { kind: 'suspended' }
   /** The driver was told to stop (cancel or shutdown): nothing more is recorded; the run stays as persisted. */
   | { kind: 'stopped' };
-
-/** The result of one call through the pipeline, with what a control builtin asked for. */
-export interface CallResult {
-  observation: Observation;
-  effect?: ControlEffect;
-  /** The parsed arguments, or the raw string when they were not valid JSON (for the trace). */
-  args: unknown;
-  executed: boolean;
-  /** The fingerprint the call added to the node run's count, if it reached the fingerprint step. */
-  counted?: string;
-  /** Set by crash recovery when an interrupted write's result is unknown: the run asks the person this. */
-  runtimeQuestion?: string;
-  /** A write was sent (or an interrupted one settled): recorded even when the driver is told to stop. */
-  sent?: boolean;
-}
 
 /** What the loop needs from the runtime; persistence and the pipeline stay behind it. */
 export interface LoopHost {
@@ -64,6 +49,10 @@ export interface LoopHost {
   textAnswer?(): boolean;
   /** The run's model calls so far (the scripted model's turn index). */
   modelCalls(): number;
+  /** In a flow with parallel branches: takes the next model call index of this node id (of this map item). */
+  nodeCallIndex?(): number;
+  /** In a map's body: the item's index. */
+  itemIndex?: number;
   /** The node run's system prompt: the same on every round. */
   systemPrompt(): string;
   /** The conversation a model call sends: the stored one made valid for providers, `newest` last (src/loop/conversation.ts). */
@@ -172,7 +161,14 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
       tools: host.tools(),
       signal: host.signal,
     },
-    { runId: host.runId, nodeId: host.nodeId, callIndex: host.modelCalls(), round },
+    {
+      runId: host.runId,
+      nodeId: host.nodeId,
+      callIndex: host.modelCalls(),
+      round,
+      ...(host.nodeCallIndex ? { nodeCallIndex: host.nodeCallIndex() } : {}),
+      ...(host.itemIndex !== undefined ? { itemIndex: host.itemIndex } : {}),
+    },
   );
   if (!result.ok) {
     if (host.signal.aborted) return { kind: 'stopped' }; // abandoned, not failed: the round is asked again later
@@ -247,7 +243,7 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     }
     if (effect?.kind === 'fail') {
       host.loop.wave = null;
-      return { kind: 'failed', reason: 'FAILED_BY_MODEL', message: effect.reason };
+      return { kind: 'failed', reason: effect.failure ?? 'FAILED_BY_MODEL', message: effect.reason };
     }
     const outcome = result.observation.outcome;
     if (outcome.stalls()) {
@@ -343,7 +339,8 @@ export function traceCall(host: LoopHost, call: ModelToolCall, round: number, re
     role: 'tool',
     callId: call.callId,
     tool: call.tool,
-    content: renderObservation(obs, host.locale, host.observations),
+    content: renderObservation(obs, host.locale, host.observations ?? 'typed', call.tool),
+    ...(obs.images.length > 0 ? { images: obs.images } : {}),
     ...(result.counted ? { counted: result.counted } : {}),
   });
   host.emit({

@@ -11,18 +11,26 @@ export type ObservationStyle = 'typed' | 'plain';
 
 /**
  * The tool message the model reads for an observation: outcome and code, the message
- * (`<原因>。下一步：<下一步>`), the evidence id, and the payload as JSON when there is one. In the
- * `plain` style a non-success observation is only the generic error text (`PLAIN_ERROR`).
+ * (`<原因>。下一步：<下一步>`), the evidence id, and the payload as JSON when there is one. A plain
+ * success of `tool` (the message only says the call of `tool` succeeded) reads `[SUCCESS ev_1]` (its
+ * evidence id) without that message: the tool message already answers that call. In the `plain` style a non-success
+ * observation is only the generic error text (`PLAIN_ERROR`).
  */
 export function renderObservation(
   obs: Observation,
   locale: Locale,
   style: ObservationStyle = 'typed',
+  tool?: string,
 ): string {
   if (style === 'plain' && !obs.ok) return hint(locale, 'PLAIN_ERROR');
   const head = obs.code ? `[${obs.outcome.name} ${obs.code.name}]` : `[${obs.outcome.name}]`;
-  const evidence = obs.evidenceId ? ` (${hint(locale, 'EVIDENCE', { id: obs.evidenceId })})` : '';
-  const lines = [`${head} ${obs.message(locale)}${evidence}`];
+  const evidence = obs.evidenceId ? hint(locale, 'EVIDENCE', { id: obs.evidenceId }) : '';
+  const bare = obs.ok && tool !== undefined && obs.reason === hint(locale, 'SUCCESS', { tool });
+  const lines = [
+    bare
+      ? `[${obs.outcome.name}${obs.evidenceId ? ` ${obs.evidenceId}` : ''}]`
+      : `${head} ${obs.message(locale)}${evidence ? ` (${evidence})` : ''}`,
+  ];
   if (obs.data !== undefined && obs.data !== null)
     lines.push(typeof obs.data === 'string' ? obs.data : JSON.stringify(obs.data));
   return lines.join('\n');

@@ -1,30 +1,34 @@
-import { createInterface } from 'node:readline';
-import { Client, type Tool } from '@modelcontextprotocol/client';
-import type { McpServerConfig } from '../domain/flow.js';
+import { Client } from '@modelcontextprotocol/client';
+import { isStdioServer, type McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
+import { toDescriptor } from './descriptor.js';
 import { SdkHttpError } from '@modelcontextprotocol/client';
+import { connectFailure, unauthorizedError, type FailureContext } from './connect-failure.js';
 import {
   causeChain,
   connectError,
   describeError,
   isConnectionLoss,
-  isIncompatible,
+  isStreamableRefusal,
   isUnauthorized,
   McpError,
 } from './errors.js';
-import { clientCapabilities, serveRoots, trackSends, type SendTracker } from './session-setup.js';
+import { clientCapabilities, readStderr, serveRoots, trackSends, type SendTracker } from './session-setup.js';
+import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
+import { askable, serveElicitation, type ElicitingCall } from './elicitation.js';
+import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import { CLIENT_INFO } from './client-info.js';
+import { ToolListWatch } from './tool-list-watch.js';
 import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
 import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
 
 export { CLIENT_INFO } from './client-info.js';
+export { toDescriptor } from './descriptor.js';
 
 /** Default time allowed to start a server and finish the MCP handshake. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-
-const STDERR_TAIL_LINES = 20;
 
 /** How long closing waits for messages still being sent (a cancellation's POST) before it closes anyway. */
 const CLOSE_SEND_GRACE_MS = 2_000;
@@ -40,8 +44,15 @@ export interface McpConnectionOptions {
   logger?: Logger;
   /** Whose OAuth credentials an HTTP server with `auth` uses (null: no tenant). */
   tenant?: string | null;
-  /** Where OAuth credentials are kept (default: `FileCredentialStore.fromEnv()`). */
+  /** Where OAuth credentials are kept (default: `FileCredentialStore.fromEnv(env)`). */
   credentials?: McpCredentialStore;
+  /**
+   * Makes the transport of each session instead of the config's stdio or HTTP one: an in-process
+   * server in tests (test/helpers/in-memory-mcp.ts). Called once per (re)connection.
+   */
+  transport?: () => TransportHandle;
+  /** The environment stdio servers inherit and `${NAME}` references read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** One connected client; replaced by a fresh one after the server went away. */
@@ -49,6 +60,8 @@ interface Session {
   readonly client: Client;
   readonly handle: TransportHandle;
   readonly sends: SendTracker;
+  /** The server's tools/list_changed notifications, each followed by a relisting. */
+  readonly tools: ToolListWatch;
   pid: number | null;
   /** Connected and not known to be gone. */
   alive: boolean;
@@ -71,8 +84,14 @@ class SdkMcpConnection implements McpConnection {
   private session: Session | null = null;
   private connecting: Promise<Session> | null = null;
   private closed = false;
+  /** The server answered Streamable HTTP's first POST 4xx and speaks HTTP+SSE (2024-11-05): used from then on. */
+  private legacySse = false;
   private readonly stderrTail: string[] = [];
   private readonly toolListeners = new Set<(tools: ToolDescriptor[]) => void>();
+  /** Calls in flight that the server may ask the person about (elicitation). */
+  private readonly eliciting = new Set<ElicitingCall>();
+  /** Calls in flight whose node's model may answer the server's sampling requests. */
+  private readonly sampling = new Set<SampleHandler>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.serverId = options.serverId;
@@ -96,7 +115,7 @@ class SdkMcpConnection implements McpConnection {
       return tools.map((tool) => toDescriptor(this.serverId, tool, this.options.config));
     } catch (error) {
       this.noteFailure(session, error);
-      throw error;
+      throw isUnauthorized(error) ? this.unauthorized(session.handle, error) : error;
     }
   }
 
@@ -110,6 +129,7 @@ class SdkMcpConnection implements McpConnection {
       return await this.send(session, remoteName, args, options);
     } catch (error) {
       this.noteFailure(session, error);
+      if (isUnauthorized(error)) throw this.unauthorized(session.handle, error);
       if (!this.sessionExpired(session, error) || options.signal?.aborted) throw error;
       // The server forgot the session (HTTP 404 to a request carrying its id): it did not run the
       // call, so it is sent once more on a new session, transparently.
@@ -125,9 +145,25 @@ class SdkMcpConnection implements McpConnection {
     }
   }
 
+  async readResource(uri: string, options: McpListOptions = {}): Promise<McpCallResult['content']> {
+    const session = await this.ready(options.signal);
+    try {
+      const timeout = options.timeoutMs ?? this.connectTimeoutMs;
+      const read = await session.client.readResource({ uri }, { timeout, signal: options.signal });
+      return read.contents.map((resource) => ({ type: 'resource', resource }));
+    } catch (error) {
+      this.noteFailure(session, error);
+      throw error;
+    }
+  }
+
   onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {
     this.toolListeners.add(listener);
     return () => this.toolListeners.delete(listener);
+  }
+
+  toolsSettled(): Promise<void> {
+    return this.session?.tools.settled() ?? Promise.resolve();
   }
 
   /**
@@ -145,19 +181,24 @@ class SdkMcpConnection implements McpConnection {
       arguments: { ...args },
       ...(options.meta ? { _meta: { ...options.meta } } : {}),
     };
-    const onProgress = options.onProgress;
-    const result = await session.client.callTool(params, {
-      timeout: options.timeoutMs,
-      resetTimeoutOnProgress: true,
-      maxTotalTimeout: Math.max(options.maxTotalMs ?? options.timeoutMs, options.timeoutMs),
-      signal: options.signal,
-      onprogress: (p) =>
-        onProgress?.({
-          progress: p.progress,
-          ...(p.total === undefined ? {} : { total: p.total }),
-          ...(p.message === undefined ? {} : { message: p.message }),
-        }),
-    });
+    const call = (signal: AbortSignal | undefined) =>
+      session.client.callTool(params, {
+        timeout: options.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: Math.max(options.maxTotalMs ?? options.timeoutMs, options.timeoutMs),
+        signal,
+        onprogress: (p) =>
+          options.onProgress?.({
+            progress: p.progress,
+            ...(p.total === undefined ? {} : { total: p.total }),
+            ...(p.message === undefined ? {} : { message: p.message }),
+          }),
+      });
+    const answered = await withSampler(this.sampling, options.onSample, () =>
+      askable(this.eliciting, options.onElicit, options.signal, call),
+    );
+    if (answered.asked) return { content: [], isError: false, elicitation: answered.asked };
+    const result = answered.result;
     return {
       content: Array.isArray(result.content) ? result.content : [],
       structuredContent: result.structuredContent,
@@ -211,28 +252,33 @@ class SdkMcpConnection implements McpConnection {
     return this.connecting;
   }
 
-  private async connect(signal?: AbortSignal): Promise<Session> {
+  private async connect(signal?: AbortSignal, legacyTried = false): Promise<Session> {
     let handle: TransportHandle;
+    const env = this.options.env ?? process.env;
+    const auth = {
+      tenant: this.options.tenant ?? null,
+      store: this.options.credentials ?? FileCredentialStore.fromEnv(env),
+    };
     try {
-      handle = createTransport(this.options.config, this.options.baseDir, {
-        tenant: this.options.tenant ?? null,
-        store: this.options.credentials ?? FileCredentialStore.fromEnv(),
-      });
+      handle =
+        this.options.transport?.() ??
+        createTransport(this.options.config, this.options.baseDir, auth, env, this.legacySse);
     } catch (error) {
       if (!(error instanceof McpError && error.code === 'MISSING_ENV')) throw error;
       throw connectError(this.serverId, `cannot start MCP server ${this.serverId}: ${error.message}`, error);
     }
-    this.readStderr(handle);
+    readStderr(handle, this.stderrTail, (line) =>
+      this.logger.debug('MCP stderr', { server: this.serverId, line }),
+    );
     const config = this.options.config;
-    const client = new Client(CLIENT_INFO, {
-      capabilities: clientCapabilities(config, false),
-      listChanged: {
-        tools: { debounceMs: 50, onChanged: (error, tools) => this.toolsChanged(error, tools) },
-      },
-    });
+    const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(config) });
+    const tools = new ToolListWatch(() => this.relistTools());
+    client.setNotificationHandler('notifications/tools/list_changed', () => tools.notified());
     serveRoots(client, config);
+    serveElicitation(client, this.serverId, () => [...this.eliciting], this.logger, config.elicitation);
+    serveSampling(client, this.serverId, config, () => [...this.sampling], this.logger);
     const sends = trackSends(handle.transport);
-    const session: Session = { client, handle, sends, pid: null, alive: false, ended: false };
+    const session: Session = { client, handle, sends, tools, pid: null, alive: false, ended: false };
     client.onerror = (error) =>
       this.logger.debug('MCP transport error', { server: this.serverId, error: describeError(error) });
     client.onclose = () => this.onClosed(session);
@@ -240,6 +286,21 @@ class SdkMcpConnection implements McpConnection {
       await client.connect(handle.transport, { timeout: this.connectTimeoutMs, signal });
     } catch (error) {
       await this.dispose(session, 'connect failed');
+      // An older (2025-03-26) server's authorization server: once adopted, connected to again.
+      if (!legacyTried && (await adoptLegacyAuthorizationServer(config, error, auth).catch(() => false)))
+        return this.connect(signal, true);
+      // The backwards-compatibility rule of MCP: a 400, 404 or 405 to the first POST means an older
+      // server; the HTTP+SSE transport is tried once on the same URL.
+      if (!this.legacySse && !isStdioServer(config) && isStreamableRefusal(error)) {
+        this.legacySse = true;
+        this.logger.info('MCP server refused Streamable HTTP, trying HTTP+SSE', { server: this.serverId });
+        // Not an older server either: the Streamable HTTP refusal is what is reported, and kept trying.
+        return this.connect(signal, legacyTried).catch((again: unknown) => {
+          if (!(again instanceof McpError && again.code === 'CONNECT')) throw again;
+          this.legacySse = false;
+          throw this.connectFailure(handle, error);
+        });
+      }
       throw this.connectFailure(handle, error);
     }
     session.pid = handle.pid();
@@ -264,46 +325,22 @@ class SdkMcpConnection implements McpConnection {
    * whatever the server prints), which goes to this process's log only.
    */
   private connectFailure(handle: TransportHandle, error: unknown): McpError {
-    const exit = handle.exit();
-    const ended =
-      exit === null
-        ? ''
-        : exit.signal !== null
-          ? `; the server process was killed by ${exit.signal}`
-          : `; the server process exited with code ${String(exit.code)}`;
-    this.logger.warn('MCP server failed to connect', {
-      server: this.serverId,
-      endpoint: handle.endpoint,
-      error: describeError(error),
-      ...(exit !== null ? { exitCode: exit.code ?? undefined, signal: exit.signal ?? undefined } : {}),
-      stderr: this.stderrTail.length > 0 ? this.stderrTail.slice(-5).join(' | ') : undefined,
-    });
-    const logged = this.stderrTail.length > 0 ? ' (its stderr is in the log)' : '';
-    if (isUnauthorized(error))
-      return new McpError(
-        'UNAUTHORIZED',
-        `MCP server ${this.serverId} needs authorization (HTTP 401 from ${handle.endpoint}): ` +
-          ('auth' in this.options.config && this.options.config.auth
-            ? `run \`agent-runtime mcp login FLOW ${this.serverId}\` (docs/mcp.md)`
-            : `give its entry \`auth\` and run \`agent-runtime mcp login FLOW ${this.serverId}\` (docs/mcp.md)`),
-        { serverId: this.serverId, cause: error },
-      );
-    if (isIncompatible(error))
-      return new McpError(
-        'INCOMPATIBLE',
-        `MCP server ${this.serverId} cannot be used: ${describeError(error)} (a permanent failure; retrying does not help)`,
-        { serverId: this.serverId, cause: error },
-      );
-    return connectError(
-      this.serverId,
-      `cannot connect to MCP server ${this.serverId}: ${describeError(error)}${ended}${logged}`,
-      error,
-    );
+    return connectFailure(this.failureContext(), handle, error);
+  }
+
+  private unauthorized(handle: TransportHandle, error: unknown): McpError {
+    return unauthorizedError(this.failureContext(), handle, error);
+  }
+
+  private failureContext(): FailureContext {
+    const { serverId, logger, stderrTail } = this;
+    return { serverId, config: this.options.config, logger, stderrTail };
   }
 
   /** The transport closed by itself (server exited, stream ended): the next call reconnects. */
   private onClosed(session: Session): void {
     session.ended = true;
+    session.tools.stop();
     if (!session.alive) return;
     session.alive = false;
     if (this.closed) return;
@@ -323,6 +360,7 @@ class SdkMcpConnection implements McpConnection {
 
   private async dispose(session: Session, why: string): Promise<void> {
     session.alive = false;
+    session.tools.stop();
     // Cancellations still being sent go out first; then the server's session ends (HTTP DELETE).
     await session.sends.settled(CLOSE_SEND_GRACE_MS);
     if (!session.ended)
@@ -339,49 +377,17 @@ class SdkMcpConnection implements McpConnection {
     }
   }
 
-  /** The server's tool list changed (the SDK listed it again): tells the listeners. */
-  private toolsChanged(error: Error | null, tools: Tool[] | null): void {
-    if (error || !tools) {
-      if (error)
-        this.logger.warn('MCP tool list refresh failed', {
-          server: this.serverId,
-          error: describeError(error),
-        });
-      return;
+  /** The server said its tools changed: lists them again and tells the listeners (a failure is logged). */
+  private async relistTools(): Promise<void> {
+    try {
+      const descriptors = await this.listTools();
+      this.logger.info('MCP tool list changed', { server: this.serverId, tools: descriptors.length });
+      for (const listener of this.toolListeners) listener(descriptors);
+    } catch (error) {
+      this.logger.warn('MCP tool list refresh failed', {
+        server: this.serverId,
+        error: describeError(error),
+      });
     }
-    const descriptors = tools.map((tool) => toDescriptor(this.serverId, tool, this.options.config));
-    this.logger.info('MCP tool list changed', { server: this.serverId, tools: descriptors.length });
-    for (const listener of this.toolListeners) listener(descriptors);
   }
-
-  private readStderr(handle: TransportHandle): void {
-    if (!handle.stderr) return;
-    const lines = createInterface({ input: handle.stderr, crlfDelay: Infinity });
-    lines.on('line', (line) => {
-      this.stderrTail.push(line);
-      if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
-      this.logger.debug('MCP stderr', { server: this.serverId, line });
-    });
-  }
-}
-
-/**
- * An MCP tool as a runtime descriptor (name = remote name; aliasing happens in the catalog). Its
- * `readOnlyHint` is dropped when the server entry says `trustReadOnlyHint: false`.
- */
-export function toDescriptor(serverId: string, tool: Tool, config?: McpServerConfig): ToolDescriptor {
-  const trusted = config?.trustReadOnlyHint !== false;
-  return {
-    name: tool.name,
-    description: tool.description ?? tool.title ?? '',
-    inputSchema: tool.inputSchema,
-    kind: 'mcp',
-    server: serverId,
-    remoteName: tool.name,
-    readOnlyHint: trusted ? tool.annotations?.readOnlyHint : undefined,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-    ...(tool.annotations?.destructiveHint === undefined
-      ? {}
-      : { destructiveHint: tool.annotations.destructiveHint }),
-  };
 }

@@ -1,3 +1,4 @@
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import {
   ProtocolError,
   SdkError,
@@ -61,17 +62,16 @@ export interface McpErrorOptions extends ErrorOptions {
 }
 
 /** An MCP server that cannot be reached or a tool catalog that cannot be built, with the reason as `code`. */
-export class McpError extends Error {
-  readonly code: McpErrorCode;
+export class McpError extends AgentRuntimeError {
+  declare readonly code: McpErrorCode;
   readonly serverId?: string;
   readonly variable?: string;
   readonly conflicts: readonly ToolNameConflict[];
   readonly unknownAliases: readonly string[];
 
   constructor(code: McpErrorCode, message: string, options: McpErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.name = NAMES[code];
-    this.code = code;
     if (options.serverId !== undefined) this.serverId = options.serverId;
     if (options.variable !== undefined) this.variable = options.variable;
     this.conflicts = options.conflicts ?? [];
@@ -202,9 +202,27 @@ export function isUnauthorized(error: unknown): boolean {
   );
 }
 
+/**
+ * True when a Streamable HTTP server refused the first POST with 400, 404 or 405: what an older
+ * (2024-11-05, HTTP+SSE) server answers, so the client falls back to that transport.
+ */
+export function isStreamableRefusal(error: unknown): boolean {
+  return causeChain(error).some((e) => e instanceof SdkHttpError && [400, 404, 405].includes(e.status));
+}
+
 /** True for a handshake refused for good: the server's protocol revision is one this client does not speak. */
 export function isIncompatible(error: unknown): boolean {
   return causeChain(error).some(
     (e) => e instanceof Error && /protocol version is not supported/i.test(e.message),
   );
+}
+
+/**
+ * The id of the server that refused for want of authorization: the `serverId` of the first McpError
+ * UNAUTHORIZED in the chain, or undefined when there is none (or it names no server).
+ */
+export function unauthorizedServer(error: unknown): string | undefined {
+  for (const e of causeChain(error))
+    if (e instanceof McpError && e.code === 'UNAUTHORIZED' && e.serverId !== undefined) return e.serverId;
+  return undefined;
 }

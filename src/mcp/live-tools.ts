@@ -11,6 +11,11 @@ export interface LiveTools {
   readonly version: () => number;
   /** Stops following the servers (the catalog is dropped). */
   readonly stop: () => void;
+  /**
+   * Resolves once every tool list change the servers announced so far is in `all` (at once when none
+   * is pending): awaited after a call, so the model's next turn sees a tool the call added.
+   */
+  readonly settled: () => Promise<void>;
 }
 
 /**
@@ -34,19 +39,25 @@ export async function followTools(
     version += 1;
   };
   fill(servers.serverIds.length > 0 ? await servers.catalog() : []);
+  let relisting: Promise<void> = Promise.resolve();
   const relist = () => {
-    servers.catalog().then(fill, (error: unknown) =>
+    relisting = servers.catalog().then(fill, (error: unknown) =>
       logger.warn('MCP tool list change not applied', {
         flow: servers.flow.id,
         error: describeError(error),
       }),
     );
   };
-  const stops = servers.serverIds.map((id) => servers.connection(id).onToolsChanged?.(relist));
+  const connections = servers.serverIds.map((id) => servers.connection(id));
+  const stops = connections.map((connection) => connection.onToolsChanged?.(relist));
   return {
     all,
     version: () => version,
     stop: () => stops.forEach((stop) => stop?.()),
+    settled: async () => {
+      await Promise.all(connections.map((c) => c.toolsSettled?.() ?? Promise.resolve()));
+      await relisting;
+    },
   };
 }
 

@@ -1,10 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  auth as authorize,
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../domain/flow.js';
 import { CLIENT_INFO } from './client-info.js';
 import { expandEnvRefs } from './env-refs.js';
 import { McpError } from './errors.js';
+import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { DEFAULT_REDIRECT_PATH, StoredOAuthProvider } from './oauth.js';
 import type { McpCredentialStore } from './token-store.js';
 
@@ -59,7 +65,13 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
       onAuthorizationUrl: options.showUrl,
     });
     const first = await attempt(options, provider);
-    if (first.tools !== null) return { authorized: false, tools: first.tools };
+    // A token that works for listing may still lack the scope a run's tool call was refused for
+    // (403 insufficient_scope): then the person authorizes again, for the union of both.
+    const stepUp = first.tools === null ? undefined : provider.missingScope();
+    if (first.tools !== null && stepUp === undefined) return { authorized: false, tools: first.tools };
+    const serverUrl = new URL(options.config.url);
+    if (stepUp !== undefined)
+      await authorize(provider, { serverUrl, scope: stepUp, forceReauthorization: true });
     const params = await loopback.callback(options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
     const refused = params.get('error');
     if (refused !== null || !provider.stateMatches(params.get('state')))
@@ -70,7 +82,9 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
           : `authorization at MCP server ${options.serverId} came back with a wrong state`,
         { serverId: options.serverId },
       );
-    await first.transport.finishAuth(params);
+    if (stepUp === undefined) await first.transport.finishAuth(params);
+    else await finishStepUp(provider, serverUrl, stepUp, params);
+    provider.clearRequired();
     const second = await attempt(options, provider);
     if (second.tools === null)
       throw new McpError('UNAUTHORIZED', `MCP server ${options.serverId} still refuses the new token`, {
@@ -82,10 +96,31 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
   }
 }
 
-/** One connection with the provider: the tool count, or null when a person must authorize first. */
-async function attempt(
-  options: McpLoginOptions,
+/** Exchanges the code of a step-up authorization for tokens with the wider scope. */
+async function finishStepUp(
   provider: StoredOAuthProvider,
+  serverUrl: URL,
+  scope: string,
+  params: URLSearchParams,
+): Promise<void> {
+  const code = params.get('code');
+  const iss = params.get('iss') ?? undefined;
+  const done =
+    code === null
+      ? 'REDIRECT'
+      : await authorize(provider, { serverUrl, scope, authorizationCode: code, ...(iss ? { iss } : {}) });
+  if (done !== 'AUTHORIZED')
+    throw new McpError('UNAUTHORIZED', `the authorization at ${serverUrl.href} brought no token`);
+}
+
+/**
+ * One connection to the server with `provider`, listing its tools: the tool count, or null when a
+ * person must authorize first (the provider was then told the authorization URL). Other failures throw.
+ */
+export async function attempt(
+  options: Pick<McpLoginOptions, 'config'>,
+  provider: StoredOAuthProvider,
+  legacyTried = false,
 ): Promise<{ tools: number | null; transport: StreamableHTTPClientTransport }> {
   const headers = options.config.headers ? expandEnvRefs(options.config.headers, 'headers') : undefined;
   const transport = new StreamableHTTPClientTransport(new URL(options.config.url), {
@@ -99,6 +134,8 @@ async function attempt(
     return { tools: tools.length, transport };
   } catch (error) {
     if (UnauthorizedError.isInstance(error)) return { tools: null, transport };
+    if (!legacyTried && (await adoptLegacyAuthorizationServer(options.config, error, provider.context)))
+      return attempt(options, provider, true);
     throw error;
   } finally {
     await client.close();

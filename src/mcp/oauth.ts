@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import {
   ClientCredentialsProvider,
+  computeScopeUnion,
+  isStrictScopeSuperset,
   PrivateKeyJwtProvider,
   type OAuthClientMetadata,
+  type OAuthDiscoveryState,
   type OAuthClientProvider,
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, McpAuthConfig } from '../domain/flow.js';
+import { crossAppAccessProvider } from './cross-app.js';
 import { expandEnvRefs } from './env-refs.js';
-import type { McpCredentialStore } from './token-store.js';
+import type { McpCredentials, McpCredentialStore } from './token-store.js';
 import { CLIENT_NAME } from './client-info.js';
 
 /** The loopback redirect `mcp login` listens on when the flow fixes no port. */
@@ -37,19 +41,25 @@ export interface McpAuthContext {
 export function authProviderFor(
   config: HttpServerConfig,
   context: McpAuthContext,
+  env: NodeJS.ProcessEnv = process.env,
 ): OAuthClientProvider | null {
   const auth = config.auth;
   if (!auth) return null;
+  if (auth.grant === 'cross_app_access') return crossAppAccessProvider(auth);
   const secrets = expandEnvRefs(
     {
       ...(auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret }),
       ...(auth.privateKey === undefined ? {} : { privateKey: auth.privateKey }),
     },
     'auth',
+    env,
   );
   if (auth.grant === 'client_credentials') {
     const clientId = auth.clientId ?? '';
-    const scope = auth.scope === undefined ? {} : { scope: auth.scope };
+    const scope = {
+      ...(auth.scope === undefined ? {} : { scope: auth.scope }),
+      ...(auth.issuer === undefined ? {} : { expectedIssuer: auth.issuer }),
+    };
     if (secrets.privateKey !== undefined)
       return new PrivateKeyJwtProvider({
         clientId,
@@ -72,7 +82,8 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     private readonly serverUrl: string,
     private readonly auth: McpAuthConfig,
     private readonly clientSecret: string | undefined,
-    private readonly context: McpAuthContext,
+    /** Whose credentials, where kept, whom to show an authorization URL. */
+    readonly context: McpAuthContext,
   ) {
     if (auth.clientMetadataUrl !== undefined) this.clientMetadataUrl = auth.clientMetadataUrl;
   }
@@ -131,8 +142,37 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     this.update({ tokens: { ...tokens } });
   }
 
+  /**
+   * A person must authorize. With someone to show the URL to (`mcp login`) it is shown; without (a
+   * run) the scope asked for is kept, so that the next login asks for it too (a 403
+   * `insufficient_scope` step-up needs more than the token has).
+   */
   redirectToAuthorization(url: URL): void {
-    this.context.onAuthorizationUrl?.(url);
+    if (this.context.onAuthorizationUrl) return this.context.onAuthorizationUrl(url);
+    const scope = url.searchParams.get('scope');
+    this.update({ required: scope === null ? {} : { scope } });
+  }
+
+  /** The scope a run found missing from the stored token (a step-up), or undefined when there is none. */
+  missingScope(): string | undefined {
+    const { required, tokens } = this.read();
+    const granted = typeof tokens?.scope === 'string' ? tokens.scope : undefined;
+    if (!tokens || required?.scope === undefined) return undefined;
+    const union = computeScopeUnion(granted, required.scope);
+    return isStrictScopeSuperset(union, granted) ? union : undefined;
+  }
+
+  /** Forgets what a run asked for (after a person authorized). */
+  clearRequired(): void {
+    if (this.read().required !== undefined) this.update({ required: undefined });
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.read().discovery as OAuthDiscoveryState | undefined;
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.update({ discovery: { ...state } });
   }
 
   saveCodeVerifier(verifier: string): void {
@@ -147,14 +187,15 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (scope === 'verifier') this.verifier = '';
     if (scope === 'all' || scope === 'tokens') this.update({ tokens: undefined });
     if (scope === 'all' || scope === 'client') this.update({ client: undefined });
+    if (scope === 'all' || scope === 'discovery') this.update({ discovery: undefined });
   }
 
   private read() {
     return this.context.store.read(this.context.tenant, this.serverUrl);
   }
 
-  private update(change: { client?: Record<string, unknown>; tokens?: Record<string, unknown> }): void {
-    const next = { ...this.read(), ...change };
+  private update(change: Partial<Record<keyof McpCredentials, unknown>>): void {
+    const next = { ...this.read(), ...change } as McpCredentials;
     this.context.store.write(this.context.tenant, this.serverUrl, next);
   }
 }

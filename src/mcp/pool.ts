@@ -42,6 +42,8 @@ export interface McpPoolOptions {
   maxConnectionsPerTenant?: number;
   /** The clock of idle times (default `Date.now`). */
   now?: () => number;
+  /** The environment stdio servers inherit and `${NAME}` references read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -110,6 +112,7 @@ export class McpPool {
       connectTimeoutMs: this.options.connectTimeoutMs,
       logger: this.logger,
       tenant,
+      ...(this.options.env ? { env: this.options.env } : {}),
     });
     const connection = new PooledConnection(inner, tenant, this.hooks, before);
     this.connections.set(key, connection);

@@ -1,5 +1,11 @@
 import type { ToolDescriptor } from '../domain/tool.js';
-import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
+import type {
+  McpCallOptions,
+  McpCallResult,
+  McpConnection,
+  McpContentBlock,
+  McpListOptions,
+} from './types.js';
 
 /** What a pooled connection tells its pool. */
 export interface PooledHooks {
@@ -57,12 +63,22 @@ export class PooledConnection implements McpConnection {
     return this.track(() => this.inner.callTool(remoteName, args, options));
   }
 
+  readResource(uri: string, options?: McpListOptions): Promise<readonly McpContentBlock[]> {
+    const read = this.inner.readResource?.bind(this.inner);
+    if (!read) return Promise.reject(new Error(`MCP connection ${this.serverId} cannot read resources`));
+    return this.track(() => read(uri, options));
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }
 
   onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {
     return this.inner.onToolsChanged?.(listener) ?? (() => undefined);
+  }
+
+  toolsSettled(): Promise<void> {
+    return this.inner.toolsSettled?.() ?? Promise.resolve();
   }
 
   /** Counts the request as in flight from now (synchronously, before any await) until it settles. */

@@ -1,9 +1,11 @@
+import { contentBlocks } from './content.js';
 import type { McpCallResult } from './types.js';
 
 /**
  * A tool's *result* as the rest of the runtime sees it (docs/flows.md): the MCP result's `structuredContent`;
  * else, when the content is exactly one text block, that text parsed as JSON, or the text itself when it
- * is not JSON; else (no content) null; else (several or non-text blocks) the content blocks as they are.
+ * is not JSON; else (no content) null; else (several or non-text blocks) the content blocks, binary data
+ * replaced by its size (src/mcp/content.ts).
  */
 export function mcpResultData(result: McpCallResult): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;
@@ -12,7 +14,7 @@ export function mcpResultData(result: McpCallResult): unknown {
   const [only] = blocks;
   if (blocks.length === 1 && only?.type === 'text' && typeof only.text === 'string')
     return parseOrText(only.text);
-  return blocks;
+  return contentBlocks(blocks);
 }
 
 function parseOrText(text: string): unknown {
@@ -32,7 +34,9 @@ export function mcpErrorText(result: McpCallResult, max = 500): string {
     .filter((b) => b.type === 'text' && typeof b.text === 'string')
     .map((b) => b.text as string);
   const joined = (
-    texts.length > 0 ? texts.join('\n') : JSON.stringify(result.structuredContent ?? result.content)
+    texts.length > 0
+      ? texts.join('\n')
+      : JSON.stringify(result.structuredContent ?? contentBlocks(result.content))
   ).trim();
   const line = joined.replace(/\s*\n\s*/g, ' ');
   if (line === '') return '(no error text)';

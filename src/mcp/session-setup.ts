@@ -1,15 +1,32 @@
 import type { Client, ClientCapabilities, Transport } from '@modelcontextprotocol/client';
+import { createInterface } from 'node:readline';
 import type { McpServerConfig } from '../domain/flow.js';
+import type { TransportHandle } from './transport.js';
+
+/** Lines of a stdio server's stderr kept for the messages of a failed connection. */
+const STDERR_TAIL_LINES = 20;
+
+/** Reads a stdio server's stderr line by line: each to `log`, the last STDERR_TAIL_LINES kept in `tail`. */
+export function readStderr(handle: TransportHandle, tail: string[], log: (line: string) => void): void {
+  if (!handle.stderr) return;
+  const lines = createInterface({ input: handle.stderr, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    tail.push(line);
+    if (tail.length > STDERR_TAIL_LINES) tail.shift();
+    log(line);
+  });
+}
 
 /**
  * What the runtime declares to a server in `initialize` (docs/mcp.md, "Client capabilities"): `roots`
- * only when the flow gives the server roots; `elicitation` (form mode) only when the connection has
- * someone to ask. Sampling is not declared: the runtime does not let servers drive its model.
+ * only when the flow gives the server roots; `elicitation` (form and URL mode) always, since every run
+ * can ask its person; `sampling` only when the server entry says `sampling: true`.
  */
-export function clientCapabilities(config: McpServerConfig, canElicit: boolean): ClientCapabilities {
+export function clientCapabilities(config: McpServerConfig): ClientCapabilities {
   return {
     ...(config.roots && config.roots.length > 0 ? { roots: { listChanged: false } } : {}),
-    ...(canElicit ? { elicitation: { form: {} } } : {}),
+    elicitation: { form: {}, url: {} },
+    ...(config.sampling === true ? { sampling: {} } : {}),
   };
 }
 

@@ -14,6 +14,13 @@ export const DEFAULT_AUTH_DIR = '.agent-runtime/mcp-auth';
 export interface McpCredentials {
   client?: Record<string, unknown>;
   tokens?: Record<string, unknown>;
+  /** Where the server's authorization server is and what it says (OAuth discovery), kept between processes. */
+  discovery?: Record<string, unknown>;
+  /**
+   * What a run found it needs and a person must grant (`mcp login`, the console's Connect): the scope
+   * the server asked for (a 403 `insufficient_scope` step-up, or the first authorization).
+   */
+  required?: { scope?: string };
 }
 
 /** Where MCP credentials live, per tenant and server URL. */

@@ -1,6 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { isAbsolute, resolve } from 'node:path';
-import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
   isStdioServer,
@@ -27,11 +31,15 @@ export interface StdioLaunch {
  * running the runtime (`process.execPath`), so the pinned Node runs the server too. `${NAME}` in an
  * `env` value is replaced by the process's variable here, at start, and nowhere else.
  */
-export function stdioLaunch(config: StdioServerConfig, baseDir: string): StdioLaunch {
+export function stdioLaunch(
+  config: StdioServerConfig,
+  baseDir: string,
+  vars: NodeJS.ProcessEnv = process.env,
+): StdioLaunch {
   const env: Record<string, string> = {};
-  const inherited = config.inheritEnv === false ? getDefaultEnvironment() : process.env;
+  const inherited = config.inheritEnv === false ? getDefaultEnvironment() : vars;
   for (const [key, value] of Object.entries(inherited)) if (value !== undefined) env[key] = value;
-  Object.assign(env, expandEnvRefs(config.env, 'env'));
+  Object.assign(env, expandEnvRefs(config.env, 'env', vars));
   const cwd =
     config.cwd === undefined ? baseDir : isAbsolute(config.cwd) ? config.cwd : resolve(baseDir, config.cwd);
   const command = config.command === 'node' ? process.execPath : config.command;
@@ -62,18 +70,50 @@ export interface ProcessExit {
 
 /**
  * Builds an unstarted transport for a server entry of a flow; an HTTP server with `auth` gets its
- * OAuth provider (`auth` context: whose credentials, where kept).
+ * OAuth provider (`auth` context: whose credentials, where kept). `legacySse`: the HTTP+SSE transport
+ * of the 2024-11-05 revision instead of Streamable HTTP (the fallback, see the connection).
  */
 export function createTransport(
   config: McpServerConfig,
   baseDir: string,
   auth?: McpAuthContext,
+  env: NodeJS.ProcessEnv = process.env,
+  legacySse = false,
 ): TransportHandle {
-  return isStdioServer(config) ? stdioTransport(config, baseDir) : httpTransport(config, auth);
+  if (isStdioServer(config)) return stdioTransport(config, baseDir, env);
+  return legacySse ? sseTransport(config, env, auth) : httpTransport(config, env, auth);
 }
 
-function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHandle {
-  const launch = stdioLaunch(config, baseDir);
+/**
+ * The HTTP+SSE transport of MCP 2024-11-05 (GET the URL for an event stream whose `endpoint` event
+ * names where to POST). The SDK keeps it, deprecated, for exactly this: servers not yet on
+ * Streamable HTTP. No session to end.
+ */
+function sseTransport(
+  config: HttpServerConfig,
+  env: NodeJS.ProcessEnv,
+  auth?: McpAuthContext,
+): TransportHandle {
+  const authProvider = auth ? authProviderFor(config, auth, env) : null;
+  const headers = config.headers ? expandEnvRefs(config.headers, 'headers', env) : undefined;
+  // Deprecated in the SDK, kept there for servers still on the 2024-11-05 transport.
+  const transport = new SSEClientTransport(new URL(config.url), {
+    ...(headers ? { requestInit: { headers } } : {}),
+    ...(authProvider ? { authProvider } : {}),
+  });
+  return {
+    transport,
+    endpoint: `${config.url} (HTTP+SSE)`,
+    stderr: null,
+    pid: () => null,
+    exit: () => null,
+    sessionId: () => undefined,
+    terminate: () => Promise.resolve(),
+  };
+}
+
+function stdioTransport(config: StdioServerConfig, baseDir: string, env: NodeJS.ProcessEnv): TransportHandle {
+  const launch = stdioLaunch(config, baseDir, env);
   const transport = new StdioClientTransport({ ...launch, stderr: 'pipe' });
   const stderr = transport.stderr as NodeJS.ReadableStream | null;
   let exit: ProcessExit | null = null;
@@ -96,10 +136,14 @@ function stdioTransport(config: StdioServerConfig, baseDir: string): TransportHa
   };
 }
 
-function httpTransport(config: HttpServerConfig, auth?: McpAuthContext): TransportHandle {
-  const authProvider = auth ? authProviderFor(config, auth) : null;
+function httpTransport(
+  config: HttpServerConfig,
+  env: NodeJS.ProcessEnv,
+  auth?: McpAuthContext,
+): TransportHandle {
+  const authProvider = auth ? authProviderFor(config, auth, env) : null;
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
-    requestInit: config.headers ? { headers: expandEnvRefs(config.headers, 'headers') } : undefined,
+    requestInit: config.headers ? { headers: expandEnvRefs(config.headers, 'headers', env) } : undefined,
     ...(authProvider ? { authProvider } : {}),
   });
   return {

@@ -1,4 +1,6 @@
 import type { ToolDescriptor } from '../domain/tool.js';
+import type { ElicitHandler, McpElicitation } from './elicitation.js';
+import type { SampleHandler } from './sampling.js';
 
 /** One content block of an MCP tool result (text, image, resource, …); only `type` is common to all. */
 export interface McpContentBlock {
@@ -14,6 +16,11 @@ export interface McpCallResult {
   readonly structuredContent?: unknown;
   /** True when the tool reported a tool-level error (`isError: true`). */
   readonly isError: boolean;
+  /**
+   * Set when the server asked the person something the call's `onElicit` had no answer to: the call
+   * was cancelled, and is to be sent again once the person answered (content is then empty).
+   */
+  readonly elicitation?: McpElicitation;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -31,6 +38,10 @@ export interface McpCallOptions {
   readonly maxTotalMs?: number;
   /** Told about each progress notification of the call (a progress token is sent with every call). */
   readonly onProgress?: (progress: McpProgress) => void;
+  /** Answers the server's questions (elicitation) during this call; without it they are answered `cancel`. */
+  readonly onElicit?: ElicitHandler;
+  /** Answers the server's sampling requests during this call (servers with `sampling: true` only). */
+  readonly onSample?: SampleHandler;
 }
 
 /** One `notifications/progress` of a call. */
@@ -72,6 +83,13 @@ export interface McpConnection {
    * (descriptors as `listTools` gives them). Returns the function that removes the listener.
    */
   onToolsChanged?(listener: (tools: ToolDescriptor[]) => void): () => void;
+  /**
+   * Resolves once every `notifications/tools/list_changed` received so far has been followed by a
+   * relisting and its listeners told (at once when none is pending).
+   */
+  toolsSettled?(): Promise<void>;
+  /** `resources/read` of `uri`: each of its contents as an embedded `resource` block (text or base64 `blob`). */
+  readResource?(uri: string, options?: McpListOptions): Promise<readonly McpContentBlock[]>;
 }
 
 /** Finds the connection of a server of the current flow (what the invoker needs). */

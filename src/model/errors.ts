@@ -3,6 +3,7 @@
  * fails is not one of them: the adapter retries it and the node loop records the failure; these are
  * misconfiguration (CONFIG) and the causes the adapter's retry logic classifies (TIMEOUT, STREAM).
  */
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 
 /** What went wrong with a model. */
 export type ModelErrorCode =
@@ -27,14 +28,13 @@ export interface ModelErrorOptions extends ErrorOptions {
 }
 
 /** A model that cannot be used, or a failed attempt of a call, with the reason as `code`. */
-export class ModelError extends Error {
-  readonly code: ModelErrorCode;
+export class ModelError extends AgentRuntimeError {
+  declare readonly code: ModelErrorCode;
   readonly timeoutMs?: number;
 
   constructor(code: ModelErrorCode, message: string, options: ModelErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.name = NAMES[code];
-    this.code = code;
     if (options.timeoutMs !== undefined) this.timeoutMs = options.timeoutMs;
   }
 }
@@ -42,18 +42,4 @@ export class ModelError extends Error {
 /** TIMEOUT: an attempt ran past `timeoutMs`. */
 export function modelTimeout(timeoutMs: number): ModelError {
   return new ModelError('TIMEOUT', `timed out after ${timeoutMs} ms`, { timeoutMs });
-}
-
-/**
- * A model name that cannot be served: unknown provider, missing key, bad setting (CLI exit 2).
- * @deprecated Catch `ModelError` and test `code === 'CONFIG'`.
- */
-export class ModelConfigError extends ModelError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('CONFIG', message, options);
-  }
-
-  static override [Symbol.hasInstance](value: unknown): value is ModelConfigError {
-    return value instanceof ModelError && value.code === 'CONFIG';
-  }
 }

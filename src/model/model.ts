@@ -1,4 +1,6 @@
 import type { JsonSchema } from '../domain/tool.js';
+import type { ToolImage } from '../domain/tool-image.js';
+import type { ModelToolCall } from '../records/loop-state.js';
 
 /** A tool offered to the model. */
 export interface ModelTool {
@@ -8,11 +10,7 @@ export interface ModelTool {
 }
 
 /** A tool call as the model returned it; `rawArgs` is the untouched argument string. */
-export interface ModelToolCall {
-  callId: string;
-  tool: string;
-  rawArgs: string;
-}
+export type { ModelToolCall };
 
 /** A conversation message in provider-neutral form (persisted as is, so a run can switch provider). */
 export type ConversationMessage =
@@ -23,6 +21,11 @@ export type ConversationMessage =
       callId: string;
       tool: string;
       content: string;
+      /**
+       * The result's images, for models that read images in tool results; `content` holds their
+       * placeholders, which is all other models get.
+       */
+      images?: readonly ToolImage[];
       /** Runtime bookkeeping, not shown to the model: the fingerprint this call added to the node run's count. */
       counted?: string;
     };
@@ -64,6 +67,14 @@ export interface ModelCallContext {
   nodeId: string;
   /** The run's model calls so far, across nodes and processes (0 for the first call). */
   callIndex: number;
+  /**
+   * In a flow with parallel branches or maps, where nodes call the model at the same time: the calls
+   * of this node id started before this one (all its node runs). The scripted model serves the turns
+   * of each node in order by it.
+   */
+  nodeCallIndex?: number;
+  /** In a map's body: the index of the item this node run is for (then `nodeCallIndex` counts this item's calls). */
+  itemIndex?: number;
   /** The node run's ReAct round this call starts (for live followers). */
   round?: number;
 }
@@ -79,7 +90,7 @@ export type ModelResult =
       detail?: string;
     };
 
-/** A language model behind a small interface (STYLE.md habit 4). Never throws for a provider failure. */
+/** A language model behind a small interface. Never throws for a provider failure. */
 export interface ModelClient {
   /** A display name, e.g. `scripted:/abs/turns.yaml` or `openai:gpt-4.1`. */
   readonly id: string;

@@ -20,8 +20,6 @@ export type ProviderResolver = (
   flowProviders?: FlowProviders,
 ) => ModelClient;
 
-export { ModelConfigError } from './errors.js';
-
 /** Options of `createProviderRegistry`. */
 export interface ProviderRegistryOptions {
   /** Where keys and settings come from (default `process.env`). */

@@ -37,18 +37,20 @@ export function parseModelName(spec: string): { provider: string; modelId: strin
 
 /**
  * Resolves a model to a client: an AI SDK language model is wrapped by `aiSdkModel`, a ModelClient is
- * used as is, `scripted:<file>` loads the file, and any other `<provider>:<model id>` goes to
- * `providers` (default: `createProviderRegistry()` over `process.env`) with the flow's `providers:`.
- * Throws a readable error (e.g. ModelError CONFIG for a missing key) so that a run does not start.
+ * used as is, `scripted:<file>` loads the file (at most `maxFileBytes`, default from the process's
+ * environment), and any other `<provider>:<model id>` goes to `providers` (default:
+ * `createProviderRegistry()` over `process.env`) with the flow's `providers:`. Throws a readable error
+ * (e.g. ModelError CONFIG for a missing key) so that a run does not start.
  */
 export function resolveModel(
   spec: ModelSpec,
   providers?: ProviderResolver,
   flowProviders?: FlowProviders,
+  maxFileBytes?: number,
 ): ModelClient {
   if (isLanguageModel(spec)) return aiSdkModel(spec);
   if (typeof spec !== 'string') return spec;
   const { provider, modelId } = parseModelName(spec);
-  if (provider === 'scripted') return loadScriptedModel(modelId);
+  if (provider === 'scripted') return loadScriptedModel(modelId, maxFileBytes);
   return (providers ?? createProviderRegistry())(provider, modelId, flowProviders);
 }

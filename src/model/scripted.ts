@@ -1,5 +1,6 @@
 import { readInputFileSync } from '../fs/input-file.js';
 import { parseLimited, YAML_LIMITS } from '../fs/yaml-limits.js';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { ModelCallContext, ModelClient, ModelRequest, ModelResult } from './model.js';
 
@@ -14,6 +15,7 @@ const CallSchema = z.union([
 
 const TurnSchema = z.strictObject({
   node: z.string().min(1).optional(),
+  item: z.int().nonnegative().optional(),
   text: z.string().optional(),
   calls: z.array(CallSchema).optional(),
   usage: z
@@ -33,12 +35,11 @@ export type Script = z.input<typeof ScriptSchema>;
  * A turn naming another node, or a call past the last turn, fails the call with a clear message.
  */
 export function scriptedModel(script: Script, id = 'scripted:inline'): ModelClient {
-  const parsed = ScriptSchema.safeParse(script);
-  if (!parsed.success) throw new Error(`invalid scripted model: ${z.prettifyError(parsed.error)}`);
-  const turns = parsed.data.turns;
+  const turns = parsedTurns(script);
   return {
     id,
     call(_request: ModelRequest, context: ModelCallContext): Promise<ModelResult> {
+      if (context.nodeCallIndex !== undefined) return byNode(turns, context, context.nodeCallIndex);
       const n = context.callIndex + 1;
       const turn = turns[context.callIndex];
       if (!turn) return Promise.resolve({ ok: false, message: `scripted model has no turn ${n}` });
@@ -48,32 +49,59 @@ export function scriptedModel(script: Script, id = 'scripted:inline'): ModelClie
           message: `scripted model turn ${n} is for node ${turn.node}, but the run is in node ${context.nodeId}`,
         });
       }
-      const toolCalls = (turn.calls ?? []).map((call, i) => ({
-        callId: call.id ?? `call_${n}_${i + 1}`,
-        tool: call.tool,
-        rawArgs: 'rawArgs' in call ? call.rawArgs : JSON.stringify(call.args ?? {}),
-      }));
-      const inputTokens = turn.usage?.inputTokens ?? 0;
-      const outputTokens = turn.usage?.outputTokens ?? 0;
-      return Promise.resolve({
-        ok: true,
-        text: turn.text ?? '',
-        toolCalls,
-        usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
-      });
+      return Promise.resolve(answerWith(turn, `${n}`));
     },
+  };
+}
+
+type ParsedTurn = z.output<typeof TurnSchema>;
+
+/**
+ * Parallel branches call the model at the same time, in no fixed order: each node takes the turns
+ * naming it (`node:`), in order, by its own call index. In a map's body each item takes them from the
+ * first, or, when the node's turns name items (`item:`), the turns of its item.
+ */
+function byNode(turns: readonly ParsedTurn[], context: ModelCallContext, k: number): Promise<ModelResult> {
+  const mine = turns.filter((t) => t.node === context.nodeId);
+  const own = mine.some((t) => t.item !== undefined)
+    ? mine.filter((t) => t.item === context.itemIndex)
+    : mine;
+  const turn = own[k];
+  if (!turn)
+    return Promise.resolve({
+      ok: false,
+      message: `scripted model has no turn ${k + 1} for node ${context.nodeId}${context.itemIndex !== undefined ? ` item ${context.itemIndex}` : ''} (nodes running at the same time take the turns naming them, in order)`,
+    });
+  const item = context.itemIndex !== undefined ? `_${context.itemIndex}` : '';
+  return Promise.resolve(answerWith(turn, `${context.nodeId}${item}_${k + 1}`));
+}
+
+function answerWith(turn: ParsedTurn, n: string): ModelResult {
+  const toolCalls = (turn.calls ?? []).map((call, i) => ({
+    callId: call.id ?? `call_${n}_${i + 1}`,
+    tool: call.tool,
+    rawArgs: 'rawArgs' in call ? call.rawArgs : JSON.stringify(call.args ?? {}),
+  }));
+  const inputTokens = turn.usage?.inputTokens ?? 0;
+  const outputTokens = turn.usage?.outputTokens ?? 0;
+  return {
+    ok: true,
+    text: turn.text ?? '',
+    toolCalls,
+    usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
   };
 }
 
 /**
  * Loads a scripted model from a YAML (or JSON) file; throws a readable error for a bad file. The file
- * must be a regular file within the input size cap (`AGENT_RUNTIME_MAX_FILE_BYTES`), and the error
- * names the file, the place and the rule broken, never the file's content (it may be any file).
+ * must be a regular file within the input size cap (`maxFileBytes`, default from the process's
+ * `AGENT_RUNTIME_MAX_FILE_BYTES`), and the error names the file, the place and the rule broken, never
+ * the file's content (it may be any file).
  */
-export function loadScriptedModel(file: string): ModelClient {
+export function loadScriptedModel(file: string, maxFileBytes?: number): ModelClient {
   let text: string;
   try {
-    text = readInputFileSync(file);
+    text = readInputFileSync(file, maxFileBytes !== undefined ? { maxBytes: maxFileBytes } : {});
   } catch (error) {
     throw new Error(`cannot read scripted model file ${file}: ${(error as Error).message}`, { cause: error });
   }
@@ -92,7 +120,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
     const rule =
       issue.code === 'unrecognized_keys'
-        ? 'unknown key (expected turns; a turn has node, text, calls, usage)'
+        ? 'unknown key (expected turns; a turn has node, item, text, calls, usage)'
         : issue.code === 'invalid_type'
           ? `expected ${issue.expected}`
           : issue.code.replace(/_/g, ' ');
@@ -100,4 +128,44 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   });
   const more = issues.length > shown.length ? `; and ${issues.length - shown.length} more` : '';
   return `${shown.join('; ')}${more}`;
+}
+
+type Turns = z.output<typeof ScriptSchema>['turns'];
+
+/** Scripts validated before, by their JSON text; bounded by the keys' bytes (SCRIPT_CACHE_BYTES in all). */
+export const SCRIPT_CACHE_BYTES = 4 * 1024 * 1024;
+
+const validated = new LRUCache<string, Turns>({
+  maxSize: SCRIPT_CACHE_BYTES,
+  sizeCalculation: (_value, key) => Math.max(1, key.length * 2),
+});
+
+/**
+ * The script's turns, validated once per content: a test or bench that builds the same script for
+ * each of thousands of runs pays for its validation once. The turns are frozen, since every model made
+ * from the same content shares them. A script that is not plain JSON data (it cannot be serialised)
+ * is validated every time and fails there.
+ */
+function parsedTurns(script: Script): Turns {
+  let key: string | undefined;
+  try {
+    key = JSON.stringify(script);
+  } catch {
+    key = undefined;
+  }
+  const known = key === undefined ? undefined : validated.get(key);
+  if (known) return known;
+  const parsed = ScriptSchema.safeParse(script);
+  if (!parsed.success) throw new Error(`invalid scripted model: ${z.prettifyError(parsed.error)}`);
+  const turns = deepFreeze(parsed.data.turns);
+  if (key !== undefined) validated.set(key, turns);
+  return turns;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }

@@ -1,3 +1,4 @@
+import { maxFileBytes } from '../fs/input-file.js';
 import { checkResultBytes, resultBytesFromEnv } from '../trace/result.js';
 import { RunError } from '../domain/run-error.js';
 import type { Ablation } from '../engine/ablation.js';
@@ -13,15 +14,19 @@ export interface RuntimeConfig {
   traceResultBytes: number;
   /** Eval switches (docs/evals.md), when any is set; checked here so a typo is refused at creation. */
   ablation?: Ablation;
+  /** The size cap of files read while driving (delegate flows, scripted models): AGENT_RUNTIME_MAX_FILE_BYTES. */
+  maxFileBytes: number;
 }
 
 /** The default lease length (ms). */
 export const DEFAULT_LEASE_MS = 15_000;
 
 /**
- * The configuration seam: the only place the runtime reads its environment. `leaseMs` falls back to
+ * The configuration seam: where the runtime reads its environment (with the model providers, the MCP
+ * servers, the logger and telemetry, each given the same env). `leaseMs` falls back to
  * AGENT_RUNTIME_LEASE_MS (a positive number, else 15 s), `traceResultBytes` to
- * AGENT_RUNTIME_TRACE_RESULT_BYTES (else 16 KiB); a bad `traceResultBytes` is bad input.
+ * AGENT_RUNTIME_TRACE_RESULT_BYTES (else 16 KiB), `maxFileBytes` is AGENT_RUNTIME_MAX_FILE_BYTES (else
+ * 4 MiB); a bad `traceResultBytes` is bad input.
  */
 export function runtimeConfig(
   options: {
@@ -35,6 +40,7 @@ export function runtimeConfig(
   return {
     leaseMs: options.leaseMs ?? leaseFromEnv(env),
     traceResultBytes: traceResultBytes(options.traceResultBytes, env),
+    maxFileBytes: maxFileBytes(env),
     ...(ablation ? { ablation } : {}),
   };
 }

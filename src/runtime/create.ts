@@ -3,6 +3,7 @@ import type { ModelClient } from '../model/model.js';
 import { openStore, type OpenStoreOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
+import type { Guard } from '../tools/user-guards/define.js';
 import { Runtime } from './runtime.js';
 import type { EventSink } from '../engine/session.js';
 import { DefaultToolbox } from '../engine/default-toolbox.js';
@@ -21,6 +22,12 @@ export interface CreateRuntimeOptions {
   storeOptions?: OpenStoreOptions;
   /** Local tools, going through the same pipeline as MCP tools. */
   tools?: LocalTool[];
+  /**
+   * User guards (docs/interceptors.md): asked in this order about every call of a real tool, after its
+   * argument and provenance checks and before the write gate (`before`), and about every successful
+   * result after its response contract (`after`). Throws GuardDefinitionError for guards that clash.
+   */
+  guards?: readonly Guard[];
   /**
    * The human-readable log. By default the library logs nothing; give a Logger, or a `logLevel` (or set
    * env AGENT_RUNTIME_LOG_LEVEL) for one-line records on stderr. `false` is silent whatever the rest says.
@@ -43,12 +50,24 @@ export interface CreateRuntimeOptions {
   telemetry?: TelemetryOptions | false;
   /** Bound of `tool.invoked.result` in bytes of JSON (default env AGENT_RUNTIME_TRACE_RESULT_BYTES, else 16384; 0: no results). */
   traceResultBytes?: number;
-  /** The clock of leases, event times and waits (default: `Date.now`); for deterministic tests. */
+  /**
+   * The one clock of the runtime (default: `Date.now`): leases, event times, the store's record stamps
+   * (`createdAt`, `updatedAt`, thread and approval times), takeover queries, MCP idle times and model
+   * retry delays asked for as a date; for deterministic tests.
+   */
   clock?: Clock;
   /** The source of run ids and of the runtime's lease owner id (default: random UUIDs). */
   ids?: IdSource;
-  /** Where settings not given as options are read from (default: `process.env`), once, here. */
+  /**
+   * Where settings not given as options are read from (default: `process.env`), once, here: the log
+   * level, lease and trace bounds, telemetry, and the keys and settings of model providers.
+   */
   env?: Env;
+  /**
+   * The working directory: relative `sqlite:` paths, and the folder of flows given as objects (their
+   * `scripted:` models, MCP server commands, delegates), resolve against it (default: `process.cwd()`).
+   */
+  cwd?: string;
   /**
    * An MCP connection with no request in flight for this long is closed (a stdio server ends); the next
    * call connects again (default 300000 = 5 min; 0: never). `serve --mcp-idle-ms` (docs/mcp.md).
@@ -68,32 +87,61 @@ export interface CreateRuntimeOptions {
    * checks (the write gate stays). Default: the full runtime.
    */
   ablation?: Ablation;
+  /**
+   * Flows written in code (objects, or what `loadFlow` returned) whose code nodes this runtime may
+   * continue although it did not start their runs: after a restart, or in another process (docs/flows.md,
+   * "Code nodes"). A stored run keeps its flow as data, without its functions.
+   */
+  flows?: readonly object[];
+  /**
+   * What a run does when an MCP server whose entry has `auth` with grant authorization_code refuses it
+   * for want of a person's authorization (docs/mcp.md, "Connect"): `fail` (default) ends the node
+   * TOOLS_UNAUTHORIZED (`agent-runtime mcp login`, then `retry`); `suspend` makes the run wait for the
+   * authorization as a pending item (`serve` and workers, where the console's Connect answers it).
+   */
+  mcpAuthorization?: 'fail' | 'suspend';
 }
 
 /** Creates an embedded runtime. The store opens on first use; call `close()` when done. */
 export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
   const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const clock = options.clock;
   const logger = chooseLogger(options, env);
-  const store = openStore(options.store ?? 'memory', options.storeOptions ?? {});
+  const store = openStore(options.store ?? 'memory', {
+    cwd,
+    ...(clock ? { now: () => new Date(clock()) } : {}),
+    ...options.storeOptions,
+  });
   return new Runtime({
     store,
     toolbox: new DefaultToolbox({
       localTools: options.tools ?? [],
+      guards: options.guards ?? [],
       logger,
       maxCatalogs: options.maxToolCatalogs,
-      mcp: { idleMs: options.mcpIdleMs, maxConnectionsPerTenant: options.maxMcpConnections },
+      mcp: {
+        idleMs: options.mcpIdleMs,
+        maxConnectionsPerTenant: options.maxMcpConnections,
+        ...(clock ? { now: clock } : {}),
+        env,
+      },
+      cwd,
     }),
     logger,
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.enqueue ? { enqueue: options.enqueue } : {}),
-    telemetry: () => loadTelemetry(options.telemetry, logger),
+    telemetry: () => loadTelemetry(options.telemetry, logger, env),
     ...(options.traceResultBytes !== undefined ? { traceResultBytes: options.traceResultBytes } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
     ...(options.ablation ? { ablation: options.ablation } : {}),
+    ...(options.flows ? { flows: options.flows } : {}),
+    ...(options.mcpAuthorization ? { mcpAuthorization: options.mcpAuthorization } : {}),
     env,
+    cwd,
   });
 }
 

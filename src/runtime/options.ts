@@ -6,7 +6,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import type { Clock, IdSource } from '../engine/seams.js';
 import type { Env } from './config.js';
 import type { EventSink } from '../engine/session.js';
-import type { RunSummary } from './summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { FlowRef, Toolbox } from '../engine/toolbox.js';
 import type { FlowInput } from '../domain/flow.js';
 import type { Ablation } from '../engine/ablation.js';
@@ -37,10 +37,25 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** The source of run ids and of this runtime's lease owner id (default: random UUIDs). */
   ids?: IdSource;
-  /** Where unset options are read from (default: `process.env`); read once, when the runtime is created. */
+  /** Where unset options and model provider settings are read from (default: `process.env`). */
   env?: Env;
+  /** The folder flows without one of their own resolve against (default: `process.cwd()`). */
+  cwd?: string;
   /** Eval switches (docs/evals.md): `observations: 'plain'`, `guards: 'off'`; default: the full runtime. */
   ablation?: Ablation;
+  /**
+   * Flows written in code (objects, or what `loadFlow` returned) whose code nodes this runtime may
+   * continue although it did not start their runs — after a restart, or in another process
+   * (docs/flows.md, "Code nodes"). A run stores its flow as data, without its functions.
+   */
+  flows?: readonly object[];
+  /**
+   * What a run does when an MCP server whose entry has `auth` with grant authorization_code refuses it
+   * for want of a person's authorization (docs/mcp.md, "Connect"): `fail` (default) ends the node
+   * TOOLS_UNAUTHORIZED (`agent-runtime mcp login`, then `retry`); `suspend` makes the run wait for the
+   * authorization as a pending item (`serve` and workers, where the console's Connect answers it).
+   */
+  mcpAuthorization?: 'fail' | 'suspend';
 }
 
 /** Options of `start`. */
@@ -73,6 +88,11 @@ export interface RespondOptions {
    * response is refused (RunError RUN_CONFLICT, nothing changed) when the run waits for another item.
    */
   expect?: string;
+  /**
+   * `answer` to an MCP server's question (docs/mcp.md, "Elicitation"): accept (default; the text is the
+   * form's JSON object), decline or cancel (the text is then ignored).
+   */
+  action?: 'accept' | 'decline' | 'cancel';
   /** Called once the response is persisted, before driving continues (lets a server answer at once). */
   onAccepted?: (summary: RunSummary) => void;
 }

@@ -21,7 +21,7 @@ export function startRecoverer(runtime: Runtime, options: { intervalMs: number; 
   const busy = new Set<string>();
   const tick = async (): Promise<void> => {
     const store = await runtime.db();
-    for (const runId of await store.unleasedRuns(Date.now(), TAKEOVER_BATCH)) {
+    for (const runId of await store.unleasedRuns(runtime.clock(), TAKEOVER_BATCH)) {
       if (stopped) return;
       if (busy.has(runId)) continue;
       busy.add(runId);

@@ -1,5 +1,5 @@
 import type { FlowInput } from '../domain/flow.js';
-import type { EvidenceRecord } from '../domain/run-state.js';
+import type { EvidenceRecord } from '../records/run-state.js';
 import { RunEngine } from '../engine/engine.js';
 import { RunModels } from '../engine/models.js';
 import { startRun } from '../engine/new-run.js';
@@ -7,11 +7,13 @@ import { RunObservers } from '../engine/observe.js';
 import { respondToRun, type PersonResponse } from '../engine/respond.js';
 import { retryRun } from '../engine/retry.js';
 import { forkRun } from '../engine/fork.js';
-import { randomIds, systemClock } from '../engine/seams.js';
+import { randomIds, systemClock, type Clock } from '../engine/seams.js';
 import { refuseToolNameConflicts } from '../engine/tool-names.js';
 import type { FlowRef, Toolbox } from '../engine/toolbox.js';
 import { validateRunInput } from '../flow/input.js';
+import { codeRegistryOf, type CodeRegistry } from '../engine/code-registry.js';
 import { loadFlow, type LoadedFlow } from '../flow/load.js';
+import { loadFlowOnce } from '../flow/flow-cache.js';
 import type { CodeFlowInput, FlowOutputs } from '../flow/typed-outputs.js';
 import { silentLogger } from '../log/logger.js';
 import { absolutizeModel, type ModelSpec } from '../model/resolve.js';
@@ -27,7 +29,7 @@ import type { ModelDeltaEvent } from '../trace/live.js';
 import { runtimeConfig } from './config.js';
 import { RunError } from '../domain/run-error.js';
 import type { ForkOptions, RespondOptions, RuntimeOptions, StartOptions } from './options.js';
-import { summarize, type RunSummary } from './summary.js';
+import { summarize, type RunSummary } from '../records/summary.js';
 
 export type { RuntimeOptions, StartOptions, RespondOptions, ForkOptions } from './options.js';
 
@@ -41,14 +43,20 @@ export class Runtime {
   private readonly poller: EventPoller;
   private readonly observers: RunObservers;
   private readonly engine: RunEngine;
+  private readonly code: CodeRegistry;
+  /** The size cap of the files it reads (AGENT_RUNTIME_MAX_FILE_BYTES of its env). */
+  private readonly fileBytes: number;
 
   constructor(private readonly options: RuntimeOptions) {
     this.storeReady = Promise.resolve(options.store);
     this.storeReady.catch(() => undefined);
     this.toolbox = options.toolbox;
     const logger = options.logger ?? silentLogger;
-    const config = runtimeConfig(options, options.env ?? process.env);
+    const env = options.env ?? process.env;
+    const config = runtimeConfig(options, env);
+    this.fileBytes = config.maxFileBytes;
     const telemetry = options.telemetry ?? noopTelemetry;
+    this.code = codeRegistryOf(options.flows ?? []);
     this.observers = new RunObservers(
       typeof telemetry === 'function' ? telemetry : () => Promise.resolve(telemetry),
     );
@@ -58,15 +66,19 @@ export class Runtime {
       logger,
       hub: new EventHub(),
       observers: this.observers,
-      models: new RunModels(options.providers),
+      models: new RunModels(options.providers, env, options.clock),
       leaseMs: config.leaseMs,
       resultBytes: config.traceResultBytes,
       clock: options.clock ?? systemClock,
       ids: options.ids ?? randomIds,
+      cwd: this.cwd,
+      maxFileBytes: this.fileBytes,
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.enqueue ? { enqueue: options.enqueue } : {}),
       startChild: (ref, start) => this.start(ref, start),
       ...(config.ablation ? { ablation: config.ablation } : {}),
+      code: this.code,
+      ...(options.mcpAuthorization ? { mcpAuthorization: options.mcpAuthorization } : {}),
     });
     this.poller = new EventPoller(
       () => this.db(),
@@ -89,9 +101,12 @@ export class Runtime {
   ): Promise<RunSummary<FlowOutputs<F>>>;
   start(source: FlowRef | FlowInput, options?: StartOptions): Promise<RunSummary>;
   async start(source: FlowRef | CodeFlowInput, options: StartOptions = {}): Promise<RunSummary> {
-    const loaded = isFlowRef(source) ? source : await loadFlow(source);
+    // A flow object is loaded once per content and shared by its runs (src/flow/flow-cache.ts).
+    const loaded = isFlowRef(source) ? source : await loadFlowOnce(source, { maxFileBytes: this.fileBytes });
     // The run's tenant scopes its MCP connections and tool catalog (never shared across tenants).
     const ref: FlowRef = { ...loaded, tenant: options.tenant ?? null };
+    // Its runs may be continued here after they suspend (a stored run's flow has no functions).
+    this.code.register(ref.flow, ref.code, ref.conditions);
     const flow = ref.flow;
     const input = options.input ?? {};
     let thread: ThreadStartSpec | undefined;
@@ -106,8 +121,7 @@ export class Runtime {
         });
       thread = plan.start;
     }
-    const spec =
-      options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? process.cwd()) : undefined);
+    const spec = options.model ?? (flow.model ? absolutizeModel(flow.model, ref.dir ?? this.cwd) : undefined);
     if (spec === undefined)
       throw new RunError('REQUEST_INVALID', `flow ${flow.id} names no model and none was given`);
     const model = this.engine.models.resolve(spec, flow);
@@ -151,9 +165,18 @@ export class Runtime {
     return this.respond(runId, approval('rejected', options), options);
   }
 
-  /** Answers the pending follow-up question of a suspended run and continues it. */
+  /**
+   * Answers the pending follow-up question of a suspended run and continues it; a question of an MCP
+   * server takes `action` and, accepted, the form's fields as a JSON object text (docs/mcp.md).
+   */
   answer(runId: string, text: string, options: RespondOptions = {}): Promise<RunSummary> {
-    return this.respond(runId, { kind: 'FOLLOW_UP', answer: text, who: options.who ?? null }, options);
+    const response: PersonResponse = {
+      kind: 'FOLLOW_UP',
+      answer: text,
+      who: options.who ?? null,
+      ...(options.action ? { action: options.action } : {}),
+    };
+    return this.respond(runId, response, options);
   }
 
   /**
@@ -177,7 +200,7 @@ export class Runtime {
         ? undefined
         : isFlowRef(options.flow)
           ? options.flow
-          : await loadFlow(options.flow);
+          : await loadFlow(options.flow, { maxFileBytes: this.fileBytes });
     return forkRun(this.engine, runId, {
       at: options.at,
       ...(flow ? { ref: flow } : {}),
@@ -268,6 +291,16 @@ export class Runtime {
     const store = await this.storeReady.catch(() => null);
     await store?.close();
     await this.observers.shutdown();
+  }
+
+  /** The runtime's clock (`RuntimeOptions.clock`, default `Date.now`): a recoverer or worker beside it reads this one. */
+  get clock(): Clock {
+    return this.engine.clock;
+  }
+
+  /** The folder flows without one of their own resolve against (`RuntimeOptions.cwd`). */
+  get cwd(): string {
+    return this.options.cwd ?? process.cwd();
   }
 
   /** The lease length this runtime writes (ms). */

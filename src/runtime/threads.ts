@@ -1,7 +1,7 @@
 import { planThread, threadStore } from '../engine/thread-start.js';
 import { threadMessages, type ThreadMessage } from '../engine/thread-messages.js';
 import type { RunRecord, Store, ThreadFilter } from '../store/store.js';
-import { summarize, type RunSummary } from './summary.js';
+import { summarize, type RunSummary } from '../records/summary.js';
 
 export type { ThreadMessage, ThreadMessageKind } from '../engine/thread-messages.js';
 

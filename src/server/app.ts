@@ -21,8 +21,11 @@ import { registerRetryRoute } from './retry-route.js';
 import { registerForkRoute } from './fork-route.js';
 import { registerThreadRoutes } from './threads-routes.js';
 import { registerChatRoute } from './chat-route.js';
-import { MeSchema, errors, json } from './schemas.js';
+import { MeSchema, TraceEventSchema, errors, json } from './schemas.js';
 import type { TokenEntry } from './tokens.js';
+import { FileCredentialStore, type McpCredentialStore } from '../mcp/token-store.js';
+import { ConnectStates } from './connect-states.js';
+import { registerConnectCallback, registerConnectStart, type ConnectDeps } from './connect-routes.js';
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -55,6 +58,16 @@ export interface ServerOptions {
   maxStreamsPerToken?: number;
   /** How long `close` waits for runs being driven to reach a stopping point (default 30000 ms). */
   shutdownGraceMs?: number;
+  /**
+   * Where MCP OAuth tokens are kept (docs/mcp.md, "Connect"): the store the runtime's MCP connections
+   * read (default: `FileCredentialStore.fromEnv()`, as the runtime's default).
+   */
+  credentials?: McpCredentialStore;
+  /**
+   * The server's public base URL (`serve --public-url`), used for the OAuth redirect
+   * `<publicUrl>/v1/oauth/callback`; default: the URL it listens on.
+   */
+  publicUrl?: string;
 }
 
 /** The HTTP API of docs/api.md as a Hono app, with listening and graceful shutdown. */
@@ -83,7 +96,7 @@ export function createServer(options: ServerOptions): ApiServer {
   const deps: ServerDeps = {
     runtime: options.runtime,
     flows: options.flows ?? new FlowRegistry({ logger }),
-    cache: new IdempotencyCache(options.idempotency),
+    cache: new IdempotencyCache({ now: options.runtime.clock, ...options.idempotency }),
     background: new Background(logger),
     locks: new RunLocks(),
     logger,
@@ -101,8 +114,13 @@ export function createServer(options: ServerOptions): ApiServer {
     streamLimits: { ...SSE_QUEUE_LIMITS, ...options.streamQueue },
     closing: () => closing,
   };
-  const app = buildApp(deps, tokens, options.maxBodyBytes ?? 1024 * 1024);
   let listening: Listening | null = null;
+  const connect: ConnectDeps = {
+    states: new ConnectStates(options.runtime.clock),
+    credentials: options.credentials ?? FileCredentialStore.fromEnv(),
+    baseUrl: () => options.publicUrl?.replace(/\/+$/, '') ?? listening?.url.replace(/\/+$/, '') ?? null,
+  };
+  const app = buildApp(deps, tokens, options.maxBodyBytes ?? 1024 * 1024, connect);
   return {
     app,
     flows: deps.flows,
@@ -144,6 +162,7 @@ function buildApp(
   deps: ServerDeps,
   tokens: readonly TokenEntry[] | null,
   maxBodyBytes: number,
+  connect: ConnectDeps,
 ): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
@@ -166,6 +185,8 @@ function buildApp(
   // Without tokens every caller is admin: only this machine's loopback names, and no other site's pages.
   if (tokens === null) app.use('*', loopbackOnly());
   app.get('/healthz', (c) => c.json({ ok: true, closing: deps.closing() }, deps.closing() ? 503 : 200));
+  // The OAuth redirect comes from a browser without a bearer token: its single-use state is the key.
+  registerConnectCallback(app, deps, connect);
   app.use('/v1/*', authenticate(tokens));
   app.use(
     '/v1/*',
@@ -186,11 +207,14 @@ function buildApp(
   registerEvidenceRoutes(app, deps);
   registerThreadRoutes(app, deps);
   registerChatRoute(app, deps);
+  registerConnectStart(app, deps, connect);
   app.openapi(meRoute, (c) => {
     const { name, role, tenant } = c.get('principal');
     return c.json({ name, role, tenant }, 200);
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  // The events stream's `data:` lines (text/event-stream has no JSON schema of its own to name it).
+  app.openAPIRegistry.register('TraceEvent', TraceEventSchema);
   app.doc31('/v1/openapi.json', {
     openapi: '3.1.0',
     info: {

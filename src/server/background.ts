@@ -1,5 +1,5 @@
 import type { Logger } from '../log/logger.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 
 /** Starts driving with a hook the runtime calls once the run (or response) is persisted. */
 export type AcceptingCall = (onAccepted: (summary: RunSummary) => void) => Promise<RunSummary>;

@@ -1,13 +1,13 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
-import type { RunSummary } from '../runtime/summary.js';
+import { streamSSE } from 'hono/streaming';
+import type { RunSummary } from '../records/summary.js';
 import { assertOpen, requireRole, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
-import { claimStream } from './events.js';
+import { claimStream, nodeResponse } from './events.js';
 import { errors } from './schemas.js';
 import { sendMessage, ThreadIdParam } from './threads-routes.js';
-import { RunChunker, type UiChunk } from './ui-stream.js';
+import { pumpChat } from './chat-stream.js';
 
 /** What `useChat`'s default transport sends, plus our `flowId` (its `body` option). */
 const ChatRequestSchema = z
@@ -60,9 +60,16 @@ export function registerChatRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): v
     const release = claimStream(deps, c.get('principal'));
     c.header('x-vercel-ai-ui-message-stream', 'v1');
     c.header('X-Accel-Buffering', 'no');
+    const start = {
+      runId: continued.summary.runId,
+      threadId,
+      after: continued.after,
+      approved: continued.approved,
+    };
+    const cut = () => nodeResponse(c.env)?.destroy();
     return streamSSE(
       c,
-      (stream) => pumpChunks(deps, stream, threadId, continued).finally(release),
+      (stream) => pumpChat(deps, stream, start, cut).finally(release),
       (error) => {
         deps.logger.error('HTTP chat stream failed', { threadId, error });
         return Promise.resolve();
@@ -121,35 +128,6 @@ async function continueThread(
   };
   const summary = await sendMessage(deps, c, threadId, start);
   return { summary, after: summary.runId === last?.runId ? after : 0, approved: null };
-}
-
-/** Writes the run's events after `after` as UI chunks until it suspends or ends (or the client leaves). */
-async function pumpChunks(
-  deps: ServerDeps,
-  stream: SSEStreamingApi,
-  threadId: string,
-  continued: Continued,
-): Promise<void> {
-  const controller = new AbortController();
-  stream.onAbort(() => controller.abort());
-  deps.streams.add(controller);
-  const { runId } = continued.summary;
-  const meta = { runId, threadId };
-  const write = (chunk: UiChunk | '[DONE]') =>
-    stream.writeSSE({ data: chunk === '[DONE]' ? chunk : JSON.stringify(chunk) });
-  try {
-    await write({ type: 'start', messageMetadata: meta });
-    const chunker = new RunChunker(continued.approved);
-    const events = deps.runtime.events(runId, { after: continued.after, signal: controller.signal });
-    for await (const event of events) {
-      for (const chunk of chunker.onEvent(event)) await write(chunk);
-      if (chunker.state === 'closed' || controller.signal.aborted) break;
-    }
-    await write({ type: 'finish', finishReason: 'stop', messageMetadata: meta });
-    await write('[DONE]');
-  } finally {
-    deps.streams.delete(controller);
-  }
 }
 
 async function lastSeq(deps: ServerDeps, runId: string): Promise<number> {

@@ -2,6 +2,7 @@
  * The server's configuration errors: one class, `ServerConfigError`, told apart by `code`. Thrown
  * before the server answers anything; `serve` reports them as usage errors (exit 2).
  */
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 
 /** What is wrong with the server's configuration. */
 export type ServerConfigErrorCode =
@@ -17,40 +18,11 @@ const NAMES: Record<ServerConfigErrorCode, string> = {
 };
 
 /** A server configuration that cannot be used, with the reason as `code`. */
-export class ServerConfigError extends Error {
-  readonly code: ServerConfigErrorCode;
+export class ServerConfigError extends AgentRuntimeError {
+  declare readonly code: ServerConfigErrorCode;
 
   constructor(code: ServerConfigErrorCode, message: string, options?: ErrorOptions) {
-    super(message, options);
+    super(code, message, options);
     this.name = NAMES[code];
-    this.code = code;
-  }
-}
-
-/**
- * Listening without tokens on a non-loopback address: refused (docs/api.md).
- * @deprecated Catch `ServerConfigError` and test `code === 'UNSAFE_LISTEN'`.
- */
-export class UnsafeListenError extends ServerConfigError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('UNSAFE_LISTEN', message, options);
-  }
-
-  static override [Symbol.hasInstance](value: unknown): value is UnsafeListenError {
-    return value instanceof ServerConfigError && value.code === 'UNSAFE_LISTEN';
-  }
-}
-
-/**
- * A token file or `AGENT_RUNTIME_TOKENS` value that cannot be used.
- * @deprecated Catch `ServerConfigError` and test `code === 'TOKENS'`.
- */
-export class TokenConfigError extends ServerConfigError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('TOKENS', message, options);
-  }
-
-  static override [Symbol.hasInstance](value: unknown): value is TokenConfigError {
-    return value instanceof ServerConfigError && value.code === 'TOKENS';
   }
 }

@@ -1,3 +1,4 @@
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -28,6 +29,7 @@ export const API_ERROR_CODES = [
   'TOO_MANY_STREAMS',
   'SHUTTING_DOWN',
   'BUSY',
+  'AUTHORIZATION_FAILED',
   'INTERNAL',
 ] as const;
 
@@ -40,17 +42,18 @@ export interface ApiErrorBody {
 }
 
 /** An error answered as `{error: {code, message}}` with `status`; thrown by handlers and middleware. */
-export class ApiError extends Error {
+export class ApiError extends AgentRuntimeError {
   override readonly name = 'ApiError';
+  declare readonly code: ApiErrorCode;
   /** For 503 BUSY: seconds after which a retry may succeed (sent as `Retry-After`). */
   retryAfterSeconds?: number;
   constructor(
     readonly status: ContentfulStatusCode,
-    readonly code: ApiErrorCode,
+    code: ApiErrorCode,
     message: string,
     readonly problems?: readonly string[],
   ) {
-    super(message);
+    super(code, message);
   }
 
   /** The JSON body of this error. */

@@ -62,7 +62,7 @@ export function claimStream(deps: ServerDeps, principal: Principal): () => void 
 }
 
 /** The Node response under a Hono context (`@hono/node-server` bindings), to cut a stalled connection. */
-function nodeResponse(env: unknown): { destroy(): void } | null {
+export function nodeResponse(env: unknown): { destroy(): void } | null {
   const outgoing = (env as { outgoing?: { destroy?: unknown } } | undefined)?.outgoing;
   return outgoing && typeof outgoing.destroy === 'function' ? (outgoing as { destroy(): void }) : null;
 }

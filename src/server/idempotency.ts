@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { ApiError } from './errors.js';
 
 /** A response as remembered for replay. */
@@ -19,7 +20,6 @@ export interface IdempotencyOptions {
 
 interface Entry {
   fingerprint: string;
-  at: number;
   response: Promise<StoredResponse>;
 }
 
@@ -33,19 +33,25 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
  * and lives in memory only — lost on restart, not shared between server processes.
  */
 export class IdempotencyCache {
-  private readonly entries = new Map<string, Entry>();
-  private readonly maxEntries: number;
-  private readonly ttlMs: number;
-  private readonly now: () => number;
+  private readonly entries: LRUCache<string, Entry>;
 
   constructor(options: IdempotencyOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 10_000;
-    this.ttlMs = options.ttlMs ?? 24 * 60 * 60 * 1000;
-    this.now = options.now ?? Date.now;
+    const now = options.now ?? Date.now;
+    this.entries = new LRUCache({
+      max: options.maxEntries ?? 10_000,
+      ttl: options.ttlMs ?? 24 * 60 * 60 * 1000,
+      // A key's time runs from its first request, however often it is replayed.
+      updateAgeOnGet: false,
+      // Read the clock at every look (no cached reading), and never as 0: lru-cache takes a start
+      // time of 0 for "no ttl", and a test clock may start there.
+      ttlResolution: 0,
+      perf: { now: () => now() + 1 },
+    });
   }
 
   /** How many keys are remembered now. */
   get size(): number {
+    this.entries.purgeStale();
     return this.entries.size;
   }
 
@@ -65,7 +71,6 @@ export class IdempotencyCache {
     const fingerprint = createHash('sha256')
       .update(JSON.stringify(body ?? null))
       .digest('hex');
-    this.expire();
     const known = this.entries.get(id);
     if (known) {
       if (known.fingerprint !== fingerprint) {
@@ -79,8 +84,7 @@ export class IdempotencyCache {
       return { ...((await known.response) as StoredResponse<T>), replayed: true };
     }
     const response = produce();
-    this.entries.set(id, { fingerprint, at: this.now(), response });
-    this.trim();
+    this.entries.set(id, { fingerprint, response });
     try {
       const result = await response;
       if (result.status < 200 || result.status > 299) this.forget(id, response);
@@ -93,21 +97,5 @@ export class IdempotencyCache {
 
   private forget(id: string, response: Promise<StoredResponse>): void {
     if (this.entries.get(id)?.response === response) this.entries.delete(id);
-  }
-
-  private expire(): void {
-    const limit = this.now() - this.ttlMs;
-    for (const [id, entry] of this.entries) {
-      if (entry.at > limit) break;
-      this.entries.delete(id);
-    }
-  }
-
-  private trim(): void {
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done) return;
-      this.entries.delete(oldest.value);
-    }
   }
 }

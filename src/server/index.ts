@@ -10,14 +10,13 @@ export {
   tokensFromEnv,
   parseTokens,
   hashToken,
-  TokenConfigError,
   ROLES,
   type Role,
   type TokenEntry,
   type Principal,
 } from './tokens.js';
 export { IdempotencyCache, type IdempotencyOptions } from './idempotency.js';
-export { isLoopback, UnsafeListenError, type Listening, type ListenOptions } from './listen.js';
+export { isLoopback, type Listening, type ListenOptions } from './listen.js';
 export { ApiError, type ApiErrorBody, type ApiErrorCode } from './errors.js';
 export { ServerConfigError, type ServerConfigErrorCode } from './config-error.js';
 export { mountConsole, consoleMiddleware, type ConsoleOptions } from './console.js';

@@ -24,8 +24,6 @@ export interface Listening {
   stopAccepting(): Promise<void>;
 }
 
-export { UnsafeListenError } from './config-error.js';
-
 const FORCE_CLOSE_MS = 5_000;
 
 /** True for an address of this machine's loopback interface. */

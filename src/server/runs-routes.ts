@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { validateRunInput } from '../flow/input.js';
 import type { LoadedFlow } from '../flow/load.js';
 import { absolutizeModel } from '../model/resolve.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import { assertOpen, assertRole, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
 import { requestModel, vetRequestFlow } from './request-policy.js';
@@ -161,9 +161,10 @@ function registerResponseRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): voi
     const who = c.get('principal').name;
     const summary = await idempotent(deps, c, body, () =>
       respond(deps, c, id, (onAccepted) =>
-        deps.runtime.answer(id, body.text, {
+        deps.runtime.answer(id, body.text ?? '', {
           who,
           onAccepted,
+          ...(body.action !== undefined ? { action: body.action } : {}),
           ...(body.expect !== undefined ? { expect: body.expect } : {}),
         }),
       ),

@@ -1,4 +1,6 @@
 import { z } from '@hono/zod-openapi';
+import { PendingItemSchema } from '../records/pending.js';
+import { RunSummarySchema as RecordSummarySchema } from '../records/summary.js';
 import { API_ERROR_CODES } from './errors.js';
 
 /**
@@ -23,93 +25,32 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
-const Usage = z.object({
-  inputTokens: z.number().int(),
-  outputTokens: z.number().int(),
-  totalTokens: z.number().int(),
-  cacheReadTokens: z
-    .number()
-    .int()
-    .optional()
-    .describe('Prompt tokens read from the provider cache (part of inputTokens)'),
-  cacheWriteTokens: z
-    .number()
-    .int()
-    .optional()
-    .describe('Prompt tokens written to the provider cache (part of inputTokens)'),
-});
+/**
+ * The pending item of a suspended run (declared once, in src/records/pending.ts). `meta` makes the
+ * copy that carries the OpenAPI name: the record's schema may have been built before `@hono/zod-openapi`
+ * added `.openapi` to zod.
+ */
+export const PendingSchema = PendingItemSchema.meta({
+  description: 'A gated write waiting for approval, or a question waiting for an answer.',
+}).openapi('PendingItem');
 
-const ValueMatch = z
-  .object({
-    at: z.array(z.union([z.string(), z.number()])).openapi({
-      description: 'Inside the argument: [] the value itself, [1] its second element, ["city"] a field.',
-    }),
-    source: z.enum(['evidence', 'user']),
-    evidenceId: z.string().optional(),
-    path: z
-      .array(z.union([z.string(), z.number()]))
-      .optional()
-      .openapi({ description: 'The matching leaf in the evidence payload ([] the payload itself).' }),
-    span: z.tuple([z.number(), z.number()]).optional().openapi({
-      description: 'A match inside a text: [start, end) in the string at `path` (UTF-16 code units).',
-    }),
-  })
-  .openapi('ValueMatch', { description: 'Where a checked value was found (docs/flows.md, matching).' });
-
-const Pending = z
-  .union([
-    z.object({
-      tool: z.string(),
-      args: z.record(z.string(), z.unknown()),
-      summary: z.string(),
-      provenance: z.record(z.string(), z.string()).optional().openapi({
-        description: 'Argument name → the evidence id its value was found in (`source: evidence` contracts).',
-      }),
-      userProvenance: z.record(z.string(), z.string()).optional().openapi({
-        description:
-          "Argument name → the user's words (run input or a follow-up answer) its value was found in (`source: user` contracts); absent when none.",
-      }),
-      matches: z.record(z.string(), z.array(ValueMatch)).optional().openapi({
-        description:
-          'Argument name → where its value (or each element or field of it) was found: the evidence id, the path of the leaf in its payload and, for a match inside a text, the span (docs/flows.md, matching); absent when none.',
-      }),
-      id: z.string().optional().openapi({ description: 'The pending item id; send it as `expect`.' }),
-    }),
-    z.object({ question: z.string(), options: z.array(z.string()).nullable(), id: z.string().optional() }),
-  ])
-  .openapi('PendingItem', {
-    description: 'A gated write waiting for approval, or a question waiting for an answer.',
-  });
-
-/** The run summary (docs/api.md), as `runtime.status()` returns it. */
-export const RunSummarySchema = z
-  .object({
-    runId: z.string().openapi({ example: 'run_3f2a9c0d1b7e4a6f8c21' }),
-    status: z.enum(['running', 'suspended', 'completed', 'failed', 'cancelled']),
-    suspension: z.object({ kind: z.enum(['APPROVAL', 'FOLLOW_UP']), pending: Pending }).optional(),
-    outputs: z.record(z.string(), z.record(z.string(), z.unknown())).openapi({
-      description:
-        'Outputs of the completed nodes, keyed by node id, as written (JSON of any type); `GET /v1/flows/{flowId}` publishes their schemas (`outputsSchema`).',
-    }),
-    reply: z.string().nullable().openapi({
-      description:
-        "The run's answer to the person: the finish summary or text answer of the last node of a completed run; null otherwise.",
-    }),
-    reason: z.string().optional(),
-    failedNode: z.string().optional(),
-    message: z.string().optional(),
-    usage: Usage,
-    flowId: z.string(),
-    parentRunId: z.string().optional(),
-    forkedFrom: z
-      .object({ runId: z.string(), seq: z.number().int() })
-      .optional()
-      .openapi({ description: 'For a forked run: the run and the event it continues from.' }),
-    threadId: z.string().optional().openapi({ description: 'The thread the run belongs to, if any.' }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .openapi('RunSummary');
+/** The run summary (docs/api.md), as `runtime.status()` returns it (declared in src/records/summary.ts). */
+export const RunSummarySchema = RecordSummarySchema.extend({
+  suspension: z
+    .object({
+      kind: z.enum(['APPROVAL', 'FOLLOW_UP']),
+      pending: PendingSchema,
+      items: z
+        .array(
+          z.object({ kind: z.enum(['APPROVAL', 'FOLLOW_UP']), nodeId: z.string(), pending: PendingSchema }),
+        )
+        .optional()
+        .describe(
+          'Every item the run waits for when several parallel branches wait at once (the first is `pending`); each is answered by its id.',
+        ),
+    })
+    .optional(),
+}).openapi('RunSummary');
 
 /** A trace event of docs/trace.md (the fields beyond the common ones depend on `type`). */
 export const TraceEventSchema = z
@@ -159,10 +100,20 @@ export const ApprovalSchema = z
 /** `POST /v1/runs/{id}/answer`. */
 export const AnswerSchema = z
   .strictObject({
-    text: z.string().min(1),
+    text: z.string().min(1).optional().openapi({
+      description:
+        "The answer; required unless `action` is decline or cancel. To an MCP server's form: its fields as a JSON object.",
+    }),
+    action: z.enum(['accept', 'decline', 'cancel']).optional().openapi({
+      description: "Only for an MCP server's question (`pending.elicitation`): default accept.",
+    }),
     expect: z.string().min(1).optional().openapi({
       description: 'The pending item id this answer is for; 409 when the run waits for another.',
     }),
+  })
+  .refine((body) => body.text !== undefined || body.action === 'decline' || body.action === 'cancel', {
+    message: 'text is required unless action is decline or cancel',
+    path: ['text'],
   })
   .openapi('Answer');
 
@@ -182,7 +133,7 @@ export const FlowInfoSchema = z
 const PublishedOutput = z
   .object({
     required: z.boolean(),
-    sources: z.array(z.enum(['evidence', 'user', 'node', 'model'])),
+    sources: z.array(z.enum(['evidence', 'user', 'node', 'model', 'code'])),
     from: z.array(z.string()).optional(),
     description: z.string().optional(),
     schema: z.record(z.string(), z.unknown()).optional().openapi({
@@ -259,7 +210,7 @@ export const EventsHeaders = z.object({
 });
 
 /** The standard error responses, for the routes that can give them. */
-export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429 | 503)[]) {
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429 | 502 | 503)[]) {
   const text: Record<number, string> = {
     400: 'Bad input (body, query, flow or run input).',
     401: 'Missing or unknown bearer token.',
@@ -268,6 +219,7 @@ export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429 | 5
     409: 'The run is not waiting for this (nothing changed).',
     413: 'The request body is larger than the server accepts (1 MiB by default): PAYLOAD_TOO_LARGE.',
     429: 'Too many event streams open for this token.',
+    502: "An MCP server's authorization server could not be used: AUTHORIZATION_FAILED.",
     503: 'The server is busy (large documents being parsed; see Retry-After) or shutting down.',
   };
   return Object.fromEntries(
@@ -282,3 +234,32 @@ export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429 | 5
 export function json<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { 'application/json': { schema } } };
 }
+
+/** `POST /v1/runs/{id}/authorization` (docs/api.md, "Connect"). */
+export const AuthorizationStartSchema = z
+  .strictObject({
+    expect: z.string().min(1).optional().openapi({
+      description:
+        'The pending item id (`suspension.pending.id`): refused with 409 when the run waits for another.',
+    }),
+  })
+  .openapi('AuthorizationStart');
+
+/** The answer of `POST /v1/runs/{id}/authorization`. */
+export const AuthorizationStartedSchema = z
+  .object({
+    server: z.string().openapi({ description: 'The MCP server to authorize.' }),
+    authorized: z.boolean().openapi({
+      description:
+        'True when the stored tokens already work: the run continues at once (`run`), no URL to open.',
+    }),
+    authorizationUrl: z.string().optional().openapi({
+      description:
+        "The authorization server's page the person opens; it comes back to GET /v1/oauth/callback.",
+    }),
+    expiresAt: z.string().optional().openapi({ description: 'When the authorization started here expires.' }),
+    run: RunSummarySchema.optional().openapi({
+      description: 'With `authorized: true`: the run as it continues.',
+    }),
+  })
+  .openapi('AuthorizationStarted');

@@ -1,11 +1,18 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { ThreadView } from '../runtime/threads.js';
 import { assertOpen, requireRole, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
 import { chooseFlow, idempotent, runModel, type StartBody } from './runs-routes.js';
-import { IdempotencyHeader, RunSummarySchema, StartRunSchema, errors, json } from './schemas.js';
+import {
+  IdempotencyHeader,
+  PendingSchema,
+  RunSummarySchema,
+  StartRunSchema,
+  errors,
+  json,
+} from './schemas.js';
 
 /** `{threadId}` in a path: 1–128 letters, digits or `. _ : -`. */
 export const ThreadIdParam = z.object({
@@ -22,7 +29,7 @@ const ThreadMessageSchema = z
     text: z.string(),
     runId: z.string(),
     at: z.string().openapi({ description: 'When it was committed (ISO 8601).' }),
-    pending: z.record(z.string(), z.unknown()).optional().openapi({
+    pending: PendingSchema.optional().openapi({
       description: 'For `approval`: the pending write, as the run summary shows it.',
     }),
   })

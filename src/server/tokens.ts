@@ -25,8 +25,6 @@ export interface Principal {
   readonly tenant: string | null;
 }
 
-export { TokenConfigError } from './config-error.js';
-
 /** A token list that cannot be used: `message` names the source and the problem. */
 function tokenError(message: string, cause?: unknown): ServerConfigError {
   return new ServerConfigError('TOKENS', message, cause === undefined ? undefined : { cause });

@@ -1,4 +1,9 @@
 import type { StoredEvent } from '../store/store.js';
+import type { ModelDeltaEvent } from '../trace/live.js';
+import type { ToolOutcomeMetadata, UiChunk } from './ui-chunks.js';
+import { UiTexts } from './ui-text.js';
+
+export type { ToolOutcomeMetadata, UiChunk } from './ui-chunks.js';
 
 /**
  * The AI SDK's UI message stream protocol (v1, `x-vercel-ai-ui-message-stream: v1`), as far as a run
@@ -6,48 +11,19 @@ import type { StoredEvent } from '../store/store.js';
  * trace events into them. Kept apart from the HTTP writing so that a bounded SSE writer can carry it.
  */
 
-/** The metadata of a tool part: what the guards made of the call (our observation). */
-export interface ToolOutcomeMetadata {
-  [key: string]: string | null;
-  outcome: string;
-  errorCode: string | null;
-  /** The reason and the next step, as the model read them. */
-  message: string | null;
-  evidenceId: string | null;
-}
-
-/** The chunks of the UI message stream this server writes (a subset of the `ai` package's `UIMessageChunk`). */
-export type UiChunk =
-  | { type: 'start'; messageId?: string; messageMetadata?: Record<string, string> }
-  | { type: 'text-start'; id: string }
-  | { type: 'text-delta'; id: string; delta: string }
-  | { type: 'text-end'; id: string }
-  | { type: 'tool-input-available'; toolCallId: string; toolName: string; input: unknown; dynamic: true }
-  | {
-      type: 'tool-output-available';
-      toolCallId: string;
-      output: unknown;
-      dynamic: true;
-      toolMetadata?: ToolOutcomeMetadata;
-    }
-  | { type: 'tool-output-denied'; toolCallId: string }
-  | { type: 'tool-approval-request'; approvalId: string; toolCallId: string; reason?: string }
-  | { type: 'error'; errorText: string }
-  | { type: 'finish'; finishReason?: 'stop' | 'error' | 'other'; messageMetadata?: Record<string, string> };
-
 /** Where the translation stands after an event: go on, or the run stopped for now (suspended or ended). */
 export type ChunkerState = 'open' | 'closed';
 
 /**
  * Turns the events of one run (from where the response started) into UI chunks. Text comes from the
- * model's turns and the reply; each real tool call is a tool part with its outcome as metadata; a
+ * model's turns — live, as a streaming model writes it (`onDelta`, src/server/ui-text.ts) — and the
+ * reply; each real tool call is a tool part with its outcome as metadata; a
  * gated write waiting for approval is a tool part named after the write whose approval id is the
  * pending item id; after that write is approved its result goes to that same part. The stream ends at
  * the run's next suspension or its end.
  */
 export class RunChunker {
-  #texts = 0;
-  #lastText: string | null = null;
+  readonly #texts = new UiTexts();
   /** The pending item id of an approved write, waiting for that write's result. */
   #approved: { id: string; tool: string } | null = null;
   state: ChunkerState = 'open';
@@ -56,41 +32,49 @@ export class RunChunker {
     this.#approved = approved;
   }
 
+  /** The chunks of a streaming model's text so far (a live `model.delta`); none once closed. */
+  onDelta(delta: ModelDeltaEvent): UiChunk[] {
+    return this.state === 'closed' ? [] : this.#texts.delta(delta);
+  }
+
   /** The chunks of one event, in order; none once closed. */
   onEvent(e: StoredEvent): UiChunk[] {
     if (this.state === 'closed') return [];
     switch (e.type) {
       case 'model.response':
-        return this.#text(typeof e.text === 'string' ? e.text : '');
+        return this.#texts.response(
+          String(e.nodeId),
+          Number(e.round),
+          typeof e.text === 'string' ? e.text : '',
+          Array.isArray(e.toolCalls) ? e.toolCalls.length : 0,
+        );
       case 'tool.invoked':
-        return this.#tool(e);
+        return [...this.#tool(e), ...this.#texts.settled()];
+      case 'tool.skipped':
+        return this.#texts.settled();
       case 'run.resumed':
         return this.#resumed(e);
       case 'run.suspended':
         this.state = 'closed';
-        return this.#suspended(e);
+        return [...this.#texts.close(), ...this.#suspended(e)];
       case 'run.completed':
         this.state = 'closed';
-        return typeof e.reply === 'string' && e.reply !== this.#lastText ? this.#text(e.reply) : [];
+        return [
+          ...this.#texts.close(),
+          ...(typeof e.reply === 'string' && e.reply.trim() !== this.#texts.last
+            ? this.#texts.say(e.reply)
+            : []),
+        ];
       case 'run.failed':
       case 'run.cancelled':
         this.state = 'closed';
-        return this.#text(`(${String(e.reason)}) ${typeof e.message === 'string' ? e.message : ''}`.trim());
+        return [
+          ...this.#texts.close(),
+          ...this.#texts.say(`(${String(e.reason)}) ${typeof e.message === 'string' ? e.message : ''}`),
+        ];
       default:
         return [];
     }
-  }
-
-  #text(text: string): UiChunk[] {
-    if (text.trim() === '') return [];
-    this.#texts += 1;
-    this.#lastText = text.trim();
-    const id = `text_${this.#texts}`;
-    return [
-      { type: 'text-start', id },
-      { type: 'text-delta', id, delta: text.trim() },
-      { type: 'text-end', id },
-    ];
   }
 
   #tool(e: StoredEvent): UiChunk[] {
@@ -132,7 +116,7 @@ export class RunChunker {
   #suspended(e: StoredEvent): UiChunk[] {
     const pending = (e.pending ?? {}) as Record<string, unknown>;
     if (e.kind === 'FOLLOW_UP')
-      return this.#text(typeof pending.question === 'string' ? pending.question : '');
+      return this.#texts.say(typeof pending.question === 'string' ? pending.question : '');
     const id = typeof pending.id === 'string' ? pending.id : `pending_${e.seq}`;
     const summary = typeof pending.summary === 'string' ? pending.summary : undefined;
     return [

@@ -1,8 +1,7 @@
 import type { z } from 'zod';
 import { FlowSchema, type Flow } from '../domain/flow.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
-import type { PendingItem } from '../trace/events.js';
-import { StateDocV1Schema, SuspensionSchema } from './document-schema.js';
+import { SuspensionSchema, type RunSuspension } from '../records/pending.js';
+import { StateDocSchema, type RunStateDoc } from '../records/state-doc.js';
 import { StoreError } from './store-error.js';
 
 /**
@@ -20,11 +19,7 @@ import { StoreError } from './store-error.js';
 /** The version of the state document this runtime writes. */
 export const RUN_DOCUMENT_VERSION = 1;
 
-/** What a suspended run waits for: a person's approval of a call or an answer to a question. */
-export interface RunSuspension {
-  kind: 'APPROVAL' | 'FOLLOW_UP';
-  pending: PendingItem;
-}
+export type { RunSuspension };
 
 /** A state document as stored, before it is checked: a JSON object. */
 export type RawDocument = Record<string, unknown>;
@@ -86,20 +81,27 @@ export function upgradeState(
 /** The typed state document of a stored run (upgraded, then checked). Throws StoreError. */
 export function decodeState(raw: unknown, runId: string): RunStateDoc {
   const doc = upgradeState(raw, runId);
-  // The schema checks every field the engine relies on, loosely (unknown fields are kept), so its
-  // inferred type is wider than the interface the engine writes.
-  return checked(StateDocV1Schema, doc, runId, 'state') as unknown as RunStateDoc;
+  return valid(StateDocSchema, doc, runId, 'state');
 }
 
 /** The typed suspension of a stored run, or null. Throws StoreError `BAD_DOCUMENT`. */
 export function decodeSuspension(raw: unknown, runId: string): RunSuspension | null {
   if (raw === null || raw === undefined) return null;
-  return checked(SuspensionSchema, raw, runId, 'suspension');
+  return valid(SuspensionSchema, raw, runId, 'suspension');
 }
 
 /** The typed flow a run was started with (defaults applied). Throws StoreError `BAD_DOCUMENT`. */
 export function decodeFlow(raw: unknown, runId: string): Flow {
   return checked(FlowSchema, raw, runId, 'flow');
+}
+
+/**
+ * The document itself once it fits `schema`: not the parsed copy, so a field this version does not
+ * name is kept as it is and the document is saved back byte for byte (the schemas have no defaults).
+ */
+function valid<S extends z.ZodType>(schema: S, raw: unknown, runId: string, part: string): z.output<S> {
+  checked(schema, raw, runId, part);
+  return raw as z.output<S>;
 }
 
 function checked<S extends z.ZodType>(schema: S, raw: unknown, runId: string, part: string): z.output<S> {

@@ -1,7 +1,6 @@
 /** Durable storage of runs: the Store interface, its implementations and `openStore`. Named exports only. */
 export {
   StoreError,
-  VersionConflictError,
   type Commit,
   type NewRun,
   type RunFilter,

@@ -1,4 +1,4 @@
-import type { EvidenceRecord } from '../domain/run-state.js';
+import type { EvidenceRecord } from '../records/run-state.js';
 import {
   PATCH_FIELDS,
   checkBatch,
@@ -11,7 +11,7 @@ import {
   runNotFound,
   storeClosed,
 } from './checks.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
+import type { RunStateDoc } from '../records/state-doc.js';
 import { decodeState, decodeSuspension } from './document.js';
 import { fromJson, jsonClone, toJson } from './json.js';
 import { deepFreeze, leaseFree } from './shared.js';

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Flow } from '../domain/flow.js';
 import { checkEvents, patches } from './checks.js';
 import { decodeFlow } from './document.js';
@@ -29,20 +30,24 @@ export interface Definition {
  * byte bound keeps a tenant's large inline flows from filling the process.
  */
 export class DefinitionCache {
-  readonly #entries = new Map<string, { definition: Definition; bytes: number }>();
-  #bytes = 0;
-  constructor(
-    private readonly size = 1000,
-    private readonly maxBytes = 16 * 1024 * 1024,
-  ) {}
+  readonly #entries: LRUCache<string, Definition>;
+
+  constructor(size = 1000, maxBytes = 16 * 1024 * 1024) {
+    // One larger than the whole budget counts as the whole budget: it is kept, alone (the newest
+    // definition is always held).
+    this.#entries = new LRUCache({ max: size, maxSize: maxBytes, maxEntrySize: maxBytes });
+    this.maxBytes = maxBytes;
+  }
+
+  private readonly maxBytes: number;
 
   get(runId: string): Definition | undefined {
-    return this.#entries.get(runId)?.definition;
+    return this.#entries.get(runId);
   }
 
   /** How many definitions are held, and about how many bytes of JSON they came from. */
   get held(): { count: number; bytes: number } {
-    return { count: this.#entries.size, bytes: this.#bytes };
+    return { count: this.#entries.size, bytes: this.#entries.calculatedSize };
   }
 
   /**
@@ -52,22 +57,8 @@ export class DefinitionCache {
   remember(runId: string, stored: { flow: unknown; input: unknown }, bytes?: number): Definition {
     const definition = { flow: deepFreeze(decodeFlow(stored.flow, runId)), input: deepFreeze(stored.input) };
     const size = bytes ?? jsonLength(stored.flow) + jsonLength(stored.input);
-    this.#forget(runId);
-    this.#entries.set(runId, { definition, bytes: size });
-    this.#bytes += size;
-    while (this.#entries.size > this.size || (this.#bytes > this.maxBytes && this.#entries.size > 1)) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined || oldest === runId) break;
-      this.#forget(oldest);
-    }
+    this.#entries.set(runId, definition, { size: Math.min(Math.max(1, size), this.maxBytes) });
     return definition;
-  }
-
-  #forget(runId: string): void {
-    const entry = this.#entries.get(runId);
-    if (!entry) return;
-    this.#entries.delete(runId);
-    this.#bytes -= entry.bytes;
   }
 }
 

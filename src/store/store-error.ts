@@ -1,4 +1,5 @@
 /** Why a store refused an operation. Nothing was changed in any case. */
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 export type StoreErrorCode =
   /** A commit's expected version is not the stored one: another driver moved the run (`runId`, `expected`, `actual`). */
   | 'VERSION_CONFLICT'
@@ -32,19 +33,18 @@ export interface StoreErrorOptions extends ErrorOptions {
 }
 
 /**
- * One error class for every refusal by a store, told apart by `code` (STYLE habit 2). Its `name` is
+ * One error class for every refusal by a store, told apart by `code`. Its `name` is
  * `VersionConflictError` for VERSION_CONFLICT (the class that code had before codes), else `StoreError`.
  */
-export class StoreError extends Error {
-  readonly code: StoreErrorCode;
+export class StoreError extends AgentRuntimeError {
+  declare readonly code: StoreErrorCode;
   readonly runId?: string;
   readonly expected?: number;
   readonly actual?: number | null;
 
   constructor(code: StoreErrorCode, message: string, options: StoreErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, options);
     this.name = code === 'VERSION_CONFLICT' ? 'VersionConflictError' : 'StoreError';
-    this.code = code;
     if (options.runId !== undefined) this.runId = options.runId;
     if (options.expected !== undefined) this.expected = options.expected;
     if (options.actual !== undefined) this.actual = options.actual;
@@ -67,22 +67,4 @@ export function versionConflict(runId: string, expected: number, actual: number 
 /** True for a StoreError VERSION_CONFLICT: the run moved meanwhile and the caller's commit changed nothing. */
 export function isVersionConflict(error: unknown): error is StoreError & { code: 'VERSION_CONFLICT' } {
   return error instanceof StoreError && error.code === 'VERSION_CONFLICT';
-}
-
-/**
- * Thrown when a commit's expected version is not the stored one (another driver moved the run).
- * @deprecated Catch `StoreError` and test `code === 'VERSION_CONFLICT'`.
- */
-export class VersionConflictError extends StoreError {
-  declare readonly runId: string;
-  declare readonly expected: number;
-  declare readonly actual: number | null;
-
-  constructor(runId: string, expected: number, actual: number | null) {
-    super('VERSION_CONFLICT', versionConflict(runId, expected, actual).message, { runId, expected, actual });
-  }
-
-  static override [Symbol.hasInstance](value: unknown): value is VersionConflictError {
-    return isVersionConflict(value);
-  }
 }

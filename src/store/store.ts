@@ -1,19 +1,10 @@
 import type { Flow } from '../domain/flow.js';
-import type { EvidenceRecord } from '../domain/run-state.js';
-import type { RunStateDoc } from '../graph/state-doc.js';
-import type { RunSuspension } from './document.js';
+import type { EvidenceRecord } from '../records/run-state.js';
+import type { RunStateDoc } from '../records/state-doc.js';
+import type { RunSuspension } from '../records/pending.js';
+import type { RunStatus, Usage } from '../records/summary.js';
 
-/** The status of a run (docs/durability.md). */
-export type RunStatus = 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';
-
-/** Token usage summed over a run; the prompt-cache counts are present only when a provider reported some. */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-}
+export type { RunStatus, Usage };
 
 /**
  * A persisted trace event (docs/trace.md): `seq` per run, increasing from 1. The writer numbers events; a
@@ -187,7 +178,6 @@ export interface ThreadFilter {
 
 export {
   StoreError,
-  VersionConflictError,
   isVersionConflict,
   versionConflict,
   type StoreErrorCode,

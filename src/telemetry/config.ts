@@ -20,7 +20,7 @@ export interface TelemetryEnv {
   warnings: string[];
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The variable switching content capture on (the GenAI instrumentations' convention). */
 export const CAPTURE_CONTENT_ENV = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT';

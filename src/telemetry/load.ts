@@ -1,6 +1,6 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import type { Logger } from '../log/logger.js';
-import { captureContentFromEnv, telemetryFromEnv } from './config.js';
+import { captureContentFromEnv, telemetryFromEnv, type Env } from './config.js';
 import { noopTelemetry, type Telemetry } from './telemetry.js';
 
 /**
@@ -27,10 +27,11 @@ export interface TelemetryOptions {
 export async function loadTelemetry(
   options: TelemetryOptions | false | undefined,
   logger: Logger,
+  env: Env = process.env,
 ): Promise<Telemetry> {
   if (options === false) return noopTelemetry;
   try {
-    return await load(options, logger);
+    return await load(options, logger, env);
   } catch (error) {
     logger.warn('TELEMETRY could not be set up; runs are not exported', {
       error: error instanceof Error ? error.message : String(error),
@@ -39,19 +40,19 @@ export async function loadTelemetry(
   }
 }
 
-async function load(options: TelemetryOptions | undefined, logger: Logger): Promise<Telemetry> {
-  const { createOtelTelemetry } = await loadIfConfigured(options);
+async function load(options: TelemetryOptions | undefined, logger: Logger, vars: Env): Promise<Telemetry> {
+  const { createOtelTelemetry } = await loadIfConfigured(options, vars);
   if (!createOtelTelemetry) return noopTelemetry;
   if (options?.tracerProvider || options?.meterProvider) {
     return createOtelTelemetry({
       tracerProvider: options.tracerProvider ?? null,
       meterProvider: options.meterProvider ?? null,
-      captureContent: options.captureContent ?? captureContentFromEnv(),
+      captureContent: options.captureContent ?? captureContentFromEnv(vars),
       shutdownTimeoutMs: 0,
       logger,
     });
   }
-  const env = telemetryFromEnv();
+  const env = telemetryFromEnv(vars);
   if (!env) return noopTelemetry;
   for (const warning of env.warnings) logger.warn(`TELEMETRY ${warning}`);
   const sdk = await (await import('./sdk.js')).buildSdk(env);
@@ -68,7 +69,8 @@ async function load(options: TelemetryOptions | undefined, logger: Logger): Prom
 /** The OpenTelemetry module, imported only when providers or the environment ask for telemetry. */
 async function loadIfConfigured(
   options: TelemetryOptions | undefined,
+  vars: Env,
 ): Promise<Partial<typeof import('./otel.js')>> {
-  if (!options?.tracerProvider && !options?.meterProvider && !telemetryFromEnv()) return {};
+  if (!options?.tracerProvider && !options?.meterProvider && !telemetryFromEnv(vars)) return {};
   return import('./otel.js');
 }

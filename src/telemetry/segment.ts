@@ -7,10 +7,9 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { Observation } from '../domain/observation.js';
 import type { ModelCallContext, ModelRequest, ModelResult } from '../model/model.js';
 import type { StoredEvent } from '../store/store.js';
-import type { CallContext } from '../tools/call.js';
+import type { CallInput, CallReport, WatchedCall } from '../tools/call.js';
 import { defined, type RuntimeMetrics } from './metrics.js';
 import { contextFromTraceparent, toTraceparent } from './traceparent.js';
 import type { RunSegment, RunSegmentInfo } from './telemetry.js';
@@ -191,7 +190,7 @@ export class OtelSegment implements RunSegment {
     return result;
   }
 
-  async tool(ctx: CallContext, run: () => Promise<Observation>): Promise<Observation> {
+  readonly tool = (ctx: CallInput): WatchedCall => {
     const span = this.deps.tracer.startSpan(
       `execute_tool ${ctx.call.tool}`,
       {
@@ -207,14 +206,17 @@ export class OtelSegment implements RunSegment {
       this.parentOf(ctx.nodeId),
     );
     const started = performance.now();
-    let obs: Observation;
-    try {
-      obs = await run();
-    } catch (error) {
-      failSpan(span, error);
-      span.end();
-      throw error;
-    }
+    return {
+      ended: (report) => this.toolEnded(ctx, span, started, report),
+      threw: (error) => {
+        failSpan(span, error);
+        span.end();
+      },
+    };
+  };
+
+  private toolEnded(ctx: CallInput, span: Span, started: number, report: CallReport): void {
+    const obs = report.observation;
     const outcome = obs.outcome.name;
     this.deps.metrics.stepDuration.record((performance.now() - started) / 1000, {
       'gen_ai.tool.name': ctx.call.tool,
@@ -224,18 +226,17 @@ export class OtelSegment implements RunSegment {
       defined({
         'agent_runtime.outcome': outcome,
         'agent_runtime.error_code': obs.errorCode,
-        'agent_runtime.executed': ctx.executed,
+        'agent_runtime.executed': report.executed,
         'agent_runtime.evidence_id': obs.evidenceId,
-        'agent_runtime.tool.kind': ctx.descriptor?.kind,
-        'agent_runtime.tool.write': ctx.isWrite,
-        'agent_runtime.suspends': ctx.effect?.kind === 'suspend' ? true : undefined,
+        'agent_runtime.tool.kind': report.descriptor?.kind,
+        'agent_runtime.tool.write': report.isWrite,
+        'agent_runtime.suspends': report.effect?.kind === 'suspend' ? true : undefined,
       }),
     );
     if (this.deps.captureContent) span.setAttributes(toolContentAttributes(ctx.call.rawArgs, obs));
     if (outcome === 'FAILED')
       span.setStatus({ code: SpanStatusCode.ERROR, message: obs.errorCode ?? 'FAILED' });
     span.end();
-    return obs;
   }
 
   end(status: string): void {

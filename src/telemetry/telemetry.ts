@@ -1,7 +1,6 @@
-import type { Observation } from '../domain/observation.js';
 import type { ModelCallContext, ModelRequest, ModelResult } from '../model/model.js';
 import type { StoredEvent } from '../store/store.js';
-import type { CallContext } from '../tools/call.js';
+import type { CallWatch, WatchedCall } from '../tools/call.js';
 
 /**
  * The runtime's view of observability (OpenTelemetry traces and metrics, docs/observability.md).
@@ -50,11 +49,16 @@ export interface RunSegment {
     context: ModelCallContext,
     call: (request: ModelRequest) => Promise<ModelResult>,
   ): Promise<ModelResult>;
-  /** Runs one tool call through the pipeline inside an `execute_tool` span. */
-  tool(ctx: CallContext, run: () => Promise<Observation>): Promise<Observation>;
+  /**
+   * The pipeline's telemetry stage for this run's calls: opens an `execute_tool` span when a call
+   * starts, and records its outcome and duration when it ends (a function, passed on as is).
+   */
+  readonly tool: CallWatch;
   /** Ends the segment's spans with the run's status as it stands (idempotent). */
   end(status: string): void;
 }
+
+const UNWATCHED: WatchedCall = Object.freeze({ ended: () => undefined, threw: () => undefined });
 
 const noopSegment: RunSegment = Object.freeze({
   traceparent: null,
@@ -66,7 +70,7 @@ const noopSegment: RunSegment = Object.freeze({
     _context: ModelCallContext,
     call: (r: ModelRequest) => Promise<ModelResult>,
   ) => call(request),
-  tool: (_ctx: CallContext, run: () => Promise<Observation>) => run(),
+  tool: () => UNWATCHED,
   end: () => undefined,
 });
 

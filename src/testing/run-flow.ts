@@ -4,10 +4,12 @@ import { loadFlow, type LoadedFlow } from '../flow/load.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelSpec } from '../model/resolve.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
-import type { RunSummary } from '../runtime/summary.js';
+import type { RunSummary } from '../records/summary.js';
 import type { Store } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
 import type { TraceEvent } from '../trace/events.js';
+import type { Clock, IdSource } from '../engine/seams.js';
+import type { Env } from '../runtime/config.js';
 
 /** Options of `runFlow`. */
 export interface RunFlowOptions {
@@ -21,6 +23,14 @@ export interface RunFlowOptions {
   store?: string | Store;
   /** A logger; default none. */
   logger?: Logger;
+  /** The runtime's clock (event times, leases, the stored run's stamps); default `Date.now`. */
+  clock?: Clock;
+  /** The source of run ids and the lease owner id; default random UUIDs. */
+  ids?: IdSource;
+  /** Where the runtime reads its settings and provider keys; default `process.env`. */
+  env?: Env;
+  /** The folder a flow path and relative store paths resolve against; default `process.cwd()`. */
+  cwd?: string;
 }
 
 /** A run started by `runFlow`: its latest summary and what a test does next. */
@@ -51,11 +61,16 @@ export async function runFlow(
   flow: string | FlowInput | LoadedFlow,
   options: RunFlowOptions = {},
 ): Promise<TestRun> {
-  const loaded = await load(flow, options.tools ?? []);
+  const cwd = options.cwd ?? process.cwd();
+  const loaded = await load(flow, options.tools ?? [], cwd);
   const runtime = createRuntime({
     store: options.store ?? 'memory',
     tools: options.tools ?? [],
     logger: options.logger ?? false,
+    cwd,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
   const input = typeof options.input === 'string' ? { text: options.input } : (options.input ?? {});
   let summary: RunSummary;
@@ -99,9 +114,13 @@ export function eventsOf<T extends TraceEvent['type']>(
   return events.filter((e): e is Extract<TraceEvent, { type: T }> => e.type === type);
 }
 
-async function load(flow: string | FlowInput | LoadedFlow, tools: LocalTool[]): Promise<LoadedFlow> {
+async function load(
+  flow: string | FlowInput | LoadedFlow,
+  tools: LocalTool[],
+  cwd: string,
+): Promise<LoadedFlow> {
   const knownTools = tools.map((t) => t.descriptor.name);
-  if (typeof flow === 'string') return loadFlow(resolve(flow), { knownTools });
+  if (typeof flow === 'string') return loadFlow(resolve(cwd, flow), { knownTools });
   if (isLoaded(flow)) return flow;
   return loadFlow(flow, { knownTools });
 }

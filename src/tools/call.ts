@@ -1,8 +1,11 @@
 import type { Flow, ToolPolicy } from '../domain/flow.js';
 import type { Locale } from '../domain/locale.js';
 import type { Observation } from '../domain/observation.js';
-import type { NodeState, RunState, ValueMatch } from '../domain/run-state.js';
+import type { ApprovalPending, ElicitationPending, FollowUpPending } from '../records/pending.js';
+import type { NodeState, RunState, ValueMatch } from '../records/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
+import type { ElicitHandler, McpElicitation } from '../mcp/elicitation.js';
+import type { SampleHandler, McpSamplingRequest, McpSamplingResult } from '../mcp/sampling.js';
 
 // The types of one tool call, shared by the pipeline, its guards, the builtins and the runtime.
 // Types only: every layer that handles a call can import this module without importing the guards.
@@ -15,27 +18,14 @@ export interface ToolCall {
   readonly rawArgs: string;
 }
 
-/** The pending item of an approval suspension (docs/observations.md builtin_node_approval). */
-export interface ApprovalPending {
-  tool: string;
-  args: Record<string, unknown>;
-  summary: string;
-  /** Argument name → evidence id the value was found in. */
-  provenance: Record<string, string>;
-  /** Argument name → the user's words (run input or an answer) a `source: user` value was found in; absent when none. */
-  userProvenance?: Record<string, string>;
-  /** Argument name → where its value (or each element or field) was found, with the matched span of a text; absent when none. */
-  matches?: Record<string, ValueMatch[]>;
-  /** The pending item's id, when it comes from a child run (kept, the child checks responses against it). */
-  id?: string;
-}
+export type { ApprovalPending, ElicitationPending, FollowUpPending };
 
-/** The pending item of a follow-up suspension. */
-export interface FollowUpPending {
-  question: string;
-  options: string[] | null;
-  /** As ApprovalPending's. */
-  id?: string;
+/** How an MCP call's questions reach the run (docs/mcp.md, "Elicitation"). */
+export interface ElicitBridge {
+  /** The stored answer to a question, or null: the person has to be asked. */
+  readonly answer: ElicitHandler;
+  /** The call was cancelled for a question the person has to answer (the observation is then a placeholder). */
+  readonly asked: (request: McpElicitation) => void;
 }
 
 /** A request to wait for a person (docs/observations.md). */
@@ -46,9 +36,28 @@ export type SuspensionRequest =
 /** What a control builtin asks the loop to do after its call. */
 export type ControlEffect =
   | { kind: 'finish'; summary: string }
-  | { kind: 'fail'; reason: string }
+  /** The node fails: FAILED_BY_MODEL (builtin_node_fail), or `failure` when the runtime ends it (a server needing authorization). */
+  | { kind: 'fail'; reason: string; failure?: 'TOOLS_UNAUTHORIZED' }
   /** Wait for a person. `childRunId` is set when a delegated child run suspended (its pending item). */
   | { kind: 'suspend'; suspension: SuspensionRequest; childRunId?: string };
+
+/**
+ * What the node loop gets of one call: the engine builds it from the pipeline's `CallReport` (or crash
+ * recovery does, for an interrupted write).
+ */
+export interface CallResult {
+  observation: Observation;
+  effect?: ControlEffect;
+  /** The parsed arguments, or the raw string when they were not valid JSON (for the trace). */
+  args: unknown;
+  executed: boolean;
+  /** The fingerprint the call added to the node run's count, if it reached the fingerprint step. */
+  counted?: string;
+  /** Set by crash recovery when an interrupted write's result is unknown: the run asks the person this. */
+  runtimeQuestion?: string;
+  /** A write was sent (or an interrupted one settled): recorded even when the driver is told to stop. */
+  sent?: boolean;
+}
 
 /** Per-call options of a real tool invocation (the MCP layer's `ToolInvoker` signature). */
 export interface InvokeOptions {
@@ -59,6 +68,19 @@ export interface InvokeOptions {
   /** Sent to MCP servers in the request's `_meta` (e.g. `{ idempotencyKey }`). */
   meta?: Record<string, unknown>;
   locale: Locale;
+  /** Told about each progress report of the call (MCP `notifications/progress`, a local tool's `progress`). */
+  onProgress?: (progress: ToolProgress) => void;
+  /** MCP calls: the server's questions to the person (docs/mcp.md, "Elicitation"). */
+  elicit?: ElicitBridge;
+  /** MCP calls to a server with `sampling: true`: its sampling requests, answered by the node's model. */
+  sample?: SampleHandler;
+}
+
+/** One progress report of a running tool call (MCP `notifications/progress`). */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /**
@@ -67,6 +89,11 @@ export interface InvokeOptions {
  */
 export interface ToolInvokerPort {
   invoke(tool: ToolDescriptor, args: Record<string, unknown>, options: InvokeOptions): Promise<Observation>;
+  /**
+   * `resources/read` of `uri` on MCP server `server` for builtin_resource_read: SUCCESS with
+   * `{uri, contents}` (binary contents as their size), or FAILED with an invoker-level code.
+   */
+  readResource?(server: string, uri: string, options: InvokeOptions): Promise<Observation>;
 }
 
 /** The structural subset of src/log/logger.ts `Logger` the pipeline writes to. */
@@ -104,7 +131,7 @@ export interface DelegateService {
   run(flow: string, task: string, ctx: CallInput): Promise<DelegateResult>;
 }
 
-/** Side effects a call may need, injected so tests stay deterministic (STYLE.md habit 4). */
+/** Side effects a call may need, injected so tests stay deterministic. */
 export interface CallServices {
   /** Real tools (MCP and local) are invoked through this. */
   readonly invoker: ToolInvokerPort;
@@ -125,8 +152,26 @@ export interface CallServices {
   readonly delegate?: DelegateService;
   /** Aborted when the run is cancelled; passed to every invocation. */
   readonly signal?: AbortSignal;
+  /** Told about each progress report of this call's tool (the runtime traces it as `tool.progress`). */
+  progress?(progress: ToolProgress): void;
+  /**
+   * Answers an MCP server's sampling request made during a call of `tool` on `server` with the node's
+   * model (docs/mcp.md, "Sampling"); without it such requests are refused.
+   */
+  readonly sample?: (
+    request: McpSamplingRequest,
+    call: { readonly server: string; readonly tool: string },
+  ) => Promise<McpSamplingResult>;
   /** An eval baseline (`--guards off`, docs/evals.md): provenance and fingerprint checks are skipped. */
   readonly baseline?: boolean;
+  /** Records each call (an `execute_tool` span, the step duration): the telemetry stage of the pipeline. */
+  readonly telemetry?: CallWatch;
+  /**
+   * `suspend`: a call refused by an MCP server whose entry has `auth` with grant authorization_code
+   * suspends the run until a person authorizes it (docs/mcp.md, "Connect"); otherwise such a call
+   * fails the node TOOLS_UNAUTHORIZED.
+   */
+  readonly authorization?: 'suspend' | 'fail';
 }
 
 /** What one call starts with: the model's call, where it happens, and the services it may use. */
@@ -137,6 +182,8 @@ export interface CallInput {
   readonly locale: Locale;
   readonly run: RunState;
   readonly node: NodeState;
+  /** The input the run was started with (user guards see it, docs/interceptors.md). */
+  readonly input?: unknown;
   /** Tools visible in this node (its `tools` plus the visible builtins), by model-facing name. */
   readonly visible: ReadonlyMap<string, ToolDescriptor>;
   /** Every real tool of the flow by model-facing name (the look-back may use one not visible here). */
@@ -154,52 +201,63 @@ export interface LookBackResult {
 }
 
 /**
- * What the runtime reads of a call once the pipeline returned (the trace, the node loop, telemetry).
- * The pipeline writes it from the typed values its steps handed on (src/tools/stages.ts) when the call
- * ends; the steps themselves never read it. A field is absent when the call stopped before the step
- * that learns it.
+ * What one call came to: the pipeline's one result, an immutable value (frozen). It is built once,
+ * when the call settles, from the typed values its stages handed on (src/tools/stages.ts); no stage
+ * writes onto shared state to report. A field of a stage the call never reached is absent.
  */
 export interface CallReport {
-  /** The tool the catalog step resolved. */
-  descriptor?: ToolDescriptor;
-  /** The flow's policy of this tool, if any. */
-  policy?: ToolPolicy;
-  /** True for a write tool (flow `write`, else MCP annotations; builtins never). */
-  isWrite?: boolean;
-  /** The parsed arguments. */
-  args?: Record<string, unknown>;
-  /** Tool + canonical arguments. */
-  fingerprint?: string;
+  /** What the model is told. */
+  readonly observation: Observation;
   /** True once the call was sent (or an attempt was made) to a real tool. */
-  executed: boolean;
-  /** True when the fingerprint step counted this call (the runtime persists counts through it). */
-  counted?: boolean;
+  readonly executed: boolean;
   /** True when the write gate answered from an earlier evidence. */
-  reused: boolean;
+  readonly reused: boolean;
   /** True when this call passed the gate on an approval (an approved write). */
-  approved: boolean;
-  /** Set when the invoke step looked back an interrupted write. */
-  lookBack?: LookBackResult;
+  readonly approved: boolean;
   /** Set by builtins that end the node or suspend the run. */
-  effect?: ControlEffect;
+  readonly effect?: ControlEffect;
+  /** Set when the invoke step looked back an interrupted write. */
+  readonly lookBack?: LookBackResult;
+  /** The tool the catalog step resolved. */
+  readonly descriptor?: ToolDescriptor;
+  /** The flow's policy of this tool, if any. */
+  readonly policy?: ToolPolicy;
+  /** True for a write tool (flow `write`, else MCP annotations; builtins never). */
+  readonly isWrite?: boolean;
+  /** The parsed arguments. */
+  readonly args?: Record<string, unknown>;
+  /** Tool + canonical arguments. */
+  readonly fingerprint?: string;
+  /** True when the fingerprint step counted this call (the runtime persists counts through it). */
+  readonly counted: boolean;
   /** Argument name → evidence id, for `source: evidence` params. */
-  provenance: Record<string, string>;
+  readonly provenance: Readonly<Record<string, string>>;
   /** Argument name → the user's words it was found in, for `source: user` params. */
-  userProvenance: Record<string, string>;
+  readonly userProvenance: Readonly<Record<string, string>>;
   /** Argument name → where its value (or each element or field) was found. */
-  matches: Record<string, ValueMatch[]>;
+  readonly matches: Readonly<Record<string, ValueMatch[]>>;
 }
 
-/** One call as the runtime holds it: its input, and its report once the pipeline returned. Build it with `createCallContext`. */
-export interface CallContext extends CallInput, CallReport {}
+/** A stage that sees a call from its start to its end, and changes nothing (telemetry, the log). */
+export type CallWatch = (input: CallInput) => WatchedCall;
 
-/** What `createCallContext` needs; the rest starts empty. */
-export interface CallContextInit {
+/** One call as a watch stage follows it: told once how it ended. */
+export interface WatchedCall {
+  /** The call settled with this report. */
+  ended(report: CallReport): void;
+  /** The pipeline threw (a bug, or a checkpoint refused before an effect); the error is rethrown. */
+  threw(error: unknown): void;
+}
+
+/** What `createCallInput` needs; the rest takes defaults. */
+export interface CallInputInit {
   call: ToolCall;
   flow: Flow;
   nodeId: string;
   run: RunState;
   node: NodeState;
+  /** The run's input. */
+  input?: unknown;
   visible: ReadonlyMap<string, ToolDescriptor>;
   /** Every real tool of the flow; default: the real tools among `visible`. */
   tools?: ReadonlyMap<string, ToolDescriptor>;

@@ -22,8 +22,8 @@ export interface Catalog {
 
 /** What `buildCatalog` needs. */
 export interface CatalogInput {
-  /** The flow, or the part of it the catalog reads. */
-  flow: Pick<Flow, 'id' | 'locale' | 'nodes'>;
+  /** The flow, or the part of it the catalog reads (without `tools`, writes are known by annotations only). */
+  flow: Pick<Flow, 'id' | 'locale' | 'nodes'> & Partial<Pick<Flow, 'tools'>>;
   nodeId: string;
   /** Every real tool available to the flow, by model-facing name (after aliasing). */
   tools: Iterable<ToolDescriptor>;
@@ -35,7 +35,8 @@ export interface CatalogInput {
 
 /**
  * The catalog of one node (pipeline step 1, docs/design.md; docs/observations.md): the node's declared tools plus the builtins visible
- * there (all of them, except builtin_node_delegate where the node has no `delegates`).
+ * there — only those the node can use: builtin_node_approval where one of its tools is a write, builtin_output_set
+ * where it has `outputs`, builtin_node_delegate where it has `delegates`.
  */
 export function buildCatalog(input: CatalogInput): Catalog {
   const node = input.flow.nodes.find((n) => n.id === input.nodeId);
@@ -50,7 +51,8 @@ export function buildCatalog(input: CatalogInput): Catalog {
     else missing.push(name);
   }
   const builtins = input.builtins ?? defaultBuiltins;
-  for (const descriptor of builtins.descriptors(node, input.locale ?? input.flow.locale))
+  const writes = [...visible.values()].some((tool) => isWriteTool(tool, input.flow.tools?.[tool.name]));
+  for (const descriptor of builtins.descriptors(node, input.locale ?? input.flow.locale, { writes }))
     visible.set(descriptor.name, descriptor);
   return { visible, tools, missing };
 }

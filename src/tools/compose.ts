@@ -32,6 +32,26 @@ export interface Chain<Input, Call> {
 export interface Invoking<Input, Call> {
   after(step: After<Call>): Invoking<Input, Call>;
   run(input: Input): Promise<Settled<Call>>;
+  /** Ends the chain with its one result, built from how each call ended. */
+  settle<Result>(toResult: (settled: Settled<Call>) => Result): Settling<Input, Result>;
+}
+
+/**
+ * A stage that sees every call from its start to its end, stopped, sent or thrown, and changes nothing
+ * (telemetry, the log). It is started before the first check; what it returns is told how the call ended.
+ */
+export type Watch<Input, Result> = (input: Input) => {
+  ended(result: Result): void;
+  threw(error: unknown): void;
+};
+
+/**
+ * A chain that returns one result, with its watch stages: started in the order they are added before
+ * the first check, and told how the call ended in the reverse order (the first added sees the others).
+ */
+export interface Settling<Input, Result> {
+  watch(step: Watch<Input, Result>): Settling<Input, Result>;
+  run(input: Input): Promise<Result>;
 }
 
 function isStop(value: object): value is Stop {
@@ -43,7 +63,7 @@ type AnyTerminal = (call: object) => Promise<CallOutcome>;
 type AnyAfter = (call: object, outcome: CallOutcome) => CallOutcome | Promise<CallOutcome>;
 
 /**
- * Starts a chain (after Hono's compose, STYLE.md habit 3, flattened: every step either stops a call
+ * Starts a chain (after Hono's compose, flattened: every step either stops a call
  * before it is sent or looks at what it came to afterwards, so the chain runs in the order it is
  * written). The checks run in order, each getting the input plus everything learnt before it, until
  * one stops the call; when all pass, the terminal runs and each after-step gets the outcome the
@@ -66,22 +86,46 @@ function invoking<Input extends object, Call>(
   terminal: AnyTerminal,
   afters: readonly AnyAfter[],
 ): Invoking<Input, Call> {
+  const run = async (input: Input): Promise<Settled<Call>> => {
+    let call: object = input;
+    for (const check of checks) {
+      const verdict = await check(call);
+      if (isStop(verdict)) {
+        const reached = { ...call, ...(verdict.learnt ?? {}) } as Partial<Call>;
+        const outcome = { observation: verdict.stop, executed: false };
+        return { outcome, reached, reused: verdict.reused === true };
+      }
+      call = { ...call, ...verdict };
+    }
+    let outcome = await terminal(call);
+    for (const after of afters) outcome = await after(call, outcome);
+    return { outcome, reached: call, reused: false };
+  };
   return {
     after: (step) => invoking<Input, Call>(checks, terminal, [...afters, step as unknown as AnyAfter]),
+    run,
+    settle: (toResult) => settling(run, toResult, []),
+  };
+}
+
+function settling<Input, Call, Result>(
+  run: (input: Input) => Promise<Settled<Call>>,
+  toResult: (settled: Settled<Call>) => Result,
+  watches: readonly Watch<Input, Result>[],
+): Settling<Input, Result> {
+  return {
+    watch: (step) => settling(run, toResult, [...watches, step]),
     async run(input) {
-      let call: object = input;
-      for (const check of checks) {
-        const verdict = await check(call);
-        if (isStop(verdict)) {
-          const reached = { ...call, ...(verdict.learnt ?? {}) } as Partial<Call>;
-          const outcome = { observation: verdict.stop, executed: false };
-          return { outcome, reached, reused: verdict.reused === true };
-        }
-        call = { ...call, ...verdict };
+      const watching = watches.map((watch) => watch(input));
+      let result: Result;
+      try {
+        result = toResult(await run(input));
+      } catch (error) {
+        for (let i = watching.length - 1; i >= 0; i--) watching[i]!.threw(error);
+        throw error;
       }
-      let outcome = await terminal(call);
-      for (const after of afters) outcome = await after(call, outcome);
-      return { outcome, reached: call, reused: false };
+      for (let i = watching.length - 1; i >= 0; i--) watching[i]!.ended(result);
+      return result;
     },
   };
 }

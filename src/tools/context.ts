@@ -1,8 +1,8 @@
 import type { FlowNode, Limits } from '../domain/flow.js';
-import type { CallContext, CallContextInit } from './call.js';
+import type { CallInput, CallInputInit } from './call.js';
 
-/** A fresh context for one call. */
-export function createCallContext(init: CallContextInit): CallContext {
+/** What one call starts with; `tools` defaults to the real tools among `visible`, `locale` to the flow's. */
+export function createCallInput(init: CallInputInit): CallInput {
   const tools = init.tools ?? new Map([...init.visible].filter(([, d]) => d.kind !== 'builtin'));
   return {
     call: init.call,
@@ -11,20 +11,15 @@ export function createCallContext(init: CallContextInit): CallContext {
     locale: init.locale ?? init.flow.locale,
     run: init.run,
     node: init.node,
+    ...(init.input !== undefined ? { input: init.input } : {}),
     visible: init.visible,
     tools,
     services: init.services,
-    executed: false,
-    reused: false,
-    approved: false,
-    provenance: {},
-    userProvenance: {},
-    matches: {},
   };
 }
 
 /** The flow node of the call; throws when the flow has no such node (a runtime bug). */
-export function flowNodeOf(ctx: Pick<CallContext, 'flow' | 'nodeId'>): FlowNode {
+export function flowNodeOf(ctx: Pick<CallInput, 'flow' | 'nodeId'>): FlowNode {
   const node = ctx.flow.nodes.find((n) => n.id === ctx.nodeId);
   if (!node) throw new Error(`flow ${ctx.flow.id} has no node ${ctx.nodeId}`);
   return node;
@@ -34,7 +29,7 @@ export function flowNodeOf(ctx: Pick<CallContext, 'flow' | 'nodeId'>): FlowNode 
 const nodeLimits = new WeakMap<object, Limits>();
 
 /** The limits in force for the context's node: the flow's, with the node's own on top. */
-export function limitsOf(ctx: Pick<CallContext, 'flow' | 'nodeId'>): Limits {
+export function limitsOf(ctx: Pick<CallInput, 'flow' | 'nodeId'>): Limits {
   const node = ctx.flow.nodes.find((n) => n.id === ctx.nodeId);
   if (!node) return { ...ctx.flow.limits };
   let limits = nodeLimits.get(node);

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -12,6 +12,11 @@ import { Worker } from 'node:worker_threads';
 
 /** Wall time one sandboxed evaluation may take, from the moment the worker starts it (ms). */
 export const SANDBOX_TIMEOUT_MS = 1_000;
+/**
+ * Wall time a new worker may take to load its file and say it is ready (ms). Not counted against the
+ * evaluation it was started for: on a loaded machine loading a module takes longer than evaluating.
+ */
+const STARTUP_TIMEOUT_MS = 10_000;
 /** Heap limits of the sandbox worker. */
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 };
 /** Evaluations one tenant may have waiting for the worker; one more is refused at once. */
@@ -21,38 +26,22 @@ export const SANDBOX_MAX_RESULT = 1024 * 1024;
 /** Characters of expression text whose compiled forms the worker keeps (about 35× that in memory). */
 const MAX_CACHED_TEXT = 256 * 1024;
 
-// An eval'd CommonJS script, so that it runs the same from src/ (tests) and dist/.
-const SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-require('node:v8').setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
-const jsonata = require(workerData.jsonata);
-const cache = new Map();
-let cached = 0;
-const noEval = () => { throw { message: '$eval is not available in this expression' }; };
-parentPort.on('message', async ({ id, expression, input }) => {
-  try {
-    let compiled = cache.get(expression);
-    if (!compiled) {
-      compiled = jsonata(expression, workerData.limits);
-      if (cached + expression.length > workerData.maxCachedText) { cache.clear(); cached = 0; }
-      cache.set(expression, compiled);
-      cached += expression.length;
-    }
-    const result = await compiled.evaluate(input, { eval: noEval });
-    const text = result === undefined || typeof result === 'function' ? undefined : JSON.stringify(result);
-    if (text !== undefined && text.length > workerData.maxResult)
-      throw { message: 'its value is larger than ' + workerData.maxResult + ' characters of JSON' };
-    parentPort.postMessage({ id, ok: true, text });
-  } catch (error) {
-    const message = error && typeof error.message === 'string' ? error.message : String(error);
-    parentPort.postMessage({ id, ok: false, message });
-  }
-});
-`;
+/**
+ * The worker's file: compiled `.js` beside this module in `dist/`, the `.ts` source when this module
+ * itself runs from `src/` (tests, under Node's type stripping).
+ */
+const THREAD = new URL(
+  `./expression-sandbox-thread.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
+  import.meta.url,
+);
 
 /** Why a sandboxed evaluation gave no value (the caller turns it into its ExpressionError). */
-export class SandboxError extends Error {
+export class SandboxError extends AgentRuntimeError {
   override readonly name = 'SandboxError';
+  declare readonly code: 'SANDBOX_FAILED';
+  constructor(message: string, options?: ErrorOptions) {
+    super('SANDBOX_FAILED', message, options);
+  }
 }
 
 interface Job {
@@ -70,7 +59,9 @@ export interface SandboxValue {
   readonly busyMs: number;
 }
 
-type Reply = { id: number; ok: true; text?: string } | { id: number; ok: false; message: string };
+type Answer = { id: number; ok: true; text?: string } | { id: number; ok: false; message: string };
+/** What the worker posts: that it is ready, then one answer per evaluation. */
+type Reply = { ready: true } | Answer;
 
 /**
  * One worker, one evaluation at a time; a stuck or bloated evaluation costs only its worker. Waiting
@@ -79,7 +70,9 @@ type Reply = { id: number; ok: true; text?: string } | { id: number; ok: false; 
  */
 export class ExpressionSandbox {
   private worker: Worker | null = null;
-  private current: { job: Job; timer: NodeJS.Timeout; started: number } | null = null;
+  /** Whether the worker has loaded its file (the current evaluation's deadline runs from then). */
+  private ready = false;
+  private current: { readonly job: Job; timer: NodeJS.Timeout; started: number } | null = null;
   /** Waiting jobs per tenant, in the order tenants get their next turn. */
   private readonly waiting = new Map<string | null, Job[]>();
   private nextId = 1;
@@ -137,27 +130,46 @@ export class ExpressionSandbox {
       this.pump();
       return;
     }
-    const timer = setTimeout(() => {
-      this.restart(`took longer than ${SANDBOX_TIMEOUT_MS} ms`);
-    }, SANDBOX_TIMEOUT_MS);
-    this.current = { job, timer, started: Date.now() };
+    this.current = { job, timer: this.deadline(), started: Date.now() };
+  }
+
+  /** The current evaluation's deadline: its own once the worker is ready, else the worker's startup. */
+  private deadline(): NodeJS.Timeout {
+    return this.ready
+      ? setTimeout(() => this.restart(`took longer than ${SANDBOX_TIMEOUT_MS} ms`), SANDBOX_TIMEOUT_MS)
+      : setTimeout(
+          () => this.restart(`the sandbox did not start within ${STARTUP_TIMEOUT_MS} ms`),
+          STARTUP_TIMEOUT_MS,
+        );
+  }
+
+  /** The worker has loaded its file: the evaluation sent meanwhile starts its own deadline now. */
+  private started(): void {
+    this.ready = true;
+    if (!this.current) return;
+    clearTimeout(this.current.timer);
+    this.current.timer = this.deadline();
+    this.current.started = Date.now();
   }
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(SOURCE, {
-      eval: true,
-      // The script is CommonJS whatever flags the process was started with (`--input-type=module`…).
+    const worker = new Worker(THREAD, {
+      // None of the flags the process was started with (loaders, `--input-type`…) apply to the thread.
       execArgv: [],
       workerData: {
-        jsonata: createRequire(import.meta.url).resolve('jsonata'),
         limits: this.limits,
         maxResult: SANDBOX_MAX_RESULT,
         maxCachedText: MAX_CACHED_TEXT,
       },
       resourceLimits: RESOURCE_LIMITS,
     });
-    worker.on('message', (reply: Reply) => this.settle(reply));
+    this.ready = false;
+    worker.on('message', (reply: Reply) => {
+      if (this.worker !== worker) return;
+      if ('ready' in reply) this.started();
+      else this.settle(reply);
+    });
     worker.on('error', (error: NodeJS.ErrnoException) => {
       if (this.worker !== worker) return;
       this.worker = null;
@@ -183,7 +195,7 @@ export class ExpressionSandbox {
     return worker;
   }
 
-  private settle(reply: Reply): void {
+  private settle(reply: Answer): void {
     if (!this.current || this.current.job.id !== reply.id) return;
     const { job, timer, started } = this.current;
     clearTimeout(timer);

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import jsonata from 'jsonata';
 import { enableLinearRegExps, linearTimeProblem } from '../domain/regex.js';
@@ -19,16 +21,17 @@ export type ExpressionErrorCode =
   | 'EVALUATE';
 
 /** A JSONata expression that does not compile or fails while evaluating. */
-export class ExpressionError extends Error {
+export class ExpressionError extends AgentRuntimeError {
   override readonly name = 'ExpressionError';
+  declare readonly code: ExpressionErrorCode;
 
   constructor(
-    readonly code: ExpressionErrorCode,
+    code: ExpressionErrorCode,
     readonly expression: string,
     detail: string,
     options?: ErrorOptions,
   ) {
-    super(`JSONata expression ${JSON.stringify(expression)}: ${detail}`, options);
+    super(code, `JSONata expression ${JSON.stringify(expression)}: ${detail}`, options);
   }
 }
 
@@ -41,10 +44,12 @@ export class ExpressionError extends Error {
  */
 export const EXPRESSION_LIMITS = { timeout: 250, stack: 200, sequence: 1_000_000 } as const;
 
-const cache = new Map<string, jsonata.Expression>();
 /** Characters of expression text whose compiled forms are kept (a compiled form is ~35× its text). */
 const MAX_CACHED_TEXT = 512 * 1024;
-let cachedText = 0;
+const cache = new LRUCache<string, jsonata.Expression>({
+  maxSize: MAX_CACHED_TEXT,
+  sizeCalculation: (_compiled, text) => Math.max(1, text.length),
+});
 
 /** Compiles an expression (cached); throws ExpressionError for a syntax error. */
 export function compileExpression(expression: string): jsonata.Expression {
@@ -57,12 +62,7 @@ export function compileExpression(expression: string): jsonata.Expression {
   } catch (error) {
     throw new ExpressionError('COMPILE', expression, errorText(error), { cause: error });
   }
-  if (cachedText + expression.length > MAX_CACHED_TEXT) {
-    cache.clear();
-    cachedText = 0;
-  }
   cache.set(expression, compiled);
-  cachedText += expression.length;
   return compiled;
 }
 

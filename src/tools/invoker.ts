@@ -2,9 +2,12 @@ import { hint } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { McpError } from '../mcp/errors.js';
+import { contentBlocks, contentImages } from '../mcp/content.js';
 import { mcpErrorText, mcpResultData } from '../mcp/result.js';
-import type { McpServerLookup } from '../mcp/types.js';
-import type { PipelineLogger } from './call.js';
+import type { McpProgress, McpServerLookup } from '../mcp/types.js';
+import type { ElicitBridge, PipelineLogger } from './call.js';
+import type { SampleHandler } from '../mcp/sampling.js';
+import { findRejection } from './rejected.js';
 import { structuredResultProblem } from './structured-result.js';
 import type { LocalTool, ToolDescriptor } from './tool.js';
 import { observe, observeError } from './tool-errors.js';
@@ -21,6 +24,12 @@ export interface ToolInvokeOptions {
   readonly meta?: Readonly<Record<string, unknown>>;
   /** Language of the observation's texts. */
   readonly locale: Locale;
+  /** Told about each progress report of the call (MCP `notifications/progress`, a local tool's `progress`). */
+  readonly onProgress?: (progress: McpProgress) => void;
+  /** MCP calls: answers the server's questions (elicitation), and is told of one the person must answer. */
+  readonly elicit?: ElicitBridge;
+  /** MCP calls: answers the server's sampling requests (servers with `sampling: true`). */
+  readonly sample?: SampleHandler;
 }
 
 /** What the invoker calls tools through. */
@@ -36,7 +45,7 @@ export interface ToolInvokerOptions {
 /**
  * Calls real tools (MCP and local) and turns every outcome into an Observation (pipeline step 6, docs/design.md). It never
  * throws for a tool's failure: SUCCESS carries the tool's result (docs/flows.md), failures are FAILED with the
- * code ToolErrors assigns. It throws only for wiring bugs (a builtin or an unknown tool or server). It does
+ * code ToolErrors assigns; a local tool's ToolRejectedException is REJECTED with its code. It throws only for wiring bugs (a builtin or an unknown tool or server). It does
  * not log; the pipeline does.
  */
 export class ToolInvoker {
@@ -74,6 +83,8 @@ export class ToolInvoker {
     if (!this.servers) throw new Error(`ToolInvoker has no MCP servers for tool ${tool.name}`);
     if (!tool.server) throw new Error(`MCP tool ${tool.name} has no server id`);
     const { locale, timeoutMs } = options;
+    // The SDK has no task runtime: sent as a plain call, the server would refuse it (-32601); said so instead.
+    if (tool.taskSupport === 'required') return observe('MCP_TASK_REQUIRED', locale, { tool: tool.name });
     // Looked up for each call, never kept: the pool may have closed an idle connection since the last
     // one, and refuses (McpError CONNECT: TOOL_UNREACHABLE) when the tenant's connections are all busy.
     let connection;
@@ -90,9 +101,16 @@ export class ToolInvoker {
         ...(options.maxTotalMs === undefined ? {} : { maxTotalMs: options.maxTotalMs }),
         signal: options.signal,
         meta: options.meta,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.elicit ? { onElicit: options.elicit.answer } : {}),
+        ...(options.sample ? { onSample: options.sample } : {}),
       });
     } catch (error) {
       return observeError(error, locale, { tool: tool.name, timeoutMs });
+    }
+    if (result.elicitation) {
+      options.elicit?.asked(result.elicitation);
+      return Observation.success(hint(locale, 'SUSPENDED_ELICITATION', { server: tool.server }));
     }
     const data = mcpResultData(result);
     if (result.isError)
@@ -100,7 +118,30 @@ export class ToolInvoker {
     const problem = structuredResultProblem(tool, result, locale, this.logger);
     if (problem !== null)
       return observe('MCP_OUTPUT_SCHEMA_MISMATCH', locale, { tool: tool.name, detail: problem }, data);
-    return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), data);
+    const success = Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), data);
+    // Images go to models that read them only where the result is the content blocks themselves.
+    if (result.structuredContent !== undefined) return success;
+    return success.withImages(contentImages(result.content));
+  }
+
+  /** `resources/read` for builtin_resource_read (ToolInvokerPort.readResource). */
+  async readResource(server: string, uri: string, options: ToolInvokeOptions): Promise<Observation> {
+    if (!this.servers) throw new Error(`ToolInvoker has no MCP servers to read ${uri} from`);
+    const { locale, timeoutMs } = options;
+    const tool = 'builtin_resource_read';
+    try {
+      const contents = await this.servers.connection(server).readResource?.(uri, {
+        timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      if (!contents) throw new Error(`MCP server ${server} cannot read resources`);
+      return Observation.success(hint(locale, 'SUCCESS', { tool }), {
+        uri,
+        contents: contentBlocks(contents),
+      });
+    } catch (error) {
+      return observeError(error, locale, { tool, timeoutMs });
+    }
   }
 
   private async invokeLocal(
@@ -119,14 +160,18 @@ export class ToolInvoker {
     // Told to stop before it started: the tool is not called at all.
     if (outer?.aborted) return observeError(asError(outer.reason), locale, { tool: tool.name, timeoutMs });
     const key = options.meta?.idempotencyKey;
+    const report = options.onProgress;
+    const progress = (p: McpProgress) => {
+      if (!signal.aborted && typeof p.progress === 'number') report?.(p);
+    };
     let pending: unknown;
     try {
       pending = local.execute(
         { ...args },
-        typeof key === 'string' ? { signal, idempotencyKey: key } : { signal },
+        typeof key === 'string' ? { signal, idempotencyKey: key, progress } : { signal, progress },
       );
     } catch (error) {
-      return observeError(error, locale, { tool: tool.name, timeoutMs });
+      return rejectionOf(error) ?? observeError(error, locale, { tool: tool.name, timeoutMs });
     }
     // A tool that answered at once has nothing left to time out or cancel.
     if (!isPromiseLike(pending))
@@ -162,7 +207,7 @@ export class ToolInvoker {
     } catch (error) {
       if (timer.signal.aborted && !outer?.aborted)
         return observe('TOOL_TIMEOUT', locale, { tool: tool.name, timeoutMs });
-      return observeError(error, locale, { tool: tool.name, timeoutMs });
+      return rejectionOf(error) ?? observeError(error, locale, { tool: tool.name, timeoutMs });
     } finally {
       clearTimeout(timeout);
       outer?.removeEventListener('abort', forward);
@@ -172,6 +217,15 @@ export class ToolInvoker {
 
 /** For invokers built without a logger (tests, direct use): a schema that does not compile goes unreported. */
 const NO_LOGGER: PipelineLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * A ToolRejectedException a local tool threw (along the error's `cause` chain): REJECTED with its code,
+ * reason and next step, as when a builtin throws one. Null for any other error.
+ */
+function rejectionOf(error: unknown): Observation | null {
+  const rejection = findRejection(error);
+  return rejection ? Observation.rejected(rejection.errorCode, rejection.reason, rejection.next) : null;
+}
 
 function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason));

@@ -1,9 +1,11 @@
 import { code, RuntimeErrorCode } from '../domain/error-codes.js';
+import { USER_CODE_RANGE } from '../domain/guard-codes.js';
 import { hintTemplate, type HintKey } from '../domain/hints.js';
 import { Outcome } from '../domain/outcome.js';
 import { CONTROL_TOOLS_PRODUCES } from './builtin/control-tools.js';
 import { DELEGATE_PRODUCES } from './builtin/delegate.js';
 import { EVIDENCE_READ_PRODUCES } from './builtin/evidence-read.js';
+import { RESOURCE_READ_PRODUCES } from './builtin/resource-read.js';
 import { DEFAULT_CONFIRM_WORDS, DEFAULT_YES_NO_OPTIONS } from './builtin/follow-up-rules.js';
 import { NODE_TOOLS_PRODUCES } from './builtin/node-tools.js';
 import { CATALOG_PRODUCES } from './catalog.js';
@@ -12,19 +14,25 @@ import { FINGERPRINT_PRODUCES } from './guards/fingerprint.js';
 import { INVOKE_PRODUCES } from './guards/invoke.js';
 import { PARAM_CONTRACT_PRODUCES } from './guards/param-contract.js';
 import { RESPONSE_CONTRACT_PRODUCES } from './guards/response-contract.js';
-import { WRITE_GATE_PRODUCES } from './guards/write-gate.js';
+import { WRITE_GATE_PRODUCES } from './approval/index.js';
 import type { ProducedCase } from './produces.js';
+import { USER_GUARDS_PRODUCES } from './user-guards/steps.js';
 import { ToolErrors, type InvokerErrorCode } from './tool-errors.js';
 
 /** Cases of the producers outside the pipeline's guards and builtins (src/tools/invoker.ts, crash recovery). */
 const INVOKER_CASES: Readonly<Record<InvokerErrorCode, string>> = {
   TOOL_TIMEOUT: 'no answer within the node’s `toolTimeoutMs` (the call is cancelled)',
   TOOL_UNREACHABLE: 'server down, connection refused, process exited',
+  MCP_UNAUTHORIZED:
+    'the server answered 401, or 403 `insufficient_scope` (scope step-up): a person must authorize; the node fails `TOOLS_UNAUTHORIZED` (under `serve`, for a server with `grant: authorization_code`, the run waits for Connect instead)',
+  MCP_TASK_REQUIRED:
+    'the tool declares `execution.taskSupport: required` (tasks are not supported): it is not called',
   TOOL_IO_ERROR: 'another transport or I/O failure',
   MCP_RPC_ERROR: 'a JSON-RPC error from the server',
   MCP_INVALID_PARAMS: 'the server answered -32602 (invalid params)',
   MCP_TOOL_ERROR: 'the tool result has `isError: true`',
-  TOOL_ERROR: 'any other error (fallback)',
+  TOOL_ERROR:
+    'any other error (fallback; a local tool’s `ToolRejectedException` is REJECTED with its own code)',
   MCP_OUTPUT_SCHEMA_MISMATCH:
     'the tool declares an `outputSchema` and its result (not `isError`) has no `structuredContent`, or one that breaks the schema',
 };
@@ -102,6 +110,7 @@ export function producedCases(): ProducedCase[] {
     ...CATALOG_PRODUCES,
     ...ARG_POLICY_PRODUCES,
     ...PARAM_CONTRACT_PRODUCES,
+    ...USER_GUARDS_PRODUCES,
     ...WRITE_GATE_PRODUCES,
     ...FINGERPRINT_PRODUCES,
     ...INVOKE_PRODUCES,
@@ -110,6 +119,7 @@ export function producedCases(): ProducedCase[] {
     ...CONTROL_TOOLS_PRODUCES,
     ...DELEGATE_PRODUCES,
     ...EVIDENCE_READ_PRODUCES,
+    ...RESOURCE_READ_PRODUCES,
     ...EXTERNAL,
   ];
 }
@@ -142,10 +152,13 @@ export function renderObservationsDoc(): string {
       (o) => `| ${o.name} | ${o.advances() ? 'yes' : 'no'} | ${o.stalls() ? 'yes' : 'no'} |`,
     ),
     '',
-    'The chain is catalog → ArgPolicy → ParamContract → WriteGate → Fingerprint → invoke → ResponseContract →',
-    'WriteGate.after → Evidence; the first step that produces an observation ends it. A builtin rejects a',
+    'The chain is catalog → ArgPolicy → ParamContract → user guards → WriteGate → Fingerprint → invoke →',
+    'ResponseContract → user guards (after) → WriteGate.after → Evidence; the first step that produces an',
+    'observation ends it. User guards ([interceptors](interceptors.md)) bring codes of their own, numbered',
+    `${USER_CODE_RANGE.min}–${USER_CODE_RANGE.max}; they are not in the tables below. A builtin rejects a`,
     'call by returning a REJECTED observation with its own code, reason and next step — the builtin rows',
-    'below; an error it throws is FAILED `TOOL_ERROR` (a thrown `ToolRejectedException` is still REJECTED).',
+    'below; an error it throws is FAILED `TOOL_ERROR`. A `ToolRejectedException` thrown by a builtin or by a local',
+    'tool (`defineTool`) is REJECTED with its code, reason and next step.',
     '',
     '## Producers',
     '',

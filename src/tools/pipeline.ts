@@ -1,17 +1,19 @@
-import type { Observation } from '../domain/observation.js';
 import { defaultBuiltins, type BuiltinRegistry } from './builtin/registry.js';
-import type { CallContext, CallInput } from './call.js';
+import type { CallInput, CallReport } from './call.js';
 import { catalogGuard } from './catalog.js';
 import { chain } from './compose.js';
 import { argPolicyGuard } from './guards/arg-policy.js';
 import { evidenceGuard } from './guards/evidence.js';
 import { fingerprintGuard } from './guards/fingerprint.js';
 import { invokeStep } from './guards/invoke.js';
-import { logCall } from './guards/log.js';
+import { logStage } from './guards/log.js';
 import { paramContractGuard } from './guards/param-contract.js';
 import { responseContractGuard } from './guards/response-contract.js';
-import { writeGateAfter, writeGateGuard } from './guards/write-gate.js';
-import { report } from './report.js';
+import { writeGateAfter, writeGateGuard } from './approval/index.js';
+import { callReport } from './report.js';
+import { telemetryStage } from './guards/telemetry.js';
+import { checkGuards, type Guard } from './user-guards/define.js';
+import { prepareGuards, userGuardsAfter, userGuardsBefore } from './user-guards/steps.js';
 import type { FieldContract, ParamContract } from '../domain/flow.js';
 import type { Check } from './compose.js';
 import type { ParsedCall, Provenance } from './stages.js';
@@ -20,33 +22,43 @@ import type { ParsedCall, Provenance } from './stages.js';
 export interface PipelineOptions {
   /** The builtin tools run by the invoke step; default: the standard builtins. */
   builtins?: BuiltinRegistry;
+  /** User guards (docs/interceptors.md), asked in this order; checked here (GuardDefinitionError). */
+  guards?: readonly Guard[];
 }
 
-/** One call through the whole chain: always resolves to the call's observation. */
-export type Pipeline = (ctx: CallContext) => Promise<Observation>;
+/**
+ * One call through the whole chain: resolves to the call's one immutable report (its observation and
+ * what the stages learnt); rejects only for a bug or a checkpoint refused before an effect.
+ */
+export type Pipeline = (input: CallInput) => Promise<CallReport>;
 
 /**
  * The path of a tool call (docs/design.md), written in the order it runs. Before the call is sent, the
  * first check that stops it ends it; each check hands what it learnt (the tool, the arguments, their
  * provenance, the approval, the count) to the steps after it. A call every check let through is
- * invoked, and what it came to goes through the after-steps in order. Every call is logged last.
+ * invoked, and what it came to goes through the after-steps in order. How the call ended becomes its
+ * one report, which the watch stages (telemetry, then the log) see, stopped or sent.
  */
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const builtins = options.builtins ?? defaultBuiltins;
+  const guards = prepareGuards(checkGuards(options.guards ?? []));
   const steps = chain<CallInput>()
     .check(catalogGuard()) // 1. the tool is visible in this node
     .check(argPolicyGuard()) // 2. arguments: JSON object, tool schema, flow tightening
     .check(unlessBaseline(paramContractGuard(), enumOnly)) // 3. parameter provenance: evidence, the user's words, enum
+    .check(userGuardsBefore(guards)) // 3b. user guards' `before`
     .check(writeGateGuard()) // 4. writes: reuse, in flight, pending verification, approval
     .check(unlessBaseline(fingerprintGuard(), () => ({ counted: false }))) // 5. the duplicate breaker
     .invoke(invokeStep(builtins)) // 6. the builtin, or the real tool through the invoker
     .after(responseContractGuard()) // 7. the tool's business status
+    .after(userGuardsAfter(guards)) // 7b. user guards' `after`
     .after(writeGateAfter()) // 8. approval consumed, failed approved write, pending verification
-    .after(evidenceGuard()); // 9. an executed real call becomes evidence ev_N
-  return async function pipeline(ctx) {
-    const observation = report(ctx, await steps.run(ctx));
-    logCall(ctx, observation); // 10. one `TOOL invoked` line
-    return observation;
+    .after(evidenceGuard()) // 9. an executed real call becomes evidence ev_N
+    .settle(callReport) // the call's one value
+    .watch(telemetryStage()) // 10. the `execute_tool` span and step duration, around all of the above
+    .watch(logStage()); // 11. one `TOOL invoked` line, before the span ends
+  return function pipeline(input) {
+    return steps.run(input);
   };
 }
 

@@ -1,20 +1,25 @@
+import { AgentRuntimeError } from '../domain/agent-runtime-error.js';
 import type { RuntimeErrorCode } from '../domain/error-codes.js';
 
 /**
- * A rejection carried by an exception: the invoke step turns one thrown by a builtin into a REJECTED
- * observation with this code, reason and next step, recognised along an error's `cause` chain. Kept
- * because it is public API; the builtins of this package return their rejections as observations
- * instead of throwing.
+ * A rejection carried by an exception: one thrown by a local tool (src/tools/invoker.ts) or a builtin
+ * (the invoke step) becomes a REJECTED observation with this code, reason and next step, recognised
+ * along an error's `cause` chain. The builtins of this package return their rejections as
+ * observations instead of throwing.
  */
-export class ToolRejectedException extends Error {
+export class ToolRejectedException extends AgentRuntimeError {
   override readonly name = 'ToolRejectedException';
+  /** The observation code's name (`errorCode.name`), as every AgentRuntimeError's `code` is a string. */
+  declare readonly code: string;
 
   constructor(
-    readonly code: RuntimeErrorCode,
+    /** The observation code the rejection carries (its number, outcome and texts). */
+    readonly errorCode: RuntimeErrorCode,
     readonly reason: string,
     readonly next: string,
   ) {
-    super(reason);
+    super(errorCode.name, reason);
+    const code = errorCode;
     if (code.outcome !== 'REJECTED')
       throw new Error(`ToolRejectedException needs a REJECTED code, got ${code.name}`);
     if (!next.trim()) throw new Error('ToolRejectedException needs a next step');

@@ -1,27 +1,35 @@
-import type { Observation } from '../domain/observation.js';
-import type { CallContext } from './call.js';
+import type { CallReport } from './call.js';
 import type { Settled } from './compose.js';
 import type { ReadyCall } from './stages.js';
 
+const NONE: Readonly<Record<string, never>> = Object.freeze({});
+
 /**
- * Writes what a call came to, and what its steps learnt before it ended, onto its context for the
- * runtime (CallReport), and returns its observation. The only place the report is written.
+ * The one value a call comes to: what it was told (its observation, its effect, what the invoke step
+ * looked back) and what its stages learnt before it ended, picked from the typed values they handed
+ * on. Frozen; nothing writes it afterwards.
  */
-export function report(ctx: CallContext, settled: Settled<ReadyCall>): Observation {
+export function callReport(settled: Settled<ReadyCall>): CallReport {
   const { reached, outcome } = settled;
-  ctx.executed = outcome.executed;
-  ctx.reused = settled.reused;
-  ctx.approved = reached.approved ?? false;
-  if (outcome.effect) ctx.effect = outcome.effect;
-  if (outcome.lookBack) ctx.lookBack = outcome.lookBack;
-  if (reached.descriptor) ctx.descriptor = reached.descriptor;
-  if (reached.policy) ctx.policy = reached.policy;
-  if (reached.isWrite !== undefined) ctx.isWrite = reached.isWrite;
-  if (reached.args) ctx.args = reached.args;
-  if (reached.fingerprint !== undefined) ctx.fingerprint = reached.fingerprint;
-  if (reached.counted) ctx.counted = true;
-  if (reached.provenance) ctx.provenance = { ...reached.provenance };
-  if (reached.userProvenance) ctx.userProvenance = { ...reached.userProvenance };
-  if (reached.matches) ctx.matches = { ...reached.matches };
-  return outcome.observation;
+  // Built by assignment, not by spreads: this runs once per call on the hot path.
+  const report: Writable<CallReport> = {
+    observation: outcome.observation,
+    executed: outcome.executed,
+    reused: settled.reused,
+    approved: reached.approved ?? false,
+    counted: reached.counted === true,
+    provenance: reached.provenance ?? NONE,
+    userProvenance: reached.userProvenance ?? NONE,
+    matches: reached.matches ?? NONE,
+  };
+  if (outcome.effect) report.effect = outcome.effect;
+  if (outcome.lookBack) report.lookBack = outcome.lookBack;
+  if (reached.descriptor) report.descriptor = reached.descriptor;
+  if (reached.policy) report.policy = reached.policy;
+  if (reached.isWrite !== undefined) report.isWrite = reached.isWrite;
+  if (reached.args) report.args = reached.args;
+  if (reached.fingerprint !== undefined) report.fingerprint = reached.fingerprint;
+  return Object.freeze(report);
 }
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };

@@ -1,6 +1,6 @@
 import type { ToolPolicy } from '../domain/flow.js';
 import type { Observation } from '../domain/observation.js';
-import type { ValueMatch } from '../domain/run-state.js';
+import type { ValueMatch } from '../records/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { CallInput, ControlEffect, LookBackResult } from './call.js';
 

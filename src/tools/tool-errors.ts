@@ -2,13 +2,16 @@ import { code, type ReasonParams, type RuntimeErrorCodeName } from '../domain/er
 import { hint, type HintKey } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
-import { causeChain, describeError, recognise } from '../mcp/errors.js';
+import { InsufficientScopeError } from '@modelcontextprotocol/client';
+import { causeChain, describeError, isUnauthorized, McpError, recognise } from '../mcp/errors.js';
 
 /** The codes the invoker produces (docs/observations.md), all FAILED. */
 export type InvokerErrorCode = Extract<
   RuntimeErrorCodeName,
   | 'TOOL_TIMEOUT'
   | 'TOOL_UNREACHABLE'
+  | 'MCP_UNAUTHORIZED'
+  | 'MCP_TASK_REQUIRED'
   | 'TOOL_IO_ERROR'
   | 'MCP_RPC_ERROR'
   | 'MCP_INVALID_PARAMS'
@@ -23,6 +26,8 @@ export type ToolErrorCode = InvokerErrorCode | 'TOOL_BUSINESS_FAILED';
 const NEXT: Readonly<Record<ToolErrorCode, HintKey>> = {
   TOOL_TIMEOUT: 'NEXT_TIMEOUT',
   TOOL_UNREACHABLE: 'NEXT_UNREACHABLE',
+  MCP_UNAUTHORIZED: 'NEXT_MCP_UNAUTHORIZED',
+  MCP_TASK_REQUIRED: 'NEXT_MCP_TASK_REQUIRED',
   TOOL_IO_ERROR: 'NEXT_IO',
   MCP_RPC_ERROR: 'NEXT_RPC',
   MCP_INVALID_PARAMS: 'NEXT_INVALID_PARAMS',
@@ -44,7 +49,8 @@ export interface Classified {
 const JSONRPC_INVALID_PARAMS = -32602;
 
 /**
- * Classifies an error thrown while calling a tool. Walks the `cause` chain (and AggregateError members)
+ * Classifies an error thrown while calling a tool. An error saying a person must authorize (anywhere
+ * in the chain) is MCP_UNAUTHORIZED. Otherwise walks the `cause` chain (and AggregateError members)
  * outermost first: the first error that says definitely what happened decides (request timeout → TIMEOUT;
  * closed connection, refused/reset socket, exited process, failed connect → UNREACHABLE; JSON-RPC -32602 →
  * MCP_INVALID_PARAMS; other JSON-RPC error → MCP_RPC_ERROR); else any other transport/IO failure →
@@ -52,6 +58,8 @@ const JSONRPC_INVALID_PARAMS = -32602;
  */
 export function classify(error: unknown): Classified {
   const chain = causeChain(error);
+  const unauthorized = chain.find(needsAuthorization);
+  if (unauthorized !== undefined) return { code: 'MCP_UNAUTHORIZED', detail: describeError(unauthorized) };
   let io: unknown = null;
   for (const e of chain) {
     const seen = recognise(e);
@@ -75,6 +83,18 @@ export function classify(error: unknown): Classified {
   }
   if (io !== null) return { code: 'TOOL_IO_ERROR', detail: describeError(io) };
   return { code: 'TOOL_ERROR', detail: describeError(error) };
+}
+
+/**
+ * True for an error saying a person must authorize (again): the server's 401, a 403
+ * `insufficient_scope` the SDK could not step up without a person, an McpError UNAUTHORIZED.
+ */
+function needsAuthorization(e: unknown): boolean {
+  return (
+    (e instanceof McpError && e.code === 'UNAUTHORIZED') ||
+    InsufficientScopeError.isInstance(e) ||
+    isUnauthorized(e)
+  );
 }
 
 /** The hint key of the next step for a code. */

@@ -9,6 +9,11 @@ export interface LocalToolContext {
   readonly signal: AbortSignal;
   /** The idempotency key of a write (docs/durability.md), when the call is a write. */
   readonly idempotencyKey?: string;
+  /**
+   * Reports how far the call got (traced as `tool.progress`, rate-limited, docs/trace.md); unlike an MCP
+   * server's progress it does not extend the call's timeout.
+   */
+  readonly progress?: (report: { progress: number; total?: number; message?: string }) => void;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ValueMatch } from '../domain/run-state.js';
+import type { PendingItem } from '../records/pending.js';
 import type { TokenUsage } from '../model/model.js';
 
 /** Fields every trace event has (docs/trace.md). */
@@ -11,21 +11,6 @@ export interface EventBase {
   round?: number;
 }
 
-/** The pending item of a suspension as traced and summarised. */
-export type PendingItem =
-  | {
-      tool: string;
-      args: Record<string, unknown>;
-      summary: string;
-      provenance?: Record<string, string>;
-      userProvenance?: Record<string, string>;
-      matches?: Record<string, ValueMatch[]>;
-      /** The MCP server annotates the tool `destructiveHint: true`. */
-      destructive?: boolean;
-      id?: string;
-    }
-  | { question: string; options: string[] | null; id?: string };
-
 /** The payload of each trace event type, without the base fields (docs/trace.md). */
 export type EventPayload =
   | {
@@ -35,7 +20,18 @@ export type EventPayload =
       input: unknown;
       parentRunId?: string;
     }
-  | { type: 'node.started'; nodeId: string; maxRounds?: number; maxStalls?: number }
+  | {
+      type: 'node.started';
+      nodeId: string;
+      maxRounds?: number;
+      maxStalls?: number;
+      /** In flows with parallel branches or maps: the node run's number (its conversation is `<nodeId>#<nodeRun>`). */
+      nodeRun?: number;
+      /** In flows with parallel branches or maps: the nodes whose end started this one (absent for the first). */
+      from?: string[];
+      /** For an item of a map: the map node's node run and the item's index. */
+      item?: { of: number; index: number };
+    }
   | { type: 'react.round'; nodeId: string; round: number }
   | {
       type: 'model.response';
@@ -46,6 +42,17 @@ export type EventPayload =
       usage: TokenUsage;
     }
   | { type: 'react.no_tool_calls'; nodeId: string; round: number; stalls: number }
+  /** A running call's tool reported progress (rate-limited per call, docs/trace.md). */
+  | {
+      type: 'tool.progress';
+      nodeId: string;
+      round: number;
+      callId: string;
+      tool: string;
+      progress: number;
+      total?: number;
+      message?: string;
+    }
   | {
       type: 'tool.invoked';
       nodeId: string;
@@ -90,6 +97,30 @@ export type EventPayload =
       comment?: string | null;
       who?: string | null;
       answer?: string;
+      /** An answer to an MCP server's question (elicitation): what the person chose. */
+      action?: 'accept' | 'decline' | 'cancel';
+    }
+  /** An MCP server with `sampling: true` asked the node's model during a call of `tool` (texts bounded). */
+  | {
+      type: 'sampling.requested';
+      nodeId: string;
+      server: string;
+      tool: string;
+      messages: { role: 'user' | 'assistant'; text: string }[];
+      systemPrompt?: string;
+      maxTokens: number;
+    }
+  /** The model's answer to it (`ok`), or why there is none. */
+  | {
+      type: 'sampling.completed';
+      nodeId: string;
+      server: string;
+      tool: string;
+      ok: boolean;
+      model?: string;
+      text?: string;
+      usage?: TokenUsage;
+      message?: string;
     }
   /** A failed run taken up again by an operator (`retry`): it continues in the node that failed. */
   | { type: 'run.retried'; nodeId: string; reason: string; message: string; who: string | null }
@@ -110,11 +141,14 @@ export const EVENT_TYPES = [
   'react.round',
   'model.response',
   'react.no_tool_calls',
+  'tool.progress',
   'tool.invoked',
   'tool.skipped',
   'react.stall',
   'phase.hint',
   'context.compacted',
+  'sampling.requested',
+  'sampling.completed',
   'node.suspended',
   'run.suspended',
   'run.resumed',

@@ -7,8 +7,11 @@ import { createPostgresStore } from '../store/postgres/connect.js';
 import type { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { StoredEvent } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
+import type { Guard } from '../tools/user-guards/define.js';
 import { RunQueue } from './queue.js';
 import { RunWorker } from './worker.js';
+import type { Clock, IdSource } from '../engine/seams.js';
+import type { Env } from '../runtime/config.js';
 
 /** Options of `startWorker`. */
 export interface StartWorkerOptions {
@@ -20,6 +23,8 @@ export interface StartWorkerOptions {
   leaseMs?: number;
   /** Local tools the flows may use (the same set on every worker). */
   tools?: LocalTool[];
+  /** User guards (docs/interceptors.md; the same on every worker). */
+  guards?: readonly Guard[];
   /** Resolves provider model names other than `scripted:`. */
   providers?: (provider: string, modelId: string) => ModelClient;
   /** How often to look for runs no live lease holds, ms. */
@@ -29,6 +34,14 @@ export interface StartWorkerOptions {
   /** Receives every event this worker commits. */
   onEvent?: (event: StoredEvent) => void;
   logger?: Logger;
+  /** The clock of leases, event times, record stamps and sweeps (default `Date.now`). */
+  clock?: Clock;
+  /** The source of run ids and the lease owner id (default: random UUIDs). */
+  ids?: IdSource;
+  /** Where settings not given as options are read from (default `process.env`). */
+  env?: Env;
+  /** The folder flows without one of their own resolve against (default `process.cwd()`). */
+  cwd?: string;
 }
 
 /** A running worker: its runtime (queue mode, usable for approvals too) and how to stop it. */
@@ -52,7 +65,11 @@ export interface WorkerHandle {
 export async function startWorker(options: StartWorkerOptions): Promise<WorkerHandle> {
   const logger = options.logger ?? silentLogger;
   const concurrency = options.concurrency ?? 4;
-  const store = await createPostgresStore(options.db, { poolSize: concurrency + 2 });
+  const clock = options.clock;
+  const store = await createPostgresStore(options.db, {
+    poolSize: concurrency + 2,
+    ...(clock ? { now: () => new Date(clock()) } : {}),
+  });
   let queue: RunQueue;
   try {
     queue = await RunQueue.open({ url: options.db, logger });
@@ -64,10 +81,17 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
   const runtime = createRuntime({
     store,
     tools: options.tools ?? [],
+    guards: options.guards ?? [],
     logger,
     enqueue: queue.enqueue,
+    // A run needing a person's authorization at an MCP server waits for Connect (docs/mcp.md).
+    mcpAuthorization: 'suspend',
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
+    ...(clock ? { clock } : {}),
+    ...(options.ids ? { ids: options.ids } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     onEvent: (event) => {
       worker?.observe(event);
       options.onEvent?.(event);
@@ -77,7 +101,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
     runtime,
     store,
     queue,
-    leaseMs: options.leaseMs ?? leaseFromEnv(),
+    leaseMs: runtime.leaseLength,
     concurrency,
     logger,
     ...(options.sweepMs !== undefined ? { sweepMs: options.sweepMs } : {}),
@@ -106,10 +130,4 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
       return left;
     },
   };
-}
-
-/** The lease length the runtime uses when none is given (env AGENT_RUNTIME_LEASE_MS, else 15 s). */
-export function leaseFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env.AGENT_RUNTIME_LEASE_MS);
-  return Number.isFinite(value) && value > 0 ? value : 15_000;
 }

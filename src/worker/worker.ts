@@ -119,7 +119,7 @@ export class RunWorker {
 
   async #sweepOnce(): Promise<number> {
     if (this.#stopping) return 0;
-    const ids = (await this.#options.store.unleasedRuns(Date.now(), 200)).filter(
+    const ids = (await this.#options.store.unleasedRuns(this.#options.runtime.clock(), 200)).filter(
       (id) => !this.#driving.has(id),
     );
     await this.#options.queue.enqueueMany(ids);

@@ -13,7 +13,7 @@ export const flowFile = (name: 'site' | 'query' | 'timeout' | 'invalid'): string
   join(FLOWS, `${name}.flow.yaml`);
 export const turnsFile = (name: string): string => join(FLOWS, 'turns', `${name}.yaml`);
 
-/** One trace event as the CLI writes it (SPEC §11); fields beyond the common ones vary by type. */
+/** One trace event as the CLI writes it; fields beyond the common ones vary by type. */
 export interface TraceEvent {
   seq: number;
   ts: string;
@@ -24,7 +24,7 @@ export interface TraceEvent {
   [field: string]: unknown;
 }
 
-/** The run summary printed by `--json` (SPEC §10, §14). */
+/** The run summary printed by `--json`. */
 export interface Summary {
   runId: string;
   status: 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled';

@@ -1,5 +1,5 @@
 /**
- * Acceptance of the CLI's contract around runs (SPEC §9, §10): cancel, responses that do not match
+ * Acceptance of the CLI's contract around runs: cancel, responses that do not match
  * what the run waits for (exit 4, nothing changed), unknown run ids and bad flow files (exit 2).
  */
 import { writeFileSync } from 'node:fs';

@@ -90,8 +90,9 @@ describe.concurrent('acceptance: guards, failures and node endings', { timeout: 
     expect(after(r.events, slow!)).toMatchObject({ type: 'react.stall', stalls: 1, maxStalls: 5 });
     expect(quick).toMatchObject({ outcome: 'SUCCESS', evidenceId: 'ev_2', level: 'info' });
     expect(r.stderr).toContain('WARN TOOL invoked tool=slow_query outcome=FAILED code=TOOL_TIMEOUT');
-    // The runtime did not wait for the slow query, and the server saw the call cancelled.
-    expect(r.ms).toBeLessThan(15_000);
+    // The runtime did not wait the 20 s of the slow query (the whole CLI run, process starts included,
+    // ends before it would have answered), and the server saw the call cancelled.
+    expect(r.ms).toBeLessThan(20_000);
     expect(box.cancelled().map((c) => c.tool)).toEqual(['slow_query']);
   });
 

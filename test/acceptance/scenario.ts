@@ -72,7 +72,7 @@ export function expectSuspended(
   expect(nodeSuspended).toMatchObject({ type: 'node.suspended', kind, pending });
   expect(runSuspended).toMatchObject({ type: 'run.suspended', kind, pending });
   expect(ofType(result.events, 'run.suspended')).toHaveLength(1);
-  // Exit 3 prints the run id and what it waits for (SPEC §10).
+  // Exit 3 prints the run id and what it waits for.
   const waitsFor = summary.suspension?.pending ?? {};
   expect(result.stderr).toContain(summary.runId);
   expect(result.stderr).toContain(String(kind === 'APPROVAL' ? waitsFor.tool : waitsFor.question));

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { TraceEvent } from './cli.js';
 
-/** A `tool.invoked` event (SPEC §11). */
+/** A `tool.invoked` event. */
 export interface ToolInvoked extends TraceEvent {
   type: 'tool.invoked';
   callId: string;
@@ -63,7 +63,7 @@ export function expectInOrder(events: readonly TraceEvent[], types: readonly str
 }
 
 /**
- * The contract every trace must keep, whatever the scenario (SPEC §4, §6, §11): one run, seq
+ * The contract every trace must keep, whatever the scenario: one run, seq
  * consecutive; each tool.invoked well formed (non-success → error code and "下一步："; FAILED → warn;
  * builtins, REJECTED and DEFERRED never executed and never evidence); each stalling outcome and each
  * no-tool round followed at once by react.stall; each call answered at most once; each

@@ -15,7 +15,7 @@ import {
   type Summary,
 } from './helpers/cli.js';
 
-/** The commands that continue or inspect a run, as subprocesses sharing one SQLite file (SPEC §10). */
+/** The commands that continue or inspect a run, as subprocesses sharing one SQLite file. */
 describe('cli: continuing and inspecting runs', () => {
   beforeAll(() => ensureBuilt(), 300_000);
   let w: World;

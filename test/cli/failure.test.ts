@@ -3,18 +3,8 @@ import { UsageError } from '../../src/cli/args.js';
 import { failureOf } from '../../src/cli/failure.js';
 import { RunError, type RunErrorCode } from '../../src/domain/run-error.js';
 import { FlowError } from '../../src/flow/problems.js';
-import {
-  RunConflictError,
-  RunNotFoundError,
-  RuntimeInputError,
-  RunInputError,
-} from '../../src/runtime/errors.js';
-import {
-  StoreError,
-  versionConflict,
-  VersionConflictError,
-  type StoreErrorCode,
-} from '../../src/store/store.js';
+import { StoreError, versionConflict, type StoreErrorCode } from '../../src/store/store.js';
+import { runNotFound, runConflict, runInputError } from '../../src/domain/run-error.js';
 
 /** The exit code of every error code (docs/cli.md "Exit codes"); typed so that a new code must be listed. */
 const RUN_EXITS: Record<RunErrorCode, number> = {
@@ -47,23 +37,23 @@ describe('the CLI exit code of an error', () => {
   });
 
   it('prints the lines the docs show, for the deprecated classes too', () => {
-    expect(failureOf(new RunNotFoundError('run_1'))).toEqual({
+    expect(failureOf(runNotFound('run_1'))).toEqual({
       exitCode: 2,
       line: 'agent-runtime: unknown run id run_1',
     });
-    expect(failureOf(new RunConflictError('run_1', 'run run_1 is completed, not suspended'))).toEqual({
+    expect(failureOf(runConflict('run_1', 'run run_1 is completed, not suspended'))).toEqual({
       exitCode: 4,
       line: 'agent-runtime: run run_1 is completed, not suspended (nothing changed)',
     });
-    expect(failureOf(new RuntimeInputError('flow f names no model and none was given')).line).toBe(
+    expect(failureOf(new RunError('REQUEST_INVALID', 'flow f names no model and none was given')).line).toBe(
       'agent-runtime: flow f names no model and none was given',
     );
-    expect(failureOf(new RunInputError('--input-json must be a JSON object')).exitCode).toBe(2);
+    expect(failureOf(runInputError('--input-json must be a JSON object')).exitCode).toBe(2);
     expect(failureOf(new StoreError('BAD_URL', 'not a store URL: x')).line).toBe(
       'agent-runtime: store: not a store URL: x',
     );
     // Two responses racing: the one that lost changed nothing (docs/cli.md, exit 4).
-    expect(failureOf(new VersionConflictError('run_1', 3, 4))).toEqual({
+    expect(failureOf(versionConflict('run_1', 3, 4))).toEqual({
       exitCode: 4,
       line: 'agent-runtime: run run_1 is at version 4, not 3 (nothing changed)',
     });

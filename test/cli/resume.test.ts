@@ -12,7 +12,7 @@ async function until(check: () => boolean, what: string, ms = 20_000): Promise<v
   }
 }
 
-/** `resume` after a driver process was killed (SPEC §9, §10), and the store location variables. */
+/** `resume` after a driver process was killed, and the store location variables. */
 describe('cli: resume after a killed driver; store location', () => {
   beforeAll(() => ensureBuilt(), 300_000);
   let w: World;

@@ -10,7 +10,7 @@ import {
   type Summary,
 } from './helpers/cli.js';
 
-/** `agent-runtime run` as a subprocess (SPEC §10): exit codes, the --json summary, input handling, usage errors. */
+/** `agent-runtime run` as a subprocess: exit codes, the --json summary, input handling, usage errors. */
 describe('cli: run', () => {
   beforeAll(() => ensureBuilt(), 300_000);
   let w: World;

@@ -60,7 +60,7 @@ function inTerminal(
   });
 }
 
-/** SPEC §10: in a terminal without --json, approvals and follow-ups are asked inline. */
+/** In a terminal without --json, approvals and follow-ups are asked inline. */
 describe.skipIf(!exists(SCRIPT))('cli: interactive use in a terminal', () => {
   beforeAll(() => ensureBuilt(), 300_000);
   let w: World;

@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { World, builtinFlow, ensureBuilt, siteFlow } from './helpers/cli.js';
 
-/** `agent-runtime validate FLOW.yaml` (SPEC §3, §10): exit 0 when valid, 2 with every problem on stderr. */
+/** `agent-runtime validate FLOW.yaml`: exit 0 when valid, 2 with every problem on stderr. */
 describe('cli: validate', () => {
   beforeAll(() => ensureBuilt(), 300_000);
   let w: World;

@@ -12,7 +12,7 @@ import { createLanguageModel } from '../../src/model/ai-sdk/factories.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { contextModel } from '../../src/engine/context-host.js';
-import { newNodeState } from '../../src/domain/run-state.js';
+import { newNodeState } from '../../src/records/run-state.js';
 import { LimitsSchema } from '../../src/domain/flow.js';
 import { startFakeProvider, type FakeProvider } from '../model/ai-sdk/fake-provider.js';
 import { reply } from '../model/ai-sdk/wire.js';

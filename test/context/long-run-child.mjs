@@ -3,13 +3,7 @@
 // line {callIndex, tokens, request}. With `crashAt` it exits abruptly when that model call comes,
 // before answering it, like a process killed mid-run. Prints the run summary as JSON on stdout.
 import { appendFileSync } from 'node:fs';
-import {
-  createRuntime,
-  defineTool,
-  loadFlow,
-  RunConflictError,
-  scriptedModel,
-} from '../../dist/src/index.js';
+import { createRuntime, defineTool, loadFlow, RunError, scriptedModel } from '../../dist/src/index.js';
 import { estimateRequest } from '../../dist/src/loop/context-budget.js';
 
 const config = JSON.parse(process.argv[2]);
@@ -110,7 +104,7 @@ if (config.mode === 'start') {
       break;
     } catch (error) {
       // The crashed process's lease has not expired yet.
-      if (!(error instanceof RunConflictError) || Date.now() > deadline) throw error;
+      if (!(error instanceof RunError && error.code === 'RUN_CONFLICT') || Date.now() > deadline) throw error;
       await new Promise((r) => setTimeout(r, 100));
     }
   }

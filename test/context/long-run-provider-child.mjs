@@ -8,7 +8,7 @@ import {
   createRuntime,
   defineTool,
   loadFlow,
-  RunConflictError,
+  RunError,
 } from '../../dist/src/index.js';
 
 const config = JSON.parse(process.argv[2]);
@@ -74,7 +74,7 @@ if (config.mode === 'start') {
       break;
     } catch (error) {
       // The killed process's lease has not expired yet.
-      if (!(error instanceof RunConflictError) || Date.now() > deadline) throw error;
+      if (!(error instanceof RunError && error.code === 'RUN_CONFLICT') || Date.now() > deadline) throw error;
       await new Promise((r) => setTimeout(r, 100));
     }
   }

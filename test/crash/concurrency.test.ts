@@ -1,5 +1,5 @@
 /**
- * Crash-injection suite: people's responses under concurrency (issue 6, SPEC §9, §10). Approvals and
+ * Crash-injection suite: people's responses under concurrency (issue 6). Approvals and
  * answers are accepted only while the run waits for exactly that kind of input, checked against the
  * store (lease + compare-and-set on the run's version), not in one process's memory: two CLI
  * processes approving at once continue the run once, and a response of the wrong kind exits 4 with

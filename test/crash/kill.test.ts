@@ -1,5 +1,5 @@
 /**
- * Crash-injection suite, part 2 (issue 6, SPEC §9): kill -9 the CLI at random points, resume, check.
+ * Crash-injection suite, part 2 (issue 6): kill -9 the CLI at random points, resume, check.
  *
  * A clean run of examples/crash/flow.yaml is driven once by the CLI (`run`, `approve`, `answer`,
  * `approve`, `approve`); before each command the store (VACUUM INTO) and the server's data are copied,

@@ -1,5 +1,5 @@
 /**
- * Crash-injection suite, part 1 (issue 6, SPEC §9): resume from a copy of the store after EVERY
+ * Crash-injection suite, part 1 (issue 6): resume from a copy of the store after EVERY
  * committed step of a run with three approved writes and a follow-up answer.
  *
  * How every committed step is captured, without any hook in the runtime: the run is driven once by
@@ -19,7 +19,7 @@
  * each write executed exactly once in that copy's write log (publish: one effect, the server dedupes
  * the re-send; notify_send, which has neither `idempotent` nor `recover`, not at all when its state is
  * "in flight, not executed": the person is told its result is unknown), every approval and the answer
- * honoured, the trace gap-free. Then each recovery branch of SPEC §9 is checked in detail on its state.
+ * honoured, the trace gap-free. Then each recovery branch of the HTTP API is checked in detail on its state.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Crash-injection suite: slow writes (issue 6, SPEC §4 step 6 and §9). crash-cloud's web_site_create can
+ * Crash-injection suite: slow writes (issue 6; the invoke step and durability). crash-cloud's web_site_create can
  * be slowed (CRASH_CLOUD_SLOW=…:web_site_create, examples/crash/crash-tools.js): `reply:MS` executes at once and
  * answers MS later, `execute:MS` waits MS and then executes even if the caller gave up. The flow's
  * `build` node gives tools 2.5 s. This makes the in-flight window of a write long and deterministic:

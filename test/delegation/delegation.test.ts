@@ -63,7 +63,7 @@ beforeEach(() => {
 
 afterEach(() => rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
 
-describe('builtin_node_delegate runs a child run (SPEC §5)', () => {
+describe('builtin_node_delegate runs a child run', () => {
   it('suspends the parent with the child pending item, routes the approval to the child, and returns its outputs', async () => {
     const runtime = createRuntime({
       store: `sqlite:${join(dir, 'rt.db')}`,

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const maxLines = 400;
+/** Files a tool writes (no one splits them by job): the console's API types from the OpenAPI document. */
+const generated = new Set(['web/src/api-types.ts']);
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -30,7 +32,7 @@ describe('the house keeps its shape', () => {
         file: relative(root, file),
         lines: readFileSync(file, 'utf8').split('\n').length - 1,
       }))
-      .filter(({ lines }) => lines > maxLines);
+      .filter(({ file, lines }) => lines > maxLines && !generated.has(file));
     expect(long, 'split the file by job').toEqual([]);
   });
 

@@ -6,9 +6,11 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The places a reader of the repository sees: they must not cite a specification they do not have. */
-const scanned = ['README.md', 'docs', 'src', 'web/src', 'examples', 'schema'];
+const scanned = ['README.md', 'docs', 'src', 'web/src', 'examples', 'schema', 'test', 'scripts', 'bench'];
 const textFile = /\.(md|ts|tsx|mts|js|mjs|json|yaml|yml|css|html)$/;
-const citation = /\b(SPEC|seed) ?§/;
+const citation = /\b(SPEC|seed) ?§|\bSTYLE(\.md)? habit/;
+/** This file names the patterns it looks for. */
+const self = fileURLToPath(import.meta.url);
 
 function filesUnder(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
@@ -29,13 +31,14 @@ function citations(files: string[]): string[] {
 describe('docs and code stand on their own', () => {
   it('finds a citation where there is one', () => {
     expect(citation.test('as SPEC §4 says')).toBe(true);
+    expect(citation.test('injectable for tests (STYLE.md habit 4)')).toBe(true);
     expect(citation.test('the pipeline in docs/design.md')).toBe(false);
   });
 
-  it('cites no "SPEC §N" in README.md, docs/, src/, web/src/, examples/ or schema/', () => {
+  it('cites no "SPEC §N" or style habit in README.md, docs/, src/, web/src/, examples/, schema/, test/, scripts/ or bench/', () => {
     const files = scanned
       .flatMap((path) => filesUnder(join(root, path)))
-      .filter((file) => textFile.test(file));
+      .filter((file) => textFile.test(file) && file !== self);
     expect(files.length).toBeGreaterThan(100);
     expect(citations(files), 'say it in your own words or link docs/design.md or another docs page').toEqual(
       [],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { code, fill, RuntimeErrorCode } from '../../src/domain/error-codes.js';
 import { LOCALES } from '../../src/domain/locale.js';
 
-/** SPEC §2, the RuntimeErrorCode table: name, number, outcome — in table order. */
+/** The RuntimeErrorCode table (docs/observations.md): name, number, outcome — in table order. */
 const SPEC_TABLE: readonly [string, number, string][] = [
   ['TOOL_TIMEOUT', 50401, 'FAILED'],
   ['TOOL_UNREACHABLE', 50301, 'FAILED'],
@@ -32,8 +32,10 @@ const SPEC_TABLE: readonly [string, number, string][] = [
   ['OUTPUT_VALUE_MISMATCH', 42263, 'REJECTED'],
   ['FINISH_OUTPUTS_MISSING', 42270, 'REJECTED'],
   ['DELEGATION_OUT_OF_BOUNDS', 42280, 'REJECTED'],
-  // Issue 20 (not in the SPEC §2 table): builtin_evidence_read with an unknown id.
+  // Issue 20 (added after the first table): builtin_evidence_read with an unknown id.
   ['EVIDENCE_NOT_FOUND', 42290, 'REJECTED'],
+  // Issue 30: builtin_resource_read of a uri no tool result linked to.
+  ['RESOURCE_NOT_LINKED', 42292, 'REJECTED'],
   ['APPROVAL_REQUIRED', 20201, 'DEFERRED'],
   ['WRITE_PENDING_VERIFY', 20202, 'DEFERRED'],
   ['WRITE_IN_FLIGHT', 20203, 'DEFERRED'],
@@ -42,10 +44,14 @@ const SPEC_TABLE: readonly [string, number, string][] = [
   ['DELEGATE_FAILED', 50003, 'FAILED'],
   ['OUTPUT_SCHEMA_MISMATCH', 42264, 'REJECTED'],
   ['MCP_OUTPUT_SCHEMA_MISMATCH', 50204, 'FAILED'],
+  ['MCP_UNAUTHORIZED', 50303, 'FAILED'],
+  ['MCP_TASK_REQUIRED', 50205, 'FAILED'],
+  ['GUARD_ERROR', 50010, 'FAILED'],
+  ['GUARD_VERDICT_INVALID', 50011, 'FAILED'],
 ];
 
 describe('RuntimeErrorCode', () => {
-  it('has exactly the SPEC §2 table: name → number → outcome, in table order', () => {
+  it('has exactly the table: name → number → outcome, in table order', () => {
     const actual = RuntimeErrorCode.values().map((c) => [c.name, c.no, c.outcome]);
     expect(actual).toEqual(SPEC_TABLE);
   });

@@ -7,7 +7,7 @@ describe('Outcome', () => {
     ['FAILED', false, true],
     ['REJECTED', false, true],
     ['DEFERRED', false, false],
-  ] as const)('%s: advances=%s stalls=%s (SPEC §2)', (name, advances, stalls) => {
+  ] as const)('%s: advances=%s stalls=%s', (name, advances, stalls) => {
     const outcome = Outcome.of(name);
     expect(outcome.name).toBe(name);
     expect(outcome.advances()).toBe(advances);

@@ -103,7 +103,7 @@ describe('old traces', () => {
 });
 
 describe('splitMessage', () => {
-  it('splits at the zh-CN and en markers of SPEC §2', () => {
+  it('splits at the zh-CN and en markers of a hint text', () => {
     expect(splitMessage('缺少必填参数 [buyer]。下一步：补齐后再调用。')).toEqual({
       reason: '缺少必填参数 [buyer]。',
       next: '补齐后再调用。',

@@ -78,7 +78,7 @@ export interface ConsoleServer {
   stop(): Promise<void>;
 }
 
-/** Starts the API (SPEC §12) with the console, an operator and a viewer token, and the site-console flow. */
+/** Starts the API with the console, an operator and a viewer token, and the site-console flow. */
 export async function startConsoleServer(): Promise<ConsoleServer> {
   const flowsDir = mkdtempSync(join(tmpdir(), 'console-e2e-'));
   await mkdir(join(flowsDir, 'site'), { recursive: true });

@@ -47,7 +47,7 @@ async function openSession(store: GatedStore): Promise<RunSession> {
   return RunSession.open(store, new EventHub(), await store.createRun(run, events));
 }
 
-/** SPEC §9: a commit may be in flight while the step goes on (a slow read); nothing is lost or renumbered. */
+/** A commit may be in flight while the step goes on (a slow read); nothing is lost or renumbered. */
 describe('RunSession commits', () => {
   it('keeps what is buffered while a commit is in flight for the next one, with its seqs and indexes', async () => {
     const store = new GatedStore();

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunConflictError } from '../../src/runtime/errors.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { call, eventsOf, flow, makeRuntime, script, toolKit, turn, typesOf } from '../runtime/helpers.js';
 
@@ -77,7 +76,7 @@ describe('taking over a running run', () => {
     });
     for (const take of [() => runtime.drive(run.runId), () => runtime.resume(run.runId)]) {
       const refused = take();
-      await expect(refused).rejects.toBeInstanceOf(RunConflictError);
+      await expect(refused).rejects.toMatchObject({ code: 'RUN_CONFLICT' });
       await expect(refused).rejects.toThrow(/is completed, not running/);
     }
   });

@@ -28,11 +28,11 @@ export function standIn(name: string, plan: StandInPlan, follow: boolean): Model
       const tools = request.tools.map((t) => t.name);
       const tool = request.messages.filter((m): m is ToolMessage => m.role === 'tool');
       let k = 0;
-      for (const m of tool) if (m.tool === plan.steps[k]?.tool && m.content.startsWith('[SUCCESS]')) k += 1;
+      for (const m of tool) if (m.tool === plan.steps[k]?.tool && m.content.startsWith('[SUCCESS')) k += 1;
       const step = plan.steps[k];
       const last = tool.at(-1);
       const named =
-        follow && last && !last.content.startsWith('[SUCCESS]') ? namedTool(last.content, tools) : null;
+        follow && last && !last.content.startsWith('[SUCCESS') ? namedTool(last.content, tools) : null;
       const call =
         named && plan.helpers[named]
           ? { tool: named, args: plan.helpers[named] }

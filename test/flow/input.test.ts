@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
-import { resolveRunInput, RunInputError, validateRunInput } from '../../src/flow/input.js';
+import { resolveRunInput, validateRunInput } from '../../src/flow/input.js';
+import { RunError } from '../../src/domain/run-error.js';
 import { tempFiles } from './helpers.js';
 
 const textFlow = (await loadFlow({ id: 't', nodes: [{ id: 'a' }] })).flow;
@@ -21,13 +22,13 @@ const orderFlow = (
   })
 ).flow;
 
-async function failure(promise: Promise<unknown>): Promise<RunInputError> {
+async function failure(promise: Promise<unknown>): Promise<RunError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(RunInputError);
-  return error as RunInputError;
+  expect(error).toMatchObject({ code: 'INPUT_INVALID' });
+  return error as RunError;
 }
 
 describe('resolveRunInput', () => {

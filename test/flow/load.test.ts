@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_INPUT_SCHEMA } from '../../src/domain/flow.js';
+import { nodeLimits } from '../../src/engine/node-host.js';
 import { loadFlow, loadFlowText } from '../../src/flow/load.js';
 import { flowModel } from '../../src/flow/paths.js';
 import { FlowError, isFlowError } from '../../src/flow/problems.js';
@@ -62,6 +63,19 @@ describe('loadFlow: valid flows', () => {
     expect(loaded.flow.nodes[0]?.outputs.k?.required).toBe(false);
   });
 
+  it("a node's limits keep only the keys it gives: the flow's values stand for the rest", async () => {
+    const loaded = await loadFlowText(
+      `id: x\nlimits: { maxStalls: 3 }\nnodes: [{ id: a, limits: { maxRounds: 4 } }]`,
+    );
+    const node = loaded.flow.nodes[0]!;
+    expect(node.limits).toEqual({ maxRounds: 4 });
+    expect(nodeLimits(loaded.flow, node)).toMatchObject({
+      maxRounds: 4,
+      maxStalls: 3,
+      fingerprintRepeats: 2,
+    });
+  });
+
   it('resolves an object flow against baseDir', async () => {
     const dir = await tempFiles({ 'child.yaml': 'id: child\nnodes: [{ id: a }]\n' });
     const loaded = await loadFlow(
@@ -108,7 +122,7 @@ describe('loadFlow: structure problems name file, path, line and what is expecte
     [
       'a server with a misspelt key',
       edit('{ command: node, args: [server.js] }', '{ command: node, argz: [server.js] }'),
-      /^flow\.yaml:3:27 mcpServers\.cloud\.argz: unknown key "argz" \(did you mean "args"\?\); expected one of: command, args, env, inheritEnv, cwd, connectTimeoutMs, trustReadOnlyHint, roots$/,
+      /^flow\.yaml:3:27 mcpServers\.cloud\.argz: unknown key "argz" \(did you mean "args"\?\); expected one of: command, args, env, inheritEnv, cwd, connectTimeoutMs, trustReadOnlyHint, roots, sampling, elicitation$/,
     ],
     [
       'a server that is neither kind',

@@ -142,7 +142,7 @@ describe('semantic checks', () => {
       ]),
       [
         /^flow\.yaml:14:40 nodes\[0\]\.tools\[2\]: tool "space_list" is listed twice; expected each tool once$/,
-        /^flow\.yaml:14:52 nodes\[0\]\.tools\[3\]: "builtin_node_finish" is a builtin tool name; builtin tools are visible in every node/,
+        /^flow\.yaml:14:52 nodes\[0\]\.tools\[3\]: "builtin_node_finish" is a builtin tool name; builtin tools are offered by the runtime where a node can use them/,
       ],
     );
   });

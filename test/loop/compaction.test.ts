@@ -63,6 +63,16 @@ describe('compactConversation', () => {
     expect(result.state.stubbed).toBeGreaterThan(0);
   });
 
+  it('a stubbed result drops its images; the newest rounds keep theirs', () => {
+    const image = { mimeType: 'image/png', data: 'iVBORw0KGgo=', bytes: 8, sha256: 'a'.repeat(64) };
+    const messages = conversation(12).map((m) => (m.role === 'tool' ? { ...m, images: [image] } : m));
+    const result = compactConversation(messages, options(12_000));
+    const stubs = result.messages.filter((m) => m.role === 'tool' && m.content.includes('compacted'));
+    expect(stubs.length).toBeGreaterThan(0);
+    for (const stub of stubs) expect(stub.role === 'tool' && stub.images).toBeUndefined();
+    expect(result.messages.at(-1)).toMatchObject({ role: 'tool', images: [image] });
+  });
+
   it('folds the oldest rounds into a digest listing every call, its outcome and evidence id', () => {
     const messages = conversation(60);
     const result = compactConversation(messages, options(8_000));

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { modelConversation, openingMessage, retryNotice } from '../../src/loop/conversation.js';
+import {
+  ConversationView,
+  modelConversation,
+  openingMessage,
+  retryNotice,
+} from '../../src/loop/conversation.js';
 import { renderSkipped } from '../../src/loop/render.js';
 import type { ConversationMessage } from '../../src/model/model.js';
 import { openAiRefusal } from '../providers/rules.js';
@@ -119,5 +124,61 @@ describe('retryNotice', () => {
       'MODEL_FAILED (HTTP 529 Overloaded)',
     );
     expect(retryNotice('zh-CN', 'ROUND_LIMIT', '已达到轮次上限')).toContain('ROUND_LIMIT');
+  });
+});
+
+describe('ConversationView (the incremental conversation)', () => {
+  /** A conversation with everything the rules treat specially, in the order a node run may store it. */
+  const stored: ConversationMessage[] = [
+    assistant('', 'a1'),
+    tool('a1', 'one', 'fp1'),
+    assistant('two calls', 'b1', 'b2'),
+    tool('b1'),
+    user('   '),
+    assistant('  '),
+    assistant('stray answer'),
+    tool('zz'),
+    assistant('', 'c1', 'c2'),
+    tool('c2', 'second first'),
+    tool('c2', 'again'),
+    tool('c1', 'late'),
+    user('retry'),
+    assistant('', 'd1'),
+  ];
+  const history = [
+    { role: 'user' as const, text: 'earlier question' },
+    { role: 'assistant' as const, text: 'earlier answer' },
+    { role: 'user' as const, text: 'follow-up' },
+  ];
+
+  it('gives what modelConversation gives after every appended message, with and without a phase hint', () => {
+    for (const [locale, thread] of [
+      ['en', []],
+      ['zh-CN', history],
+    ] as const) {
+      const view = new ConversationView(locale, 'go', thread);
+      const messages: ConversationMessage[] = [];
+      for (const message of stored) {
+        messages.push(message);
+        for (const newest of [null, 'phase hint']) {
+          expect(view.build(messages, newest)).toEqual(
+            modelConversation(locale, 'go', messages, newest, thread),
+          );
+        }
+      }
+    }
+  });
+
+  it('starts afresh for another array or a shorter one, and never changes what it returned', () => {
+    const view = new ConversationView('en', 'go');
+    const first = view.build(stored, null);
+    const copy = structuredClone(first);
+    const shorter = stored.slice(0, 5);
+    expect(view.build(shorter, null)).toEqual(modelConversation('en', 'go', shorter, null));
+    const other = [assistant('', 'x1'), tool('x1')];
+    expect(view.build(other, 'hint')).toEqual(modelConversation('en', 'go', other, 'hint'));
+    other.push(assistant('', 'x2'));
+    expect(view.build(other, null)).toEqual(modelConversation('en', 'go', other, null));
+    expect(first).toEqual(copy);
   });
 });

@@ -15,7 +15,7 @@ import {
   typesOf,
 } from '../runtime/helpers.js';
 
-/** SPEC §6: suspension inside a wave, trace order, counts carried over, phase hints. */
+/** Suspension inside a wave, trace order, counts carried over, phase hints. */
 describe('node loop: suspension and phase hints', () => {
   const runtimes: Runtime[] = [];
   afterEach(async () => {

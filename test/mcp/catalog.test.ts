@@ -85,7 +85,7 @@ describe('resolveToolNames', () => {
   });
 });
 
-describe('mcpResultData (SPEC §3)', () => {
+describe('mcpResultData', () => {
   it('prefers structuredContent', () => {
     expect(
       mcpResultData({
@@ -105,7 +105,7 @@ describe('mcpResultData (SPEC §3)', () => {
     expect(mcpResultData({ content: [{ type: 'text', text: '' }], isError: false })).toBe('');
   });
 
-  it('no content is null; several or non-text blocks are kept as blocks', () => {
+  it('no content is null; several or non-text blocks are kept as blocks, binary data as its size and digest', () => {
     expect(mcpResultData({ content: [], isError: false })).toBeNull();
     const blocks = [
       { type: 'text', text: 'a' },
@@ -113,7 +113,15 @@ describe('mcpResultData (SPEC §3)', () => {
     ];
     expect(mcpResultData({ content: blocks, isError: false })).toEqual(blocks);
     const image = [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }];
-    expect(mcpResultData({ content: image, isError: false })).toEqual(image);
+    expect(mcpResultData({ content: image, isError: false })).toEqual([
+      {
+        type: 'image',
+        mimeType: 'image/png',
+        bytes: 3,
+        // SHA-256 of the three zero bytes 'AAAA' decodes to.
+        sha256: '709e80c88487a2411e1ee4dfb9f22a861492d20c4765150c0c794abd70f8147c',
+      },
+    ]);
   });
 
   it('mcpErrorText joins text blocks on one line and bounds the length', () => {

@@ -11,15 +11,7 @@ import { CLI, NODE, REPO_ROOT, ensureBuilt } from '../acceptance/build.js';
  * built CLI. Every scenario must pass, except those listed here with the reason; each listed one must
  * still fail, so the list only shrinks as support lands.
  */
-const EXPECTED_FAILURES: Readonly<Record<string, string>> = {
-  'auth/scope-step-up':
-    'a 403 insufficient_scope at a tool call needs a new authorization by a person; the call fails instead of suspending the run',
-  'auth/2025-03-26-oauth-metadata-backcompat':
-    "the SDK enforces RFC 8414's issuer check; this scenario's authorization server names another issuer than its metadata URL",
-  'auth/cross-app-access-complete-flow':
-    'enterprise-managed authorization (RFC 8693 token exchange, ID-JAG) is not supported',
-  'elicitation-sep1034-client-defaults': 'elicitation is not supported yet: the capability is not declared',
-};
+const EXPECTED_FAILURES: Readonly<Record<string, string>> = {};
 
 const SUITE = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const CLIENT = join(REPO_ROOT, 'scripts/mcp-conformance-client.mjs');

@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import {
   createProviderRegistry,
-  ModelConfigError,
   modelOptionsFromEnv,
   providerEnvPrefix,
   resolveProviderSettings,
@@ -11,6 +10,7 @@ import { isModelClient, resolveModel } from '../../src/model/resolve.js';
 import type { ProviderConfig } from '../../src/domain/flow.js';
 import { startFakeProvider, type FakeProvider } from './ai-sdk/fake-provider.js';
 import { openaiCompletion } from './ai-sdk/wire.js';
+import { ModelError } from '../../src/model/errors.js';
 
 const servers: FakeProvider[] = [];
 afterEach(async () => {
@@ -34,7 +34,7 @@ async function okServer(): Promise<FakeProvider> {
   return server;
 }
 
-describe('resolveProviderSettings (SPEC §8)', () => {
+describe('resolveProviderSettings', () => {
   it('has openai and anthropic built in, with their keys and overridable base URLs', () => {
     expect(resolveProviderSettings('openai', 'gpt-4.1', { OPENAI_API_KEY: 'sk-1' })).toEqual({
       name: 'openai',
@@ -59,7 +59,7 @@ describe('resolveProviderSettings (SPEC §8)', () => {
 
   it('says which variable is missing for a built-in provider', () => {
     expect(() => resolveProviderSettings('openai', 'gpt-4.1', {})).toThrow(
-      new ModelConfigError('model openai:gpt-4.1: OPENAI_API_KEY is not set'),
+      new ModelError('CONFIG', 'model openai:gpt-4.1: OPENAI_API_KEY is not set'),
     );
     expect(() => resolveProviderSettings('anthropic', 'claude', { ANTHROPIC_API_KEY: '  ' })).toThrow(
       /ANTHROPIC_API_KEY is not set/,
@@ -85,7 +85,8 @@ describe('resolveProviderSettings (SPEC §8)', () => {
 
   it('names the flow setting when a declared key variable is not set', () => {
     expect(() => resolveProviderSettings('qwen', 'qwen-max', {}, { qwen: QWEN })).toThrow(
-      new ModelConfigError(
+      new ModelError(
+        'CONFIG',
         "model qwen:qwen-max: DASHSCOPE_API_KEY is not set (the flow's providers.qwen.apiKeyEnv)",
       ),
     );
@@ -123,7 +124,9 @@ describe('resolveProviderSettings (SPEC §8)', () => {
   });
 
   it('explains how to declare an unknown provider', () => {
-    expect(() => resolveProviderSettings('qwen', 'qwen-max', {})).toThrow(ModelConfigError);
+    expect(() => resolveProviderSettings('qwen', 'qwen-max', {})).toThrow(
+      expect.objectContaining({ code: 'CONFIG' }),
+    );
     expect(() => resolveProviderSettings('qwen', 'qwen-max', {})).toThrow(
       /unknown provider "qwen": declare it in the flow's providers: .* or set AGENT_RUNTIME_PROVIDER_QWEN_BASE_URL \(and AGENT_RUNTIME_PROVIDER_QWEN_API_KEY\)/,
     );
@@ -157,7 +160,7 @@ describe('modelOptionsFromEnv', () => {
 
   it('rejects bad values with the variable named', () => {
     expect(() => modelOptionsFromEnv({ AGENT_RUNTIME_MODEL_TIMEOUT_MS: '0' }, 'openai:x')).toThrow(
-      new ModelConfigError('openai:x: AGENT_RUNTIME_MODEL_TIMEOUT_MS must be an integer ≥ 1 (got "0")'),
+      new ModelError('CONFIG', 'openai:x: AGENT_RUNTIME_MODEL_TIMEOUT_MS must be an integer ≥ 1 (got "0")'),
     );
     expect(() => modelOptionsFromEnv({ AGENT_RUNTIME_MODEL_MAX_RETRIES: 'two' })).toThrow(
       /AGENT_RUNTIME_MODEL_MAX_RETRIES/,
@@ -195,7 +198,9 @@ describe('createProviderRegistry', () => {
   });
 
   it('throws ModelConfigError at resolution, not at the first call', () => {
-    expect(() => createProviderRegistry({ env: {} })('openai', 'gpt-4.1')).toThrow(ModelConfigError);
+    expect(() => createProviderRegistry({ env: {} })('openai', 'gpt-4.1')).toThrow(
+      expect.objectContaining({ code: 'CONFIG' }),
+    );
   });
 });
 
@@ -217,7 +222,7 @@ describe('resolveModel', () => {
   it('resolves provider names through the environment by default', () => {
     vi.stubEnv('OPENAI_API_KEY', '');
     expect(() => resolveModel('openai:gpt-4.1')).toThrow(
-      new ModelConfigError('model openai:gpt-4.1: OPENAI_API_KEY is not set'),
+      new ModelError('CONFIG', 'model openai:gpt-4.1: OPENAI_API_KEY is not set'),
     );
     vi.stubEnv('OPENAI_API_KEY', 'sk-x');
     expect(resolveModel('openai:gpt-4.1').id).toBe('openai:gpt-4.1');

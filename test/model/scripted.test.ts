@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
-import { loadScriptedModel, scriptedModel } from '../../src/model/scripted.js';
+import { loadScriptedModel, ScriptSchema, scriptedModel } from '../../src/model/scripted.js';
 import type { ModelRequest } from '../../src/model/model.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import {
@@ -22,6 +22,28 @@ const request: ModelRequest = { system: '', messages: [], tools: [] };
 const ctx = (callIndex: number, nodeId = 'n') => ({ runId: 'r', nodeId, callIndex });
 
 describe('scriptedModel', () => {
+  it('validates a script once per content; the model keeps its own copy of the turns', async () => {
+    const text = `once-${Math.random()}`;
+    const spy = vi.spyOn(ScriptSchema, 'safeParse');
+    try {
+      const build = () => ({ turns: [{ text, calls: [{ tool: 'x', args: { a: 1 } }] }] });
+      const first = build();
+      const model = scriptedModel(first);
+      scriptedModel(build());
+      expect(spy).toHaveBeenCalledTimes(1);
+      first.turns[0]!.text = 'changed after';
+      const answer = await model.call(request, ctx(0));
+      expect(answer).toMatchObject({ ok: true, text, toolCalls: [{ tool: 'x', rawArgs: '{"a":1}' }] });
+      // Invalid content is never cached: it fails every time.
+      const bad = { turns: [{ txt: text }] } as never;
+      expect(() => scriptedModel(bad)).toThrow(/invalid scripted model/);
+      expect(() => scriptedModel(bad)).toThrow(/invalid scripted model/);
+      expect(spy).toHaveBeenCalledTimes(3);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('answers call i with turn i: call ids, raw and JSON arguments, text and usage', async () => {
     const model = scriptedModel({
       turns: [
@@ -85,7 +107,7 @@ describe('scriptedModel', () => {
   });
 });
 
-describe('scripted model in a run (SPEC §8)', () => {
+describe('scripted model in a run', () => {
   const runtimes: Runtime[] = [];
   afterEach(async () => {
     await Promise.all(runtimes.splice(0).map((r) => r.close()));

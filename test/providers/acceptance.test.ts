@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
 import { createProviderRegistry } from '../../src/model/providers.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create.js';
-import type { RunSummary } from '../../src/runtime/summary.js';
+import type { RunSummary } from '../../src/records/summary.js';
 import type { StoredEvent } from '../../src/store/store.js';
 import { flowFile, Sandbox, turnsFile } from '../acceptance/cli.js';
 import { SCENARIO_TIMEOUT_MS, SITE_INPUT } from '../acceptance/scenario.js';

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunConflictError } from '../../src/runtime/errors.js';
 import { harness, ORDER_STORY, traceOf, type Harness } from './harness.js';
 import type { Play } from './strict-fake.js';
 
@@ -26,7 +25,7 @@ describe.each(['anthropic', 'openai', 'qwen'] as const)('retry through %s', (kin
     expect(h.orders).toHaveLength(1);
     const refused = h.fake.requests.at(-1)!;
 
-    await expect(h.runtime.approve(first.runId, {})).rejects.toBeInstanceOf(RunConflictError);
+    await expect(h.runtime.approve(first.runId, {})).rejects.toMatchObject({ code: 'RUN_CONFLICT' });
     outage.on = false;
     const done = await h.runtime.retry(first.runId, { who: 'ops' });
     expect(done).toMatchObject({ status: 'completed', outputs: { order: { orderId: 'o-1' } } });

@@ -21,7 +21,9 @@ const blocksOf = (content: unknown): Json[] =>
  * Anthropic Messages (`POST /v1/messages`): `model` and `max_tokens` required; `messages` non-empty,
  * first and last `user`; no empty text blocks; every `tool_use` answered by a `tool_result` in the next
  * (user) message, tool results first in that message, each answering a `tool_use` of the message before;
- * tool names and ids by pattern; system as a string or text blocks; at most 4 `cache_control` blocks.
+ * a tool result's content a string or text / image / document / search_result blocks; images base64 of
+ * PNG, JPEG, GIF or WebP up to 5 MB, or a URL; tool names and ids by pattern; system as a string or text
+ * blocks; at most 4 `cache_control` blocks.
  */
 export function anthropicRefusal(body: Json): string | null {
   if (typeof body.model !== 'string' || body.model === '') return 'model: Field required';
@@ -78,12 +80,57 @@ function anthropicMessages(messages: unknown[]): string | null {
         return `messages.${i}: tool_use blocks are only allowed in assistant messages`;
       if (block.type === 'tool_result' && message.role !== 'user')
         return `messages.${i}: tool_result blocks are only allowed in user messages`;
+      const inner = block.type === 'tool_result' ? toolResultProblem(block.content) : null;
+      if (inner) return `messages.${i}.content.${blocks.indexOf(block)}.tool_result.${inner}`;
+      if (block.type === 'image') {
+        const image = imageProblem(block);
+        if (image) return `messages.${i}.content.${blocks.indexOf(block)}.image.${image}`;
+      }
     }
   }
   if ((messages[0] as Json).role !== 'user') return 'messages: first message must use the "user" role';
   if ((messages.at(-1) as Json).role !== 'user')
     return 'messages: the final message must use the "user" role (this runtime never prefills)';
   return anthropicPairing(messages as Json[]);
+}
+
+/** Block types a `tool_result`'s content may hold. */
+const TOOL_RESULT_BLOCKS = new Set(['text', 'image', 'document', 'search_result']);
+/** Media types of base64 images. */
+const IMAGE_MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+/** The most base64 an image may carry (5 MB). */
+const MAX_IMAGE_BASE64 = 5 * 1024 * 1024;
+
+/** A `tool_result`'s content: a string, or text / image / document / search_result blocks. */
+function toolResultProblem(content: unknown): string | null {
+  if (content === undefined || typeof content === 'string') return null;
+  if (!Array.isArray(content)) return 'content: Input should be a valid string or list';
+  for (const [j, block] of content.entries()) {
+    if (!isRecord(block) || !TOOL_RESULT_BLOCKS.has(block.type as string))
+      return `content.${j}: Input tag '${String(isRecord(block) ? block.type : block)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'search_result', 'document'`;
+    if (block.type === 'text' && (typeof block.text !== 'string' || block.text.trim() === ''))
+      return `content.${j}.text: text content blocks must contain non-whitespace text`;
+    if (block.type === 'image') {
+      const image = imageProblem(block);
+      if (image) return `content.${j}.image.${image}`;
+    }
+  }
+  return null;
+}
+
+/** An image block: a base64 source of a supported media type within the size limit, or a URL. */
+function imageProblem(block: Json): string | null {
+  const source = block.source;
+  if (!isRecord(source)) return 'source: Field required';
+  if (source.type === 'url') return typeof source.url === 'string' ? null : 'source.url.url: Field required';
+  if (source.type !== 'base64')
+    return `source: Input tag '${String(source.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`;
+  if (!IMAGE_MEDIA_TYPES.includes(source.media_type as string))
+    return "source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'";
+  if (typeof source.data !== 'string' || source.data === '') return 'source.base64.data: Field required';
+  if (source.data.length > MAX_IMAGE_BASE64)
+    return `source.base64: image exceeds 5 MB maximum: ${source.data.length} bytes > ${MAX_IMAGE_BASE64} bytes`;
+  return null;
 }
 
 /** tool_use ↔ tool_result pairing between neighbouring messages. */
@@ -137,7 +184,8 @@ export interface OpenAiRefusal {
  * OpenAI Chat Completions (`POST /v1/chat/completions`): `model` required, `messages` non-empty with
  * known roles; at least one user message; every `tool` message answers a `tool_calls` id of the
  * assistant message before its run of tool messages; every tool call answered before the next non-tool
- * message; no trailing assistant message; function names by pattern; `stream_options` only with `stream`.
+ * message; a tool message's content text only (images only in user messages); no trailing assistant
+ * message; function names by pattern; `stream_options` only with `stream`.
  */
 export function openAiRefusal(body: Json): OpenAiRefusal | null {
   if (typeof body.model !== 'string' || body.model === '')
@@ -172,6 +220,14 @@ function openAiMessages(messages: unknown[]): OpenAiRefusal | null {
         param: `messages.[${i}].role`,
       };
     if (role === 'tool') {
+      // A tool message's content is a string or text parts: images go in user messages only.
+      const parts = Array.isArray(message.content) ? (message.content as unknown[]) : [];
+      const other = parts.findIndex((p) => !isRecord(p) || p.type !== 'text');
+      if (other !== -1)
+        return {
+          message: `Invalid value: '${String(isRecord(parts[other]) ? parts[other].type : parts[other])}'. Supported values are: 'text'.`,
+          param: `messages.[${i}].content.[${other}].type`,
+        };
       const id = message.tool_call_id as string;
       if (!open || !open.ids.has(id))
         return {

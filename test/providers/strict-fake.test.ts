@@ -41,6 +41,17 @@ const anthropic = (messages: unknown[], extra: Record<string, unknown> = {}) => 
 });
 const toolUse = (id: string) => ({ type: 'tool_use', id, name: 'lookup', input: {} });
 const toolResult = (id: string) => ({ type: 'tool_result', tool_use_id: id, content: 'ok' });
+/** A 1×1 PNG, base64. */
+const PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const imageResult = (id: string, mediaType: string, data: string) => ({
+  type: 'tool_result',
+  tool_use_id: id,
+  content: [
+    { type: 'text', text: 'the image' },
+    { type: 'image', source: { type: 'base64', media_type: mediaType, data } },
+  ],
+});
 
 describe('the strict Anthropic Messages fake', () => {
   const refused: [string, unknown, RegExp][] = [
@@ -90,6 +101,33 @@ describe('the strict Anthropic Messages fake', () => {
       /tool_result blocks must come first/,
     ],
     [
+      'an image of a media type the API does not take in a tool_result',
+      anthropic([
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [toolUse('a')] },
+        { role: 'user', content: [imageResult('a', 'image/svg+xml', PNG)] },
+      ]),
+      /media_type: Input should be 'image\/jpeg', 'image\/png', 'image\/gif' or 'image\/webp'/,
+    ],
+    [
+      'an image over 5 MB in a tool_result',
+      anthropic([
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [toolUse('a')] },
+        { role: 'user', content: [imageResult('a', 'image/png', 'A'.repeat(5 * 1024 * 1024 + 4))] },
+      ]),
+      /image exceeds 5 MB maximum/,
+    ],
+    [
+      'an audio block in a tool_result',
+      anthropic([
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: [toolUse('a')] },
+        { role: 'user', content: [{ ...toolResult('a'), content: [{ type: 'audio', data: 'AAAA' }] }] },
+      ]),
+      /does not match any of the expected tags: 'text', 'image'/,
+    ],
+    [
       'a tool name with a dot',
       anthropic([{ role: 'user', content: 'go' }], {
         tools: [{ name: 'cloud.list', input_schema: { type: 'object' } }],
@@ -107,13 +145,16 @@ describe('the strict Anthropic Messages fake', () => {
     expect(fake.refusals()).toHaveLength(1);
   });
 
-  it('accepts a valid conversation and refuses a wrong key with 401', async () => {
+  it('accepts a valid conversation (a PNG in a tool result among it) and refuses a wrong key with 401', async () => {
     const ok = await post(
       'anthropic',
       anthropic([
         { role: 'user', content: 'go' },
-        { role: 'assistant', content: [toolUse('a')] },
-        { role: 'user', content: [toolResult('a'), { type: 'text', text: 'hint' }] },
+        { role: 'assistant', content: [toolUse('a'), toolUse('b')] },
+        {
+          role: 'user',
+          content: [toolResult('a'), imageResult('b', 'image/png', PNG), { type: 'text', text: 'hint' }],
+        },
       ]),
     );
     expect(ok.status).toBe(200);
@@ -165,6 +206,22 @@ describe.each(['openai', 'qwen'] as const)('the strict %s Chat Completions fake'
       /final message/,
     ],
     ['no messages', openai([]), /too short/],
+    [
+      'an image in a tool message (images go in user messages only)',
+      openai([
+        { role: 'user', content: 'go' },
+        calls('a'),
+        {
+          role: 'tool',
+          tool_call_id: 'a',
+          content: [
+            { type: 'text', text: 'the image' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ]),
+      /Invalid value: 'image_url'. Supported values are: 'text'/,
+    ],
   ];
   it.each(refused)('refuses %s with 400 and the OpenAI error shape', async (_name, body, message) => {
     const { status, json } = await post(kind, body);
@@ -186,8 +243,9 @@ describe.each(['openai', 'qwen'] as const)('the strict %s Chat Completions fake'
       openai([
         { role: 'system', content: 'rules' },
         { role: 'user', content: 'go' },
-        calls('a'),
+        calls('a', 'b'),
         tool('a'),
+        { role: 'tool', tool_call_id: 'b', content: [{ type: 'text', text: 'ok' }] },
         { role: 'user', content: 'hint' },
       ]),
     );

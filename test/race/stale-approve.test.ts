@@ -6,7 +6,6 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
 import { createRuntime } from '../../src/runtime/create.js';
-import { RunConflictError } from '../../src/runtime/errors.js';
 import { ensureBuilt, runCli } from '../cli/helpers/cli.js';
 import { FLOW, executedWrites, rootDir, world } from './harness.js';
 
@@ -64,12 +63,12 @@ describe('pending ids', () => {
     const runtime = createRuntime({ store: w.db, logger: false });
     try {
       const first = await runtime.start(await loadFlow(FLOW), { input: { text: 'go' } });
-      await expect(runtime.approve(first.runId, { expect: 'pnd_0000000000000000' })).rejects.toBeInstanceOf(
-        RunConflictError,
-      );
+      await expect(runtime.approve(first.runId, { expect: 'pnd_0000000000000000' })).rejects.toMatchObject({
+        code: 'RUN_CONFLICT',
+      });
       await expect(
         runtime.answer(first.runId, 'x', { expect: first.suspension?.pending.id as string }),
-      ).rejects.toBeInstanceOf(RunConflictError);
+      ).rejects.toMatchObject({ code: 'RUN_CONFLICT' });
       const after = await runtime.status(first.runId);
       expect(after.suspension).toEqual(first.suspension);
       expect(executedWrites(w.dir)).toEqual([]);

@@ -25,7 +25,7 @@ class RecordingStore extends MemoryStore {
 
 const types = (commit: Commit): string[] => (commit.events ?? []).map((e) => e.type);
 
-/** SPEC §9: what each commit of a step holds, and what is committed before a call's effects. */
+/** What each commit of a step holds, and what is committed before a call's effects. */
 describe('Runtime: one commit per step', () => {
   const runtimes: Runtime[] = [];
   afterEach(async () => {

@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunConflictError, RunNotFoundError, RuntimeInputError } from '../../src/runtime/errors.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { StoredEvent } from '../../src/store/store.js';
 import {
@@ -20,7 +19,7 @@ import {
   type ToolKit,
 } from './helpers.js';
 
-/** SPEC §14 and §9: the embedded runtime's public methods. */
+/** The embedded runtime's public methods. */
 describe('Runtime facade', () => {
   const runtimes: Runtime[] = [];
   afterEach(async () => {
@@ -104,8 +103,8 @@ describe('Runtime facade', () => {
     const stored = await eventsOf(runtime, first.runId);
     expect(stored.at(-1)).toMatchObject({ type: 'run.cancelled', reason: 'CANCELLED' });
     expect(events.at(-1)).toEqual(stored.at(-1));
-    await expect(runtime.cancel(first.runId)).rejects.toBeInstanceOf(RunConflictError);
-    await expect(runtime.approve(first.runId)).rejects.toBeInstanceOf(RunConflictError);
+    await expect(runtime.cancel(first.runId)).rejects.toMatchObject({ code: 'RUN_CONFLICT' });
+    await expect(runtime.approve(first.runId)).rejects.toMatchObject({ code: 'RUN_CONFLICT' });
     const completed = await runtime.start(await saveFlow(), {
       input: { text: 'x' },
       model: script(turn([call.finish()])),
@@ -146,20 +145,22 @@ describe('Runtime facade', () => {
 
   it('unknown run ids throw RunNotFoundError', async () => {
     const runtime = rt();
-    await expect(runtime.status('run_nope')).rejects.toBeInstanceOf(RunNotFoundError);
-    await expect(runtime.approve('run_nope')).rejects.toBeInstanceOf(RunNotFoundError);
-    await expect(runtime.answer('run_nope', 'x')).rejects.toBeInstanceOf(RunNotFoundError);
-    await expect(runtime.cancel('run_nope')).rejects.toBeInstanceOf(RunNotFoundError);
-    await expect(runtime.resume('run_nope')).rejects.toBeInstanceOf(RunNotFoundError);
+    await expect(runtime.status('run_nope')).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    await expect(runtime.approve('run_nope')).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    await expect(runtime.answer('run_nope', 'x')).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    await expect(runtime.cancel('run_nope')).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    await expect(runtime.resume('run_nope')).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
   });
 
   it('bad models are input errors before a run exists', async () => {
     const runtime = rt();
     const loaded = await saveFlow();
-    await expect(runtime.start(loaded, { input: { text: 'x' } })).rejects.toBeInstanceOf(RuntimeInputError);
-    await expect(runtime.start(loaded, { input: { text: 'x' }, model: 'no-colon' })).rejects.toBeInstanceOf(
-      RuntimeInputError,
-    );
+    await expect(runtime.start(loaded, { input: { text: 'x' } })).rejects.toMatchObject({
+      code: 'REQUEST_INVALID',
+    });
+    await expect(runtime.start(loaded, { input: { text: 'x' }, model: 'no-colon' })).rejects.toMatchObject({
+      code: 'REQUEST_INVALID',
+    });
     await expect(
       runtime.start(loaded, { input: { text: 'x' }, model: 'scripted:/nonexistent/turns.yaml' }),
     ).rejects.toThrow(/cannot read scripted model file/);
@@ -175,7 +176,7 @@ describe('Runtime facade', () => {
     });
     const store = await runtime.db();
     const before = { row: await store.getRun(first.runId), events: await store.events(first.runId) };
-    await expect(runtime.answer(first.runId, 'yes')).rejects.toThrow(RunConflictError);
+    await expect(runtime.answer(first.runId, 'yes')).rejects.toMatchObject({ code: 'RUN_CONFLICT' });
     await expect(runtime.answer(first.runId, 'yes')).rejects.toThrow(
       /waits for an approval, not for an answer/,
     );
@@ -192,7 +193,7 @@ describe('Runtime facade', () => {
     const store = await runtime.db();
     const before = { row: await store.getRun(first.runId), events: await store.events(first.runId) };
     await expect(runtime.approve(first.runId)).rejects.toThrow(/waits for an answer, not for an approval/);
-    await expect(runtime.reject(first.runId)).rejects.toBeInstanceOf(RunConflictError);
+    await expect(runtime.reject(first.runId)).rejects.toMatchObject({ code: 'RUN_CONFLICT' });
     expect({ row: await store.getRun(first.runId), events: await store.events(first.runId) }).toEqual(before);
   });
 
@@ -264,7 +265,9 @@ describe('Runtime facade', () => {
     const store = await runtime.db();
     const before = { row: await store.getRun(first.runId), events: await store.events(first.runId) };
     const bad = 'scripted:/nonexistent/turns.yaml';
-    await expect(runtime.answer(first.runId, 'a', { model: bad })).rejects.toBeInstanceOf(RuntimeInputError);
+    await expect(runtime.answer(first.runId, 'a', { model: bad })).rejects.toMatchObject({
+      code: 'REQUEST_INVALID',
+    });
     expect({ row: await store.getRun(first.runId), events: await store.events(first.runId) }).toEqual(before);
     const done = await rt(toolKit(), db).answer(first.runId, 'a', { model: script(...turns) });
     expect(done.status).toBe('completed');

@@ -36,7 +36,7 @@ export interface ToolKit {
 
 /**
  * `lookup` (read: `{id}` → `{id, name}`), `noop` (read, no args), `broken` (read, always throws),
- * `save` (write: `{name}` → `{saved: name}`).
+ * `scan` (read, reports progress 1/2 and 2/2), `save` (write: `{name}` → `{saved: name}`).
  */
 export function toolKit(): ToolKit {
   const calls: ToolKit['calls'] = {};
@@ -69,6 +69,17 @@ export function toolKit(): ToolKit {
         throw new Error('ledger locked');
       },
     }),
+    defineTool({
+      name: 'scan',
+      description: 'Scans everything, reporting progress',
+      inputSchema: { type: 'object', properties: {} },
+      execute: (args, context) => {
+        record('scan', args);
+        context.progress?.({ progress: 1, total: 2, message: 'half way' });
+        context.progress?.({ progress: 2, total: 2 });
+        return { scanned: true };
+      },
+    }),
     defineTool<{ name: string }>({
       name: 'save',
       description: 'Saves a record',
@@ -92,7 +103,7 @@ export function makeRuntime(kit: ToolKit, options: Partial<CreateRuntimeOptions>
 export function flow(partial: Partial<FlowInput> & Pick<FlowInput, 'nodes'>): Promise<LoadedFlow> {
   return loadFlow(
     { id: 'test-flow', locale: 'en', ...partial },
-    { knownTools: ['lookup', 'noop', 'broken', 'save'] },
+    { knownTools: ['lookup', 'noop', 'broken', 'scan', 'save'] },
   );
 }
 

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunConflictError } from '../../src/runtime/errors.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import type { RunSummary } from '../../src/runtime/summary.js';
+import type { RunSummary } from '../../src/records/summary.js';
 import type { Store } from '../../src/store/store.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
 import {
@@ -18,7 +17,7 @@ import {
   type ToolKit,
 } from './helpers.js';
 
-/** SPEC §9: one driver per run (leases), responses accepted once, takeover of a dead driver's run. */
+/** One driver per run (leases), responses accepted once, takeover of a dead driver's run. */
 describe('Runtime: races, leases and takeover', () => {
   const runtimes: Runtime[] = [];
   afterEach(async () => {
@@ -44,7 +43,7 @@ describe('Runtime: races, leases and takeover', () => {
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
-    expect(lost[0]?.reason).toBeInstanceOf(RunConflictError);
+    expect(lost[0]?.reason).toMatchObject({ code: 'RUN_CONFLICT' });
     return (won[0] as PromiseFulfilledResult<RunSummary>).value;
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { call, eventsOf, flow, makeRuntime, recordingModel, sqliteUrl, toolKit, turn } from './helpers.js';
 
-/** SPEC §9: every step is persisted, so each command can run in another process (here: another Runtime). */
+/** Every step is persisted, so each command can run in another process (here: another Runtime). */
 describe('Runtime: continuing a run in other Runtime instances on one SQLite file', () => {
   it('conversation, evidence, approvals and counters survive; each instance picks up where the last stopped', async () => {
     const kit = toolKit();

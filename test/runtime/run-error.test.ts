@@ -1,91 +1,135 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AgentRuntimeError,
+  createRuntime,
+  FlowError,
+  ModelError,
   RunError,
-  RunConflictError,
-  RunNotFoundError,
-  RuntimeInputError,
-  RunInputError,
+  StoreError,
   type RunErrorCode,
 } from '../../src/index.js';
-import { runConflict, runNotFound } from '../../src/domain/run-error.js';
+import { runConflict, runInputError, runNotFound } from '../../src/domain/run-error.js';
+import { ApiError, ServerConfigError } from '../../src/server/index.js';
+import { UsageError } from '../../src/cli/args.js';
+import { EvalSuiteError } from '../../src/eval/suite.js';
+import { InputFileError } from '../../src/fs/input-file.js';
+import { ParseBusyError } from '../../src/fs/yaml-worker.js';
+import { SandboxError } from '../../src/tools/expression-sandbox.js';
+import { ExpressionError } from '../../src/tools/expressions.js';
+import { ToolRejectedException } from '../../src/tools/rejected.js';
+import { SchemaBudgetExceeded } from '../../src/domain/schema-keywords.js';
+import { code } from '../../src/domain/error-codes.js';
+import { McpError } from '../../src/mcp/errors.js';
 
-/** The runtime's errors: one class with a code; the names from before codes stay as deprecated aliases. */
+/** The runtime's errors: one base with a code string, RunError told apart by its code. */
 
-/** Each deprecated alias, an instance made by it, and the code it fixes. Typed so that every code is listed. */
-const ALIASES: Record<
-  Exclude<RunErrorCode, 'THREAD_BUSY'>,
-  { make: () => RunError; alias: abstract new (...args: never[]) => RunError; name: string }
-> = {
-  RUN_NOT_FOUND: {
-    make: () => new RunNotFoundError('run_1'),
-    alias: RunNotFoundError,
-    name: 'RunNotFoundError',
-  },
-  RUN_CONFLICT: {
-    make: () => new RunConflictError('run_1', 'run run_1 is completed'),
-    alias: RunConflictError,
-    name: 'RunConflictError',
-  },
-  REQUEST_INVALID: {
-    make: () => new RuntimeInputError('no model'),
-    alias: RuntimeInputError,
-    name: 'RuntimeInputError',
-  },
-  INPUT_INVALID: {
-    make: () => new RunInputError('bad input', ['name: required']),
-    alias: RunInputError,
-    name: 'RunInputError',
-  },
+const NAMES: Record<RunErrorCode, string> = {
+  RUN_NOT_FOUND: 'RunNotFoundError',
+  RUN_CONFLICT: 'RunConflictError',
+  REQUEST_INVALID: 'RuntimeInputError',
+  INPUT_INVALID: 'RunInputError',
+  THREAD_BUSY: 'RunError',
 };
 
 describe('RunError', () => {
-  it.each(Object.entries(ALIASES))(
-    '%s: the deprecated class is a RunError of that code, and keeps its name',
-    (code, c) => {
-      const error = c.make();
-      expect(error).toBeInstanceOf(RunError);
-      expect(error).toBeInstanceOf(c.alias);
-      expect(error).toBeInstanceOf(Error);
-      expect(error.code).toBe(code);
-      expect(error.name).toBe(c.name);
-    },
-  );
+  it.each(Object.entries(NAMES))('%s: a RunError and an AgentRuntimeError, named %s', (c, name) => {
+    const error = new RunError(c as RunErrorCode, 'refused');
+    expect(error).toBeInstanceOf(AgentRuntimeError);
+    expect(error).toBeInstanceOf(Error);
+    expect(error.code).toBe(c);
+    expect(error.name).toBe(name);
+  });
 
-  it.each(Object.entries(ALIASES))(
-    '%s: a RunError made with the code is an instance of the deprecated class, named like it',
-    (code, c) => {
-      const error = new RunError(code as RunErrorCode, 'refused');
-      expect(error).toBeInstanceOf(c.alias);
-      expect(error.name).toBe(c.name);
-      // …and of no other alias: the codes tell them apart.
-      for (const [other, o] of Object.entries(ALIASES))
-        if (other !== code) expect(error).not.toBeInstanceOf(o.alias);
-    },
-  );
-
-  it('keeps the messages and data of the old classes', () => {
+  it('keeps the messages and data of each case', () => {
     const missing = runNotFound('run_9');
-    expect(missing.message).toBe('unknown run id run_9');
-    expect(missing.runId).toBe('run_9');
-    expect(new RunNotFoundError('run_9').message).toBe(missing.message);
+    expect(missing).toMatchObject({ code: 'RUN_NOT_FOUND', message: 'unknown run id run_9', runId: 'run_9' });
     expect(runConflict('run_9', 'run run_9 is completed')).toMatchObject({
       code: 'RUN_CONFLICT',
       runId: 'run_9',
     });
-    const input = new RunInputError('--input-json does not match', [
-      'name: required',
-      'age: must be a number',
-    ]);
+    const input = runInputError('--input-json does not match', ['name: required', 'age: must be a number']);
     expect(input.message).toBe('--input-json does not match\n  name: required\n  age: must be a number');
     expect(input.problems).toEqual(['name: required', 'age: must be a number']);
     const cause = new Error('low level');
-    expect(new RuntimeInputError('no model', { cause }).cause).toBe(cause);
+    expect(new RunError('REQUEST_INVALID', 'no model', { cause }).cause).toBe(cause);
+  });
+});
+
+describe('AgentRuntimeError', () => {
+  /** One error of every class the package throws, with the code it must carry. */
+  const every: [AgentRuntimeError, string][] = [
+    [runNotFound('run_1'), 'RUN_NOT_FOUND'],
+    [new ModelError('CONFIG', 'x'), 'CONFIG'],
+    [new StoreError('CLOSED', 'x'), 'CLOSED'],
+    [new McpError('CONNECT', 'x'), 'CONNECT'],
+    [new FlowError([]), 'FLOW_INVALID'],
+    [new ServerConfigError('TOKENS', 'x'), 'TOKENS'],
+    [new ApiError(400, 'BAD_REQUEST', 'x'), 'BAD_REQUEST'],
+    [new UsageError('x'), 'USAGE'],
+    [new EvalSuiteError('x'), 'EVAL_SUITE_INVALID'],
+    [new InputFileError('NOT_FOUND', '/x', 'x'), 'NOT_FOUND'],
+    [new ParseBusyError(1), 'PARSE_BUSY'],
+    [new SandboxError('x'), 'SANDBOX_FAILED'],
+    [new ExpressionError('COMPILE', '$', 'x'), 'COMPILE'],
+    [new ToolRejectedException(code('FINISH_OUTPUTS_MISSING'), 'r', 'n'), 'FINISH_OUTPUTS_MISSING'],
+    [new SchemaBudgetExceeded('x'), 'SCHEMA_BUDGET_EXCEEDED'],
+  ];
+
+  it.each(every.map(([e, c]) => [e.name, e, c] as const))(
+    '%s is an AgentRuntimeError with a code',
+    (_n, error, c) => {
+      expect(error).toBeInstanceOf(AgentRuntimeError);
+      expect(AgentRuntimeError.isInstance(error)).toBe(true);
+      expect(error.code).toBe(c);
+    },
+  );
+
+  it('isInstance tells ours from other errors, and a subclass from its siblings', () => {
+    expect(AgentRuntimeError.isInstance(new Error('x'))).toBe(false);
+    expect(AgentRuntimeError.isInstance({ code: 'RUN_NOT_FOUND', message: 'x' })).toBe(false);
+    expect(AgentRuntimeError.isInstance(null)).toBe(false);
+    expect(RunError.isInstance(runNotFound('run_1'))).toBe(true);
+    expect(RunError.isInstance(new StoreError('CLOSED', 'x'))).toBe(false);
+    expect(StoreError.isInstance(new StoreError('CLOSED', 'x'))).toBe(true);
   });
 
-  it('narrows to the alias type, so old code reading runId still compiles and works', () => {
-    const error: unknown = runConflict('run_3', 'taken');
-    if (!(error instanceof RunConflictError)) throw new Error('expected a RunConflictError');
-    const runId: string = error.runId;
-    expect(runId).toBe('run_3');
+  it('isInstance recognises an error of another copy of the package, where instanceof does not', async () => {
+    // A second module instance of the same files: classes of their own, like a second installed copy.
+    const other = (await import(
+      /* @vite-ignore */ `../../src/domain/run-error.js?copy=${Date.now()}`
+    )) as typeof import('../../src/domain/run-error.js');
+    const foreign = other.runNotFound('run_1');
+    expect(other.RunError).not.toBe(RunError);
+    expect(foreign instanceof RunError).toBe(false);
+    expect(AgentRuntimeError.isInstance(foreign)).toBe(true);
+    expect(RunError.isInstance(foreign)).toBe(true);
+    expect(StoreError.isInstance(foreign)).toBe(false);
+    expect(foreign.code).toBe('RUN_NOT_FOUND');
+    // And a base class of another copy: the brand is one symbol of the global registry.
+    const base = (await import(
+      /* @vite-ignore */ `../../src/domain/agent-runtime-error.js?copy=${Date.now()}`
+    )) as typeof import('../../src/domain/agent-runtime-error.js');
+    const theirs = new base.AgentRuntimeError('SOMETHING', 'x');
+    expect(theirs instanceof AgentRuntimeError).toBe(false);
+    expect(AgentRuntimeError.isInstance(theirs)).toBe(true);
+    expect(RunError.isInstance(theirs)).toBe(false);
+  });
+
+  it('an unknown run id is an AgentRuntimeError with a code, from every operation', async () => {
+    const runtime = createRuntime({ logger: false });
+    try {
+      for (const attempt of [
+        () => runtime.status('run_nope'),
+        () => runtime.approve('run_nope'),
+        () => runtime.resume('run_nope'),
+        () => runtime.evidence('run_nope'),
+      ]) {
+        const error = await attempt().catch((e: unknown) => e);
+        expect(AgentRuntimeError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ code: 'RUN_NOT_FOUND', runId: 'run_nope' });
+      }
+    } finally {
+      await runtime.close();
+    }
   });
 });

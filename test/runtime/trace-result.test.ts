@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { RunNotFoundError, RuntimeInputError } from '../../src/runtime/errors.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { boundResult, resultBytesFromEnv } from '../../src/trace/result.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
@@ -74,7 +73,7 @@ describe('tool results in the trace', () => {
     expect(evidence.find((e) => e.tool === 'big')?.payload).toEqual({ text: `${'x'.repeat(100)}官网官网` });
     expect(await runtime.evidenceRecord(summary.runId, 'ev_2')).toEqual(evidence[1]);
     expect(await runtime.evidenceRecord(summary.runId, 'ev_9')).toBeNull();
-    await expect(runtime.evidence('run_nope')).rejects.toThrow(RunNotFoundError);
+    await expect(runtime.evidence('run_nope')).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
   });
 
   it('leaves results out with a bound of 0', async () => {
@@ -87,7 +86,9 @@ describe('tool results in the trace', () => {
   });
 
   it('refuses a bad bound, naming it', () => {
-    expect(() => makeRuntime(toolKit(), { traceResultBytes: -1 })).toThrow(RuntimeInputError);
+    expect(() => makeRuntime(toolKit(), { traceResultBytes: -1 })).toThrow(
+      expect.objectContaining({ code: 'REQUEST_INVALID' }),
+    );
     expect(() => resultBytesFromEnv({ AGENT_RUNTIME_TRACE_RESULT_BYTES: '16k' })).toThrow(
       /AGENT_RUNTIME_TRACE_RESULT_BYTES="16k"/,
     );

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ModelConfigError } from '../../src/model/providers.js';
 import { ticketTools } from '../server/fixtures.js';
 import { quietLogger, reached, tempDir } from '../server/helpers.js';
 import { QUICK_TURNS, SEC, startTarget, type Target } from './helpers.js';
 import { randomBody, randomValue, rng, type Rng, type Schema } from './random.js';
+import { ModelError } from '../../src/model/errors.js';
 
 /**
  * A seeded fuzz of every route of the OpenAPI document, as any role or none: at least 2,000
@@ -45,7 +45,7 @@ beforeAll(async () => {
     runtime: {
       tools: tools.tools,
       providers: (provider, modelId) => {
-        throw new ModelConfigError(`model ${provider}:${modelId} is not configured in this test`);
+        throw new ModelError('CONFIG', `model ${provider}:${modelId} is not configured in this test`);
       },
     },
     server: { scriptedModels: flowsDir, heartbeatMs: 60_000, maxStreamsPerToken: 4 },

@@ -89,3 +89,17 @@ describe('wide YAML documents', () => {
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
   }, 60_000);
 });
+
+describe('the parse worker (a file of its own, started by URL)', () => {
+  it('gives back the data, syntax problems with positions, and refuses alias bombs', async () => {
+    expect(await parseOffThread('a: 1\nb: [x, y]\n')).toEqual({ syntax: [], data: { a: 1, b: ['x', 'y'] } });
+    const broken = await parseOffThread('a: [1');
+    expect(broken.data).toBeUndefined();
+    expect(broken.syntax[0]).toMatchObject({ position: { line: 1, column: 6 } });
+    const bomb = await parseOffThread('a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n', {
+      ...YAML_LIMITS,
+      maxAliasCount: 2,
+    });
+    expect(bomb.syntax[0]?.message).toContain('expands aliases beyond 2 nodes');
+  });
+});

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_FILES, ticketTools } from './fixtures.js';
 import { TOKENS, openEvents, reached, startRun, startServer, tempDir, type TestServer } from './helpers.js';
 
-/** Roles and tenants (SPEC §12): who may read, act, and see which runs. */
+/** Roles and tenants: who may read, act, and see which runs. */
 
 let t: TestServer;
 const tools = ticketTools();

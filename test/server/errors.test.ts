@@ -11,7 +11,7 @@ import {
   type TestServer,
 } from './helpers.js';
 
-/** Every error status of SPEC §12 with its `{error: {code, message}}` body. */
+/** Every error status of the HTTP API with its `{error: {code, message}}` body. */
 
 let t: TestServer;
 const tools = ticketTools();

@@ -3,7 +3,7 @@ import { IdempotencyCache } from '../../src/server/idempotency.js';
 import { FLOW_FILES, ticketTools } from './fixtures.js';
 import { TOKENS, reached, settled, startRun, startServer, tempDir, type TestServer } from './helpers.js';
 
-/** Idempotency-Key (SPEC §9, §12) and racing identical requests. */
+/** Idempotency-Key and racing identical requests. */
 
 let t: TestServer;
 const tools = ticketTools();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/create.js';
 import { createServer } from '../../src/server/app.js';
-import { UnsafeListenError, isLoopback } from '../../src/server/listen.js';
+import { isLoopback } from '../../src/server/listen.js';
 import { FLOW_FILES, ticketTools } from './fixtures.js';
 import { TOKENS, openEvents, quietLogger, reached, startRun, startServer, tempDir } from './helpers.js';
 
@@ -12,7 +12,9 @@ describe('without tokens', () => {
     const runtime = createRuntime({ store: 'memory', logger: false });
     const server = createServer({ runtime, tokens: null, logger: quietLogger });
     expect(server.auth).toBe(false);
-    await expect(server.listen({ host: '0.0.0.0', port: 0 })).rejects.toBeInstanceOf(UnsafeListenError);
+    await expect(server.listen({ host: '0.0.0.0', port: 0 })).rejects.toMatchObject({
+      code: 'UNSAFE_LISTEN',
+    });
     await runtime.close();
 
     const t = await startServer({
@@ -119,8 +121,10 @@ describe('GET /v1/openapi.json', () => {
           'GET /v1/runs/{id}/evidence/{evidenceId}',
           'POST /v1/flows',
           'POST /v1/runs',
+          'GET /v1/oauth/callback',
           'POST /v1/runs/{id}/answer',
           'POST /v1/runs/{id}/approval',
+          'POST /v1/runs/{id}/authorization',
           'POST /v1/runs/{id}/cancel',
           'POST /v1/runs/{id}/fork',
           'POST /v1/runs/{id}/retry',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_FILES, ticketTools } from './fixtures.js';
 import { TOKENS, settled, startRun, startServer, tempDir, type TestServer } from './helpers.js';
 
-/** Many runs started at once all complete (SPEC §12: runs execute in the server's background). */
+/** Many runs started at once all complete (runs execute in the server's background). */
 
 let t: TestServer;
 

@@ -70,6 +70,14 @@ describe('agent-runtime serve', () => {
       await refuse(['--host', '0.0.0.0'], /refusing --host 0\.0\.0\.0 without tokens/);
       await refuse(['extra'], /unexpected argument/);
       await refuse(['--watch', '--port', '0'], /--watch needs --flows DIR/);
+      await refuse(
+        ['--public-url', 'ftp://agents.example', '--port', '0'],
+        /--public-url "ftp:\/\/agents\.example" is not an http\(s\) URL/,
+      );
+      await refuse(
+        ['--public-url', 'https://agents.example/?x=1', '--port', '0'],
+        /without query or fragment/,
+      );
     } finally {
       if (saved !== undefined) process.env.AGENT_RUNTIME_TOKENS = saved;
     }

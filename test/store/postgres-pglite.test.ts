@@ -1,8 +1,7 @@
 /**
  * PostgresStore on PGlite (in-process PostgreSQL, always available): the Store contract, the schema
- * (frozen v1, migrations, a newer schema refused) and the runnable-run query the workers sweep with.
+ * (a new schema's layout, migrations, a newer schema refused) and the runnable-run query the workers sweep with.
  */
-import { readFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,8 +14,7 @@ import {
   type PgMigration,
 } from '../../src/store/postgres/index.js';
 import { StoreError } from '../../src/store/store.js';
-import { event, evidence, newRun, storeContract } from './store.contract.js';
-import { realDocumentSql } from './real-documents.js';
+import { event, newRun, storeContract } from './store.contract.js';
 
 let db: PGlite;
 let schemas = 0;
@@ -34,17 +32,14 @@ storeContract('PostgresStore (PGlite)', (now) =>
 );
 
 describe('PostgresStore schema', () => {
-  const fixture = (version: number): string =>
-    readFileSync(new URL(`./fixtures/postgres-v${version}.sql`, import.meta.url), 'utf8');
-
-  /** A new schema holding the frozen data of schema `version`. */
-  async function fixtureSchema(version: number): Promise<string> {
-    const schema = nextSchema(`v${version}_`);
-    await db.exec(fixture(version).replaceAll('__SCHEMA__', `"${schema}"`));
-    await db.exec(realDocumentSql((name) => `"${schema}".${name}`, 'runs'));
+  /** A new schema at the current version holding one run (`run_1`) written by the store. */
+  async function currentSchema(): Promise<string> {
+    const schema = nextSchema('current_');
+    const store = await createPostgresStore({ pglite: db }, { schema });
+    await store.createRun(newRun('run_1'), [event('run_1', 1, 'run.started')]);
+    await store.close();
     return schema;
   }
-  const v1Schema = (): Promise<string> => fixtureSchema(1);
 
   /** The indexes, constraints and table options of a schema, with the schema name taken out. */
   async function layout(schema: string): Promise<string[]> {
@@ -67,61 +62,22 @@ describe('PostgresStore schema', () => {
       .sort();
   }
 
-  it('migrates the frozen v1 schema to the layout the frozen v2 one gets (v3 adds threads to both)', async () => {
-    const migrated = await v1Schema();
-    await (await createPostgresStore({ pglite: db }, { schema: migrated })).close();
-    const frozen = await fixtureSchema(2);
-    await (await createPostgresStore({ pglite: db }, { schema: frozen })).close();
-    expect(await layout(migrated)).toEqual(await layout(frozen));
-    expect(await layout(frozen)).toContain('threads PRIMARY KEY (tenant, thread_id)');
-    expect((await layout(frozen)).join('\n')).not.toMatch(/FOREIGN KEY|lease_expires_at/);
-  });
-
-  it.each([1, 2])('opens the frozen v%i schema with the current code', async (version) => {
-    const schema = await fixtureSchema(version);
-    const store = await createPostgresStore({ pglite: db }, { schema });
-    expect(await store.schemaVersion()).toBe(PG_SCHEMA_VERSION);
-    const run = (await store.getRun('run_v1'))!;
-    expect(run).toMatchObject({
-      status: 'suspended',
-      tenant: 'acme',
-      flowDir: '/srv/flows',
-      suspension: { kind: 'APPROVAL', pending: { tool: 'site_create', args: { name: 'Alpha' } } },
-      usage: { inputTokens: 120, outputTokens: 30, totalTokens: 150 },
-      outputs: { query: { found: false } },
-      version: 4,
-      lastSeq: 5,
-      createdAt: '2025-03-01T10:00:00.000Z',
-    });
-    expect((await store.events('run_v1', 2)).map((e) => e.type)).toEqual([
-      'tool.invoked',
-      'node.completed',
-      'run.suspended',
-    ]);
-    expect((await store.messages('run_v1', 'query#1')).map((m) => m.index)).toEqual([0, 1]);
-    expect((await store.evidence('run_v1'))[0]).toMatchObject({
-      id: 'ev_1',
-      tool: 'site_query',
-      payload: { rows: [] },
-    });
-    expect((await store.listRuns({ parentRunId: 'run_v1' })).map((r) => r.runId)).toEqual(['run_v1_child']);
-    expect(await store.acquireLease('run_v1_child', 'worker-b', 1740823300000, 1740823200001)).toMatchObject({
-      leaseOwner: 'worker-b',
-    });
-    const next = await store.commit({
-      runId: 'run_v1',
-      expectedVersion: 4,
-      patch: { status: 'completed' },
-      events: [event('run_v1', 6, 'run.completed')],
-      evidence: [evidence(2)],
-    });
-    expect(next).toMatchObject({ version: 5, lastSeq: 6 });
-    expect((await store.evidence('run_v1')).map((e) => e.id)).toEqual(['ev_1', 'ev_2']);
-    await store.close();
+  it('creates a new schema at the one current layout in one step', async () => {
+    const schema = nextSchema('new_');
+    expect(PG_SCHEMA_VERSION).toBe(1);
+    expect(await pgMigrate(pgliteQueryable(db), schema)).toEqual({ from: 0, to: PG_SCHEMA_VERSION });
+    const found = await layout(schema);
+    expect(found).toContain('runs fillfactor=50');
+    expect(found).toContain('threads PRIMARY KEY (tenant, thread_id)');
+    expect(found).toContain(
+      "CREATE INDEX runs_running ON runs USING btree (created_at) WHERE (status = 'running'::text)",
+    );
+    // Appends run no foreign-key trigger; no index holds the lease a step renews.
+    expect(found.join('\n')).not.toMatch(/FOREIGN KEY|lease_expires_at/);
   });
 
   it('applies pending migrations in order, once', async () => {
-    const schema = await v1Schema();
+    const schema = await currentSchema();
     const q = pgliteQueryable(db);
     const v2: PgMigration = {
       version: PG_SCHEMA_VERSION + 1,
@@ -134,16 +90,19 @@ describe('PostgresStore schema', () => {
       sql: (s) => `UPDATE ${s}.runs SET note = 'v3'`,
     };
     const last = PG_SCHEMA_VERSION + 2;
-    expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({ from: 1, to: last });
+    expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({
+      from: PG_SCHEMA_VERSION,
+      to: last,
+    });
     expect(await pgSchemaVersion(q, schema)).toBe(last);
-    expect((await db.query(`SELECT note FROM "${schema}".runs WHERE run_id = 'run_v1'`)).rows).toEqual([
+    expect((await db.query(`SELECT note FROM "${schema}".runs WHERE run_id = 'run_1'`)).rows).toEqual([
       { note: 'v3' },
     ]);
     expect(await pgMigrate(q, schema, [...PG_MIGRATIONS, v2, v3])).toEqual({ from: last, to: last });
   });
 
   it('rolls a failing migration back whole', async () => {
-    const schema = await v1Schema();
+    const schema = await currentSchema();
     const q = pgliteQueryable(db);
     const v2: PgMigration = {
       version: PG_SCHEMA_VERSION + 1,
@@ -151,12 +110,12 @@ describe('PostgresStore schema', () => {
       sql: (s) => `CREATE TABLE ${s}.extra (x int); SELECT nope FROM ${s}.missing`,
     };
     await expect(pgMigrate(q, schema, [...PG_MIGRATIONS, v2])).rejects.toThrow(/missing/);
-    expect(await pgSchemaVersion(q, schema)).toBe(1);
+    expect(await pgSchemaVersion(q, schema)).toBe(PG_SCHEMA_VERSION);
     expect((await db.query(`SELECT to_regclass('"${schema}".extra') AS t`)).rows).toEqual([{ t: null }]);
   });
 
   it('refuses a schema newer than the code, leaving it untouched', async () => {
-    const schema = await v1Schema();
+    const schema = await currentSchema();
     await db.query(`INSERT INTO "${schema}".schema_migrations (version, description) VALUES ($1, 'future')`, [
       PG_SCHEMA_VERSION + 1,
     ]);

@@ -61,4 +61,26 @@ describe.each(STORES)('frozen suspended run documents continue to completion (%s
     ]);
     await runtime.close();
   });
+
+  it('parallel branches both suspended for approvals: each approved by its id, each write once, the join once', async () => {
+    const { runtime, model, runId, world, file } = await continued('parallel-approvals', open);
+    const state = file.runs[0]!.record.state as { branches?: { nodeId: string }[] };
+    expect(state.branches?.map((b) => b.nodeId)).toEqual(['left', 'right']);
+    const before = await runtime.status(runId);
+    expect(before).toMatchObject({ status: 'suspended', suspension: { kind: 'APPROVAL' } });
+    const waiting = (await traceOf(runtime, runId))
+      .filter((e) => e.type === 'node.suspended')
+      .map((e) => (e as unknown as { pending: { id: string } }).pending.id);
+    expect(waiting).toHaveLength(2);
+    const second = waiting.find((id) => id !== before.suspension?.pending.id);
+    const one = await runtime.approve(runId, { model, who: 'corpus', expect: second });
+    expect(one.status).toBe('suspended');
+    const done = await runtime.approve(runId, { model, who: 'corpus' });
+    expect(done.status).toBe('completed');
+    expect([...world.saved].sort()).toEqual(['Left', 'Right']);
+    expect(world.looked).toEqual([3]);
+    const trace = await traceOf(runtime, runId);
+    expect(trace.filter((e) => e.type === 'node.started' && e.nodeId === 'sum')).toHaveLength(1);
+    await runtime.close();
+  });
 });

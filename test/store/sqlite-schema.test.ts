@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -14,8 +14,6 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { definitionParams, newRunParams, RUN_COLUMNS } from '../../src/store/sqlite/rows.js';
 import { newRun } from '../../src/testing/store-contract/helpers.js';
 import { StoreError } from '../../src/store/store.js';
-
-import { realDocumentSql } from './real-documents.js';
 import { event, evidence } from './store.contract.js';
 
 const root = mkdtempSync(join(tmpdir(), 'store-sqlite-schema-'));
@@ -25,110 +23,67 @@ let files = 0;
 const newFile = (): string => join(root, `db${++files}`, 'runtime.db');
 
 describe('SqliteStore schema', () => {
-  const fixture = readFileSync(new URL('./fixtures/v1.sql', import.meta.url), 'utf8');
-
-  /** A new file holding the frozen v1 database. */
-  function v1File(): string {
+  /** A new file at the current schema holding one run (`run_1`) written by the store. */
+  async function currentFile(): Promise<string> {
     const path = newFile();
-    mkdirSync(dirname(path), { recursive: true });
-    const db = openRaw(path);
-    db.exec(fixture);
-    db.exec(realDocumentSql((name) => name, 'runs'));
-    db.close();
+    const store = new SqliteStore({ path });
+    await store.createRun(newRun('run_1'), [event('run_1', 1, 'run.started')]);
+    await store.close();
     return path;
   }
 
-  it('opens the frozen v1 database with the current code', async () => {
-    const store = new SqliteStore({ path: v1File() });
-    expect(store.info().schemaVersion).toBe(SCHEMA_VERSION);
-    const run = (await store.getRun('run_v1'))!;
-    expect(run).toMatchObject({
-      status: 'suspended',
-      tenant: 'acme',
-      flowDir: '/srv/flows',
-      suspension: { kind: 'APPROVAL', pending: { tool: 'site_create', args: { name: 'Alpha' } } },
-      usage: { inputTokens: 120, outputTokens: 30, totalTokens: 150 },
-      outputs: { query: { found: false } },
-      version: 4,
-      lastSeq: 5,
-    });
-    // Schema 2 moved the definition out of the run row: it arrives intact.
-    expect(run.flow).toMatchObject({
-      id: 'site-setup',
-      version: 3,
-      nodes: [{ id: 'query' }, { id: 'create' }],
-    });
-    expect(run.input).toEqual({ text: 'create site Alpha' });
-    expect((await store.events('run_v1', 2)).map((e) => e.type)).toEqual([
-      'tool.invoked',
-      'node.completed',
-      'run.suspended',
+  it('creates a new database at the one current schema in one step', () => {
+    const db = new DatabaseSync(':memory:');
+    expect(SCHEMA_VERSION).toBe(1);
+    expect(migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
+    expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
+    const names = (
+      db.prepare("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").all() as {
+        type: string;
+        name: string;
+      }[]
+    )
+      .map((o) => `${o.type} ${o.name}`)
+      .sort();
+    expect(names).toEqual([
+      'index runs_created',
+      'index runs_parent',
+      'index runs_status',
+      'index runs_tenant',
+      'index threads_updated',
+      'table journal',
+      'table run_definitions',
+      'table runs',
+      'table threads',
+      'view events',
+      'view evidence',
+      'view messages',
     ]);
-    expect((await store.messages('run_v1', 'query#1')).map((m) => m.index)).toEqual([0, 1]);
-    expect((await store.evidence('run_v1'))[0]).toMatchObject({
-      id: 'ev_1',
-      tool: 'site_query',
-      payload: { rows: [] },
-    });
-    expect((await store.listRuns({ parentRunId: 'run_v1' })).map((r) => r.runId)).toEqual(['run_v1_child']);
-    expect(await store.acquireLease('run_v1_child', 'worker-b', 1740823300000, 1740823200001)).toMatchObject({
-      leaseOwner: 'worker-b',
-    });
-    const next = await store.commit({
-      runId: 'run_v1',
-      expectedVersion: 4,
-      patch: { status: 'completed' },
-      events: [event('run_v1', 6, 'run.completed')],
-      evidence: [evidence(2)],
-    });
-    expect(next).toMatchObject({ version: 5, lastSeq: 6 });
-    expect((await store.evidence('run_v1')).map((e) => e.id)).toEqual(['ev_1', 'ev_2']);
-    await store.close();
+    db.close();
   });
 
-  it('opens the frozen v2 database with the current code: runs, journal chains, views', async () => {
-    const path = newFile();
-    mkdirSync(dirname(path), { recursive: true });
-    const raw = openRaw(path);
-    raw.exec(readFileSync(new URL('./fixtures/v2.sql', import.meta.url), 'utf8'));
-    raw.exec(realDocumentSql((name) => name, 'run_definitions'));
-    raw.close();
+  it('keeps a run written by the store readable through the views', async () => {
+    const path = await currentFile();
     const store = new SqliteStore({ path });
-    expect(store.info().schemaVersion).toBe(SCHEMA_VERSION);
-    expect(await store.getRun('run_v1')).toMatchObject({
-      status: 'running',
-      version: 5,
-      lastSeq: 7,
-      input: { text: 'create site Alpha' },
+    await store.commit({
+      runId: 'run_1',
+      expectedVersion: 1,
+      patch: {},
+      events: [event('run_1', 2, 'tool.invoked')],
+      evidence: [evidence(1)],
     });
-    expect((await store.events('run_v1', 4)).map((e) => e.type)).toEqual([
-      'run.suspended',
-      'run.resumed',
-      'tool.invoked',
-    ]);
-    expect((await store.messages('run_v1', 'create#1')).map((m) => m.index)).toEqual([0, 1]);
-    expect((await store.evidence('run_v1')).map((e) => e.id)).toEqual(['ev_1', 'ev_3']);
-    await expect(
-      store.commit({
-        runId: 'run_v1',
-        expectedVersion: 5,
-        patch: {},
-        evidence: [evidence(3, { tool: 'again' })],
-      }),
-    ).rejects.toMatchObject({ code: 'DUPLICATE' });
-    const next = await store.commit({
-      runId: 'run_v1',
-      expectedVersion: 5,
-      patch: { status: 'completed', leaseOwner: null, leaseExpiresAt: null },
-      events: [event('run_v1', 8, 'run.completed')],
-    });
-    expect(next).toMatchObject({ status: 'completed', version: 6, lastSeq: 8 });
-    expect((await store.events('run_v1', 7)).map((e) => e.type)).toEqual(['run.completed']);
     await store.close();
+    const db = openRaw(path);
+    expect(db.prepare("SELECT seq, type FROM events WHERE run_id = 'run_1' ORDER BY seq").all()).toEqual([
+      { seq: 1, type: 'run.started' },
+      { seq: 2, type: 'tool.invoked' },
+    ]);
+    expect(db.prepare("SELECT id FROM evidence WHERE run_id = 'run_1'").all()).toEqual([{ id: 'ev_1' }]);
+    db.close();
   });
 
-  it('applies pending migrations in order, once', () => {
-    const db = openRaw(v1File());
+  it('applies pending migrations in order, once', async () => {
+    const db = openRaw(await currentFile());
     const v2: Migration = {
       version: SCHEMA_VERSION + 1,
       description: 'test: runs.note',
@@ -139,9 +94,9 @@ describe('SqliteStore schema', () => {
       description: 'test: fill note',
       up: (d) => d.exec("UPDATE runs SET note = 'v3'"),
     };
-    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: 1, to: SCHEMA_VERSION + 2 });
+    expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION + 2 });
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION + 2);
-    expect(db.prepare("SELECT note FROM runs WHERE run_id = 'run_v1'").get()).toEqual({ note: 'v3' });
+    expect(db.prepare("SELECT note FROM runs WHERE run_id = 'run_1'").get()).toEqual({ note: 'v3' });
     expect(migrate(db, [...MIGRATIONS, v2, v3])).toEqual({
       from: SCHEMA_VERSION + 2,
       to: SCHEMA_VERSION + 2,
@@ -149,15 +104,15 @@ describe('SqliteStore schema', () => {
     db.close();
   });
 
-  it('rolls a failing migration back whole', () => {
-    const db = openRaw(v1File());
+  it('rolls a failing migration back whole', async () => {
+    const db = openRaw(await currentFile());
     const v2: Migration = {
       version: SCHEMA_VERSION + 1,
       description: 'test: half done',
       up: (d) => d.exec('CREATE TABLE extra (x); SELECT nope FROM missing'),
     };
     expect(() => migrate(db, [...MIGRATIONS, v2])).toThrow(/missing/);
-    expect(schemaVersion(db)).toBe(1);
+    expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'extra'").get()).toBeUndefined();
     db.close();
   });

@@ -1,5 +1,5 @@
 /**
- * The Store contract (STYLE habit 5, after Hono's src/router/common.case.test.ts): the same cases run on
+ * The Store contract (after Hono's src/router/common.case.test.ts): the same cases run on
  * every implementation. The cases ship with the package (`g2rain-agent-runtime/testing`); this wrapper
  * hands them vitest. Call `storeContract` from an implementation's test file.
  */

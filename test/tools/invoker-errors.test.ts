@@ -1,9 +1,11 @@
 import {
+  InsufficientScopeError,
   ProtocolError,
   ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
   SdkHttpError,
+  UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { code } from '../../src/domain/error-codes.js';
@@ -25,6 +27,8 @@ describe('ToolErrors next steps', () => {
   const expected: [ToolErrorCode, string][] = [
     ['TOOL_TIMEOUT', 'NEXT_TIMEOUT'],
     ['TOOL_UNREACHABLE', 'NEXT_UNREACHABLE'],
+    ['MCP_UNAUTHORIZED', 'NEXT_MCP_UNAUTHORIZED'],
+    ['MCP_TASK_REQUIRED', 'NEXT_MCP_TASK_REQUIRED'],
     ['TOOL_IO_ERROR', 'NEXT_IO'],
     ['MCP_RPC_ERROR', 'NEXT_RPC'],
     ['MCP_INVALID_PARAMS', 'NEXT_INVALID_PARAMS'],
@@ -136,6 +140,17 @@ describe('classify', () => {
       new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'),
     );
     expect(classify(connect).code).toBe('TOOL_UNREACHABLE');
+  });
+
+  it('an authorization need anywhere in the chain is MCP_UNAUTHORIZED, not an outage', () => {
+    const stepUp = new InsufficientScopeError({ requiredScope: 'mcp:write' });
+    expect(classify(new Error('call failed', { cause: stepUp })).code).toBe('MCP_UNAUTHORIZED');
+    expect(classify(new UnauthorizedError()).code).toBe('MCP_UNAUTHORIZED');
+    const http401 = new SdkHttpError(SdkErrorCode.ClientHttpAuthentication, 'HTTP 401', { status: 401 });
+    expect(classify(http401).code).toBe('MCP_UNAUTHORIZED');
+    // A 403 without `insufficient_scope` is not an authorization need.
+    const http403 = new SdkHttpError(SdkErrorCode.ClientHttpForbidden, 'HTTP 403', { status: 403 });
+    expect(classify(http403).code).toBe('TOOL_IO_ERROR');
   });
 
   it('looks into AggregateError members', () => {

@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { code } from '../../src/domain/error-codes.js';
 import { hint } from '../../src/domain/hints.js';
+import { ToolRejectedException } from '../../src/tools/rejected.js';
 import { ToolInvoker } from '../../src/tools/invoker.js';
 import { defineTool, type LocalToolContext, type ToolDescriptor } from '../../src/tools/tool.js';
 import type { McpConnection } from '../../src/mcp/types.js';
@@ -190,3 +192,47 @@ describe('ToolInvoker with an injected MCP connection', () => {
 function assertNever(id: string): never {
   throw new Error(`unexpected server ${id}`);
 }
+
+describe('a local tool throwing ToolRejectedException', () => {
+  const rejecting = (how: 'throw' | 'reject' | 'cause') =>
+    defineTool({
+      name: 'order_cancel',
+      description: 'Cancels an order',
+      inputSchema: {},
+      execute: () => {
+        const rejection = new ToolRejectedException(
+          code('ARG_REJECTED'),
+          'order 7 is already shipped',
+          'tell the user a shipped order cannot be cancelled',
+        );
+        if (how === 'throw') throw rejection;
+        if (how === 'cause') return Promise.reject(new Error('wrapped', { cause: rejection }));
+        return Promise.reject(rejection);
+      },
+    });
+
+  it.each(['throw', 'reject', 'cause'] as const)(
+    'is REJECTED with its code, reason and next step (%s)',
+    async (how) => {
+      const tool = rejecting(how);
+      const obs = await new ToolInvoker({ localTools: [tool] }).invoke(tool.descriptor, {}, zh);
+      expect(obs.outcome.name).toBe('REJECTED');
+      expect(obs.errorCode).toBe('ARG_REJECTED');
+      expect(obs.reason).toBe('order 7 is already shipped');
+      expect(obs.next).toBe('tell the user a shipped order cannot be cancelled');
+    },
+  );
+
+  it('any other error is still FAILED TOOL_ERROR', async () => {
+    const tool = defineTool({
+      name: 'boom',
+      description: '',
+      inputSchema: {},
+      execute: () => {
+        throw new Error('ledger locked');
+      },
+    });
+    const obs = await new ToolInvoker({ localTools: [tool] }).invoke(tool.descriptor, {}, zh);
+    expect([obs.outcome.name, obs.errorCode]).toEqual(['FAILED', 'TOOL_ERROR']);
+  });
+});

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/domain/fingerprint.js';
 import type { FlowInput } from '../../src/domain/flow.js';
 import { McpPool } from '../../src/mcp/pool.js';
-import { answer, approve } from '../../src/tools/builtin/resolution.js';
+import { answer } from '../../src/tools/builtin/resolution.js';
+import { approve } from '../../src/tools/approval/index.js';
 import { idempotencyKey } from '../../src/tools/guards/keys.js';
 import { ToolInvoker } from '../../src/tools/invoker.js';
 import { demoStdioConfig, readWriteLog, REPO_ROOT } from '../helpers/demo-server.js';
@@ -116,7 +117,7 @@ describe('full chain against the demo-cloud MCP server', () => {
       tool: 'web_site_create',
       summary: '创建站点 官网',
     });
-    expect(asked.ctx.effect).toMatchObject({
+    expect(asked.report.effect).toMatchObject({
       kind: 'suspend',
       suspension: { kind: 'APPROVAL', pending: { provenance: { spaceId: 'ev_1' } } },
     });
@@ -134,7 +135,7 @@ describe('full chain against the demo-cloud MCP server', () => {
       (await h.call('web_site_create', { spaceId: 's1', name: '官网', plan: 'pro' })).obs.errorCode,
     ).toBe('WRITE_PENDING_VERIFY');
     const reused = await h.call('web_site_create', args);
-    expect(reused.ctx.reused).toBe(true);
+    expect(reused.report.reused).toBe(true);
     expect(reused.obs.evidenceId).toBe('ev_2');
     for (let i = 0; i < 3; i++)
       expect((await h.call('web_site_get', { siteId: 'site_1' })).obs.ok).toBe(true);
@@ -153,7 +154,7 @@ describe('full chain against the demo-cloud MCP server', () => {
         })
       ).obs.ok,
     ).toBe(true);
-    expect((await h.call('builtin_node_finish', { summary: '已创建 官网' })).ctx.effect).toEqual({
+    expect((await h.call('builtin_node_finish', { summary: '已创建 官网' })).report.effect).toEqual({
       kind: 'finish',
       summary: '已创建 官网',
     });
@@ -218,7 +219,7 @@ describe('full chain against the demo-cloud MCP server', () => {
     });
     const question = 'web_site_create 失败：站点名称已存在。是否改用其它名字？';
     const ask = await h.call('builtin_node_follow_up', { question });
-    expect(ask.ctx.effect?.kind).toBe('suspend');
+    expect(ask.report.effect?.kind).toBe('suspend');
     answer(state(h), { question, options: null }, '不用了');
     expect(
       (await h.call('builtin_node_follow_up', { question: '确认用 web_site_create 创建 官网2 吗？' })).obs
@@ -230,14 +231,14 @@ describe('full chain against the demo-cloud MCP server', () => {
     const { h } = await demo('慢查询', 300);
     const args = { ms: 5_000 };
     grant(h, 'slow_query', args);
-    const { obs, ctx } = await h.call('slow_query', args);
+    const { obs, report } = await h.call('slow_query', args);
     expect(parts(obs)).toMatchObject({
       outcome: 'SUCCESS',
       message: '写操作 slow_query 被中断，回查确认已生效，未重复执行',
     });
     // The timed-out write executed first (ev_1, FAILED), then its look-back (ev_2), which it cites.
     expect(obs.evidenceId).toBe('ev_2');
-    expect(ctx.lookBack).toEqual({ evidenceId: 'ev_2', found: true, decided: true });
+    expect(report.lookBack).toEqual({ evidenceId: 'ev_2', found: true, decided: true });
     expect(h.run.evidence).toMatchObject([
       { id: 'ev_1', tool: 'slow_query', outcome: 'FAILED', errorCode: 'TOOL_TIMEOUT' },
       {
@@ -254,7 +255,7 @@ describe('full chain against the demo-cloud MCP server', () => {
       'INFO TOOL invoked tool=space_list outcome=SUCCESS code=- evidence=ev_2 lookBack=true',
     );
     expect(lines).toContain('INFO TOOL invoked tool=slow_query outcome=SUCCESS code=- evidence=ev_2');
-    expect((await h.call('slow_query', args)).ctx.reused).toBe(true);
+    expect((await h.call('slow_query', args)).report.reused).toBe(true);
   });
 
   it('a write that loses its server is looked back (the connection restarts the server): found → SUCCESS', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approve } from '../../src/tools/builtin/resolution.js';
+import { approve } from '../../src/tools/approval/index.js';
 import { renderObservation } from '../../src/loop/render.js';
 import { cloudTools, harness, parts } from './guards/fixtures.js';
 
@@ -10,7 +10,7 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
 
     const early = await h.call('web_site_create', { spaceId: 'sp_1', name: '官网' });
     expect(parts(early.obs)).toMatchObject({ outcome: 'REJECTED', code: 'PARAM_PROVENANCE_QUERY_FIRST' });
-    expect(early.ctx.executed).toBe(false);
+    expect(early.report.executed).toBe(false);
 
     const spaces = await h.call('space_list', {});
     expect(spaces.obs.outcome.name).toBe('SUCCESS');
@@ -32,7 +32,7 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
       tool: 'web_site_create',
       summary: '在默认空间创建站点 官网',
     });
-    expect(asked.ctx.effect).toMatchObject({
+    expect(asked.report.effect).toMatchObject({
       kind: 'suspend',
       suspension: {
         kind: 'APPROVAL',
@@ -53,7 +53,7 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
     const written = await h.call('web_site_create', { name: '官网', spaceId: 'sp_1' });
     expect(written.obs.outcome.name).toBe('SUCCESS');
     expect(written.obs.evidenceId).toBe('ev_2');
-    expect(written.ctx).toMatchObject({ executed: true, approved: true });
+    expect(written.report).toMatchObject({ executed: true, approved: true });
     expect(h.checkpoints.at(-1)).toEqual({ inFlight: ['web_site_create'] });
     expect(h.run.inFlight).toEqual([]);
     expect(cloud.seen.find((c) => c.tool === 'web_site_create')?.idempotencyKey).toMatch(/^[0-9a-f]{32}$/);
@@ -74,7 +74,7 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
     const again = await h.call('web_site_create', { spaceId: 'sp_1', name: '官网' });
     expect(again.obs.outcome.name).toBe('SUCCESS');
     expect(again.obs.evidenceId).toBe('ev_2');
-    expect(again.ctx).toMatchObject({ executed: false, reused: true });
+    expect(again.report).toMatchObject({ executed: false, reused: true });
     expect(again.obs.message()).toBe('该写操作此前已成功执行，本次未重复执行');
 
     for (const status of ['CREATING', 'ACTIVE', 'ACTIVE']) {
@@ -92,7 +92,7 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
     });
     expect(output.obs.message()).toBe('产出 [siteId] 已写入');
     const finish = await h.call('builtin_node_finish', { summary: '已创建站点 官网' });
-    expect(finish.ctx.effect).toEqual({ kind: 'finish', summary: '已创建站点 官网' });
+    expect(finish.report.effect).toEqual({ kind: 'finish', summary: '已创建站点 官网' });
 
     expect(cloud.seen.filter((c) => c.tool === 'web_site_create')).toHaveLength(1);
     const lines = h.logger.lines();

@@ -1,5 +1,5 @@
 /**
- * Done-when of SPEC §13 on the real server: three `agent-runtime worker` processes drive 300 runs with
+ * Done-when of the HTTP API on the real server: three `agent-runtime worker` processes drive 300 runs with
  * approvals to completion; no run is driven by two workers at once (the event seqs each drive committed
  * partition every run's trace) and no write executes twice (the demo server's write log).
  */

@@ -1,5 +1,5 @@
 /**
- * Done-when of SPEC §13: `kill -9` of a worker mid-run → its runs finish on the other workers once
+ * Done-when of `kill -9` of a worker mid-run → its runs finish on the other workers once
  * their leases expire, resumed from the last persisted step (`run.resumed` RECOVERY), each write once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -12,8 +12,7 @@ import { UsageError } from '../../src/cli/args.js';
 import { loadFlowText, type LoadedFlow } from '../../src/flow/load.js';
 import { createStderrLogger, silentLogger, type Logger } from '../../src/log/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create.js';
-import { RunConflictError } from '../../src/runtime/errors.js';
-import type { RunSummary } from '../../src/runtime/summary.js';
+import type { RunSummary } from '../../src/records/summary.js';
 import { defineTool } from '../../src/tools/tool.js';
 import { RunQueue } from '../../src/worker/queue.js';
 import { startWorker, type WorkerHandle } from '../../src/worker/start.js';
@@ -174,7 +173,7 @@ describe.runIf(available)('queue mode and RunWorker', () => {
 
   it('drives a run only while it is running and not driven elsewhere', async () => {
     const done = (await client.list({ status: 'completed' }))[0]!;
-    await expect(handle!.runtime.drive(done.runId)).rejects.toBeInstanceOf(RunConflictError);
+    await expect(handle!.runtime.drive(done.runId)).rejects.toMatchObject({ code: 'RUN_CONFLICT' });
   });
 });
 

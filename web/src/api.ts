@@ -3,98 +3,72 @@
  * bearer token in the Authorization header; errors become ApiError with the server's `{error: {code, message}}`.
  */
 
-/** Run statuses (docs/durability.md). */
-export const RUN_STATUSES = ['running', 'suspended', 'completed', 'failed', 'cancelled'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+import type { components, paths } from './api-types.js';
 
-/** Roles, weakest first. */
-export type Role = 'viewer' | 'operator' | 'admin';
+/** The API's shapes as the server's OpenAPI document declares them (generated: web/src/api-types.ts). */
+type Schemas = components['schemas'];
 
-/** A gated write waiting for approval (docs/observations.md): `provenance` maps an argument to the evidence id it came from. */
-export interface ApprovalPending {
-  tool: string;
-  args: Record<string, unknown>;
-  summary: string;
-  provenance?: Record<string, string>;
-  /** The pending item's id: the console sends it with the decision (409 when the run moved on). */
-  id?: string;
-  /** Argument name → the user's words (run input or an answer) a `source: user` value was found in. */
-  userProvenance?: Record<string, string>;
-  /** Argument name → where its value (or each element or field of it) was found (docs/flows.md, matching). */
-  matches?: Record<string, ValueMatch[]>;
+/** The JSON body of `method path`'s answer `status` (default 200), as the OpenAPI document declares it. */
+export type ApiResponse<
+  P extends keyof paths,
+  M extends 'get' | 'post',
+  S extends number = 200,
+> = paths[P][M] extends { responses: Record<S, { content: { 'application/json': infer T } }> } ? T : never;
+
+/** The JSON body `method path` takes, as the OpenAPI document declares it. */
+export type ApiBody<P extends keyof paths, M extends 'post'> = paths[P][M] extends {
+  requestBody?: { content: { 'application/json': infer T } };
 }
-
-/** Where a checked value was found: an evidence leaf (with the span of a match inside a text), or the user's words. */
-export interface ValueMatch {
-  /** Inside the argument: [] the value itself, [1] its second element, ['city'] a field. */
-  at: (string | number)[];
-  source: 'evidence' | 'user';
-  evidenceId?: string;
-  /** The leaf in the evidence payload. */
-  path?: (string | number)[];
-  /** [start, end) of the value inside the string at `path`. */
-  span?: [number, number];
-}
-
-/** An evidence record (`GET /v1/runs/{id}/evidence/{evidenceId}`): a real tool call that executed, with its full payload. */
-export interface EvidenceRecord {
-  id: string;
-  tool: string;
-  args: Record<string, unknown>;
-  outcome: 'SUCCESS' | 'FAILED';
-  errorCode: string | null;
-  payload: unknown;
-  ts: string;
-  nodeId: string;
-  callId: string;
-  lookBack?: boolean;
-}
-
-/** A question waiting for an answer. */
-export interface FollowUpPending {
-  question: string;
-  options: string[] | null;
-  /** As ApprovalPending's. */
-  id?: string;
-}
-
-export type Pending = ApprovalPending | FollowUpPending;
-export type SuspensionKind = 'APPROVAL' | 'FOLLOW_UP';
+  ? T
+  : never;
 
 /** The run summary (docs/api.md) as `GET /v1/runs/{id}` answers it. */
-export interface RunSummary {
-  runId: string;
-  status: RunStatus;
-  suspension?: { kind: SuspensionKind; pending: Pending };
-  outputs: Record<string, Record<string, unknown>>;
-  /** The run's answer to the person once completed (absent from servers before issue 29). */
-  reply?: string | null;
-  /** The thread the run belongs to, if any. */
-  threadId?: string;
-  reason?: string;
-  failedNode?: string;
-  message?: string;
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
-  flowId: string;
-  parentRunId?: string;
-  /** For a forked run: the run and the event it continues from. */
-  forkedFrom?: { runId: string; seq: number };
-  createdAt: string;
-  updatedAt: string;
-}
+export type RunSummary = Schemas['RunSummary'];
+export type RunStatus = RunSummary['status'];
+
+/** The order the console offers run statuses in: a status the server adds and this lacks fails to compile. */
+const STATUS_ORDER: Record<RunStatus, number> = {
+  running: 0,
+  suspended: 1,
+  completed: 2,
+  failed: 3,
+  cancelled: 4,
+};
+/** Run statuses (docs/durability.md), in the order the console offers them. */
+export const RUN_STATUSES = Object.keys(STATUS_ORDER) as readonly RunStatus[];
+
+/** Who the token belongs to (`GET /v1/me`). */
+export type Me = Schemas['Me'];
+/** Roles, weakest first. */
+export type Role = Me['role'];
+
+/** What a suspended run waits for: a gated write or a question. */
+export type Pending = Schemas['PendingItem'];
+/** A gated write waiting for approval (docs/observations.md): `provenance` maps an argument to the evidence id it came from. */
+export type ApprovalPending = Extract<Pending, { tool: string }>;
+/** A question waiting for an answer. */
+export type FollowUpPending = Extract<Pending, { question: string }>;
+/** The answer of `POST /v1/runs/{id}/authorization` (Connect). */
+export type AuthorizationStarted = ApiResponse<'/v1/runs/{id}/authorization', 'post'>;
+/** An MCP server's question: a form (its requested schema) or a link. */
+export type ElicitationPending = NonNullable<FollowUpPending['elicitation']>;
+/** Where a checked value was found: an evidence leaf (with the span of a match inside a text), or the user's words. */
+export type ValueMatch = NonNullable<ApprovalPending['matches']>[string][number];
+export type SuspensionKind = NonNullable<RunSummary['suspension']>['kind'];
+
+/** An evidence record (`GET /v1/runs/{id}/evidence/{evidenceId}`): a real tool call that executed, with its full payload. */
+export type EvidenceRecord = Schemas['Evidence'];
+
+/** An entry of `GET /v1/flows`. */
+export type FlowInfo = Schemas['FlowInfo'];
 
 /** A trace event (docs/trace.md); the fields beyond the common ones depend on `type`. */
-export interface TraceEvent {
-  seq: number;
-  ts: string;
-  runId: string;
-  type: string;
-  nodeId?: string;
-  round?: number;
-  [field: string]: unknown;
-}
+export type TraceEvent = Schemas['TraceEvent'];
 
-/** A streaming model's turn while it is written (`model.delta`, transient: no `seq`, not persisted). */
+/**
+ * A streaming model's turn while it is written (`model.delta`, transient: no `seq`, not persisted). The
+ * events stream sends it between trace events; the OpenAPI document describes it in words only.
+ */
 export interface LiveDelta {
   type: 'model.delta';
   runId: string;
@@ -103,20 +77,6 @@ export interface LiveDelta {
   ts: string;
   text: string;
   toolCalls: { callId: string; tool: string; args: string }[];
-}
-
-/** An entry of `GET /v1/flows`. */
-export interface FlowInfo {
-  flowId: string;
-  version: string | number;
-  description?: string;
-}
-
-/** Who the token belongs to (`GET /v1/me`). */
-export interface Me {
-  name: string;
-  role: Role;
-  tenant: string | null;
 }
 
 /** A non-2xx answer of the API. */
@@ -194,29 +154,32 @@ export class Api {
   }
 
   /** `GET /v1/me`: the token's name, role and tenant. */
-  me(): Promise<Me> {
+  me(): Promise<ApiResponse<'/v1/me', 'get'>> {
     return this.request('GET', '/v1/me');
   }
 
   /** `GET /v1/runs?status=`: newest first. */
-  runs(status?: RunStatus, limit = 100): Promise<RunSummary[]> {
+  runs(status?: RunStatus, limit = 100): Promise<ApiResponse<'/v1/runs', 'get'>> {
     const query = new URLSearchParams({ limit: String(limit) });
     if (status) query.set('status', status);
     return this.request('GET', `/v1/runs?${query.toString()}`);
   }
 
   /** `GET /v1/runs/{id}`. */
-  run(runId: string): Promise<RunSummary> {
+  run(runId: string): Promise<ApiResponse<'/v1/runs/{id}', 'get'>> {
     return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`);
   }
 
   /** `GET /v1/runs/{id}/evidence`: the run's evidence records, in id order. */
-  evidence(runId: string): Promise<EvidenceRecord[]> {
+  evidence(runId: string): Promise<ApiResponse<'/v1/runs/{id}/evidence', 'get'>> {
     return this.request('GET', `/v1/runs/${encodeURIComponent(runId)}/evidence`);
   }
 
   /** `GET /v1/runs/{id}/evidence/{evidenceId}`. */
-  evidenceRecord(runId: string, evidenceId: string): Promise<EvidenceRecord> {
+  evidenceRecord(
+    runId: string,
+    evidenceId: string,
+  ): Promise<ApiResponse<'/v1/runs/{id}/evidence/{evidenceId}', 'get'>> {
     return this.request(
       'GET',
       `/v1/runs/${encodeURIComponent(runId)}/evidence/${encodeURIComponent(evidenceId)}`,
@@ -224,13 +187,14 @@ export class Api {
   }
 
   /** `GET /v1/flows`. */
-  flows(): Promise<FlowInfo[]> {
+  flows(): Promise<ApiResponse<'/v1/flows', 'get'>> {
     return this.request('GET', '/v1/flows');
   }
 
   /** `POST /v1/runs` for a registered flow. */
-  start(flowId: string, text: string): Promise<RunSummary> {
-    return this.request('POST', '/v1/runs', { flowId, input: text }, { 'idempotency-key': idempotencyKey() });
+  start(flowId: string, text: string): Promise<ApiResponse<'/v1/runs', 'post', 201>> {
+    const body: ApiBody<'/v1/runs', 'post'> = { flowId, input: text };
+    return this.request('POST', '/v1/runs', body, { 'idempotency-key': idempotencyKey() });
   }
 
   /** `POST /v1/runs/{id}/approval`. */
@@ -239,8 +203,8 @@ export class Api {
     decision: 'approve' | 'reject',
     comment: string,
     expect?: string,
-  ): Promise<RunSummary> {
-    const body = {
+  ): Promise<ApiResponse<'/v1/runs/{id}/approval', 'post'>> {
+    const body: ApiBody<'/v1/runs/{id}/approval', 'post'> = {
       decision,
       ...(comment.trim() ? { comment: comment.trim() } : {}),
       ...(expect !== undefined ? { expect } : {}),
@@ -251,36 +215,50 @@ export class Api {
   }
 
   /** `POST /v1/runs/{id}/answer`. */
-  answer(runId: string, text: string, expect?: string): Promise<RunSummary> {
-    return this.request(
-      'POST',
-      `/v1/runs/${encodeURIComponent(runId)}/answer`,
-      { text, ...(expect !== undefined ? { expect } : {}) },
-      { 'idempotency-key': idempotencyKey() },
-    );
+  answer(
+    runId: string,
+    text: string,
+    expect?: string,
+    action?: 'accept' | 'decline' | 'cancel',
+  ): Promise<ApiResponse<'/v1/runs/{id}/answer', 'post'>> {
+    const refused = action === 'decline' || action === 'cancel';
+    const body: ApiBody<'/v1/runs/{id}/answer', 'post'> = {
+      ...(refused ? { action } : { text }),
+      ...(expect !== undefined ? { expect } : {}),
+    };
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/answer`, body, {
+      'idempotency-key': idempotencyKey(),
+    });
+  }
+
+  /**
+   * `POST /v1/runs/{id}/authorization`: starts the authorization of the MCP server the run waits for
+   * (Connect): the URL to open, or `authorized` with the run when the stored tokens already work.
+   */
+  authorize(runId: string, expect?: string): Promise<AuthorizationStarted> {
+    const body: ApiBody<'/v1/runs/{id}/authorization', 'post'> = {
+      ...(expect !== undefined ? { expect } : {}),
+    };
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/authorization`, body);
   }
 
   /** `POST /v1/runs/{id}/retry`: takes a failed run up again in the node that failed. */
-  retry(runId: string): Promise<RunSummary> {
+  retry(runId: string): Promise<ApiResponse<'/v1/runs/{id}/retry', 'post'>> {
     return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/retry`, undefined, {
       'idempotency-key': idempotencyKey(),
     });
   }
 
   /** `POST /v1/runs/{id}/fork`: a new run continuing after event `at` of this run (docs/evals.md). */
-  fork(runId: string, at: number): Promise<RunSummary> {
-    return this.request(
-      'POST',
-      `/v1/runs/${encodeURIComponent(runId)}/fork`,
-      { at },
-      {
-        'idempotency-key': idempotencyKey(),
-      },
-    );
+  fork(runId: string, at: number): Promise<ApiResponse<'/v1/runs/{id}/fork', 'post'>> {
+    const body: ApiBody<'/v1/runs/{id}/fork', 'post'> = { at };
+    return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/fork`, body, {
+      'idempotency-key': idempotencyKey(),
+    });
   }
 
   /** `POST /v1/runs/{id}/cancel`. */
-  cancel(runId: string): Promise<RunSummary> {
+  cancel(runId: string): Promise<ApiResponse<'/v1/runs/{id}/cancel', 'post'>> {
     return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/cancel`, undefined, {
       'idempotency-key': idempotencyKey(),
     });

@@ -8,6 +8,7 @@ import { Login } from './components/login.js';
 import { EvidencePage } from './components/evidence-page.js';
 import { RunPage } from './components/run-page.js';
 import { RunsPage } from './components/runs-page.js';
+import { ThreadPage, ThreadsPage } from './components/thread-page.js';
 import { applyLocale, I18nContext, initialLocale, translator, type I18n, type Locale } from './i18n.js';
 import { useRoute } from './router.js';
 import { savedToken, saveToken, SessionContext, sessionOf, whoAmI, type Session } from './session.js';
@@ -45,16 +46,20 @@ function Pages() {
   const { t } = useContext(I18nContext);
   const first = useRef(true);
   const where =
-    route.page === 'runs'
-      ? 'runs'
-      : route.page === 'run'
-        ? route.runId
-        : `${route.runId}/${route.evidenceId}`;
+    route.page === 'runs' || route.page === 'threads'
+      ? route.page
+      : route.page === 'thread'
+        ? `thread ${route.threadId}`
+        : route.page === 'run'
+          ? route.runId
+          : `${route.runId}/${route.evidenceId}`;
   useEffect(() => {
     document.title =
-      route.page === 'runs'
+      route.page === 'runs' || route.page === 'threads'
         ? t('appTitle')
-        : `${route.page === 'evidence' ? `${route.evidenceId} · ` : ''}${route.runId} · ${t('appTitle')}`;
+        : route.page === 'thread'
+          ? `${route.threadId} · ${t('appTitle')}`
+          : `${route.page === 'evidence' ? `${route.evidenceId} · ` : ''}${route.runId} · ${t('appTitle')}`;
   });
   useEffect(() => {
     // After an in-app navigation, start reading at the new page (as a page load would).
@@ -63,6 +68,8 @@ function Pages() {
   }, [where]);
   if (route.page === 'run') return <RunPage key={route.runId} runId={route.runId} />;
   if (route.page === 'evidence') return <EvidencePage key={where} route={route} />;
+  if (route.page === 'thread') return <ThreadPage key={where} threadId={route.threadId} />;
+  if (route.page === 'threads') return <ThreadsPage />;
   return <RunsPage status={route.status} />;
 }
 

@@ -3,6 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './app.js';
 import './base.css';
 import './run.css';
+import './thread.css';
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');

@@ -1,5 +1,5 @@
 /**
- * A tiny history router: `/` (inbox and run list, `?status=` filter), `/runs/{id}` and
+ * A tiny history router: `/` (inbox and run list, `?status=` filter), `/threads`, `/threads/{id}`, `/runs/{id}` and
  * `/runs/{id}/evidence/{evidenceId}` (`?value=` the JSON of a value to highlight in the payload, `?marks=`
  * the JSON of the recorded places `[{path, span?}]` where it was found). The server
  * answers every client route with index.html (src/server/console.ts), so links can be shared.
@@ -10,7 +10,9 @@ import { useEffect, useState } from 'react';
 export type Route =
   | { page: 'runs'; status: string | null }
   | { page: 'run'; runId: string }
-  | { page: 'evidence'; runId: string; evidenceId: string; value: string | null; marks?: string | null };
+  | { page: 'evidence'; runId: string; evidenceId: string; value: string | null; marks?: string | null }
+  | { page: 'threads' }
+  | { page: 'thread'; threadId: string };
 
 /** Parses a path and query into a route (unknown paths show the run list). */
 export function parseRoute(pathname: string, search: string): Route {
@@ -24,6 +26,9 @@ export function parseRoute(pathname: string, search: string): Route {
       marks: new URLSearchParams(search).get('marks'),
     };
   }
+  const thread = /^\/threads\/([^/]+)\/?$/.exec(pathname);
+  if (thread) return { page: 'thread', threadId: decodeURIComponent(thread[1] as string) };
+  if (/^\/threads\/?$/.test(pathname)) return { page: 'threads' };
   const match = /^\/runs\/([^/]+)\/?$/.exec(pathname);
   if (match) return { page: 'run', runId: decodeURIComponent(match[1] as string) };
   return { page: 'runs', status: new URLSearchParams(search).get('status') };
@@ -32,6 +37,8 @@ export function parseRoute(pathname: string, search: string): Route {
 /** The href of a route. */
 export function hrefOf(route: Route): string {
   if (route.page === 'run') return `/runs/${encodeURIComponent(route.runId)}`;
+  if (route.page === 'threads') return '/threads';
+  if (route.page === 'thread') return `/threads/${encodeURIComponent(route.threadId)}`;
   if (route.page === 'evidence') {
     const base = `/runs/${encodeURIComponent(route.runId)}/evidence/${encodeURIComponent(route.evidenceId)}`;
     const query: string[] = [];

@@ -1,5 +1,6 @@
 /** The run page's view of a run: what folding its trace events (trace-model.ts) gives. */
 import type { Pending, SuspensionKind } from './api.js';
+import { emptyGraphFold, type GraphFold } from './trace-graph.js';
 import { noUsage, type Usage } from './usage.js';
 
 export type { Usage } from './usage.js';
@@ -30,6 +31,15 @@ export interface CallView {
   result: unknown;
   /** True when `result` is only the beginning of the call's result (the evidence holds all of it). */
   resultTruncated: boolean;
+  /** The latest progress report of the call's tool (`tool.progress`), null when it reported none. */
+  progress: CallProgress | null;
+}
+
+/** One progress report of a running call. */
+export interface CallProgress {
+  progress: number;
+  total: number | null;
+  message: string | null;
 }
 
 /** One round: a model call and the wave of tool calls it returned. */
@@ -93,6 +103,13 @@ export interface NodeView {
   usage: Usage;
   outputs: Record<string, unknown> | null;
   failure: { reason: string; message: string } | null;
+  /** The node runs this one followed (indices into `RunView.nodes`; several: a join; none: the first). */
+  from: number[];
+  /** For an item of a map node: the map node run (index into `RunView.nodes`) and the item's position. */
+  itemOf: number | null;
+  itemIndex: number | null;
+  /** The engine's number of this node run, when the trace gives it (`nodeRun`). */
+  nodeRun: number | null;
 }
 
 /** The whole run as the trace tells it. */
@@ -111,6 +128,8 @@ export interface RunView {
   /** Tokens of every model call in the trace. */
   usage: Usage;
   lastSeq: number;
+  /** What folding remembers to infer the graph (trace-graph.ts). */
+  graphFold: GraphFold;
 }
 
 /** An empty view (no events yet). */
@@ -124,5 +143,6 @@ export function emptyRun(): RunView {
     ending: null,
     usage: noUsage(),
     lastSeq: 0,
+    graphFold: emptyGraphFold(),
   };
 }

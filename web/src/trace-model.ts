@@ -4,6 +4,7 @@
  * observations) and suspensions with who decided and when. Pure: the same events give the same view.
  */
 import type { Pending, TraceEvent } from './api.js';
+import { graphEnded, graphStarted, runOf } from './trace-graph.js';
 import { addUsage, noUsage, usageOf } from './usage.js';
 import {
   OUTCOMES,
@@ -95,7 +96,12 @@ function apply(view: RunView, e: TraceEvent): void {
         usage: noUsage(),
         outputs: null,
         failure: null,
+        from: [],
+        itemOf: null,
+        itemIndex: null,
+        nodeRun: null,
       });
+      graphStarted(view, view.nodes.length - 1, e);
       return;
     case 'run.completed':
     case 'run.failed':
@@ -124,10 +130,17 @@ function applyNodeEvent(view: RunView, e: TraceEvent): void {
   const node = nodeOf(view, e);
   if (!node) return;
   switch (e.type) {
-    case 'react.round':
-      node.items.push(newRound(e.seq, num(e.round) ?? 0));
+    case 'react.round': {
+      // A call's progress is committed while it runs, before its round's events (committed with the
+      // call's result): the round it created then is this one.
+      const round = num(e.round) ?? 0;
+      const last = node.items.at(-1);
+      if (last?.kind === 'round' && last.round === round && last.text === '' && last.usage === null)
+        last.seq = Math.min(last.seq, e.seq);
+      else node.items.push(newRound(e.seq, round));
       node.status = 'running';
       return;
+    }
     case 'phase.hint':
       roundOf(node, e).hint = str(e.text);
       return;
@@ -141,6 +154,13 @@ function applyNodeEvent(view: RunView, e: TraceEvent): void {
       return;
     case 'tool.invoked':
       toolInvoked(node, roundOf(node, e), e);
+      return;
+    case 'tool.progress':
+      callOf(roundOf(node, e), str(e.callId) ?? '', str(e.tool) ?? '', e.seq).progress = {
+        progress: num(e.progress) ?? 0,
+        total: num(e.total),
+        message: str(e.message),
+      };
       return;
     case 'tool.skipped':
       callOf(roundOf(node, e), str(e.callId) ?? '', str(e.tool) ?? '', e.seq).skipped = true;
@@ -156,23 +176,20 @@ function applyNodeEvent(view: RunView, e: TraceEvent): void {
     case 'node.completed':
       node.status = 'completed';
       node.outputs = (e.outputs as Record<string, unknown> | undefined) ?? {};
+      graphEnded(view, view.nodes.indexOf(node));
       return;
     case 'node.failed':
       node.status = 'failed';
       node.failure = { reason: str(e.reason) ?? '', message: str(e.message) ?? '' };
+      graphEnded(view, view.nodes.indexOf(node));
       return;
     default:
   }
 }
 
-/** The node an event belongs to: by id, the latest run of that node (a node may run more than once). */
+/** The node run an event belongs to (trace-graph.ts: parallel branches may run at once). */
 function nodeOf(view: RunView, e: TraceEvent): NodeView | undefined {
-  const id = e.nodeId;
-  for (let i = view.nodes.length - 1; i >= 0; i--) {
-    const node = view.nodes[i] as NodeView;
-    if (id === undefined || node.id === id) return node;
-  }
-  return undefined;
+  return runOf(view, e);
 }
 
 function newRound(seq: number, round: number): RoundView {
@@ -222,6 +239,7 @@ function callOf(round: RoundView, callId: string, tool: string, seq: number): Ca
       hasResult: false,
       result: null,
       resultTruncated: false,
+      progress: null,
     };
     round.calls.push(call);
   }

@@ -2,7 +2,8 @@ import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
 import type { ModelCallContext, ModelClient, ModelRequest, ModelResult } from '../model.js';
 import { redact } from './errors.js';
 import { callable, type AiSdkLanguageModel, type CallableLanguageModel } from './language-model.js';
-import { toPrompt, toTools } from './prompt.js';
+import { PromptConverter } from './prompt-cache.js';
+import { toTools, type ToolImagePolicy } from './prompt.js';
 import { fromContent, fromStream, type CollectedResponse } from './response.js';
 import { realClock, withRetries, type RetryClock, type RetryPolicy } from './retry.js';
 
@@ -26,6 +27,15 @@ export interface AiSdkModelOptions {
    * providers ignore the breakpoints (OpenAI caches long prompt prefixes by itself).
    */
   promptCache?: boolean;
+  /**
+   * Send the images of MCP tool results to the model, as image parts of the tool result (a PNG,
+   * JPEG, GIF or WebP of at most 5 MiB of base64; other images stay text placeholders). Default:
+   * true for Anthropic Messages models (AI SDK v4 specification), whose API takes images in tool
+   * results; false for the rest — OpenAI Chat Completions and compatible servers take text only in
+   * tool messages. Set false for a model that does not read images, true for another provider whose
+   * AI SDK provider maps file parts of tool results to images.
+   */
+  toolResultImages?: boolean;
   /** Passed to the provider when set. */
   maxOutputTokens?: number;
   temperature?: number;
@@ -49,7 +59,8 @@ export const AI_SDK_MODEL_DEFAULTS = Object.freeze({
  * A ModelClient over an AI SDK language model, called at the language-model level (`doGenerate` or
  * `doStream`), so tool-call argument strings reach the pipeline exactly as the model wrote them (no
  * SDK parsing or schema validation: ARG_JSON_INVALID / ARG_REJECTED come from our guards). Tools are
- * passed with their JSON Schemas; the provider-neutral conversation is converted on every call. Each
+ * passed with their JSON Schemas; the provider-neutral conversation is converted incrementally (only
+ * the messages a request adds to the previous one's, src/model/ai-sdk/prompt-cache.ts). Each
  * attempt has a timeout; 408/409/429/5xx, network errors and timeouts are retried with backoff
  * (honouring `retry-after` up to the cap); the request's signal cancels. Never throws: a failure is
  * `{ok: false, message, detail}`: `message` for viewers, like `openai:gpt-4.1: HTTP 401 Unauthorized`
@@ -67,11 +78,12 @@ export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkMode
   };
   const clock = options.clock ?? realClock;
   const secrets = [...(options.secrets ?? [])];
+  const converter = new PromptConverter(imagePolicy(languageModel, options.toolResultImages));
   return {
     id,
     async call(request: ModelRequest, _context: ModelCallContext): Promise<ModelResult> {
       const outcome = await withRetries(
-        (signal) => invoke(model, request, options, signal),
+        (signal) => invoke(model, converter, request, options, signal),
         policy,
         clock,
         request.signal,
@@ -88,8 +100,22 @@ export function aiSdkModel(languageModel: AiSdkLanguageModel, options: AiSdkMode
   };
 }
 
+/** Media types of images sent with tool results (what Anthropic accepts; the common web formats). */
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+/** The largest image sent, in base64 characters (Anthropic refuses more than 5 MiB). */
+const MAX_IMAGE_BASE64 = 5 * 1024 * 1024;
+
+/** Which tool-result images the model is shown: none unless `enabled`, or by default an Anthropic v4 model. */
+function imagePolicy(model: AiSdkLanguageModel, enabled?: boolean): ToolImagePolicy | undefined {
+  const on =
+    enabled ?? (model.specificationVersion === 'v4' && model.provider.toLowerCase().startsWith('anthropic'));
+  if (!on) return undefined;
+  return (image) => IMAGE_TYPES.has(image.mimeType) && image.data.length <= MAX_IMAGE_BASE64;
+}
+
 async function invoke(
   model: CallableLanguageModel,
+  converter: PromptConverter,
   request: ModelRequest,
   options: AiSdkModelOptions,
   signal: AbortSignal,
@@ -99,7 +125,7 @@ async function invoke(
   // The request's limit (a flow's `limits.maxOutputTokens`) wins over the adapter option.
   const outputLimit = request.maxOutputTokens ?? options.maxOutputTokens;
   const callOptions: LanguageModelV4CallOptions = {
-    prompt: toPrompt(request.system, request.messages, cache),
+    prompt: converter.convert(request.system, request.messages, cache),
     abortSignal: signal,
     ...(tools.length > 0 ? { tools, toolChoice: { type: 'auto' } } : {}),
     ...(outputLimit !== undefined ? { maxOutputTokens: outputLimit } : {}),

@@ -37,7 +37,7 @@ const NETWORK_CODES = new Set([
 const MAX_MESSAGE = 400;
 
 /** Classifies an error thrown by (or streamed from) a language model call. */
-export function classifyFailure(error: unknown): AttemptFailure {
+export function classifyFailure(error: unknown, now: number = Date.now()): AttemptFailure {
   if (error instanceof ModelError && error.code === 'TIMEOUT')
     return { message: error.message, detail: error.message, retryable: true, retryAfterMs: null };
   if (APICallError.isInstance(error)) {
@@ -53,7 +53,7 @@ export function classifyFailure(error: unknown): AttemptFailure {
             : `HTTP ${status}${statusPhrase(status)}`,
         detail: `HTTP ${status}${text ? ` ${text}` : ''}`,
         retryable,
-        retryAfterMs: retryAfter(error.responseHeaders),
+        retryAfterMs: retryAfter(error.responseHeaders, now),
       };
     }
     const network = networkCode(error);

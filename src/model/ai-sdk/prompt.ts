@@ -3,9 +3,18 @@ import type {
   LanguageModelV4Message,
   LanguageModelV4Prompt,
   LanguageModelV4ToolCallPart,
+  LanguageModelV4ToolResultOutput,
   LanguageModelV4ToolResultPart,
 } from '@ai-sdk/provider';
+import type { ToolImage } from '../../domain/tool-image.js';
 import type { ConversationMessage, ModelTool } from '../model.js';
+
+/**
+ * Which images of tool results a model is shown (`toolResultImages` of the adapter): those it
+ * accepts go with the tool result as image parts, after the text that holds every placeholder.
+ * Absent: no images, the placeholders only.
+ */
+export type ToolImagePolicy = (image: ToolImage) => boolean;
 
 /**
  * Converts the system prompt and the provider-neutral conversation (what the store keeps) into the
@@ -14,36 +23,69 @@ import type { ConversationMessage, ModelTool } from '../model.js';
  * message becomes a tool result for its call id, and consecutive tool messages share one tool message.
  * Call ids are made safe for every provider (Anthropic accepts `[A-Za-z0-9_-]` only), the same way for
  * a call and its result, so a conversation started on one provider continues on another. With `cache`,
- * the system message carries an Anthropic cache breakpoint (other providers ignore it).
+ * the system message carries an Anthropic cache breakpoint (other providers ignore it). With `images`,
+ * a tool result's images that the policy accepts follow its text as file parts.
  */
 export function toPrompt(
   system: string,
   messages: readonly ConversationMessage[],
   cache = false,
+  images?: ToolImagePolicy,
 ): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
-  if (system !== '')
-    prompt.push({ role: 'system', content: system, ...(cache ? { providerOptions: CACHE_BREAKPOINT } : {}) });
-  for (const message of messages) {
-    switch (message.role) {
-      case 'user':
-        prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
-        break;
-      case 'assistant':
-        // An empty turn (no text, no calls) is left out: Anthropic rejects empty text blocks.
-        if (message.text !== '' || message.toolCalls.length > 0) prompt.push(assistantMessage(message));
-        break;
-      case 'tool':
-        appendToolResult(prompt, {
-          type: 'tool-result',
-          toolCallId: safeCallId(message.callId),
-          toolName: message.tool,
-          output: { type: 'text', value: message.content },
-        });
-        break;
-    }
-  }
+  if (system !== '') prompt.push(systemMessage(system, cache));
+  for (const message of messages) appendMessage(prompt, message, images);
   return prompt;
+}
+
+/** The system message of a prompt, with the cache breakpoint when `cache` is set. */
+export function systemMessage(system: string, cache: boolean): LanguageModelV4Message {
+  return { role: 'system', content: system, ...(cache ? { providerOptions: CACHE_BREAKPOINT } : {}) };
+}
+
+/**
+ * Appends one conversation message to a prompt in the making. A tool result after a tool message
+ * replaces that message by a new one with the result added (a message already in the prompt is never
+ * changed, so a prompt handed out stays as it was). `images` as in `toPrompt`.
+ */
+export function appendMessage(
+  prompt: LanguageModelV4Message[],
+  message: ConversationMessage,
+  images?: ToolImagePolicy,
+): void {
+  switch (message.role) {
+    case 'user':
+      prompt.push({ role: 'user', content: [{ type: 'text', text: message.content }] });
+      break;
+    case 'assistant':
+      // An empty turn (no text, no calls) is left out: Anthropic rejects empty text blocks.
+      if (message.text !== '' || message.toolCalls.length > 0) prompt.push(assistantMessage(message));
+      break;
+    case 'tool':
+      appendToolResult(prompt, {
+        type: 'tool-result',
+        toolCallId: safeCallId(message.callId),
+        toolName: message.tool,
+        output: toolOutput(message.content, images ? (message.images ?? []).filter(images) : []),
+      });
+      break;
+  }
+}
+
+/** A tool result's output: its text, and the images shown, each as a file part of its media type. */
+function toolOutput(text: string, images: readonly ToolImage[]): LanguageModelV4ToolResultOutput {
+  if (images.length === 0) return { type: 'text', value: text };
+  return {
+    type: 'content',
+    value: [
+      { type: 'text', text },
+      ...images.map((image) => ({
+        type: 'file' as const,
+        data: { type: 'data' as const, data: image.data },
+        mediaType: image.mimeType,
+      })),
+    ],
+  };
 }
 
 /**
@@ -88,8 +130,8 @@ function assistantMessage(
   return { role: 'assistant', content };
 }
 
-function appendToolResult(prompt: LanguageModelV4Prompt, part: LanguageModelV4ToolResultPart): void {
+function appendToolResult(prompt: LanguageModelV4Message[], part: LanguageModelV4ToolResultPart): void {
   const last = prompt.at(-1);
-  if (last?.role === 'tool') last.content.push(part);
+  if (last?.role === 'tool') prompt[prompt.length - 1] = { role: 'tool', content: [...last.content, part] };
   else prompt.push({ role: 'tool', content: [part] });
 }

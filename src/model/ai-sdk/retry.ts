@@ -13,8 +13,10 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-/** Side effects of the retry loop, injectable for tests (STYLE.md habit 4). */
+/** Side effects of the retry loop, injectable for tests (and the runtime's clock). */
 export interface RetryClock {
+  /** Milliseconds since the epoch, for a `retry-after` given as an HTTP date (default `Date.now`). */
+  now?(): number;
   /** Waits `ms`, or less when `signal` aborts (then resolves, never rejects). */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** A number in [0, 1) for the backoff jitter. */
@@ -59,7 +61,7 @@ export async function withRetries<T>(
     const result = await runAttempt(attempt, policy.timeoutMs, outer);
     if (result.ok) return { ok: true, value: result.value, attempts: n };
     if (outer?.aborted) return cancelled(n);
-    const failure = classifyFailure(result.error);
+    const failure = classifyFailure(result.error, clock.now ? clock.now() : Date.now());
     if (!failure.retryable || n > policy.maxRetries)
       return { ok: false, cancelled: false, failure, attempts: n };
     await clock.sleep(retryDelay(n, failure.retryAfterMs, policy, clock.random()), outer);

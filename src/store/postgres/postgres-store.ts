@@ -1,4 +1,4 @@
-import type { EvidenceRecord } from '../../domain/run-state.js';
+import type { EvidenceRecord } from '../../records/run-state.js';
 import {
   checkBatch,
   checkEvents,

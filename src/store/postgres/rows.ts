@@ -1,5 +1,5 @@
-import type { EvidenceRecord } from '../../domain/run-state.js';
-import type { RunStateDoc } from '../../graph/state-doc.js';
+import type { EvidenceRecord } from '../../records/run-state.js';
+import type { RunStateDoc } from '../../records/state-doc.js';
 import { decodeState, decodeSuspension } from '../document.js';
 import { NEW_RUN_COLUMNS, patchedColumns, type Definition, type NewRunColumn } from '../shared.js';
 import type { NewRun, RunPatch, RunRecord, RunStatus, StoredEvent, StoredMessage, Usage } from '../store.js';

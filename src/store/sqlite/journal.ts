@@ -1,4 +1,5 @@
-import type { EvidenceRecord } from '../../domain/run-state.js';
+import { LRUCache } from 'lru-cache';
+import type { EvidenceRecord } from '../../records/run-state.js';
 import { duplicateEvidence, duplicateMessage } from '../checks.js';
 import type { Commit, StoredEvent, StoredMessage } from '../store.js';
 import type { SQLInputValue } from 'node:sqlite';
@@ -138,9 +139,11 @@ export function keysOf(
  * least recently used runs are forgotten.
  */
 export class AppendedKeys {
-  readonly #runs = new Map<string, RunKeys>();
+  readonly #runs: LRUCache<string, RunKeys>;
 
-  constructor(private readonly limit = 256) {}
+  constructor(limit = 256) {
+    this.#runs = new LRUCache({ max: limit });
+  }
 
   /** Throws `DUPLICATE` when the commit appends a key the run holds; `load` reads them when not known. */
   check(commit: Commit, load: () => RunKeys): void {
@@ -183,12 +186,7 @@ export class AppendedKeys {
   }
 
   #remember(runId: string, keys: RunKeys): void {
-    this.#runs.delete(runId);
     this.#runs.set(runId, keys);
-    if (this.#runs.size > this.limit) {
-      const oldest = this.#runs.keys().next().value;
-      if (oldest !== undefined) this.#runs.delete(oldest);
-    }
   }
 }
 

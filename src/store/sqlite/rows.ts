@@ -3,7 +3,7 @@ import { fromJson } from '../json.js';
 import { patches } from '../checks.js';
 import { decodeState, decodeSuspension } from '../document.js';
 import { DEFINITION_COLUMNS, NEW_RUN_COLUMNS, PATCH_COLUMNS, type Definition } from '../shared.js';
-import type { RunStateDoc } from '../../graph/state-doc.js';
+import type { RunStateDoc } from '../../records/state-doc.js';
 import type { NewRun, RunPatch, RunRecord, RunStatus, Usage } from '../store.js';
 
 /** A row of `runs` as node:sqlite returns it. */

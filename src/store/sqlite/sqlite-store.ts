@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import type { EvidenceRecord } from '../../domain/run-state.js';
+import type { EvidenceRecord } from '../../records/run-state.js';
 import {
   checkBatch,
   checkEvents,
@@ -284,6 +284,11 @@ export class SqliteStore implements Store {
     return this.#sync(() => this.#threads.list(filter));
   }
 
+  /**
+   * Closes the connection. The last connection to a file checkpoints the WAL into it on close (a few ms
+   * once per store): kept on purpose, it leaves one self-contained file and syncs the last commits
+   * (docs/storage.md, "Durability").
+   */
   close(): Promise<void> {
     const db = this.#db;
     this.#db = null;

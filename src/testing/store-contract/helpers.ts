@@ -1,7 +1,7 @@
 /** Builders and assertions shared by the Store contract cases. */
 import { FlowSchema } from '../../domain/flow.js';
-import type { EvidenceRecord } from '../../domain/run-state.js';
-import type { RunStateDoc } from '../../graph/state-doc.js';
+import type { EvidenceRecord } from '../../records/run-state.js';
+import type { RunStateDoc } from '../../records/state-doc.js';
 import {
   StoreError,
   type NewRun,

@@ -10,8 +10,8 @@ import type { BuiltinName } from './descriptors.js';
  */
 export interface BuiltinTool {
   readonly name: BuiltinName;
-  /** True when the tool is visible in `node`. */
-  visible(node: FlowNode): boolean;
+  /** True when the tool is visible in `node`, whose callable tools are described by `tools`. */
+  visible(node: FlowNode, tools: NodeTools): boolean;
   /**
    * True for a builtin with an effect outside the run (a delegation starts a child run): the step so
    * far is committed before it runs, like a write's in-flight mark (docs/durability.md). A failed commit is not
@@ -19,6 +19,12 @@ export interface BuiltinTool {
    */
   readonly writeAhead?: boolean;
   execute(args: Record<string, unknown>, ctx: CallInput): Promise<Observation | WithEffect>;
+}
+
+/** What a builtin's visibility may depend on besides the node itself: the tools the node can call. */
+export interface NodeTools {
+  /** True when a tool the node can call is a write (so a call of it may be stopped for approval). */
+  readonly writes: boolean;
 }
 
 /** A builtin's observation with what it asks the loop to do next (end the node, suspend the run). */

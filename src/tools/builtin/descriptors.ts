@@ -10,6 +10,7 @@ export const BUILTIN_NAMES = [
   'builtin_output_set',
   'builtin_node_delegate',
   'builtin_evidence_read',
+  'builtin_resource_read',
 ] as const;
 
 /** A builtin tool name. */
@@ -22,7 +23,8 @@ export function isBuiltinName(name: string): name is BuiltinName {
 
 interface PropertyText {
   type: 'string' | 'array' | 'json';
-  description: Localized<string>;
+  /** Absent where the property's name says it all (every token is sent on every round). */
+  description?: Localized<string>;
 }
 
 interface BuiltinText {
@@ -38,44 +40,40 @@ interface BuiltinText {
 const TEXTS: Record<BuiltinName, BuiltinText> = {
   builtin_node_finish: {
     description: {
-      'zh-CN': '结束本节点（任务完成）。必填产出须已用 builtin_output_set 写入。',
-      en: 'Ends this node as completed. Required outputs must have been written with builtin_output_set.',
+      'zh-CN': '结束本节点（任务完成后调用）。',
+      en: 'Ends this node once the task is done.',
     },
     properties: {
-      summary: {
-        type: 'string',
-        description: { 'zh-CN': '完成情况的简短总结', en: 'A short summary of what was done' },
-      },
+      summary: { type: 'string' },
     },
     required: ['summary'],
   },
   builtin_node_fail: {
     description: {
-      'zh-CN': '以失败结束本节点，说明无法完成的原因。',
-      en: 'Ends this node as failed, with the reason it cannot be done.',
+      'zh-CN': '任务无法完成时调用，以失败结束本节点。',
+      en: 'Ends this node as failed when the task cannot be done.',
     },
     properties: {
-      reason: { type: 'string', description: { 'zh-CN': '失败原因', en: 'Why the node fails' } },
+      reason: { type: 'string' },
     },
     required: ['reason'],
   },
   builtin_node_follow_up: {
     description: {
-      'zh-CN':
-        '向用户提问（缺少信息、需要用户选择、或说明失败并询问如何处理），等待回答。不要用它口头确认写操作：写操作直接调用，确认由审批完成。',
-      en: 'Asks the user a question (missing information, a choice, or how to go on after a failure) and waits for the answer. Do not use it to confirm writes: call the write tool directly; approval does the confirming.',
+      'zh-CN': '向用户询问缺少的信息或请其选择，并等待回答。',
+      en: 'Asks the user for missing information or a choice, and waits for the answer.',
     },
     properties: {
-      question: { type: 'string', description: { 'zh-CN': '问题', en: 'The question' } },
-      options: { type: 'array', description: { 'zh-CN': '可选的候选答案', en: 'Optional answer choices' } },
+      // The names say it: no descriptions.
+      question: { type: 'string' },
+      options: { type: 'array' },
     },
     required: ['question'],
   },
   builtin_node_approval: {
     description: {
-      'zh-CN':
-        '为刚被拦下的写操作申请用户确认。只在写工具返回"须经用户确认"后调用，tool 填被拦下的写工具名。',
-      en: 'Asks the user to approve the write call that was just stopped. Call it only after a write tool answered that it needs approval; `tool` is that write tool.',
+      'zh-CN': '为刚因须经确认而被拦下的写操作申请用户确认；tool 填该写工具名。',
+      en: 'Asks the user to approve the write call just stopped for approval; `tool` is that write tool.',
     },
     properties: {
       tool: {
@@ -151,6 +149,19 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
     },
     required: ['id'],
   },
+  builtin_resource_read: {
+    description: {
+      'zh-CN': '读取工具结果中 resource_link 链接的资源内容（MCP resources/read）。结果记为证据，可被引用。',
+      en: 'Reads the resource a tool result linked to (a resource_link; MCP resources/read). The result is evidence and can be cited.',
+    },
+    properties: {
+      uri: {
+        type: 'string',
+        description: { 'zh-CN': 'resource_link 中的 uri', en: 'The uri of the resource_link' },
+      },
+    },
+    required: ['uri'],
+  },
 };
 
 const built = new Map<string, ToolDescriptor>();
@@ -183,8 +194,8 @@ function makeDescriptor(name: BuiltinName, locale: Locale): ToolDescriptor {
 }
 
 function propertySchema(spec: PropertyText, locale: Locale): JsonSchema {
-  const description = spec.description[locale];
-  if (spec.type === 'json') return { description };
-  if (spec.type === 'array') return { type: 'array', items: { type: 'string' }, description };
-  return { type: 'string', description };
+  const described = spec.description ? { description: spec.description[locale] } : {};
+  if (spec.type === 'json') return described;
+  if (spec.type === 'array') return { type: 'array', items: { type: 'string' }, ...described };
+  return { type: 'string', ...described };
 }

@@ -125,10 +125,10 @@ export const failTool: BuiltinTool = {
   },
 };
 
-/** builtin_output_set: stores one output after the OutputContractValidator accepted it. */
+/** builtin_output_set (visible only in a node with `outputs`): stores one output after the OutputContractValidator accepted it. */
 export const outputSetTool: BuiltinTool = {
   name: 'builtin_output_set',
-  visible: () => true,
+  visible: (node) => Object.keys(node.outputs).length > 0,
   execute(args, ctx) {
     const validator = new OutputContractValidator(
       flowNodeOf(ctx).outputs,

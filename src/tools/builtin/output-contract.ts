@@ -9,7 +9,7 @@ import {
   type OutputValue,
   type RunState,
   type ValueMatch,
-} from '../../domain/run-state.js';
+} from '../../records/run-state.js';
 import type { PipelineLogger } from '../call.js';
 import { isEmptyValue, locate, occursIn, saidByUser, showValue, valuesNamed } from '../matching.js';
 import { outputSchemaMismatch } from './output-schema.js';

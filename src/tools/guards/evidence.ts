@@ -1,6 +1,6 @@
 import { fingerprint } from '../../domain/fingerprint.js';
 import type { Observation } from '../../domain/observation.js';
-import type { EvidenceRecord } from '../../domain/run-state.js';
+import type { EvidenceRecord } from '../../records/run-state.js';
 import type { CallInput } from '../call.js';
 import type { After } from '../compose.js';
 import type { ParsedCall } from '../stages.js';

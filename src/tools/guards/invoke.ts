@@ -1,7 +1,7 @@
 import { code } from '../../domain/error-codes.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import type { InFlightWrite } from '../../domain/run-state.js';
+import type { InFlightWrite } from '../../records/run-state.js';
 import type { BuiltinRegistry } from '../builtin/registry.js';
 import type { CallInput } from '../call.js';
 import type { Terminal } from '../compose.js';
@@ -13,6 +13,8 @@ import { idempotencyKey } from './keys.js';
 import { lookBack, needsLookBack } from './look-back.js';
 import { recordEvidence } from './evidence.js';
 import { send } from './send.js';
+import { callQuestions } from './elicit.js';
+import { authorizationSuspension, personAuthorizes } from './authorize.js';
 
 /** What the invoke step itself produces (for docs/observations.md); the invoker's own codes are listed apart. */
 export const INVOKE_PRODUCES: readonly ProducedCase[] = [
@@ -39,11 +41,36 @@ export function invokeStep(builtins: BuiltinRegistry): Terminal<ReadyCall> {
   return async function invoke(ctx) {
     if (ctx.descriptor.kind === 'builtin') return runBuiltin(ctx, builtins);
     if (!ctx.isWrite) {
-      const observation = await commitIfSlow(ctx, send(ctx, ctx.descriptor, ctx.args, {}));
-      return { observation, executed: true };
+      const questions = callQuestions(ctx);
+      const sending = send(ctx, ctx.descriptor, ctx.args, { elicit: questions.bridge });
+      const observation = await commitIfSlow(ctx, sending);
+      const effect = questions.effect();
+      // Cancelled for the server's question: not executed (no evidence); the run asks the person.
+      if (effect) return { observation, executed: false, effect };
+      return unauthorizedEnds(ctx, { observation, executed: true });
     }
-    return runWrite(ctx, ctx.descriptor);
+    return unauthorizedEnds(ctx, await runWrite(ctx, ctx.descriptor));
   };
+}
+
+/**
+ * A server that needs a person to authorize (again: a 403 `insufficient_scope` step-up) did not run
+ * the call. Nothing the model does changes that. When the runtime suspends for authorization
+ * (`services.authorization`, under `serve` and workers) and the server's entry has `auth` with grant
+ * authorization_code, the run waits for a person (docs/mcp.md, "Connect") and the model, once it goes
+ * on, sees AUTHORIZATION_ANSWERED and calls again. Otherwise the node fails TOOLS_UNAUTHORIZED, naming
+ * the server and the login; `retry` after the login asks the model again, which sees this call's
+ * MCP_UNAUTHORIZED (docs/mcp.md, "Authorization").
+ */
+function unauthorizedEnds(ctx: ReadyCall, outcome: CallOutcome): CallOutcome {
+  if (outcome.observation.errorCode !== 'MCP_UNAUTHORIZED') return outcome;
+  const server = ctx.descriptor.server ?? ctx.call.tool;
+  if (ctx.services.authorization === 'suspend' && personAuthorizes(ctx.flow, server))
+    return { ...outcome, effect: authorizationSuspension(ctx.flow, server, ctx.call.tool) };
+  const reason =
+    `MCP server ${server} needs a new authorization for tool ${ctx.call.tool}: ` +
+    `run \`agent-runtime mcp login FLOW ${server}\`, then \`agent-runtime retry\` (docs/mcp.md)`;
+  return { ...outcome, effect: { kind: 'fail', reason, failure: 'TOOLS_UNAUTHORIZED' } };
 }
 
 /** How long a read may run before the step so far is committed while it runs. */
@@ -83,7 +110,7 @@ async function runBuiltin(ctx: ReadyCall, builtins: BuiltinRegistry): Promise<Ca
   } catch (error) {
     const rejection = findRejection(error);
     if (rejection) {
-      const observation = Observation.rejected(rejection.code, rejection.reason, rejection.next);
+      const observation = Observation.rejected(rejection.errorCode, rejection.reason, rejection.next);
       return { observation, executed: false };
     }
     const detail = error instanceof Error ? error.message : String(error);
@@ -116,7 +143,14 @@ async function runWrite(ctx: ReadyCall, descriptor: ToolDescriptor): Promise<Cal
   ctx.run.inFlight.push(mark);
   try {
     await ctx.services.checkpoint({ beforeEffect: true });
-    const obs = await send(ctx, descriptor, ctx.args, { meta: { idempotencyKey: key } });
+    const questions = callQuestions(ctx);
+    const obs = await send(ctx, descriptor, ctx.args, {
+      meta: { idempotencyKey: key },
+      elicit: questions.bridge,
+    });
+    // Cancelled for the server's question: sent again, with the same idempotency key, once answered.
+    const effect = questions.effect();
+    if (effect) return { observation: obs, executed: false, effect };
     if (needsLookBack(obs) && ctx.policy?.recover) {
       // The write executed (and failed) before its look-back did: its evidence comes first (pipeline step 9, docs/design.md).
       const own = recordEvidence(ctx, {

@@ -2,7 +2,7 @@ import { code } from '../../domain/error-codes.js';
 import { sourceKinds, type FieldContract, type ParamContract, type SourceKind } from '../../domain/flow.js';
 import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
-import { userTexts, type EvidenceRecord, type ValueMatch } from '../../domain/run-state.js';
+import { userTexts, type EvidenceRecord, type ValueMatch } from '../../records/run-state.js';
 import { evaluate, ExpressionError } from '../expressions.js';
 import {
   isEmptyValue,

@@ -17,7 +17,7 @@ export async function send(
   ctx: CallInput & Pick<ResolvedTool, 'isWrite'>,
   descriptor: ToolDescriptor,
   args: Record<string, unknown>,
-  extra: Pick<InvokeOptions, 'meta'>,
+  extra: Pick<InvokeOptions, 'meta' | 'elicit'>,
 ): Promise<Observation> {
   const limits = limitsOf(ctx);
   const options: InvokeOptions = {
@@ -26,6 +26,13 @@ export async function send(
     locale: ctx.locale,
     ...extra,
   };
+  const progress = ctx.services.progress?.bind(ctx.services);
+  if (progress) options.onProgress = progress;
+  const sample = ctx.services.sample;
+  if (sample && descriptor.kind === 'mcp' && descriptor.server !== undefined) {
+    const call = { server: descriptor.server, tool: ctx.call.tool };
+    options.sample = (request) => sample(request, call);
+  }
   // A write, once sent, and its look-back are never abandoned: a cancel or shutdown waits for their
   // result (up to the timeout) so that it is recorded. Reads stop with the run's signal.
   if (ctx.services.signal && !ctx.isWrite) options.signal = ctx.services.signal;

@@ -136,7 +136,7 @@ export class World {
   }
 }
 
-/** The run summary shape printed by `--json` (SPEC §10, §14). */
+/** The run summary shape printed by `--json`. */
 export interface Summary {
   runId: string;
   status: string;

@@ -20,7 +20,7 @@ export type WriteTool = keyof typeof WRITES;
 const WRITE_TOOLS = Object.keys(WRITES) as WriteTool[];
 
 /**
- * How one interrupted write was settled after a takeover (SPEC §9), read from the trace:
+ * How one interrupted write was settled after a takeover, read from the trace:
  * `re-sent` (idempotent), `found` / `not-found` / `look-back-failed` (recover), `unknown` (neither),
  * or `none` (the takeover found no write in flight).
  */
@@ -42,7 +42,7 @@ function check(ok: boolean, what: string, detail?: unknown): void {
 }
 
 /**
- * The guarantees of SPEC §9 on a run that has completed:
+ * The guarantees of the HTTP API on a run that has completed:
  * - the run completed, and its trace is gap-free (seq 1..n, one run.started, run.completed last);
  * - every write the server executed carries the key derived from run id and fingerprint, and was
  *   approved by a person for exactly those arguments; create and publish ran exactly once (publish:

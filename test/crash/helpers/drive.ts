@@ -108,7 +108,7 @@ export function nextCommand(row: RunRow): string[] | null {
 }
 
 /**
- * Continues a run until it has ended, as the people and operators of SPEC §9/§10 would: approves
+ * Continues a run until it has ended, as the people and operators of a durable run would: approves
  * every pending write, answers the model's question with "v2" and the runtime's question about an
  * unknown write with RECOVERY_ANSWER, and resumes a run left `running` once its lease has expired.
  * Throws when a command fails or refuses more often than a lease race explains.

@@ -10,7 +10,7 @@ export const CRASH_FLOW = join(REPO_ROOT, 'examples/crash/flow.yaml');
 export const INPUT = '在默认空间创建站点 官网，发布后通知运维';
 export const MODEL_QUESTION = '要发布哪个版本？';
 export const VERSION_ANSWER = 'v2';
-/** The answer to the runtime's own question about a write whose result is unknown (SPEC §9). */
+/** The answer to the runtime's own question about a write whose result is unknown. */
 export const RECOVERY_ANSWER = '不要重试这个写操作，继续后面的步骤';
 /** A short lease, so that a dead driver's run can be resumed almost at once. */
 export const LEASE_MS = 300;
@@ -47,7 +47,7 @@ export interface RunRow {
   reason: string | null;
 }
 
-/** One trace event as stored (SPEC §11). */
+/** One trace event as stored. */
 export interface TraceEvent {
   seq: number;
   type: string;

@@ -6,11 +6,11 @@ import {
   type ProviderRegistryOptions,
 } from '../../../src/model/providers.js';
 import { createRuntime, type Runtime } from '../../../src/runtime/create.js';
-import { RuntimeInputError } from '../../../src/runtime/errors.js';
 import type { StoredEvent } from '../../../src/store/store.js';
 import { defineTool } from '../../../src/tools/tool.js';
 import { startFakeProvider, type FakeProvider, type Reply } from './fake-provider.js';
 import { reply, type Turn, type WireFormat } from './wire.js';
+import { RunError } from '../../../src/domain/run-error.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -317,7 +317,7 @@ describe('model failures through the runtime', () => {
     });
     cleanups.push(() => runtime.close());
     await expect(runtime.start(flow, { input: { text: 'hi' } })).rejects.toThrow(
-      new RuntimeInputError('model anthropic:claude-sonnet-4-5: ANTHROPIC_API_KEY is not set'),
+      new RunError('REQUEST_INVALID', 'model anthropic:claude-sonnet-4-5: ANTHROPIC_API_KEY is not set'),
     );
     expect(await runtime.list()).toEqual([]);
   });

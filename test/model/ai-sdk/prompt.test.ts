@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { safeCallId, toPrompt } from '../../../src/model/ai-sdk/prompt.js';
 import { fromContent, fromStream, toUsage } from '../../../src/model/ai-sdk/response.js';
+import { PromptConverter } from '../../../src/model/ai-sdk/prompt-cache.js';
+import type { ConversationMessage } from '../../../src/model/model.js';
 
 describe('toPrompt', () => {
   it('keeps ids and raw argument strings, groups a wave of tool results, leaves out empty turns', () => {
@@ -43,6 +45,42 @@ describe('toPrompt', () => {
       },
       { role: 'user', content: [{ type: 'text', text: 'answer' }] },
     ]);
+  });
+
+  it("puts a tool result's images the policy accepts after its text, as file parts; none without a policy", () => {
+    const png = { mimeType: 'image/png', data: 'iVBORw0KGgo=', bytes: 8, sha256: 'a'.repeat(64) };
+    const svg = { mimeType: 'image/svg+xml', data: 'PHN2Zz4=', bytes: 5, sha256: 'b'.repeat(64) };
+    const messages: ConversationMessage[] = [
+      { role: 'user', content: 'go' },
+      { role: 'assistant', text: '', toolCalls: [{ callId: 'c1', tool: 'img', rawArgs: '{}' }] },
+      { role: 'tool', callId: 'c1', tool: 'img', content: '[{"type":"image"}]', images: [png, svg] },
+    ];
+    const pngOnly = (image: { mimeType: string }) => image.mimeType === 'image/png';
+    expect(toPrompt('', messages, false, pngOnly).at(-1)).toEqual({
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: 'c1',
+          toolName: 'img',
+          output: {
+            type: 'content',
+            value: [
+              { type: 'text', text: '[{"type":"image"}]' },
+              { type: 'file', data: { type: 'data', data: 'iVBORw0KGgo=' }, mediaType: 'image/png' },
+            ],
+          },
+        },
+      ],
+    });
+    const plain = { type: 'text', value: '[{"type":"image"}]' };
+    expect(toPrompt('', messages).at(-1)).toMatchObject({ content: [{ output: plain }] });
+    expect(toPrompt('', messages, false, () => false).at(-1)).toMatchObject({ content: [{ output: plain }] });
+    // The incremental converter tells a message with other images apart from the same text without.
+    const converter = new PromptConverter(pngOnly);
+    expect(converter.convert('', messages)).toEqual(toPrompt('', messages, false, pngOnly));
+    const without = [...messages.slice(0, 2), { ...messages[2]!, images: [] } as ConversationMessage];
+    expect(converter.convert('', without)).toEqual(toPrompt('', without));
   });
 
   it('makes call ids safe for every provider', () => {
@@ -108,5 +146,46 @@ describe('responses', () => {
       toolCalls: [],
       usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
     });
+  });
+});
+
+describe('PromptConverter (incremental conversion)', () => {
+  const a = (text: string, ...ids: string[]): ConversationMessage => ({
+    role: 'assistant',
+    text,
+    toolCalls: ids.map((id) => ({ callId: id, tool: 'lookup', rawArgs: `{"id":"${id}"}` })),
+  });
+  const t = (callId: string, content = 'ok'): ConversationMessage => ({
+    role: 'tool',
+    callId,
+    tool: 'lookup',
+    content,
+  });
+  const u = (content: string): ConversationMessage => ({ role: 'user', content });
+
+  it('converts each request like toPrompt, keeps what it returned, and follows a changed tail', () => {
+    const converter = new PromptConverter();
+    const stored: ConversationMessage[] = [u('go')];
+    const returned: { prompt: unknown; copy: unknown }[] = [];
+    const check = (messages: ConversationMessage[], cache: boolean): void => {
+      const prompt = converter.convert('system', messages, cache);
+      expect(prompt).toEqual(toPrompt('system', messages, cache));
+      returned.push({ prompt, copy: structuredClone(prompt) });
+    };
+    for (let round = 1; round <= 6; round += 1) {
+      stored.push(a(round % 2 === 0 ? 'thinking' : '', `c${round}a`, `c${round}b`));
+      // The loop's request: the unanswered calls answered as skipped in this request only.
+      check([...stored, t(`c${round}a`, '[SKIPPED]'), t(`c${round}b`, '[SKIPPED]'), u('hint')], true);
+      stored.push(t(`c${round}a`, `result ${round}`));
+      check([...stored, t(`c${round}b`, '[SKIPPED]')], false);
+      stored.push(t(`c${round}b`, `result ${round} b`));
+      check([...stored, u('hint')], true);
+    }
+    // Compaction replaces a range by equal-content copies and by a digest: still the same as toPrompt.
+    const compacted = [u('go'), u('digest of rounds 1-3'), ...stored.slice(7).map((m) => ({ ...m }))];
+    check(compacted, true);
+    check([], false);
+    check(stored, true);
+    for (const { prompt, copy } of returned) expect(prompt).toEqual(copy);
   });
 });

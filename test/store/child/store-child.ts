@@ -8,8 +8,9 @@
  */
 import { createInterface } from 'node:readline';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import { VersionConflictError, type Commit, type RunRecord } from '../../../src/store/store.js';
+import { type Commit, type RunRecord } from '../../../src/store/store.js';
 import { runState } from '../../../src/testing/store-contract/helpers.js';
+import { StoreError } from '../../../src/store/store-error.js';
 
 const [command, path, runIdArg, ...rest] = process.argv.slice(2);
 if (command === undefined || path === undefined || runIdArg === undefined) {
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
         await store.commit({ ...stepOf(run, owner!), expectedVersion: Number(version) });
         process.stdout.write(`${JSON.stringify({ owner, result: 'won' })}\n`);
       } catch (error) {
-        if (!(error instanceof VersionConflictError)) throw error;
+        if (!(error instanceof StoreError && error.code === 'VERSION_CONFLICT')) throw error;
         process.stdout.write(`${JSON.stringify({ owner, result: 'conflict' })}\n`);
       }
       break;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answer, approve, reject } from '../../../src/tools/builtin/resolution.js';
+import { answer } from '../../../src/tools/builtin/resolution.js';
+import { approve, reject } from '../../../src/tools/approval/index.js';
 import { createBuiltins } from '../../../src/tools/builtin/registry.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
@@ -36,19 +37,19 @@ describe('builtin_node_approval', () => {
     const h = harness({ localTools: tools });
     await h.call('space_list', {});
     await h.call('web_site_create', ARGS);
-    const { ctx } = await h.call('builtin_node_approval', { tool: 'web_site_create', summary: 'x' });
-    expect(ctx.effect).toMatchObject({
+    const { report } = await h.call('builtin_node_approval', { tool: 'web_site_create', summary: 'x' });
+    expect(report.effect).toMatchObject({
       suspension: { pending: { tool: 'web_site_create', destructive: true } },
     });
     const plain = await (
       await gated()
     ).call('builtin_node_approval', { tool: 'web_site_create', summary: 'x' });
-    expect(plain.ctx.effect).not.toMatchObject({ suspension: { pending: { destructive: true } } });
+    expect(plain.report.effect).not.toMatchObject({ suspension: { pending: { destructive: true } } });
   });
 
   it('APPROVAL_NOT_GATED when nothing was gated (seed acceptance 2)', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const { obs, ctx } = await h.call('builtin_node_approval', {
+    const { obs, report } = await h.call('builtin_node_approval', {
       tool: 'web_site_create',
       summary: '创建站点',
     });
@@ -60,7 +61,7 @@ describe('builtin_node_approval', () => {
       message:
         '没有被拦下待确认的写操作 web_site_create。下一步：先直接调用写工具，被拦下后再按提示申请确认。',
     });
-    expect(ctx.effect).toBeUndefined();
+    expect(report.effect).toBeUndefined();
   });
 
   it('APPROVAL_NOT_GATED when `tool` is a read tool, even with a gated call waiting', async () => {
@@ -86,11 +87,11 @@ describe('builtin_node_approval', () => {
 
   it('suspends APPROVAL with {tool, args, summary, provenance}; approve → SUCCESS, the exact call passes once', async () => {
     const h = await gated();
-    const { ctx } = await h.call('builtin_node_approval', {
+    const { report } = await h.call('builtin_node_approval', {
       tool: 'web_site_create',
       summary: '在默认空间创建 官网',
     });
-    expect(ctx.effect).toEqual({
+    expect(report.effect).toEqual({
       kind: 'suspend',
       suspension: {
         kind: 'APPROVAL',
@@ -161,11 +162,11 @@ describe('builtin_node_approval', () => {
 describe('builtin_node_follow_up', () => {
   it('suspends FOLLOW_UP; answer → SUCCESS with the answer, recorded as user text', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const { ctx } = await h.call('builtin_node_follow_up', {
+    const { report } = await h.call('builtin_node_follow_up', {
       question: '要用哪个套餐？',
       options: ['basic', 'pro'],
     });
-    expect(ctx.effect).toEqual({
+    expect(report.effect).toEqual({
       kind: 'suspend',
       suspension: { kind: 'FOLLOW_UP', pending: { question: '要用哪个套餐？', options: ['basic', 'pro'] } },
     });
@@ -217,16 +218,16 @@ describe('builtin_node_follow_up', () => {
     ).toBe('FOLLOW_UP_UNGROUNDED');
     expect(
       (await h.call('builtin_node_follow_up', { question: '站点用什么套餐？', options: ['basic', 'pro'] }))
-        .ctx.effect?.kind,
+        .report.effect?.kind,
     ).toBe('suspend');
   });
 
   it('no confirmation without a named write tool or a waiting gated call (declined no longer waits)', async () => {
     const h = await gated();
     h.node.gatedCall!.declined = true;
-    expect((await h.call('builtin_node_follow_up', { question: '是否换一个名字？' })).ctx.effect?.kind).toBe(
-      'suspend',
-    );
+    expect(
+      (await h.call('builtin_node_follow_up', { question: '是否换一个名字？' })).report.effect?.kind,
+    ).toBe('suspend');
   });
 
   it('FOLLOW_UP_UNGROUNDED for an echo of the user’s words', async () => {
@@ -252,7 +253,7 @@ describe('builtin_node_follow_up', () => {
     h.node.approvedWriteFailed = true;
     const question = '创建 web_site_create 失败：站点名称已存在。是否换个名字重试？';
     const first = await h.call('builtin_node_follow_up', { question });
-    expect(first.ctx.effect?.kind).toBe('suspend');
+    expect(first.report.effect?.kind).toBe('suspend');
     answer(state(h), { question, options: null }, '换成 官网2');
     expect(h.node.approvedWriteFailed).toBe(false);
     expect(
@@ -273,7 +274,8 @@ describe('builtin_node_follow_up', () => {
       );
     expect((await run('web_site_create 这个你拍板')).obs.errorCode).toBe('FOLLOW_UP_UNGROUNDED');
     expect(
-      (await h.call('builtin_node_follow_up', { question: 'web_site_create 这个你拍板' })).ctx.effect?.kind,
+      (await h.call('builtin_node_follow_up', { question: 'web_site_create 这个你拍板' })).report.effect
+        ?.kind,
     ).toBe('suspend');
   });
 });

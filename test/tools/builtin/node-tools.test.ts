@@ -9,7 +9,7 @@ import { cloudTools, harness, parts, SITE_FLOW } from '../guards/fixtures.js';
 describe('builtin_node_finish / builtin_node_fail', () => {
   it('FINISH_OUTPUTS_MISSING names the missing required keys', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const { obs, ctx } = await h.call('builtin_node_finish', { summary: '完成' });
+    const { obs, report } = await h.call('builtin_node_finish', { summary: '完成' });
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
       code: 'FINISH_OUTPUTS_MISSING',
@@ -18,23 +18,23 @@ describe('builtin_node_finish / builtin_node_fail', () => {
       message:
         '必填产出未写入：siteId。下一步：先用 builtin_output_set 写入 siteId，再调用 builtin_node_finish。',
     });
-    expect(ctx.effect).toBeUndefined();
+    expect(report.effect).toBeUndefined();
   });
 
   it('finish completes a node whose required outputs are written (optional ones may be absent)', async () => {
     const h = harness({ localTools: cloudTools().tools });
     h.node.outputs.siteId = { value: 'site_1', sourceType: 'evidence', sourceRef: 'ev_2' };
-    const { obs, ctx } = await h.call('builtin_node_finish', { summary: '已创建' });
+    const { obs, report } = await h.call('builtin_node_finish', { summary: '已创建' });
     expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', message: '节点已完成' });
-    expect(ctx.effect).toEqual({ kind: 'finish', summary: '已创建' });
-    expect(ctx.executed).toBe(false);
+    expect(report.effect).toEqual({ kind: 'finish', summary: '已创建' });
+    expect(report.executed).toBe(false);
   });
 
   it('fail ends the node with the model’s reason', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    const { obs, ctx } = await h.call('builtin_node_fail', { reason: '用户取消' });
+    const { obs, report } = await h.call('builtin_node_fail', { reason: '用户取消' });
     expect(obs.message()).toBe('节点已失败：用户取消');
-    expect(ctx.effect).toEqual({ kind: 'fail', reason: '用户取消' });
+    expect(report.effect).toEqual({ kind: 'fail', reason: '用户取消' });
   });
 });
 
@@ -100,18 +100,20 @@ describe('builtin_node_delegate', () => {
   it('a suspended child suspends the parent with the same pending item', async () => {
     const suspension = { kind: 'FOLLOW_UP' as const, pending: { question: '统计哪个空间？', options: null } };
     const { h } = withChild({ status: 'suspended', childRunId: 'r4', suspension });
-    const { ctx } = await h.call('builtin_node_delegate', { flow: 'site-report', task: '汇总' });
-    expect(ctx.effect).toEqual({ kind: 'suspend', suspension, childRunId: 'r4' });
+    const { report } = await h.call('builtin_node_delegate', { flow: 'site-report', task: '汇总' });
+    expect(report.effect).toEqual({ kind: 'suspend', suspension, childRunId: 'r4' });
   });
 });
 
 describe('builtin descriptors', () => {
   it('every builtin has a closed JSON input schema and a description in both locales; delegate only with delegates', () => {
     const flow = FlowSchema.parse(SITE_FLOW);
-    const zh = builtinDescriptors(flow.nodes[0]!, 'zh-CN');
-    const en = builtinDescriptors({ ...flow.nodes[0]!, delegates: ['x.yaml'] }, 'en');
-    // builtin_evidence_read is never in a node's static catalog: it is offered once the node run compacted (issue 20).
-    const dynamic = ['builtin_evidence_read'];
+    expect(Object.keys(flow.nodes[0]!.outputs).length).toBeGreaterThan(0);
+    const zh = builtinDescriptors(flow.nodes[0]!, 'zh-CN', { writes: true });
+    const en = builtinDescriptors({ ...flow.nodes[0]!, delegates: ['x.yaml'] }, 'en', { writes: true });
+    // builtin_evidence_read and builtin_resource_read are never in a node's static catalog: they are
+    // offered once the node run compacted (issue 20), once a result linked a resource (issue 30).
+    const dynamic = ['builtin_evidence_read', 'builtin_resource_read'];
     expect(zh.map((d) => d.name)).toEqual(
       BUILTIN_NAMES.filter((n) => n !== 'builtin_node_delegate' && !dynamic.includes(n)),
     );
@@ -121,6 +123,8 @@ describe('builtin descriptors', () => {
       ...en,
       builtinDescriptor('builtin_evidence_read', 'zh-CN'),
       builtinDescriptor('builtin_evidence_read', 'en'),
+      builtinDescriptor('builtin_resource_read', 'zh-CN'),
+      builtinDescriptor('builtin_resource_read', 'en'),
     ]) {
       expect(d.kind).toBe('builtin');
       expect(d.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
@@ -133,5 +137,32 @@ describe('builtin descriptors', () => {
     expect(zh[0]!.description).toMatch(/^结束本节点/);
     expect(isBuiltinName('builtin_node_finish')).toBe(true);
     expect(isBuiltinName('space_list')).toBe(false);
+  });
+
+  it('only the builtins a node can use: approval with a write tool, output_set with outputs', () => {
+    const node = { ...FlowSchema.parse(SITE_FLOW).nodes[0]!, outputs: {} };
+    const names = (writes: boolean, outputs: boolean) =>
+      builtinDescriptors(
+        outputs ? { ...node, outputs: { id: { required: true, sources: ['model'] } } } : node,
+        'en',
+        { writes },
+      ).map((d) => d.name);
+    expect(names(false, false)).toEqual([
+      'builtin_node_finish',
+      'builtin_node_fail',
+      'builtin_node_follow_up',
+    ]);
+    expect(names(true, false)).toEqual([
+      'builtin_node_finish',
+      'builtin_node_fail',
+      'builtin_node_follow_up',
+      'builtin_node_approval',
+    ]);
+    expect(names(false, true)).toEqual([
+      'builtin_node_finish',
+      'builtin_node_fail',
+      'builtin_node_follow_up',
+      'builtin_output_set',
+    ]);
   });
 });

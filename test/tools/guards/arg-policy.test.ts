@@ -59,8 +59,8 @@ async function check(
   locale: 'zh-CN' | 'en' = 'zh-CN',
 ) {
   const h = setup(locale);
-  const { obs, ctx } = await h.through([catalogGuard(), argPolicyGuard()], tool, args, reached);
-  return { ...parts(obs), en: obs.message('en'), ctx };
+  const { obs, report } = await h.through([catalogGuard(), argPolicyGuard()], tool, args, reached);
+  return { ...parts(obs), en: obs.message('en'), report };
 }
 
 describe('ArgPolicy alone', () => {
@@ -105,7 +105,12 @@ describe('ArgPolicy alone', () => {
   it('PARAM_REQUIRED_MISSING for schema `required`, listing every missing field before other violations', async () => {
     const h = harness({
       localTools: [orderCreate],
-      flow: { id: 'f', nodes: [{ id: 'n', tools: ['order_create'] }] },
+      flow: {
+        id: 'f',
+        nodes: [
+          { id: 'n', tools: ['order_create'], outputs: { orderId: { required: true, sources: ['model'] } } },
+        ],
+      },
     });
     const { obs } = await h.through(
       [catalogGuard(), argPolicyGuard()],
@@ -162,7 +167,7 @@ describe('ArgPolicy alone', () => {
   it('passes valid arguments on with args and fingerprint set', async () => {
     const r = await check({ buyer: 'alice', quota: 3 });
     expect(r.reason).toBe('reached');
-    expect(r.ctx.args).toEqual({ buyer: 'alice', quota: 3 });
-    expect(r.ctx.fingerprint).toMatch(/^order_create#[0-9a-f]{24}$/);
+    expect(r.report.args).toEqual({ buyer: 'alice', quota: 3 });
+    expect(r.report.fingerprint).toMatch(/^order_create#[0-9a-f]{24}$/);
   });
 });

@@ -95,7 +95,7 @@ describe('catalog', () => {
   });
   const tools = cloudTools().tools.map((t) => t.descriptor);
 
-  it('lists the node’s tools, then the builtins (delegate only with delegates), and the missing names', () => {
+  it('lists the node’s tools, then the builtins it can use (approval with a write, delegate with delegates), and the missing names', () => {
     const a = buildCatalog({ flow, nodeId: 'a', tools });
     expect([...a.visible.keys()]).toEqual([
       'space_list',
@@ -104,11 +104,16 @@ describe('catalog', () => {
       'builtin_node_fail',
       'builtin_node_follow_up',
       'builtin_node_approval',
-      'builtin_output_set',
     ]);
     expect(a.missing).toEqual(['nope']);
     expect(a.tools.size).toBe(4);
-    expect([...buildCatalog({ flow, nodeId: 'b', tools }).visible.keys()]).toContain('builtin_node_delegate');
+    // b has no write tool (no approval) and no outputs (no output_set), but delegates.
+    expect([...buildCatalog({ flow, nodeId: 'b', tools }).visible.keys()]).toEqual([
+      'builtin_node_finish',
+      'builtin_node_fail',
+      'builtin_node_follow_up',
+      'builtin_node_delegate',
+    ]);
   });
 
   it('CATALOG_DENIED for a tool not visible in the node; sets policy and isWrite otherwise', async () => {
@@ -121,9 +126,9 @@ describe('catalog', () => {
       outcome: 'REJECTED',
       code: 'CATALOG_DENIED',
       reason: '工具 web_site_create 在当前节点不可用',
-      next: '只调用本节点可用的工具：space_list、builtin_node_finish、builtin_node_fail、builtin_node_follow_up、builtin_node_approval、builtin_output_set',
+      next: '只调用本节点可用的工具：space_list、builtin_node_finish、builtin_node_fail、builtin_node_follow_up、builtin_node_approval',
       message:
-        '工具 web_site_create 在当前节点不可用。下一步：只调用本节点可用的工具：space_list、builtin_node_finish、builtin_node_fail、builtin_node_follow_up、builtin_node_approval、builtin_output_set。',
+        '工具 web_site_create 在当前节点不可用。下一步：只调用本节点可用的工具：space_list、builtin_node_finish、builtin_node_fail、builtin_node_follow_up、builtin_node_approval。',
     });
     const ctx = h.ctx('space_list', {});
     expect(await catalogGuard()(ctx)).toMatchObject({ isWrite: true, policy: { write: true } });

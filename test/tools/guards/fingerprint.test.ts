@@ -24,7 +24,7 @@ describe('Fingerprint alone', () => {
       message:
         '相同参数已调用 web_site_list 2 次，本次未执行。下一步：不要再用相同参数调用 web_site_list；根据已有结果继续，无法继续时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因。',
     });
-    expect(third.ctx.executed).toBe(false);
+    expect(third.report.executed).toBe(false);
     expect((await h.through(guards(), 'web_site_list', { spaceId: 'sp_2' }, executes)).obs.ok).toBe(true);
   });
 

@@ -1,19 +1,20 @@
 import { FlowSchema, type Flow, type FlowInput } from '../../../src/domain/flow.js';
-import { newNodeState, newRunState, type NodeState, type RunState } from '../../../src/domain/run-state.js';
+import { newNodeState, newRunState, type NodeState, type RunState } from '../../../src/records/run-state.js';
 import type { Observation } from '../../../src/domain/observation.js';
 import { MemoryLogger } from '../../../src/log/logger.js';
 import { buildCatalog } from '../../../src/tools/catalog.js';
 import { ToolInvoker } from '../../../src/tools/invoker.js';
 import type {
-  CallContext,
+  CallInput,
+  CallReport,
   CallServices,
   DelegateService,
   LookBackEvent,
   ToolInvokerPort,
 } from '../../../src/tools/call.js';
-import { createCallContext } from '../../../src/tools/context.js';
+import { createCallInput } from '../../../src/tools/context.js';
 import { chain, type After, type Check, type Settled, type Terminal } from '../../../src/tools/compose.js';
-import { report } from '../../../src/tools/report.js';
+import { callReport } from '../../../src/tools/report.js';
 import type { CallOutcome, ReadyCall } from '../../../src/tools/stages.js';
 import { createPipeline } from '../../../src/tools/pipeline.js';
 import { invokeStep } from '../../../src/tools/guards/invoke.js';
@@ -213,13 +214,10 @@ export interface Harness {
   checkpoints: { inFlight: string[] }[];
   visible: ReadonlyMap<string, ToolDescriptor>;
   tools: ReadonlyMap<string, ToolDescriptor>;
-  /** A fresh call context (`args` as an object is JSON-encoded; a string is sent raw). */
-  ctx(tool: string, args?: Record<string, unknown> | string, callId?: string): CallContext;
-  /** One call through the full pipeline. */
-  call(
-    tool: string,
-    args?: Record<string, unknown> | string,
-  ): Promise<{ obs: Observation; ctx: CallContext }>;
+  /** A fresh call input (`args` as an object is JSON-encoded; a string is sent raw). */
+  ctx(tool: string, args?: Record<string, unknown> | string, callId?: string): CallInput;
+  /** One call through the full pipeline: its input, its report and the report's observation. */
+  call(tool: string, args?: Record<string, unknown> | string): Promise<Called>;
   /**
    * One call through the given steps only: `checks` (or `{ checks, after }`), then the real invoke step
    * (or `terminal`), then the after-steps.
@@ -229,8 +227,17 @@ export interface Harness {
     tool: string,
     args?: Record<string, unknown> | string,
     terminal?: (call: ReadyCall) => Promise<CallOutcome>,
-  ): Promise<{ obs: Observation; ctx: CallContext }>;
+  ): Promise<Called>;
 }
+
+/** One call as a harness ran it. */
+export interface Called {
+  obs: Observation;
+  ctx: CallInput;
+  report: CallReport;
+}
+
+const NO_PROVENANCE = { provenance: {}, userProvenance: {}, matches: {} };
 
 /** Builds a harness over a flow (default SITE_FLOW with the cloud twins). */
 export function harness(options: HarnessOptions = {}): Harness {
@@ -264,8 +271,8 @@ export function harness(options: HarnessOptions = {}): Harness {
     tool: string,
     args: Record<string, unknown> | string = {},
     callId = `call_${++seq}`,
-  ): CallContext =>
-    createCallContext({
+  ): CallInput =>
+    createCallInput({
       call: { callId, tool, rawArgs: typeof args === 'string' ? args : JSON.stringify(args) },
       flow,
       nodeId,
@@ -289,7 +296,8 @@ export function harness(options: HarnessOptions = {}): Harness {
     ctx,
     async call(tool, args) {
       const c = ctx(tool, args);
-      return { obs: await pipeline(c), ctx: c };
+      const report = await pipeline(c);
+      return { obs: report.observation, ctx: c, report };
     },
     async through(steps, tool, args, terminal) {
       const c = ctx(tool, args);
@@ -299,8 +307,10 @@ export function harness(options: HarnessOptions = {}): Harness {
       for (const check of checks) built = built.check(check as Check<object, object>);
       let invoking = built.invoke((terminal ?? invokeStep(defaultBuiltins)) as Terminal<object>);
       for (const step of after) invoking = invoking.after(step as After<object>);
-      const settled = (await invoking.run(c)) as Settled<ReadyCall>;
-      return { obs: report(c, settled), ctx: c };
+      // A check run without the parameter contract before it sees no provenance, as in a call without params.
+      const settled = (await invoking.run({ ...NO_PROVENANCE, ...c })) as Settled<ReadyCall>;
+      const report = callReport(settled);
+      return { obs: report.observation, ctx: c, report };
     },
   };
 }

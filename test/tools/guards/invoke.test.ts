@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { code } from '../../../src/domain/error-codes.js';
 import { fingerprint } from '../../../src/domain/fingerprint.js';
 import { Observation } from '../../../src/domain/observation.js';
-import { approve } from '../../../src/tools/builtin/resolution.js';
+import { approve } from '../../../src/tools/approval/index.js';
 import { createBuiltins } from '../../../src/tools/builtin/registry.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
@@ -47,11 +47,10 @@ describe('invoke step: builtins', () => {
               },
             }
           : builtins.get(name),
-      descriptors: (node: Parameters<typeof builtins.descriptors>[0], locale: 'zh-CN' | 'en') =>
-        builtins.descriptors(node, locale),
+      descriptors: (...args: Parameters<typeof builtins.descriptors>) => builtins.descriptors(...args),
     };
     const h = harness({ localTools: cloudTools().tools });
-    const { obs, ctx } = await h.through(
+    const { obs, report } = await h.through(
       [catalogGuard(), argPolicyGuard()],
       'builtin_node_fail',
       { reason: 'x' },
@@ -64,7 +63,7 @@ describe('invoke step: builtins', () => {
       next: '先写入 siteId',
       message: '必填产出未写入：siteId。下一步：先写入 siteId。',
     });
-    expect(ctx.executed).toBe(false);
+    expect(report.executed).toBe(false);
   });
 
   it('any other error of a builtin is FAILED TOOL_ERROR, logged, never evidence', async () => {
@@ -72,7 +71,7 @@ describe('invoke step: builtins', () => {
       localTools: cloudTools().tools,
       flow: { id: 'f', nodes: [{ id: 'n', delegates: ['child.yaml'] }] },
     });
-    const { obs, ctx } = await h.call('builtin_node_delegate', { flow: 'child', task: 't' });
+    const { obs, report } = await h.call('builtin_node_delegate', { flow: 'child', task: 't' });
     expect(parts(obs)).toEqual({
       outcome: 'FAILED',
       code: 'TOOL_ERROR',
@@ -82,7 +81,7 @@ describe('invoke step: builtins', () => {
       message:
         '工具 builtin_node_delegate 执行异常：delegation is not available in this runtime (no delegate service)。下一步：根据错误信息修正后再调用；无法解决时调用 builtin_node_follow_up 询问用户，或调用 builtin_node_fail 说明原因。',
     });
-    expect(ctx.executed).toBe(false);
+    expect(report.executed).toBe(false);
     expect(h.run.evidence).toEqual([]);
     expect(h.logger.lines()).toContain(
       'WARN TOOL invoked tool=builtin_node_delegate outcome=FAILED code=TOOL_ERROR',
@@ -113,7 +112,13 @@ describe('invoke step: writes', () => {
     expect(sent[1]).toEqual({
       tool: 'web_site_create',
       inFlight: 1,
-      options: { timeoutMs: 30_000, maxTotalMs: 300_000, locale: 'zh-CN', meta: { idempotencyKey: key } },
+      options: {
+        timeoutMs: 30_000,
+        maxTotalMs: 300_000,
+        locale: 'zh-CN',
+        meta: { idempotencyKey: key },
+        elicit: { asked: expect.any(Function), answer: expect.any(Function) },
+      },
     });
     expect(sent[0]!.options.meta).toBeUndefined();
     expect(h.checkpoints).toEqual([{ inFlight: ['web_site_create'] }]);
@@ -162,7 +167,7 @@ describe('invoke step: look-back of a write that timed out', () => {
   }
 
   it('found → SUCCESS citing the look-back’s evidence and payload; the write’s own FAILED evidence comes first', async () => {
-    const { h, obs, ctx, cloud } = await timedOutWrite('after-create');
+    const { h, obs, report, cloud } = await timedOutWrite('after-create');
     expect(parts(obs)).toMatchObject({
       outcome: 'SUCCESS',
       code: null,
@@ -170,7 +175,7 @@ describe('invoke step: look-back of a write that timed out', () => {
     });
     expect(obs.evidenceId).toBe('ev_3');
     expect(obs.data).toMatchObject({ code: 0, data: [{ name: '官网', status: 'CREATING' }] });
-    expect(ctx.lookBack).toEqual({ evidenceId: 'ev_3', found: true, decided: true });
+    expect(report.lookBack).toEqual({ evidenceId: 'ev_3', found: true, decided: true });
     expect(h.run.evidence.map((e) => [e.id, e.tool, e.outcome, e.lookBack ?? false])).toEqual([
       ['ev_1', 'space_list', 'SUCCESS', false],
       ['ev_2', 'web_site_create', 'FAILED', false],
@@ -188,7 +193,7 @@ describe('invoke step: look-back of a write that timed out', () => {
     );
     const again = await h.call('web_site_create', ARGS);
     expect(again.obs.evidenceId).toBe('ev_3');
-    expect(again.ctx.reused).toBe(true);
+    expect(again.report.reused).toBe(true);
     expect(cloud.seen.filter((c) => c.tool === 'web_site_create')).toHaveLength(1);
   });
 

@@ -25,7 +25,7 @@ describe('normalise', () => {
   });
 });
 
-describe('scalar and structural matching (SPEC §4 step 3)', () => {
+describe('scalar and structural matching (parameter contracts)', () => {
   it('scalars are equal after normalisation — equality, not containment', () => {
     expect(scalarEquals('1', 1)).toBe(true);
     expect(scalarEquals('ＳＰ_1', 'sp_1')).toBe(true);

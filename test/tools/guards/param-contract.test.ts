@@ -63,14 +63,14 @@ describe('ParamContract alone', () => {
   it('passes a value found in evidence and records its evidence id as provenance (normalised equality)', async () => {
     const h = setup();
     await spaces(h);
-    const { obs, ctx } = await h.through(
+    const { obs, report } = await h.through(
       guards(),
       'web_site_create',
       { spaceId: 'ＳＰ_1', name: '官网' },
       reached,
     );
     expect(obs.reason).toBe('reached');
-    expect(ctx.provenance).toEqual({ spaceId: 'ev_1' });
+    expect(report.provenance).toEqual({ spaceId: 'ev_1' });
   });
 
   it('PARAM_PROVENANCE_ASK_FIRST when the user has not said the value; a follow-up answer counts', async () => {

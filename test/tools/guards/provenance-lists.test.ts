@@ -111,8 +111,8 @@ describe('provenance of lists, fields, source lists and empty values', () => {
     const h = await shop();
     const both = await send(h, { ...base, item_ids: ['4983901480', '1151293680'] });
     expect(both.obs.reason).toBe('reached');
-    expect(both.ctx.provenance.item_ids).toBe('ev_1');
-    expect(both.ctx.matches.item_ids).toEqual([
+    expect(both.report.provenance.item_ids).toBe('ev_1');
+    expect(both.report.matches.item_ids).toEqual([
       { at: [0], source: 'evidence', evidenceId: 'ev_1', path: ['items', 1, 'item_id'] },
       { at: [1], source: 'evidence', evidenceId: 'ev_1', path: ['items', 0, 'item_id'] },
     ]);
@@ -146,7 +146,7 @@ describe('provenance of lists, fields, source lists and empty values', () => {
     // The user said the order id: no query is needed first.
     const said = await send(h, { order_id: '#W100', item_ids: [] });
     expect(said.obs.reason).toBe('reached');
-    expect(said.ctx.userProvenance.order_id).toBe('Return order #W100 please');
+    expect(said.report.userProvenance.order_id).toBe('Return order #W100 please');
     const neither = await send(h, { order_id: '#W200', item_ids: [] });
     expect(parts(neither.obs)).toMatchObject({
       code: 'PARAM_PROVENANCE_QUERY_FIRST',
@@ -172,7 +172,7 @@ describe('provenance of lists, fields, source lists and empty values', () => {
       address: { address1: '9 Elm Rd', address2: '', city: 'Dallas' },
     });
     expect(spoken.obs.reason).toBe('reached');
-    expect(spoken.ctx.matches.address).toEqual([
+    expect(spoken.report.matches.address).toEqual([
       { at: ['address1'], source: 'user' },
       { at: ['city'], source: 'user' },
     ]);
@@ -205,9 +205,9 @@ describe('provenance of lists, fields, source lists and empty values', () => {
 
   it('`match: contains` opts a parameter into finding a value inside a text, with the span recorded', async () => {
     const h = await shop();
-    const { obs, ctx } = await send(h, { ...base, contact: 'Zhang Wei' });
+    const { obs, report } = await send(h, { ...base, contact: 'Zhang Wei' });
     expect(obs.reason).toBe('reached');
-    expect(ctx.matches.contact).toEqual([
+    expect(report.matches.contact).toEqual([
       { at: [], source: 'evidence', evidenceId: 'ev_1', path: ['note'], span: [34, 43] },
     ]);
     expect(ORDER.note.slice(34, 43)).toBe('Zhang Wei');

@@ -12,6 +12,8 @@ import { formatTime, useI18n, type Translate } from '../i18n.js';
 import { useSession } from '../session.js';
 import type { Resolution, SuspensionView } from '../trace-model.js';
 import { JsonBlock } from './badges.js';
+import { ConnectCard } from './connect-button.js';
+import { ElicitationForm } from './elicitation-form.js';
 import { ArgumentSource, useEvidence } from './evidence.js';
 
 /** The card of the decision the run waits for: an approval or a question. */
@@ -23,6 +25,8 @@ export function ActiveCard(props: {
 }) {
   const { pending } = props;
   if (props.kind === 'APPROVAL' && isApproval(pending)) return <ApprovalCard {...props} pending={pending} />;
+  if (!isApproval(pending) && pending.authorization)
+    return <ConnectCard {...props} pending={{ ...pending, authorization: pending.authorization }} />;
   if (!isApproval(pending)) return <FollowUpCard {...props} pending={pending} />;
   return null;
 }
@@ -196,7 +200,13 @@ function FollowUpCard({
     >
       <h2 id="follow-up-title">{t('followUpTitle')}</h2>
       <p className="question">{pending.question}</p>
-      {canAct ? (
+      {canAct && pending.elicitation ? (
+        <ElicitationForm
+          elicitation={pending.elicitation}
+          busy={busy}
+          onSend={(action, answer) => send(() => api.answer(runId, answer, pending.id, action))}
+        />
+      ) : canAct ? (
         <>
           {pending.options && pending.options.length > 0 && (
             <div role="group" aria-label={t('optionsLabel')} className="buttons options">

@@ -197,13 +197,20 @@ function Decision({
   // A summary older than the last response in the trace is stale (fetched before the decision).
   const fresh = !latest?.resolution || summary.updatedAt > latest.resolution.ts;
   if (summary.status === 'suspended' && summary.suspension && fresh) {
+    // Parallel branches may wait at once: a card for each item, each answered by its own id.
+    const items = summary.suspension.items ?? [summary.suspension];
     return (
-      <ActiveCard
-        runId={summary.runId}
-        kind={summary.suspension.kind}
-        pending={summary.suspension.pending}
-        onAnswered={onAnswered}
-      />
+      <>
+        {items.map((item, i) => (
+          <ActiveCard
+            key={item.pending.id ?? i}
+            runId={summary.runId}
+            kind={item.kind}
+            pending={item.pending}
+            onAnswered={onAnswered}
+          />
+        ))}
+      </>
     );
   }
   if (latest?.resolution) return <DecidedCard runId={summary.runId} item={latest} />;

@@ -6,6 +6,7 @@ import { hrefOf, navigate } from '../router.js';
 import { useSession } from '../session.js';
 import { StatusBadge } from './badges.js';
 import { Link } from './link.js';
+import { ThreadLink, ThreadsLink } from './thread-links.js';
 
 const POLL_MS = 3000;
 
@@ -15,6 +16,7 @@ export function RunsPage({ status }: { status: string | null }) {
   return (
     <>
       <Inbox />
+      <ThreadsLink />
       {canAct && <StartRun />}
       <RunList status={(RUN_STATUSES as readonly string[]).includes(status ?? '') ? status : null} />
     </>
@@ -116,7 +118,10 @@ function RunTable({ runs }: { runs: RunSummary[] }) {
                   <code>{run.runId}</code>
                 </Link>
               </td>
-              <td>{run.flowId}</td>
+              <td>
+                {run.flowId}
+                <ThreadLink threadId={run.threadId} />
+              </td>
               <td>
                 <StatusBadge status={run.status} />
               </td>

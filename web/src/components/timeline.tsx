@@ -3,6 +3,7 @@ import { isApproval } from '../api.js';
 import { formatTime, useI18n } from '../i18n.js';
 import type { CallView, NodeView, RoundView, RunView, SuspensionView, TimelineItem } from '../trace-model.js';
 import { BuiltinBadge, JsonBlock, NodeBadge, OutcomeBadge } from './badges.js';
+import { CallProgressBar } from './call-progress.js';
 import { approvalHeading, ResolutionLine } from './decision-cards.js';
 import { EvidenceLink } from './evidence.js';
 import { ForkButton } from './fork-button.js';
@@ -132,7 +133,8 @@ function ToolCall({ call }: { call: CallView }) {
         {call.outcome && !call.lookBack && <ForkButton runId={runId} seq={call.seq} />}
       </header>
       {call.skipped && <p className="note">{t('skipped')}</p>}
-      {!call.outcome && !call.skipped && <p className="note">{t('waitingCall')}</p>}
+      {!call.outcome && !call.skipped && call.progress && <CallProgressBar progress={call.progress} />}
+      {!call.outcome && !call.skipped && !call.progress && <p className="note">{t('waitingCall')}</p>}
       {call.args !== null && <JsonBlock value={call.args} label={`${t('argsLabel')}: ${call.tool}`} />}
       {call.outcome && (
         <dl className="observation">

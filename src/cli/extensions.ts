@@ -1,0 +1,141 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { LocalTool } from '../tools/tool.js';
+import { checkGuards, isGuard, type Guard } from '../tools/user-guards/define.js';
+import { UsageError, type Parsed } from './args.js';
+
+/** What `--guards` and `--tools` brought: empty lists without them. */
+export interface Extensions {
+  readonly guards: readonly Guard[];
+  readonly tools: readonly LocalTool[];
+}
+
+/** No guards, no local tools. */
+export const NO_EXTENSIONS: Extensions = Object.freeze({ guards: [], tools: [] });
+
+/**
+ * Loads the `--guards MODULE` and `--tools MODULE` files (each repeatable, relative to the current
+ * folder). A module's default export (a guard or tool, or a list of them) and its named exports that
+ * are guards or tools (or lists of them) are taken. A missing file, a module that fails to load, one
+ * that exports none, an export that looks like a guard or tool but was not made by `defineGuard` /
+ * `defineTool`, two guards or tools of one name, and codes that clash are usage errors (exit 2).
+ */
+export async function loadExtensions(parsed: Parsed): Promise<Extensions> {
+  const guards: Guard[] = [];
+  for (const file of list(parsed, 'guards')) guards.push(...(await exportsOf(file, GUARDS)));
+  const tools: LocalTool[] = [];
+  for (const file of list(parsed, 'tools')) tools.push(...(await exportsOf(file, TOOLS)));
+  try {
+    checkGuards(guards);
+  } catch (error) {
+    throw new UsageError(`--guards: ${(error as Error).message}`, { cause: error });
+  }
+  const names = new Set<string>();
+  for (const tool of tools) {
+    const name = tool.descriptor.name;
+    if (names.has(name)) throw new UsageError(`--tools: two tools are named ${JSON.stringify(name)}`);
+    if (name.startsWith('builtin_'))
+      throw new UsageError(`--tools: ${name}: names starting builtin_ are the runtime's own tools`);
+    names.add(name);
+  }
+  return { guards, tools };
+}
+
+/** The names of the local tools, for the flow checks (`knownTools`). */
+export function toolNames(extensions: Extensions): string[] {
+  return extensions.tools.map((t) => t.descriptor.name);
+}
+
+function list(parsed: Parsed, name: 'guards' | 'tools'): string[] {
+  const value = (parsed.values as Record<string, unknown>)[name];
+  const files = Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [];
+  for (const file of files) if (file.trim() === '') throw new UsageError(`--${name} needs a module file`);
+  return files;
+}
+
+/** What one flag collects from a module. */
+interface Kind<T> {
+  readonly flag: '--guards' | '--tools';
+  /** One of these, as its flag names it. */
+  readonly noun: string;
+  readonly maker: string;
+  readonly is: (value: unknown) => value is T;
+  /** True for a value that seems meant as one of these (so that it is refused, not skipped). */
+  readonly lookalike: (value: object) => boolean;
+}
+
+const GUARDS: Kind<Guard> = {
+  flag: '--guards',
+  noun: 'guard',
+  maker: 'defineGuard',
+  is: isGuard,
+  lookalike: (v) => 'before' in v || 'after' in v || 'codes' in v,
+};
+
+const TOOLS: Kind<LocalTool> = {
+  flag: '--tools',
+  noun: 'tool',
+  maker: 'defineTool',
+  is: isLocalTool,
+  lookalike: (v) => 'execute' in v || 'descriptor' in v || 'inputSchema' in v,
+};
+
+/** A local tool made by `defineTool` (of any copy of the package): a descriptor of kind `local` and `execute`. */
+export function isLocalTool(value: unknown): value is LocalTool {
+  if (typeof value !== 'object' || value === null) return false;
+  const { descriptor, execute } = value as Partial<LocalTool>;
+  return (
+    typeof execute === 'function' &&
+    typeof descriptor === 'object' &&
+    descriptor !== null &&
+    typeof descriptor.name === 'string' &&
+    descriptor.kind === 'local' &&
+    typeof descriptor.inputSchema === 'object'
+  );
+}
+
+async function exportsOf<T>(file: string, kind: Kind<T>): Promise<T[]> {
+  const path = resolve(file);
+  const where = `${kind.flag} ${file}`;
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    throw new UsageError(`${where}: no such file`);
+  }
+  if (!isFile) throw new UsageError(`${where}: not a file`);
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`${where}: the module did not load: ${message.split('\n')[0] ?? message}`, {
+      cause: error,
+    });
+  }
+  const found: T[] = [];
+  const take = (value: T) => {
+    if (!found.includes(value)) found.push(value);
+  };
+  for (const [name, value] of Object.entries(module)) {
+    const label = name === 'default' ? 'the default export' : `export ${name}`;
+    const items = Array.isArray(value) ? (value as unknown[]) : [value];
+    const wrong = items.findIndex((item) => !kind.is(item));
+    const meant = name === 'default' || items.some((item) => kind.is(item)) || items.some(lookalike(kind));
+    if (wrong === -1 && items.length > 0) items.forEach((item) => take(item as T));
+    else if (meant)
+      throw new UsageError(
+        `${where}: ${label}${Array.isArray(value) ? `[${wrong}]` : ''} is not a ${kind.noun} made with ${kind.maker}`,
+      );
+  }
+  if (found.length === 0)
+    throw new UsageError(
+      `${where}: the module exports no ${kind.noun}s (export them, or a list of them, made with ${kind.maker})`,
+    );
+  return found;
+}
+
+function lookalike<T>(kind: Kind<T>): (item: unknown) => boolean {
+  return (item) => typeof item === 'object' && item !== null && kind.lookalike(item);
+}

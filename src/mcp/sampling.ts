@@ -1,0 +1,98 @@
+import type { Client } from '@modelcontextprotocol/client';
+import type { McpServerConfig } from '../domain/flow.js';
+import type { Logger } from '../log/logger.js';
+
+/**
+ * Sampling (docs/mcp.md, "Sampling"): a server with `sampling: true` may ask the model of the node
+ * whose tool call it is serving (`sampling/createMessage`). Any other server's request is refused
+ * with a JSON-RPC error (the handler is not registered and the capability not declared).
+ */
+
+/** A server's `sampling/createMessage`, as the runtime passes it on (text only). */
+export interface McpSamplingRequest {
+  readonly messages: readonly { readonly role: 'user' | 'assistant'; readonly text: string }[];
+  readonly systemPrompt?: string;
+  readonly maxTokens: number;
+}
+
+/** The model's answer to a sampling request. */
+export interface McpSamplingResult {
+  readonly text: string;
+  /** The model that answered (its display id). */
+  readonly model: string;
+}
+
+/** Answers a sampling request with the calling node's model; rejects (an error to the server) when it cannot. */
+export type SampleHandler = (request: McpSamplingRequest) => Promise<McpSamplingResult>;
+
+/** One content block as text for the model: text as it is, anything else a placeholder naming its type. */
+function textOf(content: unknown): string {
+  const blocks = Array.isArray(content) ? content : [content];
+  return blocks
+    .map((block) => {
+      const b = (block ?? {}) as { type?: unknown; text?: unknown };
+      return b.type === 'text' && typeof b.text === 'string' ? b.text : `[${String(b.type)} content]`;
+    })
+    .join('\n');
+}
+
+/** The request's params as the runtime passes them to a model. */
+export function samplingRequestOf(params: Record<string, unknown>): McpSamplingRequest {
+  const messages = Array.isArray(params.messages) ? (params.messages as Record<string, unknown>[]) : [];
+  return {
+    messages: messages.map((m) => ({
+      role: m.role === 'assistant' ? 'assistant' : 'user',
+      text: textOf(m.content),
+    })),
+    ...(typeof params.systemPrompt === 'string' ? { systemPrompt: params.systemPrompt } : {}),
+    maxTokens: typeof params.maxTokens === 'number' ? params.maxTokens : 1024,
+  };
+}
+
+/**
+ * Registers `sampling/createMessage` when the server entry allows it. A request goes to the one call in
+ * flight with a sampler (`calls()`); with none or several it is refused.
+ */
+export function serveSampling(
+  client: Client,
+  serverId: string,
+  config: McpServerConfig,
+  calls: () => readonly SampleHandler[],
+  logger: Logger,
+): void {
+  if (config.sampling !== true) return;
+  client.setRequestHandler('sampling/createMessage', async (request) => {
+    const candidates = calls();
+    const sample = candidates.length === 1 ? candidates[0] : undefined;
+    if (!sample) {
+      logger.warn('MCP sampling refused', { server: serverId, calls: candidates.length });
+      throw new Error(
+        candidates.length === 0
+          ? 'sampling is only answered during a tool call of this client'
+          : 'several tool calls are in flight; the request does not say which one it belongs to',
+      );
+    }
+    const result = await sample(samplingRequestOf(request.params));
+    return {
+      role: 'assistant' as const,
+      content: { type: 'text' as const, text: result.text },
+      model: result.model,
+      stopReason: 'endTurn',
+    };
+  });
+}
+
+/** Runs `run` with `sample` registered in `calls` while it runs (nothing without a sampler). */
+export async function withSampler<T>(
+  calls: Set<SampleHandler>,
+  sample: SampleHandler | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  if (!sample) return run();
+  calls.add(sample);
+  try {
+    return await run();
+  } finally {
+    calls.delete(sample);
+  }
+}

@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { ValueMatchSchema } from './run-state.js';
+
+const stringMap = z.record(z.string(), z.string());
+
+/** A gated write waiting for a person's approval, as traced and summarised. */
+export const ApprovalPendingSchema = z.object({
+  tool: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  summary: z.string(),
+  /** Argument name → the evidence id its value was found in (`source: evidence` contracts). */
+  provenance: stringMap.optional().meta({
+    description: 'Argument name → the evidence id its value was found in (`source: evidence` contracts).',
+  }),
+  /** Argument name → the user's words (run input or a follow-up answer) its value was found in; absent when none. */
+  userProvenance: stringMap.optional().meta({
+    description:
+      "Argument name → the user's words (run input or a follow-up answer) its value was found in (`source: user` contracts); absent when none.",
+  }),
+  /** Argument name → where its value (or each element or field of it) was found; absent when none. */
+  matches: z.record(z.string(), z.array(ValueMatchSchema)).optional().meta({
+    description:
+      'Argument name → where its value (or each element or field of it) was found: the evidence id, the path of the leaf in its payload and, for a match inside a text, the span (docs/flows.md, matching); absent when none.',
+  }),
+  /** The MCP server annotates the tool `destructiveHint: true`. */
+  destructive: z
+    .boolean()
+    .optional()
+    .meta({ description: 'The MCP server annotates the tool `destructiveHint: true`.' }),
+  /** The pending item id; a response sends it as `expect`. */
+  id: z.string().optional().meta({ description: 'The pending item id; send it as `expect`.' }),
+});
+
+/** A server's question to the person: which server, during which call, and what it asked (docs/mcp.md, "Elicitation"). */
+export const ElicitationPendingSchema = z.object({
+  server: z.string(),
+  tool: z.string(),
+  /** The fingerprint of the call it came up in: the answer is given when that call is sent again. */
+  fingerprint: z.string(),
+  mode: z.enum(['form', 'url']),
+  message: z.string(),
+  /** Form mode: the flat JSON Schema of the requested object. */
+  requestedSchema: z.record(z.string(), z.unknown()).optional(),
+  /** URL mode: the link the person opens. */
+  url: z.string().optional(),
+  elicitationId: z.string().optional(),
+});
+export type ElicitationPending = z.infer<typeof ElicitationPendingSchema>;
+
+/**
+ * An MCP server that needs a person to authorize the runtime (OAuth authorization code) before the run
+ * can go on (docs/mcp.md, "Connect"): which server, and the tool whose call it refused, if any.
+ */
+export const AuthorizationPendingSchema = z.object({
+  server: z.string().meta({ description: "The id of the MCP server (the flow's `mcpServers` key)." }),
+  tool: z.string().optional().meta({
+    description: 'The tool whose call the server refused; absent when listing its tools was refused.',
+  }),
+});
+export type AuthorizationPending = z.infer<typeof AuthorizationPendingSchema>;
+
+/** A question waiting for the person's answer, as traced and summarised. */
+export const QuestionPendingSchema = z.object({
+  question: z.string(),
+  options: z.array(z.string()).nullable(),
+  elicitation: ElicitationPendingSchema.optional().meta({
+    description:
+      'Set when an MCP server asked the question during a tool call (docs/mcp.md, "Elicitation"): answer with `action`, and accepted forms with their fields as a JSON object in `text`.',
+  }),
+  authorization: AuthorizationPendingSchema.optional().meta({
+    description:
+      'Set when an MCP server needs a person to authorize it (docs/mcp.md, "Connect"): `POST /v1/runs/{id}/authorization` starts it (the console\'s Connect button), or `agent-runtime mcp login` then `answer`.',
+  }),
+  /** The pending item id; a response sends it as `expect`. */
+  id: z.string().optional().meta({ description: 'The pending item id; send it as `expect`.' }),
+});
+
+/** The pending item of a suspension as traced and summarised: a write to approve or a question. */
+export const PendingItemSchema = z.union([ApprovalPendingSchema, QuestionPendingSchema]);
+export type PendingItem = z.infer<typeof PendingItemSchema>;
+
+/**
+ * The pending item of an approval as the write gate builds it (docs/observations.md,
+ * builtin_node_approval): it always carries the provenance, `{}` when no contract traced a value.
+ */
+export type ApprovalPending = z.infer<typeof ApprovalPendingSchema> & { provenance: Record<string, string> };
+
+/** The pending item of a follow-up question. */
+export type FollowUpPending = z.infer<typeof QuestionPendingSchema>;
+
+/** One of the items a run with parallel branches waits for: its kind, the branch's node and the item. */
+export const WaitingItemSchema = z.object({
+  kind: z.enum(['APPROVAL', 'FOLLOW_UP']),
+  nodeId: z.string(),
+  pending: PendingItemSchema,
+});
+export type WaitingItem = z.infer<typeof WaitingItemSchema>;
+
+/**
+ * What a suspended run waits for: a person's approval of a call or an answer to a question. When
+ * several parallel branches wait at once, `items` lists every one of them (the first is `pending`);
+ * each is answered by its pending id, and the run goes on once all are answered.
+ */
+export const SuspensionSchema = z.object({
+  kind: z.enum(['APPROVAL', 'FOLLOW_UP']),
+  pending: PendingItemSchema,
+  items: z.array(WaitingItemSchema).optional(),
+});
+export type RunSuspension = z.infer<typeof SuspensionSchema>;

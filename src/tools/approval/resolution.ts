@@ -1,0 +1,65 @@
+import { code } from '../../domain/error-codes.js';
+import { hint } from '../../domain/hints.js';
+import { Observation } from '../../domain/observation.js';
+import { logToolCall } from '../guards/log.js';
+import type { ResolutionState } from '../builtin/resolution.js';
+
+/** The gated call an approval suspension is about. */
+export interface ApprovalTarget {
+  tool: string;
+  args: Record<string, unknown>;
+  fingerprint: string;
+}
+
+/** Who decided and why. */
+export interface Decision {
+  who?: string | null;
+  comment?: string | null;
+}
+
+/**
+ * The person approved: adds an Approval bound to exactly the gated call's fingerprint (consumed once
+ * the write executes) and returns SUCCESS "用户已批准：现在可以用完全相同的参数调用一次 <tool>".
+ */
+export function approve(
+  state: ResolutionState,
+  target: ApprovalTarget,
+  decision: Decision = {},
+): Observation {
+  const exists = state.run.approvals.some((a) => a.fingerprint === target.fingerprint && !a.consumed);
+  if (!exists) {
+    state.run.approvals.push({
+      fingerprint: target.fingerprint,
+      tool: target.tool,
+      args: target.args,
+      nodeId: state.nodeId,
+      grantedAt: state.now.toISOString(),
+      who: decision.who ?? null,
+      comment: decision.comment ?? null,
+      consumed: false,
+    });
+  }
+  const obs = Observation.success(hint(state.locale, 'APPROVAL_GRANTED', { tool: target.tool }), {
+    tool: target.tool,
+    args: target.args,
+  });
+  if (state.logger) logToolCall(state.logger, 'builtin_node_approval', obs);
+  return obs;
+}
+
+/**
+ * The person declined: the gated call is marked declined (so a follow-up about it is no longer
+ * a verbal confirmation) and the approval call is REJECTED APPROVAL_DENIED with the comment.
+ */
+export function reject(state: ResolutionState, target: ApprovalTarget, decision: Decision = {}): Observation {
+  const gated = state.node.gatedCall;
+  if (gated && gated.fingerprint === target.fingerprint) gated.declined = true;
+  const comment = decision.comment?.trim() ? decision.comment.trim() : hint(state.locale, 'NO_COMMENT');
+  const obs = Observation.rejected(
+    code('APPROVAL_DENIED'),
+    code('APPROVAL_DENIED').reason(state.locale, { tool: target.tool, comment }),
+    hint(state.locale, 'NEXT_APPROVAL_DENIED'),
+  );
+  if (state.logger) logToolCall(state.logger, 'builtin_node_approval', obs);
+  return obs;
+}

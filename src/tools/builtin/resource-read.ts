@@ -1,0 +1,98 @@
+import { code } from '../../domain/error-codes.js';
+import { hint, list } from '../../domain/hints.js';
+import { Observation } from '../../domain/observation.js';
+import type { EvidenceRecord } from '../../records/run-state.js';
+import type { CallInput } from '../call.js';
+import { limitsOf } from '../context.js';
+import { recordEvidence } from '../guards/evidence.js';
+import type { ProducedCase } from '../produces.js';
+import type { BuiltinTool } from './builtin-tool.js';
+
+/** What builtin_resource_read produces (for docs/observations.md); a failed read is the invoker's code. */
+export const RESOURCE_READ_PRODUCES: readonly ProducedCase[] = [
+  {
+    producer: 'builtin_resource_read',
+    case: 'the linked resource’s contents (`{uri, contents}`, binary contents as their size), recorded as evidence',
+    code: null,
+  },
+  {
+    producer: 'builtin_resource_read',
+    case: 'no tool result of this run links to that uri (next lists some)',
+    code: 'RESOURCE_NOT_LINKED',
+    next: 'NEXT_RESOURCE_LINK',
+  },
+];
+
+/** How many linked uris a rejection's next step lists. */
+const LISTED_URIS = 10;
+
+/** A `resource_link` a tool of the run returned, with the MCP server that tool belongs to. */
+export interface ResourceLink {
+  uri: string;
+  server: string;
+}
+
+/**
+ * The resource links in the run's evidence, newest first: `resource_link` blocks of the payload of a
+ * successful MCP tool call, each with that tool's server.
+ */
+export function resourceLinks(ctx: Pick<CallInput, 'run' | 'tools'>): ResourceLink[] {
+  const links: ResourceLink[] = [];
+  for (let i = ctx.run.evidence.length - 1; i >= 0; i--) {
+    const record = ctx.run.evidence[i] as EvidenceRecord;
+    const server = ctx.tools.get(record.tool)?.server;
+    if (!server || record.outcome !== 'SUCCESS' || !Array.isArray(record.payload)) continue;
+    for (const block of record.payload as unknown[]) {
+      const b = block as { type?: unknown; uri?: unknown } | null;
+      if (b?.type === 'resource_link' && typeof b.uri === 'string') links.push({ uri: b.uri, server });
+    }
+  }
+  return links;
+}
+
+/** True when some evidence of the run holds a resource link (then builtin_resource_read is offered). */
+export function hasResourceLink(ctx: Pick<CallInput, 'run' | 'tools'>): boolean {
+  return resourceLinks(ctx).length > 0;
+}
+
+/**
+ * builtin_resource_read: reads, with MCP `resources/read`, a resource that a tool result of this run
+ * linked to (`resource_link`), on the server of the tool that gave the link — never a uri the model
+ * made up. The contents become evidence like a tool's result, so their values can be cited. It is
+ * offered in a node run once its evidence holds a link (src/engine/node-host.ts); it is never in a
+ * node's static catalog.
+ */
+export const resourceReadTool: BuiltinTool = {
+  name: 'builtin_resource_read',
+  visible: () => false,
+  async execute(args, ctx) {
+    const uri = typeof args.uri === 'string' ? args.uri : '';
+    const links = resourceLinks(ctx);
+    const link = links.find((l) => l.uri === uri);
+    const read = ctx.services.invoker.readResource?.bind(ctx.services.invoker);
+    if (!link || !read) {
+      const uris = [...new Set(links.map((l) => l.uri))].slice(0, LISTED_URIS);
+      return rejected(ctx, uri, uris);
+    }
+    const limits = limitsOf(ctx);
+    const observation = await read(link.server, uri, {
+      timeoutMs: limits.toolTimeoutMs,
+      locale: ctx.locale,
+      ...(ctx.services.signal ? { signal: ctx.services.signal } : {}),
+    });
+    if (observation.outcome.name !== 'SUCCESS' && observation.outcome.name !== 'FAILED') return observation;
+    const record = recordEvidence(ctx, { tool: 'builtin_resource_read', args: { uri }, observation });
+    return observation.withEvidence(record.id);
+  },
+};
+
+function rejected(ctx: CallInput, uri: string, uris: string[]): Observation {
+  const c = code('RESOURCE_NOT_LINKED');
+  return Observation.rejected(
+    c,
+    c.reason(ctx.locale, { uri }),
+    hint(ctx.locale, 'NEXT_RESOURCE_LINK', {
+      uris: uris.length > 0 ? list(ctx.locale, uris) : hint(ctx.locale, 'NONE'),
+    }),
+  );
+}

@@ -1,0 +1,52 @@
+import type { McpElicitation } from '../../mcp/elicitation.js';
+import type { ControlEffect, ElicitBridge } from '../call.js';
+import type { ReadyCall } from '../stages.js';
+
+/** The bridge of one MCP call to its run's answers, and the question it was cancelled for, if any. */
+export interface CallQuestions {
+  readonly bridge: ElicitBridge;
+  /** The suspension the call asks for once it returned: the person has to answer the server. */
+  effect(): Extract<ControlEffect, { kind: 'suspend' }> | null;
+}
+
+/**
+ * A server's questions during this call (docs/mcp.md, "Elicitation"): one the person answered earlier
+ * for this very call (same fingerprint, same message) is answered from the run's follow-ups, once;
+ * any other suspends the run with the question.
+ */
+export function callQuestions(ctx: ReadyCall): CallQuestions {
+  let asked: McpElicitation | null = null;
+  const server = ctx.descriptor.server ?? '';
+  const bridge: ElicitBridge = {
+    answer: (request) => {
+      const found = ctx.run.followUps.findLast(
+        (f) =>
+          f.elicitation !== undefined &&
+          f.elicitation.used !== true &&
+          f.elicitation.fingerprint === ctx.fingerprint &&
+          f.question === request.message,
+      )?.elicitation;
+      if (!found) return null;
+      found.used = true;
+      return { action: found.action, ...(found.content ? { content: found.content } : {}) };
+    },
+    asked: (request) => (asked = request),
+  };
+  return {
+    bridge,
+    effect: () =>
+      asked === null
+        ? null
+        : {
+            kind: 'suspend',
+            suspension: {
+              kind: 'FOLLOW_UP',
+              pending: {
+                question: asked.message,
+                options: null,
+                elicitation: { ...asked, server, tool: ctx.call.tool, fingerprint: ctx.fingerprint },
+              },
+            },
+          },
+  };
+}

@@ -32,27 +32,60 @@ export interface ResourceLink {
   server: string;
 }
 
+/** The `resource_link` uris of one successful call's payload, in payload order, with its tool. */
+interface LinkedBy {
+  uris: string[];
+  tool: string;
+}
+
+/**
+ * Per evidence array (a run's, appended to in place): the records among its first `scanned` that hold
+ * links, oldest first. Each step scans only the records appended since, so offering builtin_resource_read
+ * costs the same at step 5,000 as at step 5.
+ */
+const scans = new WeakMap<readonly EvidenceRecord[], { scanned: number; links: LinkedBy[] }>();
+
+function linksIn(evidence: readonly EvidenceRecord[]): readonly LinkedBy[] {
+  let scan = scans.get(evidence);
+  // Records are only appended; an array that became shorter is scanned afresh.
+  if (!scan || scan.scanned > evidence.length) {
+    scan = { scanned: 0, links: [] };
+    scans.set(evidence, scan);
+  }
+  for (; scan.scanned < evidence.length; scan.scanned += 1) {
+    const record = evidence[scan.scanned] as EvidenceRecord;
+    if (record.outcome !== 'SUCCESS' || !Array.isArray(record.payload)) continue;
+    const uris: string[] = [];
+    for (const block of record.payload as unknown[]) {
+      const b = block as { type?: unknown; uri?: unknown } | null;
+      if (b?.type === 'resource_link' && typeof b.uri === 'string') uris.push(b.uri);
+    }
+    if (uris.length > 0) scan.links.push({ uris, tool: record.tool });
+  }
+  return scan.links;
+}
+
 /**
  * The resource links in the run's evidence, newest first: `resource_link` blocks of the payload of a
  * successful MCP tool call, each with that tool's server.
  */
 export function resourceLinks(ctx: Pick<CallInput, 'run' | 'tools'>): ResourceLink[] {
   const links: ResourceLink[] = [];
-  for (let i = ctx.run.evidence.length - 1; i >= 0; i--) {
-    const record = ctx.run.evidence[i] as EvidenceRecord;
-    const server = ctx.tools.get(record.tool)?.server;
-    if (!server || record.outcome !== 'SUCCESS' || !Array.isArray(record.payload)) continue;
-    for (const block of record.payload as unknown[]) {
-      const b = block as { type?: unknown; uri?: unknown } | null;
-      if (b?.type === 'resource_link' && typeof b.uri === 'string') links.push({ uri: b.uri, server });
-    }
+  const found = linksIn(ctx.run.evidence);
+  for (let i = found.length - 1; i >= 0; i--) {
+    const { uris, tool } = found[i] as LinkedBy;
+    const server = ctx.tools.get(tool)?.server;
+    if (server) for (const uri of uris) links.push({ uri, server });
   }
   return links;
 }
 
 /** True when some evidence of the run holds a resource link (then builtin_resource_read is offered). */
 export function hasResourceLink(ctx: Pick<CallInput, 'run' | 'tools'>): boolean {
-  return resourceLinks(ctx).length > 0;
+  const found = linksIn(ctx.run.evidence);
+  for (let i = found.length - 1; i >= 0; i--)
+    if (ctx.tools.get((found[i] as LinkedBy).tool)?.server) return true;
+  return false;
 }
 
 /**

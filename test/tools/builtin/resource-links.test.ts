@@ -66,4 +66,23 @@ describe('resource links of a run (what builtin_resource_read may read)', () => 
     const relisted = new Map([...tools, ['local_lookup', descriptor('local_lookup', 'docs')]]);
     expect(resourceLinks({ run: other, tools: relisted })).toEqual([{ uri: 'doc://l', server: 'docs' }]);
   });
+
+  it('reads only the records appended since the last look, however long the run', () => {
+    const records = Array.from({ length: 5000 }, (_, i) => record(i + 1, 'docs_search', { id: i }));
+    let reads = 0;
+    const evidence = new Proxy(records, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads += 1;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const run = { evidence } as never;
+    expect(hasResourceLink({ run, tools })).toBe(false);
+    expect(reads).toBe(5000);
+    reads = 0;
+    evidence.push(record(5001, 'docs_search', [link('doc://new')]));
+    expect(hasResourceLink({ run, tools })).toBe(true);
+    expect(resourceLinks({ run, tools })).toEqual([{ uri: 'doc://new', server: 'docs' }]);
+    expect(reads).toBe(1);
+  });
 });

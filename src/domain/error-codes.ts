@@ -5,6 +5,8 @@ import type { Producer } from './producers.js';
 import { GUARD_CODES } from './guard-codes.js';
 
 export type { Producer } from './producers.js';
+import { fill, type ReasonParams } from './template-fill.js';
+export { fill, type ReasonParams } from './template-fill.js';
 
 interface CodeSpec {
   readonly no: number;
@@ -303,9 +305,6 @@ const SPECS = {
 
 export type RuntimeErrorCodeName = keyof typeof SPECS;
 
-/** Placeholder values for a reason template. Missing placeholders are left visible as `{name}`. */
-export type ReasonParams = Readonly<Record<string, string | number>>;
-
 /**
  * A runtime error code: a name (persisted as a string), a number and a reason template per locale.
  * One class with a code instead of a tree of exception types: producers pick a code, never a class.
@@ -375,13 +374,4 @@ const USER_REASON: Localized<string> = { 'zh-CN': '{reason}', en: '{reason}' };
 /** `code('TOOL_TIMEOUT')`: the code object for a name, typed so that typos fail to compile. */
 export function code(name: RuntimeErrorCodeName): RuntimeErrorCode {
   return RuntimeErrorCode.of(name);
-}
-
-/** Fills `{name}` placeholders; unknown ones stay as they are. */
-export function fill(template: string, params: ReasonParams): string {
-  if (!template.includes('{')) return template;
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) => {
-    const value = params[key];
-    return value === undefined ? whole : String(value);
-  });
 }

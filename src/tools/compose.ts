@@ -54,6 +54,11 @@ export interface Settling<Input, Result> {
   run(input: Input): Promise<Result>;
 }
 
+/** Whether a step answered with a promise (or another thenable) rather than its value. */
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown }).then === 'function';
+}
+
 function isStop(value: object): value is Stop {
   return 'stop' in value;
 }
@@ -87,18 +92,24 @@ function invoking<Input extends object, Call>(
   afters: readonly AnyAfter[],
 ): Invoking<Input, Call> {
   const run = async (input: Input): Promise<Settled<Call>> => {
-    let call: object = input;
+    // One object per call gathers what the checks learn (the input itself is left as it was); a step
+    // that answers synchronously is not awaited, so a call costs no microtask turn per step.
+    const call: object = { ...input };
     for (const check of checks) {
-      const verdict = await check(call);
+      const answer = check(call);
+      const verdict = isThenable(answer) ? await answer : answer;
       if (isStop(verdict)) {
         const reached = { ...call, ...(verdict.learnt ?? {}) } as Partial<Call>;
         const outcome = { observation: verdict.stop, executed: false };
         return { outcome, reached, reused: verdict.reused === true };
       }
-      call = { ...call, ...verdict };
+      Object.assign(call, verdict);
     }
     let outcome = await terminal(call);
-    for (const after of afters) outcome = await after(call, outcome);
+    for (const after of afters) {
+      const next = after(call, outcome);
+      outcome = isThenable(next) ? await next : next;
+    }
     return { outcome, reached: call, reused: false };
   };
   return {

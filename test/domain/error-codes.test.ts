@@ -106,3 +106,13 @@ describe('RuntimeErrorCode', () => {
     expect(fill('{a}-{b}-{a}', { a: 1 })).toBe('1-{b}-1');
   });
 });
+
+describe('fill', () => {
+  it('fills known placeholders, leaves unknown ones and braces that name nothing', () => {
+    expect(fill('{a}{b} of {c}: { x } {}', { a: 1, b: 'two' })).toBe('1two of {c}: { x } {}');
+    expect(fill('no placeholders', { a: 1 })).toBe('no placeholders');
+    expect(fill('{a}', { a: '{b}', b: 'x' })).toBe('{b}');
+    // The same template again (split once, then reused) gives the same text for other params.
+    expect(fill('{a}{b} of {c}: { x } {}', { c: 0 })).toBe('{a}{b} of 0: { x } {}');
+  });
+});

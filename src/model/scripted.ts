@@ -132,12 +132,16 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 
 type Turns = z.output<typeof ScriptSchema>['turns'];
 
-/** Scripts validated before, by their JSON text; bounded by the keys' bytes (SCRIPT_CACHE_BYTES in all). */
-export const SCRIPT_CACHE_BYTES = 4 * 1024 * 1024;
+/**
+ * Scripts validated before, by their JSON text, within SCRIPT_CACHE_BYTES in all: an entry counts its
+ * key (two bytes a character) and its parsed turns, estimated at twice the key (objects and arrays
+ * take more room than their JSON text).
+ */
+export const SCRIPT_CACHE_BYTES = 2 * 1024 * 1024;
 
 const validated = new LRUCache<string, Turns>({
   maxSize: SCRIPT_CACHE_BYTES,
-  sizeCalculation: (_value, key) => Math.max(1, key.length * 2),
+  sizeCalculation: (_value, key) => Math.max(1, key.length * 2 * 3),
 });
 
 /**

@@ -22,10 +22,12 @@ export const NO_EXTENSIONS: Extensions = Object.freeze({ guards: [], tools: [] }
  * `defineTool`, two guards or tools of one name, and codes that clash are usage errors (exit 2).
  */
 export async function loadExtensions(parsed: Parsed): Promise<Extensions> {
+  const guardFiles = list(parsed, 'guards');
+  const toolFiles = list(parsed, 'tools');
   const guards: Guard[] = [];
-  for (const file of list(parsed, 'guards')) guards.push(...(await exportsOf(file, GUARDS)));
+  for (const file of guardFiles) guards.push(...(await exportsOf(file, GUARDS, toolFiles)));
   const tools: LocalTool[] = [];
-  for (const file of list(parsed, 'tools')) tools.push(...(await exportsOf(file, TOOLS)));
+  for (const file of toolFiles) tools.push(...(await exportsOf(file, TOOLS, guardFiles)));
   try {
     checkGuards(guards);
   } catch (error) {
@@ -61,6 +63,12 @@ interface Kind<T> {
   readonly noun: string;
   readonly maker: string;
   readonly is: (value: unknown) => value is T;
+  /** One of what the other flag takes (left to it when the module is given to it too). */
+  readonly other: {
+    readonly flag: '--guards' | '--tools';
+    readonly noun: string;
+    readonly is: (value: unknown) => boolean;
+  };
   /** True for a value that seems meant as one of these (so that it is refused, not skipped). */
   readonly lookalike: (value: object) => boolean;
 }
@@ -70,6 +78,7 @@ const GUARDS: Kind<Guard> = {
   noun: 'guard',
   maker: 'defineGuard',
   is: isGuard,
+  other: { flag: '--tools', noun: 'tool', is: (v) => isLocalTool(v) },
   lookalike: (v) => 'before' in v || 'after' in v || 'codes' in v,
 };
 
@@ -78,6 +87,7 @@ const TOOLS: Kind<LocalTool> = {
   noun: 'tool',
   maker: 'defineTool',
   is: isLocalTool,
+  other: { flag: '--guards', noun: 'guard', is: (v) => isGuard(v) },
   lookalike: (v) => 'execute' in v || 'descriptor' in v || 'inputSchema' in v,
 };
 
@@ -95,7 +105,11 @@ export function isLocalTool(value: unknown): value is LocalTool {
   );
 }
 
-async function exportsOf<T>(file: string, kind: Kind<T>): Promise<T[]> {
+/**
+ * The guards or tools a module exports. Exports of the other kind are left to the other flag when the
+ * module is given to it too (`otherFiles`), and refused otherwise, so that a guard is never dropped.
+ */
+async function exportsOf<T>(file: string, kind: Kind<T>, otherFiles: readonly string[]): Promise<T[]> {
   const path = resolve(file);
   const where = `${kind.flag} ${file}`;
   let isFile: boolean;
@@ -118,10 +132,17 @@ async function exportsOf<T>(file: string, kind: Kind<T>): Promise<T[]> {
   const take = (value: T) => {
     if (!found.includes(value)) found.push(value);
   };
+  const alsoOther = otherFiles.some((other) => resolve(other) === path);
   for (const [name, value] of Object.entries(module)) {
     const label = name === 'default' ? 'the default export' : `export ${name}`;
-    const items = Array.isArray(value) ? (value as unknown[]) : [value];
-    const wrong = items.findIndex((item) => !kind.is(item));
+    const all = Array.isArray(value) ? (value as unknown[]) : [value];
+    if (!alsoOther && all.some((item) => kind.other.is(item)))
+      throw new UsageError(
+        `${where}: ${label} is a ${kind.other.noun} or holds one; pass the module with ${kind.other.flag} ${file} too`,
+      );
+    const items = all.filter((item) => !kind.other.is(item));
+    if (items.length === 0) continue;
+    const wrong = all.findIndex((item) => !kind.is(item) && !kind.other.is(item));
     const meant = name === 'default' || items.some((item) => kind.is(item)) || items.some(lookalike(kind));
     if (wrong === -1 && items.length > 0) items.forEach((item) => take(item as T));
     else if (meant)

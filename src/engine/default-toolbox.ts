@@ -58,7 +58,7 @@ export class DefaultToolbox implements Toolbox {
           );
       },
     });
-    this.pipeline = createPipeline({ guards: options.guards ?? [] });
+    this.pipeline = createPipeline({ guards: options.guards === undefined ? [] : options.guards });
   }
 
   catalog(ref: FlowRef): Promise<FlowCatalog> {

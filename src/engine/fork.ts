@@ -6,6 +6,8 @@ import type { NewRun } from '../store/store.js';
 import type { RunEngine } from './engine.js';
 import { forkPoints, forkState } from './fork-state.js';
 import type { FlowRef } from './toolbox.js';
+import { isParallelFlow } from '../graph/parallel.js';
+import type { Flow } from '../domain/flow.js';
 
 /** What a fork continues with besides the source run and the event. */
 export interface ForkSpec {
@@ -30,11 +32,13 @@ export async function forkRun(engine: RunEngine, sourceId: string, fork: ForkSpe
   const store = await engine.db();
   const record = await store.getRun(sourceId);
   if (!record) throw runNotFound(sourceId);
+  notParallel(record.flow);
   const events = await store.events(sourceId);
   const points = forkPoints(events);
   if (!points.includes(fork.at)) throw notAPoint(sourceId, fork.at, points);
   // A fork stays with the run's tenant, whatever flow it continues with.
   const ref: FlowRef = { ...(fork.ref ?? { flow: record.flow, dir: record.flowDir }), tenant: record.tenant };
+  notParallel(ref.flow);
   const spec = fork.spec ?? record.model;
   if (spec === null)
     throw new RunError(
@@ -105,4 +109,13 @@ function notAPoint(runId: string, at: number, points: readonly number[]): RunErr
     'REQUEST_INVALID',
     `run ${runId} cannot be forked at event ${at}: a fork continues after a tool call that ended its round; nearest: ${nearest} (all: ${points.join(', ')})`,
   );
+}
+
+/** RunError REQUEST_INVALID for a flow with parallel branches or a map: forks of those are not supported yet. */
+function notParallel(flow: Flow): void {
+  if (isParallelFlow(flow))
+    throw new RunError(
+      'REQUEST_INVALID',
+      `flow ${flow.id} has parallel branches or a map, which fork does not support yet: start a new run`,
+    );
 }

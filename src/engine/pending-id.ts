@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { nodeRunKey } from '../records/state-doc.js';
 import type { RunRecord } from '../store/store.js';
+import type { PendingItem } from '../records/pending.js';
 import { runConflict } from '../domain/run-error.js';
 import type { RunSession } from './session.js';
 
@@ -35,4 +36,21 @@ export function checkExpected(record: RunRecord, expect: string | undefined): vo
   if (record.state.branches?.some((b) => b.loop.suspended && b.suspension?.pending.id === expect)) return;
   const now = id === null ? 'an item without an id' : `pending item ${id}`;
   throw runConflict(record.runId, `run ${record.runId} waits for ${now}, not for ${expect}`);
+}
+
+/**
+ * The item a response is for: among the items a run waits for (several when parallel branches wait
+ * at once), the one `expect` names, else the first. Null when the run is not suspended. An `expect`
+ * naming no item gives the first too (`checkExpected` refuses it).
+ */
+export function respondedItem(
+  record: RunRecord,
+  expect: string | undefined,
+): { kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem } | null {
+  const suspension = record.suspension;
+  if (!suspension) return null;
+  const named = expect === undefined ? undefined : suspension.items?.find((i) => i.pending.id === expect);
+  return named
+    ? { kind: named.kind, pending: named.pending }
+    : { kind: suspension.kind, pending: suspension.pending };
 }

@@ -11,7 +11,8 @@ import { answer, type ResolutionState } from '../tools/builtin/resolution.js';
 import { approve, reject } from '../tools/approval/index.js';
 import { delegateResult } from './delegation.js';
 import type { RunEngine } from './engine.js';
-import { checkExpected, waitingFor } from './pending-id.js';
+import { checkExpected, respondedItem, waitingFor } from './pending-id.js';
+import type { PendingItem } from '../records/pending.js';
 import type { RunSession } from './session.js';
 import { flowRefOf, type FlowRef } from './toolbox.js';
 import { answerText, elicitationAnswer, type ElicitationAction } from './elicit-answer.js';
@@ -62,15 +63,17 @@ async function respondOnce(
   options: ResponseOptions,
 ): Promise<RunSummary> {
   const before = await engine.require(runId);
-  const waiting = kindOf(before);
-  if (before.status !== 'suspended' || waiting !== response.kind) {
-    throw runConflict(runId, conflictMessage(runId, before.status, waiting, response.kind));
+  // Parallel branches may wait for items of both kinds: the response is for the one `expect` names.
+  const item = respondedItem(before, options.expect);
+  if (before.status !== 'suspended' || item?.kind !== response.kind) {
+    throw runConflict(runId, conflictMessage(runId, before.status, item?.kind, response.kind));
   }
   checkExpected(before, options.expect);
-  const elicited = response.kind === 'FOLLOW_UP' ? serverQuestion(before, response) : undefined;
-  const authorization = authorizationOf(before.suspension?.pending);
+  const elicited =
+    response.kind === 'FOLLOW_UP' ? serverQuestion(before.runId, item.pending, response) : undefined;
+  const authorization = authorizationOf(item.pending);
   const model = engine.models.forRun(before, options.model); // a bad model fails before anything changes
-  const record = await takeSuspended(engine, before, response.kind);
+  const record = await takeSuspended(engine, before, response.kind, options.expect);
   const ref = flowRefOf(record);
   const session = await engine.openSession(record, response.kind === 'APPROVAL' ? 'approval' : 'answer');
   if (typeof options.model === 'string') session.update({ model: options.model });
@@ -101,15 +104,28 @@ async function respondOnce(
 }
 
 /** The run's lease, taken for a response: RunError RUN_CONFLICT (lease released) when it moved on meanwhile. */
-async function takeSuspended(engine: RunEngine, before: RunRecord, kind: string): Promise<RunRecord> {
+async function takeSuspended(
+  engine: RunEngine,
+  before: RunRecord,
+  kind: string,
+  expect: string | undefined,
+): Promise<RunRecord> {
   const runId = before.runId;
   const record = await engine.acquire(runId);
-  if (!record || record.status !== 'suspended' || kindOf(record) !== kind) {
+  if (!record || record.status !== 'suspended' || respondedItem(record, expect)?.kind !== kind) {
     if (record) await engine.release(record);
     const what = kind === 'APPROVAL' ? 'an approval' : 'an answer';
     throw runConflict(runId, `run ${runId} is no longer waiting for ${what}`);
   }
-  if (waitingFor(record) !== waitingFor(before)) {
+  if (expect !== undefined) {
+    // The item named is still among those waited for (another may have been answered meanwhile).
+    try {
+      checkExpected(record, expect);
+    } catch (error) {
+      await engine.release(record);
+      throw error;
+    }
+  } else if (waitingFor(record) !== waitingFor(before)) {
     // It moved on to another item meanwhile (a racing response): this one was meant for the previous.
     await engine.release(record);
     throw runConflict(runId, `run ${runId} now waits for another item (${waitingFor(record) ?? 'none'})`);
@@ -122,24 +138,21 @@ async function takeSuspended(engine: RunEngine, before: RunRecord, kind: string)
  * (RunError REQUEST_INVALID); undefined when the run waits for a question of the model.
  */
 function serverQuestion(
-  record: RunRecord,
+  runId: string,
+  item: PendingItem,
   response: Extract<PersonResponse, { kind: 'FOLLOW_UP' }>,
 ): ElicitationAnswer | undefined {
-  const pending = record.suspension?.pending as FollowUpPending | undefined;
+  const pending = item as FollowUpPending;
   const action = response.action ?? 'accept';
-  if (!pending?.elicitation) {
+  if (!pending.elicitation) {
     if (action === 'accept') return undefined;
     throw new RunError(
       'REQUEST_INVALID',
-      `run ${record.runId} waits for an answer to the model's question; ${action} only answers an MCP server's question`,
-      { runId: record.runId },
+      `run ${runId} waits for an answer to the model's question; ${action} only answers an MCP server's question`,
+      { runId },
     );
   }
-  return elicitationAnswer(record.runId, pending.elicitation, action, response.answer);
-}
-
-function kindOf(record: RunRecord): string | undefined {
-  return record.suspension?.kind;
+  return elicitationAnswer(runId, pending.elicitation, action, response.answer);
 }
 
 /** Why a response of kind `wanted` does not fit the run as it stands. */

@@ -9,6 +9,7 @@ import type { RunSummary } from '../records/summary.js';
 import type { RunEngine } from './engine.js';
 import type { RunSession } from './session.js';
 import { flowRefOf } from './toolbox.js';
+import { isParallelFlow } from '../graph/parallel.js';
 
 /** How a retry is asked for (the facade's RespondOptions). */
 export interface RetryOptions {
@@ -74,6 +75,13 @@ export function checkRetryable(record: RunRecord): void {
     throw runConflict(
       record.runId,
       `run ${record.runId} is a delegated child run of ${record.parentRunId}; retry the parent run instead`,
+    );
+  }
+  if (isParallelFlow(record.flow)) {
+    // Its branches' states are not taken up yet: a retry would continue one node and drop the others.
+    throw runConflict(
+      record.runId,
+      `run ${record.runId} runs a flow with parallel branches or a map, which retry does not take up yet: start a new run`,
     );
   }
   const reason = record.reason ?? '';

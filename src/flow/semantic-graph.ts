@@ -98,11 +98,19 @@ function templateProblems(
   index: number,
   successors: ReadonlyMap<string, ReadonlySet<string>> | undefined,
 ): RawProblem[] {
-  const path = ['nodes', index, 'instructions'];
-  return parseTemplateRefs(node.instructions).flatMap((ref): RawProblem[] => {
-    const why = refProblem(flow, node, ref, successors);
-    return why ? [{ path, message: `${ref.raw}: ${why}` }] : [];
-  });
+  const check = (text: string, path: (string | number)[]) =>
+    parseTemplateRefs(text).flatMap((ref): RawProblem[] => {
+      const why = refProblem(flow, node, ref, successors);
+      return why ? [{ path, message: `${ref.raw}: ${why}` }] : [];
+    });
+  // A map's `over` given as a template names what it runs over as instructions do.
+  const over = node.map?.over;
+  return [
+    ...check(node.instructions, ['nodes', index, 'instructions']),
+    ...(over !== undefined && /^\s*\{\{[^{}]*\}\}\s*$/.test(over)
+      ? check(over, ['nodes', index, 'map', 'over'])
+      : []),
+  ];
 }
 
 function refProblem(
@@ -121,6 +129,8 @@ function refProblem(
   const source = flow.nodes.find((n) => n.id === ref.node);
   const ids = flow.nodes.map((n) => n.id);
   if (!source) return `unknown node "${ref.node}"${suggest(ref.node, ids)}; expected one of: ${listOf(ids)}`;
+  if (source.map?.node === node.id)
+    return `node "${node.id}" is the body of map "${source.id}", whose items are known only once every item ran; expected {{item}} or an earlier node's outputs`;
   if (successors && !reach(source.id, successors, false).has(node.id)) {
     return `node "${source.id}" never runs before node "${node.id}"; expected a node with a path of edges to "${node.id}"`;
   }

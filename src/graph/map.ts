@@ -28,6 +28,9 @@ export async function mapItems(
   } catch (error) {
     return `map.over failed: ${error instanceof Error ? error.message : String(error)}`;
   }
+  // A reference that names nothing is a mistake; a JSONata expression that matches nothing (a filter
+  // with no hit) gives `undefined`, its empty sequence.
+  if (value === undefined && template) return `map.over ${over.trim()} names no value of this run`;
   if (value === undefined) value = [];
   if (!Array.isArray(value)) return `map.over gave ${typeof value}, not a list`;
   const items: unknown[] = value;
@@ -86,7 +89,7 @@ export function itemSettled(
   if (exit.kind === 'failed') {
     parent.map.failed ??= {
       reason: exit.reason,
-      message: `item ${item.item.index + 1}: ${exit.message}`,
+      message: `the item at index ${item.item.index} (from 0): ${exit.message}`,
     };
     return;
   }

@@ -117,7 +117,7 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     store,
     toolbox: new DefaultToolbox({
       localTools: options.tools ?? [],
-      guards: options.guards ?? [],
+      guards: options.guards === undefined ? [] : options.guards,
       logger,
       maxCatalogs: options.maxToolCatalogs,
       mcp: {

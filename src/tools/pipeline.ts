@@ -41,7 +41,7 @@ export type Pipeline = (input: CallInput) => Promise<CallReport>;
  */
 export function createPipeline(options: PipelineOptions = {}): Pipeline {
   const builtins = options.builtins ?? defaultBuiltins;
-  const guards = prepareGuards(checkGuards(options.guards ?? []));
+  const guards = prepareGuards(checkGuards(options.guards === undefined ? [] : options.guards));
   const steps = chain<CallInput>()
     .check(catalogGuard()) // 1. the tool is visible in this node
     .check(argPolicyGuard()) // 2. arguments: JSON object, tool schema, flow tightening

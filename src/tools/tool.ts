@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JsonSchema, ToolDescriptor } from '../domain/tool.js';
+import { compileSchema } from '../domain/schema-engine.js';
 
 export type { JsonSchema, ToolDescriptor, ToolKind } from '../domain/tool.js';
 
@@ -71,17 +72,43 @@ export function defineTool(
       `defineTool: ${options.name}: inputSchema must be a zod 4 schema or a JSON Schema object`,
     );
   }
+  if (typeof options.execute !== 'function')
+    throw new Error(`defineTool: ${options.name}: execute must be a function`);
   const execute: (args: unknown, context: LocalToolContext) => unknown = options.execute;
+  const inputSchema = zod ? jsonSchemaOf(options.name, zod) : (options.inputSchema as JsonSchema);
+  checkArgumentSchema(options.name, inputSchema);
   return {
     descriptor: {
       name: options.name,
       description: options.description,
-      inputSchema: zod ? jsonSchemaOf(options.name, zod) : (options.inputSchema as JsonSchema),
+      inputSchema,
       kind: 'local',
       readOnlyHint: options.write !== true,
     },
     execute: zod ? (args, context) => execute(zod.parse(args), context) : execute,
   };
+}
+
+/**
+ * A tool's arguments are one JSON object, checked against its schema on every call: a schema that
+ * describes something else, or that cannot be compiled, is refused here (a setup error) rather than
+ * on every call, where the model would be told to fix arguments it cannot fix.
+ */
+function checkArgumentSchema(name: string, schema: JsonSchema): void {
+  const type = (schema as { type?: unknown }).type;
+  if (type !== undefined && type !== 'object')
+    throw new Error(
+      `defineTool: ${name}: inputSchema must describe an object (type: object), not ${JSON.stringify(type)}: a tool's arguments are one JSON object`,
+    );
+  try {
+    compileSchema(schema, { profile: 'tool' });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `defineTool: ${name}: inputSchema is not a usable JSON Schema: ${message.split('\n')[0]}`,
+      { cause: error },
+    );
+  }
 }
 
 /** A zod 4 schema (also from another copy of zod): it carries `_zod`. */

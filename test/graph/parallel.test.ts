@@ -4,7 +4,7 @@ import { loadFlow } from '../../src/flow/load.js';
 import { scriptedModel } from '../../src/model/scripted.js';
 import { createRuntime, type Runtime } from '../../src/index.js';
 import type { CodeStepContext } from '../../src/domain/code-step.js';
-import { eventsOf, ofType, recordingModel, script, toolKit } from '../runtime/helpers.js';
+import { call, eventsOf, ofType, recordingModel, script, toolKit, turn } from '../runtime/helpers.js';
 import {
   forkJoinFlow,
   forkJoinTurns,
@@ -150,6 +150,63 @@ describe('parallel branches and joins', () => {
     expect(kit.calls.save?.map((a) => a.name).sort()).toEqual(['left', 'right']);
   });
 
+  it('answers items of both kinds in any order by their pending ids (an approval named while a question is first)', async () => {
+    const kit = toolKit();
+    const runtime = createRuntime({ store: 'memory', tools: kit.tools, logger: false });
+    runtimes.push(runtime);
+    const flow = await loadFlow(
+      {
+        id: 'ask-and-save',
+        locale: 'en',
+        nodes: [
+          { id: 'plan', outputs: { go: { required: true } }, run: () => ({ go: true }) },
+          { id: 'asker', instructions: 'Ask which one.' },
+          {
+            id: 'saver',
+            tools: ['save'],
+            outputs: { saved: { required: true } },
+            run: async (ctx: CodeStepContext) => ({
+              saved: (await ctx.tools.call('save', { name: 'x' })).ok,
+            }),
+          },
+          { id: 'sum', run: () => ({}) },
+        ],
+        edges: [
+          { from: 'plan', to: ['asker', 'saver'] },
+          { from: 'asker', to: 'sum' },
+          { from: 'saver', to: 'sum' },
+        ],
+      },
+      { knownTools: ['save'] },
+    );
+    const model = script(turn([call.ask('Which one?')], 'asker'), turn([call.finish('7')], 'asker'));
+    const started = await runtime.start(flow, { input: { text: 'go' }, model });
+    expect(started, JSON.stringify(started)).toMatchObject({ status: 'suspended' });
+    const items = started.suspension?.items ?? [];
+    expect(items.map((i) => i.kind).sort()).toEqual(['APPROVAL', 'FOLLOW_UP']);
+    const approval = items.find((i) => i.kind === 'APPROVAL')?.pending.id;
+    const question = items.find((i) => i.kind === 'FOLLOW_UP')?.pending.id;
+    // Whichever item comes first, each is answered by its id with the response of its kind.
+    const first = started.suspension?.kind === 'APPROVAL' ? question : approval;
+    const wrongKind =
+      first === approval
+        ? runtime.answer(started.runId, '7', { expect: first })
+        : runtime.approve(started.runId, { expect: first });
+    await expect(wrongKind).rejects.toThrow(/not for an/);
+    const afterOne =
+      first === approval
+        ? await runtime.approve(started.runId, { expect: approval, model })
+        : await runtime.answer(started.runId, '7', { expect: question, model });
+    expect(afterOne.status).toBe('suspended');
+    expect(afterOne.suspension?.pending.id).toBe(first === approval ? question : approval);
+    const done =
+      first === approval
+        ? await runtime.answer(started.runId, '7', { expect: question, model })
+        : await runtime.approve(started.runId, { expect: approval, model });
+    expect(done.status).toBe('completed');
+    expect(kit.count('save')).toBe(1);
+  });
+
   it('fails the run when a branch fails with no edge routing it; the join never starts; a routed failure goes on', async () => {
     const runtime = createRuntime({ store: 'memory', tools: [], logger: false });
     runtimes.push(runtime);
@@ -180,6 +237,16 @@ describe('parallel branches and joins', () => {
     });
     expect(failed).toMatchObject({ status: 'failed', reason: 'CODE_NODE_ERROR', failedNode: 'right' });
     expect(failed.outputs.sum).toBeUndefined();
+    // Retry and fork do not take up a run's branches yet: both refuse, and nothing changes.
+    await expect(runtime.retry(failed.runId)).rejects.toMatchObject({
+      code: 'RUN_CONFLICT',
+      message: expect.stringMatching(/parallel branches or a map, which retry does not take up yet/),
+    });
+    await expect(runtime.fork(failed.runId, { at: 1 })).rejects.toMatchObject({
+      code: 'REQUEST_INVALID',
+      message: expect.stringMatching(/parallel branches or a map, which fork does not support yet/),
+    });
+    expect((await runtime.status(failed.runId))?.status).toBe('failed');
     const routed = await runtime.start(await loadFlow(shape(true)), {
       input: { text: 'x' },
       model: script(),
@@ -204,5 +271,44 @@ describe('parallel branches and joins', () => {
     expect(failed).toMatchObject({ status: 'failed', reason: 'MAP_TOO_MANY_ITEMS', failedNode: 'each' });
     const fine = await runtime.start(flow, { input: { n: 3 }, model: script() });
     expect(fine.outputs.each).toEqual({ items: [{ i: 1 }, { i: 2 }, { i: 3 }] });
+  });
+
+  it('a template over that names nothing: refused by the flow checks when they can tell, else MAP_OVER_FAILED', async () => {
+    const runtime = createRuntime({ store: 'memory', tools: [], logger: false });
+    runtimes.push(runtime);
+    const shape = (over: string, input: Record<string, unknown> = { type: 'object' }) => ({
+      id: 'over',
+      locale: 'en' as const,
+      input,
+      nodes: [
+        { id: 'plan', outputs: { lines: { required: true } }, run: () => ({ lines: [1] }) },
+        { id: 'each', map: { over, node: 'body' } },
+        {
+          id: 'body',
+          instructions: 'Total: {{nodes.each.outputs.items}}',
+          outputs: { i: { required: true } },
+          run: (ctx: CodeStepContext) => ({ i: ctx.item }),
+        },
+      ],
+      edges: [{ from: 'plan', to: 'each' }],
+    });
+    await expect(loadFlow(shape('{{nodes.nope.outputs.lines}}'))).rejects.toThrow(/unknown node "nope"/);
+    await expect(loadFlow(shape('{{nodes.plan.outputs.linez}}'))).rejects.toThrow(
+      /declares no output "linez"/,
+    );
+    await expect(loadFlow(shape('{{nodes.plan.outputs.lines}}'))).rejects.toThrow(
+      /is the body of map "each", whose items are known only once every item ran/,
+    );
+    // An input field the schema does not list: only the run can tell it is missing.
+    const [plan, each] = shape('{{input.lines}}').nodes;
+    const body = {
+      id: 'body',
+      outputs: { i: { required: true } },
+      run: (ctx: CodeStepContext) => ({ i: ctx.item }),
+    };
+    const loose = await loadFlow({ ...shape('{{input.lines}}'), nodes: [plan, each, body] } as never);
+    const failed = await runtime.start(loose, { input: { text: 'no lines' }, model: script() });
+    expect(failed).toMatchObject({ status: 'failed', reason: 'MAP_OVER_FAILED', failedNode: 'each' });
+    expect(failed.message).toContain('{{input.lines}} names no value of this run');
   });
 });

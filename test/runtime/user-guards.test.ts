@@ -132,6 +132,31 @@ describe('user guards: before', () => {
     );
   });
 
+  it('a guard that never answers is FAILED GUARD_ERROR after toolTimeoutMs; the run goes on', async () => {
+    const stuck = defineGuard({ name: 'stuck', codes: {}, before: () => new Promise<undefined>(() => {}) });
+    const { tool, sent } = refundTool();
+    const runtime = createRuntime({ tools: [tool], guards: [stuck], logger: false });
+    const flow = await loadFlow(
+      {
+        id: 'refunds',
+        locale: 'en',
+        limits: { toolTimeoutMs: 150 },
+        nodes: [{ id: 'pay', tools: ['refund'] }],
+      },
+      { knownTools: ['refund'] },
+    );
+    const model = recordingModel(turn([call.tool('refund', { amount: 10 })]), turn([call.finish()]));
+    const summary = await runtime.start(flow, { input: { text: 'refund me' }, model });
+    const invoked = ofType(await eventsOf(runtime, summary.runId), 'tool.invoked');
+    await runtime.close();
+    expect(summary.status).toBe('completed');
+    expect(sent).toEqual([]);
+    expect(invoked[0]).toMatchObject({ outcome: 'FAILED', errorCode: 'GUARD_ERROR', executed: false });
+    expect(toolText(model, 0)).toContain(
+      'Guard stuck failed while checking the call of refund: no answer within 150 ms',
+    );
+  });
+
   it('sees frozen copies of the arguments, the run input, the node and the evidence', async () => {
     const seen: unknown[] = [];
     const spy = defineGuard({
@@ -279,5 +304,9 @@ describe('defineGuard and createRuntime refuse bad guards', () => {
     expect(() => createRuntime({ guards: [{ name: 'c', codes: {}, before } as never] })).toThrow(
       'guards[0] is not a guard',
     );
+    // One guard instead of a list, or null: the same error class, saying what to write.
+    expect(() => createRuntime({ guards: a as never })).toThrow(GuardDefinitionError);
+    expect(() => createRuntime({ guards: a as never })).toThrow('guards must be a list of guards');
+    expect(() => createRuntime({ guards: null as never })).toThrow('not null');
   });
 });

@@ -109,6 +109,24 @@ describe('runFlow and the trace helpers', () => {
         execute: () => 1,
       }),
     ).toThrow(/inputSchema must be a zod 4 schema or a JSON Schema object/);
+    // A schema every call would fail on is a setup error, refused when the tool is defined.
+    const tool =
+      (inputSchema: Record<string, unknown>, execute: unknown = () => 1) =>
+      () =>
+        defineTool({ name: 'x', description: 'x', inputSchema, execute: execute as () => number });
+    expect(tool({ type: 'string' })).toThrow(
+      'defineTool: x: inputSchema must describe an object (type: object), not "string"',
+    );
+    expect(tool({ type: 'object', properties: { a: { type: 'foo' } } })).toThrow(
+      /defineTool: x: inputSchema is not a usable JSON Schema: /,
+    );
+    expect(tool({ type: 'object', properties: { a: { type: 'string', pattern: '([' } } })).toThrow(
+      /defineTool: x: inputSchema is not a usable JSON Schema: /,
+    );
+    expect(tool({ type: 'object', properties: { a: { $ref: '#/nope' } } })).toThrow(
+      /defineTool: x: inputSchema is not a usable JSON Schema: /,
+    );
+    expect(tool({ type: 'object' }, null)).toThrow('defineTool: x: execute must be a function');
   });
 });
 

@@ -146,7 +146,11 @@ export function isGuard(value: unknown): value is Guard {
  * Checks the guards a runtime is given: each made by `defineGuard` (and still valid), no two with the
  * same name, no code name or number used by two of them. Returns them in order; throws GuardDefinitionError.
  */
-export function checkGuards(guards: readonly unknown[]): readonly Guard[] {
+export function checkGuards(guards: unknown): readonly Guard[] {
+  if (!Array.isArray(guards))
+    throw new GuardDefinitionError(
+      `guards must be a list of guards made with defineGuard, not ${guards === null ? 'null' : typeof guards}: write guards: [myGuard]`,
+    );
   const names = new Set<string>();
   const codes = new Map<string, string>();
   const numbers = new Map<number, string>();

@@ -2,6 +2,7 @@ import { code, type RuntimeErrorCode } from '../../domain/error-codes.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import type { After, Check } from '../compose.js';
+import { limitsOf } from '../context.js';
 import type { ProducedCase } from '../produces.js';
 import type { CallOutcome, ParsedCall, SourcedCall } from '../stages.js';
 import {
@@ -119,7 +120,7 @@ async function consult(
 ): Promise<Observation | null> {
   let answer: unknown;
   try {
-    answer = await ask();
+    answer = await bounded(ask, limitsOf(ctx).toolTimeoutMs, ctx.services.signal);
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     ctx.services.logger.error('TOOL guard error', { guard: guard.name, tool: ctx.call.tool, error: detail });
@@ -134,6 +135,36 @@ async function consult(
     error: counted.problem,
   });
   return failure(ctx, guard, 'GUARD_VERDICT_INVALID', counted.problem, data);
+}
+
+/**
+ * A guard's answer, waited for as long as a tool call may take (the node's `toolTimeoutMs`) and no
+ * longer than the run: a guard that never answers fails the call instead of holding the run.
+ */
+async function bounded(
+  ask: () => unknown,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  const answer = ask();
+  if (typeof (answer as { then?: unknown } | null)?.then !== 'function') return answer;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${timeoutMs} ms (toolTimeoutMs)`)),
+      timeoutMs,
+    );
+    onAbort = () => reject(new Error('the run was stopped while the guard ran'));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([answer, stopped]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
+  }
 }
 
 function failure(

@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadExtensions } from '../../src/cli/extensions.js';
+import type { Parsed } from '../../src/cli/args.js';
+import { defineTool } from '../../src/tools/tool.js';
+import { defineGuard } from '../../src/tools/user-guards/define.js';
+
+// The modules below take their guard and tool from here, so that they need no built package.
+const shared = globalThis as { __extGuard?: unknown; __extTool?: unknown };
+shared.__extGuard = defineGuard({ name: 'no-refunds', codes: {}, before: () => undefined });
+shared.__extTool = defineTool({
+  name: 'lookup',
+  description: 'Looks up',
+  inputSchema: { type: 'object' },
+  execute: () => ({}),
+});
+
+const dir = mkdtempSync(join(tmpdir(), 'extensions-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function module(name: string, body: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, body);
+  return file;
+}
+
+const parsed = (values: { guards?: string[]; tools?: string[] }): Parsed => ({
+  values: values as Parsed['values'],
+  positionals: [],
+});
+
+describe('--guards and --tools modules', () => {
+  const mixed = module(
+    'mixed.mjs',
+    'export const guard = globalThis.__extGuard;\nexport const tool = globalThis.__extTool;\n',
+  );
+  const mixedList = module(
+    'mixed-list.mjs',
+    'export default [globalThis.__extTool, globalThis.__extGuard];\n',
+  );
+
+  it('refuses a guard in a module given only to --tools, and a tool in one given only to --guards', async () => {
+    await expect(loadExtensions(parsed({ tools: [mixed] }))).rejects.toThrow(
+      `--tools ${mixed}: export guard is a guard or holds one; pass the module with --guards ${mixed} too`,
+    );
+    await expect(loadExtensions(parsed({ guards: [mixedList] }))).rejects.toThrow(
+      `--guards ${mixedList}: the default export is a tool or holds one; pass the module with --tools ${mixedList} too`,
+    );
+  });
+
+  it('takes each kind under its own flag when a module holding both is given to both', async () => {
+    for (const file of [mixed, mixedList]) {
+      const loaded = await loadExtensions(parsed({ guards: [file], tools: [file] }));
+      expect(loaded.guards.map((g) => g.name)).toEqual(['no-refunds']);
+      expect(loaded.tools.map((t) => t.descriptor.name)).toEqual(['lookup']);
+    }
+  });
+});

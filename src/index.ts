@@ -48,6 +48,7 @@ export type {
 } from './model/model.js';
 export {
   defineTool,
+  ToolDefinitionError,
   type LocalTool,
   type DefineToolOptions,
   type DefineZodToolOptions,

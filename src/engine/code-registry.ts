@@ -12,6 +12,9 @@ import type { FlowRef } from './toolbox.js';
  * `createRuntime({ flows })` — a run stores its flow as data, without functions.
  */
 export class CodeRegistry {
+  /** @param cwd the folder a flow without one of its own imports its modules from (the runtime's `cwd`). */
+  constructor(private readonly cwd: string) {}
+
   private readonly inline = new Map<string, ReadonlyMap<string, CodeStep>>();
   private readonly whens = new Map<string, ReadonlyMap<number, EdgeCondition>>();
 
@@ -37,7 +40,7 @@ export class CodeRegistry {
   async resolve(ref: FlowRef, node: FlowNode): Promise<CodeStep | string> {
     const own = ref.code?.get(node.id) ?? this.inline.get(keyOf(ref.flow))?.get(node.id);
     if (own) return own;
-    if (node.module !== undefined) return importCodeStep(ref.dir ?? process.cwd(), node.module);
+    if (node.module !== undefined) return importCodeStep(ref.dir ?? this.cwd, node.module);
     return `the function of code node ${node.id} of flow ${ref.flow.id} (version ${String(ref.flow.version)}) is not known to this runtime; give the flow to createRuntime({ flows }) to resume its runs, then retry the run`;
   }
 }
@@ -48,10 +51,11 @@ function keyOf(flow: Pick<Flow, 'id' | 'version'>): string {
 
 /**
  * The registry of a runtime given `flows` (a flow written in code, or one `loadFlow` returned): their
- * code nodes' functions and function `when`s by flow id and version (`version` 1 when the flow object gives none).
+ * code nodes' functions and function `when`s by flow id and version (`version` 1 when the flow object gives none);
+ * modules of flows without a folder of their own are imported from `cwd`.
  */
-export function codeRegistryOf(flows: readonly object[]): CodeRegistry {
-  const registry = new CodeRegistry();
+export function codeRegistryOf(flows: readonly object[], cwd: string): CodeRegistry {
+  const registry = new CodeRegistry(cwd);
   for (const source of flows) {
     const loaded = source as {
       flow?: Flow;

@@ -56,7 +56,7 @@ export class Runtime {
     const config = runtimeConfig(options, env);
     this.fileBytes = config.maxFileBytes;
     const telemetry = options.telemetry ?? noopTelemetry;
-    this.code = codeRegistryOf(options.flows ?? []);
+    this.code = codeRegistryOf(options.flows ?? [], this.cwd);
     this.observers = new RunObservers(
       typeof telemetry === 'function' ? telemetry : () => Promise.resolve(telemetry),
     );

@@ -95,7 +95,8 @@ export function createServer(options: ServerOptions): ApiServer {
   let closing = false;
   const deps: ServerDeps = {
     runtime: options.runtime,
-    flows: options.flows ?? new FlowRegistry({ logger }),
+    flows:
+      options.flows ?? new FlowRegistry({ logger, clock: options.runtime.clock, cwd: options.runtime.cwd }),
     cache: new IdempotencyCache({ now: options.runtime.clock, ...options.idempotency }),
     background: new Background(logger),
     locks: new RunLocks(),

@@ -53,6 +53,10 @@ export interface FlowRegistryOptions {
   logger?: Logger;
   /** Limits of uploaded flows per tenant (default DEFAULT_FLOW_LIMITS). */
   limits?: Partial<FlowLimits>;
+  /** Milliseconds since the epoch, for `registeredAt` (the runtime's clock; default `Date.now`). */
+  clock?: () => number;
+  /** The folder relative paths resolve against without `dir` (the runtime's cwd; default the process's). */
+  cwd?: string;
 }
 
 /**
@@ -69,7 +73,7 @@ export class FlowRegistry {
   private readonly knownTools: string[];
 
   constructor(private readonly options: FlowRegistryOptions = {}) {
-    this.baseDir = resolve(options.dir ?? process.cwd());
+    this.baseDir = resolve(options.dir ?? options.cwd ?? process.cwd());
     this.knownTools = [...(options.knownTools ?? [])];
     this.limits = { ...DEFAULT_FLOW_LIMITS, ...options.limits };
   }
@@ -215,7 +219,7 @@ export class FlowRegistry {
       origin,
       ...(path ? { path } : {}),
       ...(tenant !== null ? { tenant } : {}),
-      registeredAt: new Date().toISOString(),
+      registeredAt: new Date((this.options.clock ?? Date.now)()).toISOString(),
     };
     const before = this.flows.get(key(tenant, flow.id));
     if (before)

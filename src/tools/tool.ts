@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { JsonSchema, ToolDescriptor } from '../domain/tool.js';
 import { compileSchema } from '../domain/schema-engine.js';
+import { AgentRuntimeError, type AgentRuntimeErrorOptions } from '../domain/agent-runtime-error.js';
 
 export type { JsonSchema, ToolDescriptor, ToolKind } from '../domain/tool.js';
 
@@ -25,6 +26,18 @@ export interface LocalToolContext {
 export interface LocalTool<Args = Record<string, unknown>> {
   readonly descriptor: ToolDescriptor;
   execute(args: Args, context: LocalToolContext): unknown;
+}
+
+/**
+ * A local tool that cannot be used, thrown by `defineTool` when it is defined (a setup error, never
+ * an observation): its message names the tool and what is wrong with it.
+ */
+export class ToolDefinitionError extends AgentRuntimeError {
+  declare readonly code: 'TOOL_DEFINITION_INVALID';
+
+  constructor(message: string, options?: AgentRuntimeErrorOptions) {
+    super('TOOL_DEFINITION_INVALID', message, options);
+  }
 }
 
 /** Options of `defineTool` with a JSON Schema: the arguments are typed by `Args` (not checked against it). */
@@ -62,18 +75,18 @@ export function defineTool(
   options: DefineToolOptions<unknown> | DefineZodToolOptions<z.ZodType>,
 ): LocalTool<unknown> {
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(options.name)) {
-    throw new Error(
+    throw new ToolDefinitionError(
       `defineTool: invalid tool name ${JSON.stringify(options.name)} (letters, digits, _ . - only)`,
     );
   }
   const zod = isZodSchema(options.inputSchema) ? options.inputSchema : null;
   if (zod === null && !isJsonSchemaObject(options.inputSchema)) {
-    throw new Error(
+    throw new ToolDefinitionError(
       `defineTool: ${options.name}: inputSchema must be a zod 4 schema or a JSON Schema object`,
     );
   }
   if (typeof options.execute !== 'function')
-    throw new Error(`defineTool: ${options.name}: execute must be a function`);
+    throw new ToolDefinitionError(`defineTool: ${options.name}: execute must be a function`);
   const execute: (args: unknown, context: LocalToolContext) => unknown = options.execute;
   const inputSchema = zod ? jsonSchemaOf(options.name, zod) : (options.inputSchema as JsonSchema);
   checkArgumentSchema(options.name, inputSchema);
@@ -97,14 +110,14 @@ export function defineTool(
 function checkArgumentSchema(name: string, schema: JsonSchema): void {
   const type = (schema as { type?: unknown }).type;
   if (type !== undefined && type !== 'object')
-    throw new Error(
+    throw new ToolDefinitionError(
       `defineTool: ${name}: inputSchema must describe an object (type: object), not ${JSON.stringify(type)}: a tool's arguments are one JSON object`,
     );
   try {
     compileSchema(schema, { profile: 'tool' });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(
+    throw new ToolDefinitionError(
       `defineTool: ${name}: inputSchema is not a usable JSON Schema: ${message.split('\n')[0]}`,
       { cause: error },
     );
@@ -131,7 +144,7 @@ function jsonSchemaOf(name: string, schema: z.ZodType): JsonSchema {
   try {
     json = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' });
   } catch (error) {
-    throw new Error(
+    throw new ToolDefinitionError(
       `defineTool: ${name}: the zod schema has no JSON Schema form: ${(error as Error).message}`,
       { cause: error },
     );

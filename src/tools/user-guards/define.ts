@@ -3,6 +3,7 @@ import { isUserCodeNumber, USER_CODE_RANGE } from '../../domain/guard-codes.js';
 import type { Locale } from '../../domain/locale.js';
 import type { EvidenceRecord } from '../../records/run-state.js';
 import type { GuardVerdict } from './verdict.js';
+import { AgentRuntimeError } from '../../domain/agent-runtime-error.js';
 
 // A user interceptor (docs/interceptors.md): a named guard with its own codes, asked about every call
 // of a real tool before it is sent (`before`) and about every successful result (`after`).
@@ -103,8 +104,12 @@ export interface Guard {
 const GUARD: unique symbol = Symbol.for('g2rain-agent-runtime.guard') as never;
 
 /** A guard or a list of guards that cannot be used: thrown by `defineGuard` and `createRuntime`. */
-export class GuardDefinitionError extends Error {
-  override readonly name = 'GuardDefinitionError';
+export class GuardDefinitionError extends AgentRuntimeError {
+  declare readonly code: 'GUARD_DEFINITION_INVALID';
+
+  constructor(message: string) {
+    super('GUARD_DEFINITION_INVALID', message);
+  }
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

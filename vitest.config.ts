@@ -1,10 +1,11 @@
+import { globSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The fast lane (`npm run test:unit`): suites that run in-process, with at most a short-lived MCP
- * server child. Everything else — the CLI and `serve` as subprocesses, crash and race trials, the
- * console in Chromium, the package install, PostgreSQL scale-out — runs in the `process` project,
- * the slow suites of the unit folders in `slow`; `npm test` runs all three.
+ * The fast lane (`npm run test:unit`): suites of these folders that run wholly in this process.
+ * Everything else — the CLI and `serve` as subprocesses, crash and race trials, the console in
+ * Chromium, the package install, PostgreSQL scale-out — runs in the `process` project; suites of these
+ * folders that start a child process or PGlite run in `slow`. `npm test` runs all three.
  */
 const unit = [
   'test/domain/**/*.test.ts',
@@ -24,19 +25,33 @@ const unit = [
   'test/delegation/**/*.test.ts',
   'test/context/**/*.test.ts',
 ];
+
 /**
- * Slow suites inside the unit folders (several seconds each: many child processes or 200-round runs),
- * and the suites that run PGlite: its WebAssembly, torn down with a worker thread, once aborted V8
- * (`UnregisterWasmAllocation`) and with it the whole threads pool; in a fork it can take only its file.
+ * What makes a suite of the unit folders slow, found in its text so that the lanes never drift from
+ * the suites: a child process (an MCP server over stdio — a flow's `command`, the test helpers' servers,
+ * the official reference servers —, `child_process`, a store child), or PGlite (its WebAssembly, torn down
+ * with a worker thread, once aborted V8 and with it the whole threads pool; in a fork it takes only its
+ * file). A slow suite's time depends on how busy the machine is; the fast lane's must not.
  */
-const slowInUnitFolders = [
-  'test/store/postgres-pglite.test.ts',
-  'test/runtime/seams.test.ts',
-  'test/mcp/connection.test.ts',
-  'test/mcp/conformance.test.ts',
-  'test/mcp/protocol.test.ts',
-  'test/context/long-run-provider.test.ts',
-];
+const STARTS_A_PROCESS_OR_PGLITE = new RegExp(
+  [
+    'child_process',
+    'StdioClientTransport',
+    String.raw`command:\s*['"]?node\b`,
+    String.raw`process\.execPath`,
+    String.raw`helpers/(?:demo|cancel|oauth)-server`,
+    'env-probe',
+    String.raw`server-(?:everything|filesystem|memory)`,
+    'spawnStoreChild',
+    'pglite',
+    String.raw`corpus\.js`,
+  ].join('|'),
+  'i',
+);
+
+const slowInUnitFolders = unit
+  .flatMap((pattern) => globSync(pattern))
+  .filter((file) => STARTS_A_PROCESS_OR_PGLITE.test(readFileSync(file, 'utf8')));
 
 export default defineConfig({
   test: {

@@ -33,6 +33,8 @@ const PLANS = {
     elicitation: 'defaults',
   },
   'sse-retry': { calls: [{ tool: 'test_reconnection', args: {} }] },
+  'request-metadata': { calls: [] },
+  'http-standard-headers': { calls: [{ tool: 'test_headers', args: {} }] },
   // The first call is refused 403 insufficient_scope: the run fails TOOLS_UNAUTHORIZED, the person
   // authorizes the wider scope (`mcp login`), and `retry` asks the model again, which calls again.
   'auth/scope-step-up': {

@@ -35,6 +35,17 @@ function mcpBehaviourKeys() {
       .describe(
         "Default false: the server's `sampling/createMessage` is refused. true: it is answered by the calling node's model, traced as sampling.requested and sampling.completed.",
       ),
+    protocol: z
+      .union([
+        z.enum(['auto', 'legacy']),
+        z
+          .string()
+          .regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'expected auto, legacy or a revision such as 2026-07-28' }),
+      ])
+      .optional()
+      .describe(
+        'Protocol revision. auto (default for HTTP servers): ask `server/discover` first and use the 2026-07-28 revision when the server speaks it, else the 2025 `initialize` handshake; legacy (default for stdio servers): the 2025 handshake only; a revision such as 2026-07-28: exactly that one, no fallback.',
+      ),
     elicitation: z
       .enum(['ask', 'defaults'])
       .optional()

@@ -14,7 +14,7 @@ import {
   isUnauthorized,
   McpError,
 } from './errors.js';
-import { clientCapabilities, readStderr, serveRoots, trackSends, type SendTracker } from './session-setup.js';
+import { newClient, readStderr, serveRoots, trackSends, type SendTracker } from './session-setup.js';
 import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { askable, serveElicitation, type ElicitingCall } from './elicitation.js';
 import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
@@ -271,7 +271,7 @@ class SdkMcpConnection implements McpConnection {
       this.logger.debug('MCP stderr', { server: this.serverId, line }),
     );
     const config = this.options.config;
-    const client = new Client(CLIENT_INFO, { capabilities: clientCapabilities(config) });
+    const client = newClient(config);
     const tools = new ToolListWatch(() => this.relistTools());
     client.setNotificationHandler('notifications/tools/list_changed', () => tools.notified());
     serveRoots(client, config);
@@ -315,6 +315,8 @@ class SdkMcpConnection implements McpConnection {
       server: this.serverId,
       endpoint: handle.endpoint,
       pid: session.pid ?? undefined,
+      protocolVersion: client.getNegotiatedProtocolVersion(),
+      era: client.getProtocolEra(),
     });
     return session;
   }

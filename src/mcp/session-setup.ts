@@ -1,6 +1,12 @@
-import type { Client, ClientCapabilities, Transport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type ClientCapabilities,
+  type Transport,
+  type VersionNegotiationOptions,
+} from '@modelcontextprotocol/client';
+import { CLIENT_INFO } from './client-info.js';
 import { createInterface } from 'node:readline';
-import type { McpServerConfig } from '../domain/flow.js';
+import { isStdioServer, type McpServerConfig } from '../domain/flow.js';
 import type { TransportHandle } from './transport.js';
 
 /** Lines of a stdio server's stderr kept for the messages of a failed connection. */
@@ -28,6 +34,26 @@ export function clientCapabilities(config: McpServerConfig): ClientCapabilities 
     elicitation: { form: {}, url: {} },
     ...(config.sampling === true ? { sampling: {} } : {}),
   };
+}
+
+/** The SDK client of one session with a server: its capabilities and how it picks the revision. */
+export function newClient(config: McpServerConfig): Client {
+  return new Client(CLIENT_INFO, {
+    capabilities: clientCapabilities(config),
+    versionNegotiation: versionNegotiation(config),
+  });
+}
+
+/**
+ * How the client picks the protocol revision (docs/mcp.md, "Protocol revisions"): the entry's
+ * `protocol`, else `auto` for HTTP servers (a `server/discover` probe, then the 2025 `initialize`
+ * handshake when the server does not answer it as a 2026-07-28 server) and `legacy` for stdio servers —
+ * the SDK probes a stdio server in a second, short-lived process started with the same command, which
+ * costs a start and repeats whatever the server does when it starts.
+ */
+export function versionNegotiation(config: McpServerConfig): VersionNegotiationOptions {
+  const chosen = config.protocol ?? (isStdioServer(config) ? 'legacy' : 'auto');
+  return chosen === 'auto' || chosen === 'legacy' ? { mode: chosen } : { mode: { pin: chosen } };
 }
 
 /** Answers the server's `roots/list` with the flow's roots for it (only registered when it has some). */

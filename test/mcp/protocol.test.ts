@@ -135,8 +135,18 @@ describe('permanent failures are named', () => {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         const message = JSON.parse(body || '{}') as { id?: number; method?: string };
-        if (message.method !== 'initialize') return void res.writeHead(202).end();
+        // A 2025 server: a request it does not know (the 2026 `server/discover` probe) is an error,
+        // a notification is accepted.
+        if (message.method !== 'initialize' && message.id === undefined) return void res.writeHead(202).end();
         res.writeHead(200, { 'content-type': 'application/json' });
+        if (message.method !== 'initialize')
+          return void res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: { code: -32601, message: 'Method not found' },
+            }),
+          );
         res.end(
           JSON.stringify({
             jsonrpc: '2.0',

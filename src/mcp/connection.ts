@@ -19,7 +19,6 @@ import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { askable, serveElicitation, type ElicitingCall } from './elicitation.js';
 import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
 import { createTransport, type TransportHandle } from './transport.js';
-import { CLIENT_INFO } from './client-info.js';
 import { ToolListWatch } from './tool-list-watch.js';
 import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
 import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';

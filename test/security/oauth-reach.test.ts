@@ -190,6 +190,18 @@ describe('hosts reached for flows sent over HTTP', () => {
     if (ours) expect(JSON.stringify(run)).toMatch(/not allowed for this flow \(serve --allow-mcp-host\)/);
   });
 
+  it('sends a person-authorized (authorization_code) flow to no host not allowed either', async () => {
+    protectedMcp(mcp, [evil.url]);
+    evil.hits.length = 0;
+    const flow = flowWith({ grant: 'authorization_code', clientSecret: '${OAR_PLANTED}' });
+    const started = await target.call('POST', '/v1/runs', { token: SEC.admin, json: { flow, input: 'x' } });
+    const { runId } = (await started.json()) as { runId: string };
+    const run = await settled(runId);
+    expect(run.status).toBe('failed');
+    expect(evil.hits).toEqual([]);
+    expect(JSON.stringify(run)).toMatch(/not allowed for this flow/);
+  });
+
   it('still reaches an authorization server on an allowed host', async () => {
     protectedMcp(mcp, [mcp.url]);
     let tokenAsked = 0;

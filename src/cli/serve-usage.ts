@@ -50,9 +50,9 @@ what a request may make the server do (default: nothing; docs/security.md):
   --scripted-models DIR      accept scripted: models named by requests, only files inside DIR
   --allow-stdio COMMAND      a command stdio MCP servers of flows sent over HTTP may run (exact match; repeatable)
   --allow-mcp-host HOST      a host (any port) or HOST:PORT HTTP MCP servers of flows sent over HTTP
-                             may be on (repeatable)
+                             may be on, and every host contacted for them (OAuth, redirects; repeatable)
   --allow-env VAR            a server environment variable flows sent over HTTP may reference as \${VAR}
-                             in an MCP server's env or headers (repeatable); others are refused
+                             in an MCP server's env, headers or auth secrets (repeatable); others are refused
   --allow-stdio-env NAME     a variable flows sent over HTTP may set in a stdio MCP server's env
                              (repeatable; others are refused; loader hooks such as NODE_OPTIONS never)
   --max-streams-per-token N  event streams one token may hold open at once (default 16; 429 beyond)

@@ -146,6 +146,12 @@ export const HttpServerSchema = z
     url: z.url(),
     headers: z.record(z.string(), z.string()).optional(),
     auth: McpAuthSchema.optional(),
+    allowHosts: z
+      .array(text)
+      .optional()
+      .describe(
+        'Hosts (HOST, or HOST:PORT) every request for this server may go to: the MCP URL, the authorization server, token and registration endpoints, the identity provider, each redirect hop. Default: any. `serve` sets it to its --allow-mcp-host list on flows sent over HTTP.',
+      ),
     connectTimeoutMs: positive.optional(),
     ...mcpBehaviourKeys(),
   })

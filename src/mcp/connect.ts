@@ -2,6 +2,7 @@ import { auth as authorize } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../domain/flow.js';
 import { expandEnvRefs } from './env-refs.js';
 import { McpError } from './errors.js';
+import { fetchForServer } from './guarded-fetch.js';
 import { attempt } from './login.js';
 import { StoredOAuthProvider } from './oauth.js';
 import type { McpCredentialStore } from './token-store.js';
@@ -74,6 +75,7 @@ export async function startConnect(target: ConnectTarget): Promise<ConnectStart>
       serverUrl: new URL(target.config.url),
       scope: stepUp,
       forceReauthorization: true,
+      fetchFn: fetchForServer(target.config, target.serverId),
     });
   const url = shown as URL | null;
   const state = url?.searchParams.get('state') ?? null;
@@ -110,6 +112,7 @@ export async function finishConnect(target: ConnectTarget, finish: ConnectFinish
   const done = await authorize(provider, {
     serverUrl: new URL(target.config.url),
     authorizationCode: finish.code,
+    fetchFn: fetchForServer(target.config, target.serverId),
     ...(finish.scope === undefined ? {} : { scope: finish.scope }),
     ...(finish.iss === undefined ? {} : { iss: finish.iss }),
   });

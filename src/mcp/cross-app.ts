@@ -2,6 +2,7 @@ import {
   CrossAppAccessProvider,
   discoverAndRequestJwtAuthGrant,
   requestJwtAuthorizationGrant,
+  type FetchLike,
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
 import type { McpAuthConfig } from '../domain/flow.js';
@@ -14,9 +15,14 @@ import { expandEnvRefs } from './env-refs.js';
  * exchange, requested token type ID-JAG, audience the authorization server, resource the MCP
  * server), and that grant for an access token at the authorization server (RFC 7523 JWT bearer,
  * client_secret_basic). No person is asked; tokens stay in this process's memory. `${VAR}` references
- * in the secrets and the ID token are read from the environment here.
+ * in the secrets and the ID token are read from the environment here. Every request (the IdP's, the
+ * authorization server's) goes through `fetchFn` (the server entry's guarded fetch).
  */
-export function crossAppAccessProvider(auth: McpAuthConfig): OAuthClientProvider {
+export function crossAppAccessProvider(
+  auth: McpAuthConfig,
+  fetchFn: FetchLike,
+  env: NodeJS.ProcessEnv = process.env,
+): OAuthClientProvider {
   const idp = auth.idp;
   if (!idp || auth.clientId === undefined)
     throw new Error('grant cross_app_access needs `idp` and `clientId` (the flow schema checks it)');
@@ -27,8 +33,10 @@ export function crossAppAccessProvider(auth: McpAuthConfig): OAuthClientProvider
       idToken: idp.idToken,
     },
     'auth',
+    env,
   );
   return new CrossAppAccessProvider({
+    fetchFn,
     ...(auth.issuer === undefined ? {} : { expectedIssuer: auth.issuer }),
     clientId: auth.clientId,
     clientSecret: secrets.clientSecret ?? '',

@@ -2,9 +2,11 @@ import {
   discoverOAuthProtectedResourceMetadata,
   discoverOAuthServerInfo,
   IssuerMismatchError,
+  type FetchLike,
 } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../domain/flow.js';
 import { causeChain } from './errors.js';
+import { fetchForServer } from './guarded-fetch.js';
 import type { McpAuthContext } from './oauth.js';
 
 /**
@@ -32,8 +34,9 @@ export async function adoptLegacyAuthorizationServer(
     (e): e is IssuerMismatchError => e instanceof IssuerMismatchError && e.kind === 'metadata',
   );
   if (!mismatch || (mismatch.expected !== origin && mismatch.expected !== serverUrl.origin)) return false;
-  if (await hasResourceMetadata(serverUrl)) return false;
-  const info = await discoverOAuthServerInfo(serverUrl, { skipIssuerMetadataValidation: true });
+  const fetchFn = fetchForServer(config);
+  if (await hasResourceMetadata(serverUrl, fetchFn)) return false;
+  const info = await discoverOAuthServerInfo(serverUrl, { skipIssuerMetadataValidation: true, fetchFn });
   if (!info.authorizationServerMetadata) return false;
   const stored = auth.store.read(auth.tenant, config.url);
   auth.store.write(auth.tenant, config.url, {
@@ -46,9 +49,9 @@ export async function adoptLegacyAuthorizationServer(
   return true;
 }
 
-async function hasResourceMetadata(serverUrl: URL): Promise<boolean> {
+async function hasResourceMetadata(serverUrl: URL, fetchFn: FetchLike): Promise<boolean> {
   try {
-    await discoverOAuthProtectedResourceMetadata(serverUrl);
+    await discoverOAuthProtectedResourceMetadata(serverUrl, undefined, fetchFn);
     return true;
   } catch {
     // No protected resource metadata at the well-known locations (or none readable): a 2025-03-26 server.

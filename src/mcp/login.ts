@@ -4,12 +4,14 @@ import {
   auth as authorize,
   Client,
   StreamableHTTPClientTransport,
+  type FetchLike,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../domain/flow.js';
 import { CLIENT_INFO } from './client-info.js';
 import { expandEnvRefs } from './env-refs.js';
 import { McpError } from './errors.js';
+import { fetchForServer } from './guarded-fetch.js';
 import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { DEFAULT_REDIRECT_PATH, StoredOAuthProvider } from './oauth.js';
 import type { McpCredentialStore } from './token-store.js';
@@ -71,7 +73,12 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
     if (first.tools !== null && stepUp === undefined) return { authorized: false, tools: first.tools };
     const serverUrl = new URL(options.config.url);
     if (stepUp !== undefined)
-      await authorize(provider, { serverUrl, scope: stepUp, forceReauthorization: true });
+      await authorize(provider, {
+        serverUrl,
+        scope: stepUp,
+        forceReauthorization: true,
+        fetchFn: fetchForServer(options.config),
+      });
     const params = await loopback.callback(options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
     const refused = params.get('error');
     if (refused !== null || !provider.stateMatches(params.get('state')))
@@ -83,7 +90,7 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
         { serverId: options.serverId },
       );
     if (stepUp === undefined) await first.transport.finishAuth(params);
-    else await finishStepUp(provider, serverUrl, stepUp, params);
+    else await finishStepUp(provider, serverUrl, stepUp, params, fetchForServer(options.config));
     provider.clearRequired();
     const second = await attempt(options, provider);
     if (second.tools === null)
@@ -102,13 +109,20 @@ async function finishStepUp(
   serverUrl: URL,
   scope: string,
   params: URLSearchParams,
+  fetchFn: FetchLike,
 ): Promise<void> {
   const code = params.get('code');
   const iss = params.get('iss') ?? undefined;
   const done =
     code === null
       ? 'REDIRECT'
-      : await authorize(provider, { serverUrl, scope, authorizationCode: code, ...(iss ? { iss } : {}) });
+      : await authorize(provider, {
+          serverUrl,
+          scope,
+          authorizationCode: code,
+          fetchFn,
+          ...(iss ? { iss } : {}),
+        });
   if (done !== 'AUTHORIZED')
     throw new McpError('UNAUTHORIZED', `the authorization at ${serverUrl.href} brought no token`);
 }
@@ -125,6 +139,7 @@ export async function attempt(
   const headers = options.config.headers ? expandEnvRefs(options.config.headers, 'headers') : undefined;
   const transport = new StreamableHTTPClientTransport(new URL(options.config.url), {
     authProvider: provider,
+    fetch: fetchForServer(options.config),
     ...(headers ? { requestInit: { headers } } : {}),
   });
   const client = new Client(CLIENT_INFO, { capabilities: {} });

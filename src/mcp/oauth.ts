@@ -13,6 +13,7 @@ import {
 import type { HttpServerConfig, McpAuthConfig } from '../domain/flow.js';
 import { crossAppAccessProvider } from './cross-app.js';
 import { expandEnvRefs } from './env-refs.js';
+import { fetchForServer } from './guarded-fetch.js';
 import type { McpCredentials, McpCredentialStore } from './token-store.js';
 import { CLIENT_NAME } from './client-info.js';
 
@@ -45,7 +46,7 @@ export function authProviderFor(
 ): OAuthClientProvider | null {
   const auth = config.auth;
   if (!auth) return null;
-  if (auth.grant === 'cross_app_access') return crossAppAccessProvider(auth);
+  if (auth.grant === 'cross_app_access') return crossAppAccessProvider(auth, fetchForServer(config), env);
   const secrets = expandEnvRefs(
     {
       ...(auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret }),

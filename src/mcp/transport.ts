@@ -13,6 +13,7 @@ import {
   type StdioServerConfig,
 } from '../domain/flow.js';
 import { expandEnvRefs } from './env-refs.js';
+import { fetchForServer } from './guarded-fetch.js';
 import { authProviderFor, type McpAuthContext } from './oauth.js';
 
 /** The spawn parameters of a stdio server, after the flow's defaults are applied. */
@@ -98,6 +99,7 @@ function sseTransport(
   const headers = config.headers ? expandEnvRefs(config.headers, 'headers', env) : undefined;
   // Deprecated in the SDK, kept there for servers still on the 2024-11-05 transport.
   const transport = new SSEClientTransport(new URL(config.url), {
+    fetch: fetchForServer(config),
     ...(headers ? { requestInit: { headers } } : {}),
     ...(authProvider ? { authProvider } : {}),
   });
@@ -143,6 +145,7 @@ function httpTransport(
 ): TransportHandle {
   const authProvider = auth ? authProviderFor(config, auth, env) : null;
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+    fetch: fetchForServer(config),
     requestInit: config.headers ? { headers: expandEnvRefs(config.headers, 'headers', env) } : undefined,
     ...(authProvider ? { authProvider } : {}),
   });

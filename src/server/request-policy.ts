@@ -1,9 +1,9 @@
 import { isStdioServer, type Flow, type StdioServerConfig } from '../domain/flow.js';
 import { confinedPath, InputFileError } from '../fs/input-file.js';
-import { envRefNames } from '../mcp/env-refs.js';
 import { parseModelName } from '../model/resolve.js';
 import { ApiError } from './errors.js';
 import { regexProblems } from './flow-regexes.js';
+import { authHostProblems, confineHosts, endpointOf, envRefProblems, hostAllowed } from './request-reach.js';
 
 /**
  * What a request may make the server do on its host: which scripted model files it may name, which
@@ -79,13 +79,16 @@ export function requestModel(spec: string, policy: RequestPolicy, where = 'model
 /**
  * Checks a flow that came over HTTP (inline or uploaded) against the policy and confines it: each stdio
  * MCP server's command must be allowed by `--allow-stdio`, each HTTP MCP server's http(s) URL by
- * `--allow-mcp-host` (host, or host and port); a stdio server may not set `cwd` or `inheritEnv: true`,
- * and only `env` variables allowed by `--allow-stdio-env`; `${VAR}` in its servers' `env`/`headers`
- * may name only variables allowed by `--allow-env`; it may not declare model `providers` (their keys
+ * `--allow-mcp-host` (host, or host and port), and so must the identity provider and authorization
+ * server its `auth` names; a stdio server may not set `cwd` or `inheritEnv: true`, and only `env`
+ * variables allowed by `--allow-stdio-env`; `${VAR}` anywhere in its servers' entries (`env`,
+ * `headers`, `auth` secrets) may name only variables allowed by `--allow-env`; it may not declare model `providers` (their keys
  * come from the server's environment); its `model` follows `requestModel`; each regex it carries
  * (schema patterns, JSONata regex literals) must run in linear time (`regexProblems`). Throws ApiError
  * 400 FLOW_INVALID listing every refusal. A flow that passes has each stdio server set to
- * `inheritEnv: false` (in place: it starts with a minimal environment, never the server's secrets) and
+ * `inheritEnv: false` (in place: it starts with a minimal environment, never the server's secrets),
+ * each HTTP server's `allowHosts` set to the `--allow-mcp-host` list (every request made for it, and
+ * each redirect hop, is held to it, `confineHosts`) and
  * `sandboxExpressions: true` (its JSONata runs in a worker with a memory ceiling and a deadline), which
  * is how it is registered, persisted with its runs and shown.
  */
@@ -100,10 +103,11 @@ export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
     const endpoint = endpointOf(server.url);
     if (endpoint === null)
       problems.push(`mcpServers.${id}: ${JSON.stringify(server.url)} is not an http or https URL`);
-    else if (!policy.allowMcpHosts.has(endpoint.host) && !policy.allowMcpHosts.has(endpoint.hostPort))
+    else if (!hostAllowed(endpoint, policy.allowMcpHosts))
       problems.push(
         `mcpServers.${id}: host ${JSON.stringify(endpoint.hostPort)} is not allowed for flows sent over HTTP; the server admits only hosts (HOST, or HOST:PORT) given with --allow-mcp-host`,
       );
+    problems.push(...authHostProblems(id, server, policy));
   }
   for (const id of Object.keys(flow.providers ?? {})) {
     problems.push(
@@ -125,6 +129,7 @@ export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
     );
   if (problems.length > 0) throw new ApiError(400, 'FLOW_INVALID', 'the flow is not allowed here', problems);
   for (const server of Object.values(flow.mcpServers)) if (isStdioServer(server)) server.inheritEnv = false;
+  confineHosts(flow, policy);
   flow.sandboxExpressions = true;
 }
 
@@ -303,30 +308,4 @@ export function hookedEnvKey(key: string): boolean {
   return HOOKED_ENV_PREFIXES.some((prefix) => upper.startsWith(prefix.toUpperCase()));
 }
 
-/** One problem per `${VAR}` of a server's `env` (stdio) or `headers` (HTTP) that `--allow-env` does not allow. */
-function envRefProblems(id: string, server: Flow['mcpServers'][string], policy: RequestPolicy): string[] {
-  const [field, values] = isStdioServer(server) ? ['env', server.env] : ['headers', server.headers];
-  return envRefNames(values)
-    .filter((name) => !policy.allowEnv.has(name))
-    .map(
-      (name) =>
-        `mcpServers.${id}.${field}: references the server's environment variable ${name} as \${${name}}; flows sent over HTTP may reference only variables given with --allow-env`,
-    );
-}
-
-/**
- * The host (lower case, IPv6 in brackets) and `host:port` (the scheme's default port when the URL
- * names none) of an http or https URL; null for anything else.
- */
-export function endpointOf(url: string): { host: string; hostPort: string } | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
-  const host = parsed.hostname.toLowerCase();
-  const port = parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
-  return { host, hostPort: `${host}:${port}` };
-}
+export { endpointOf } from './request-reach.js';

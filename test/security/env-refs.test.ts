@@ -71,7 +71,7 @@ describe('environment references in flows sent over HTTP', () => {
     );
     expect(error).toMatchObject({ status: 400, code: 'FLOW_INVALID' });
     expect(error.problems?.join('\n')).toMatch(
-      /mcpServers\.remote\.headers: references the server's environment variable SEC_DATABASE_URL .*--allow-env/,
+      /mcpServers\.remote\.headers\.X-Leak: references the server's environment variable SEC_DATABASE_URL .*--allow-env/,
     );
     expect(JSON.stringify(error)).not.toContain('CANARY');
     expect(received.join('\n')).not.toContain('CANARY');
@@ -85,8 +85,8 @@ describe('environment references in flows sent over HTTP', () => {
       const error = await errorOf(await strict.call('POST', '/v1/flows', { token, json: flow }));
       expect(error).toMatchObject({ status: 400, code: 'FLOW_INVALID' });
       const problems = error.problems?.join('\n') ?? '';
-      expect(problems).toMatch(/mcpServers\.local\.env: .*variable SEC_DATABASE_URL/);
-      expect(problems).toMatch(/mcpServers\.local\.env: .*variable HOME/);
+      expect(problems).toMatch(/mcpServers\.local\.env\.A: .*variable SEC_DATABASE_URL/);
+      expect(problems).toMatch(/mcpServers\.local\.env\.B: .*variable HOME/);
     }
     const yaml = [
       'id: exfil',

@@ -61,6 +61,7 @@ export async function mcpServe(argv: string[]): Promise<number> {
           drive: (_runId, call) => call(() => undefined),
           consoleUrl: (runId) => (consoleUrl === null ? null : `${consoleUrl}/runs/${runId}`),
           elicit,
+          logger,
         }),
       }),
     { onerror: (error) => logger.warn('MCP SERVE stdio error', { error: error.message }) },

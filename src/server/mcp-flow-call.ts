@@ -1,4 +1,5 @@
 import type { LoadedFlow } from '../flow/load.js';
+import type { Logger } from '../log/logger.js';
 import { validateRunInput } from '../flow/input.js';
 import type { RunSummary } from '../records/summary.js';
 import type { FollowUpPending, RunSuspension } from '../records/pending.js';
@@ -45,7 +46,17 @@ export interface FlowCallHost {
   readonly elicit: ((form: ElicitForm) => Promise<ElicitAnswer>) | null;
   /** The model of a run started by the flow (undefined: the flow's own). */
   model?(loaded: LoadedFlow): string | undefined;
+  /**
+   * How long a call waits for the run to stop before it answers `running` with the run id (the run
+   * goes on; run_status gives its result). Default DEFAULT_CALL_WAIT_MS.
+   */
+  readonly waitMs?: number;
+  /** Told of a run that failed to be driven after its call stopped waiting (nobody awaits it then). */
+  readonly logger?: Logger;
 }
+
+/** How long a call waits for its run by default: under the 60 s request timeout of common clients. */
+export const DEFAULT_CALL_WAIT_MS = 45_000;
 
 /** Bad arguments to a flow tool: the client gets them as a tool error, nothing was started. */
 export function inputProblems(loaded: LoadedFlow, args: Record<string, unknown>): string[] {
@@ -65,7 +76,7 @@ export async function callFlow(
 ): Promise<FlowCallResult> {
   const input = runInputOf(loaded.flow, args);
   const model = host.model?.(loaded);
-  const started = await host.drive(null, (onAccepted) =>
+  const started = await driveWithin(host, null, (onAccepted) =>
     host.runtime.start(loaded, {
       input: input as Record<string, unknown>,
       tenant: host.caller.tenant,
@@ -103,7 +114,7 @@ async function askClient(
     if (answer.action === 'cancel') return null;
     const approve = answer.action === 'accept' && answer.content?.decision === 'approve';
     const comment = typeof answer.content?.comment === 'string' ? answer.content.comment : null;
-    return host.drive(runId, (onAccepted) =>
+    return driveWithin(host, runId, (onAccepted) =>
       approve
         ? host.runtime.approve(runId, { ...options, comment, onAccepted })
         : host.runtime.reject(runId, { ...options, comment, onAccepted }),
@@ -116,13 +127,15 @@ async function askClient(
   if (pending.elicitation) {
     // An MCP server's question inside the run: its answer goes back as that server's form.
     const text = answer.action === 'accept' ? JSON.stringify(answer.content ?? {}) : '';
-    return host.drive(runId, (onAccepted) =>
+    return driveWithin(host, runId, (onAccepted) =>
       host.runtime.answer(runId, text, { ...options, action: answer.action, onAccepted }),
     );
   }
   if (answer.action !== 'accept' || typeof answer.content?.answer !== 'string') return null;
   const text = answer.content.answer;
-  return host.drive(runId, (onAccepted) => host.runtime.answer(runId, text, { ...options, onAccepted }));
+  return driveWithin(host, runId, (onAccepted) =>
+    host.runtime.answer(runId, text, { ...options, onAccepted }),
+  );
 }
 
 function approvalForm(pending: z.infer<typeof ApprovalPendingSchema>): ElicitForm {
@@ -184,4 +197,35 @@ export async function runStatus(
     summary = await host.runtime.status(runId);
   }
   return settle(host, summary);
+}
+
+/**
+ * `host.drive`, waiting at most `host.waitMs` for the run to stop: after that, the run's current
+ * summary (`running`), while it goes on being driven.
+ */
+async function driveWithin(
+  host: FlowCallHost,
+  runId: string | null,
+  call: AcceptingCall,
+): Promise<RunSummary> {
+  const seen: { accepted: RunSummary | null } = { accepted: null };
+  const final = host.drive(runId, (onAccepted) =>
+    call((summary) => {
+      seen.accepted = summary;
+      onAccepted(summary);
+    }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), host.waitMs ?? DEFAULT_CALL_WAIT_MS);
+  });
+  const first = await Promise.race([final, timeout]).finally(() => clearTimeout(timer));
+  if (first !== null) return first;
+  // Nobody awaits the drive any more: its failure is logged (the run's status says what happened).
+  void final.catch((error: unknown) =>
+    host.logger?.error('MCP SERVE driving a run failed after its call answered', { error }),
+  );
+  const accepted = seen.accepted;
+  if (accepted === null) return final;
+  return host.runtime.status(accepted.runId);
 }

@@ -15,11 +15,16 @@ import { hasRole, type Principal, type TokenEntry } from './tokens.js';
 /** Most MCP sessions the server holds open at once (a new one beyond is refused with 503). */
 export const MAX_MCP_SESSIONS = 1000;
 
+/** A session unused this long is closed when a new one opens (a client that vanished without DELETE). */
+export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
+
 interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
   /** The token identity that opened the session: only it may use the session. */
   readonly owner: string;
+  /** When a request last used it (ms since the epoch). */
+  lastUsed: number;
 }
 
 /** The `/mcp` endpoint's sessions, closed with the server. */
@@ -51,11 +56,13 @@ export function registerMcpRoute(
       const session = sessions.get(sessionId);
       // Another token's session is as unknown as a closed one.
       if (!session || session.owner !== owner) return jsonRpcError(404, -32001, 'Session not found');
+      session.lastUsed = Date.now();
       return session.transport.handleRequest(c.req.raw);
     }
     if (c.req.method !== 'POST')
       return jsonRpcError(400, -32000, 'Bad Request: no Mcp-Session-Id; open a session with initialize');
     if (deps.closing()) throw new ApiError(503, 'SHUTTING_DOWN', 'the server is shutting down');
+    await closeIdle(sessions);
     if (sessions.size >= MAX_MCP_SESSIONS)
       throw new ApiError(503, 'BUSY', `the server holds ${MAX_MCP_SESSIONS} MCP sessions; retry later`);
     let body: unknown;
@@ -73,7 +80,7 @@ export function registerMcpRoute(
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, owner });
+        sessions.set(id, { transport, server, owner, lastUsed: Date.now() });
       },
       onsessionclosed: (id) => {
         sessions.delete(id);
@@ -92,6 +99,14 @@ export function registerMcpRoute(
       await Promise.all(open.map((s) => s.server.close()));
     },
   };
+}
+
+/** Closes the sessions no request used for MCP_SESSION_IDLE_MS. */
+async function closeIdle(sessions: Map<string, Session>): Promise<void> {
+  const before = Date.now() - MCP_SESSION_IDLE_MS;
+  const idle = [...sessions].filter(([, s]) => s.lastUsed < before);
+  for (const [id] of idle) sessions.delete(id);
+  await Promise.all(idle.map(([, s]) => s.server.close()));
 }
 
 function identity(principal: Principal): string {
@@ -121,6 +136,7 @@ function httpHost(
   const mayApprove = hasRole(principal.role, 'operator');
   return {
     runtime: deps.runtime,
+    logger: deps.logger,
     caller: { name: principal.name, tenant: principal.tenant, mayApprove },
     elicit,
     consoleUrl: (runId) => {

@@ -9,14 +9,20 @@ import type { Command } from './commands.js';
 
 /** Usage of `agent-runtime mcp`. */
 export const MCP_USAGE = `Usage: agent-runtime mcp login FLOW.yaml SERVER [--tenant T]
+       agent-runtime mcp serve --flows DIR [--console-url URL] [--db URL]
 
   login   authorizes the runtime at the flow's HTTP MCP server SERVER (its entry has \`auth\`):
           prints the URL to open, waits on a loopback redirect (127.0.0.1), stores the tokens
           encrypted (AGENT_RUNTIME_SECRET_KEY; folder AGENT_RUNTIME_MCP_AUTH_DIR, default
-          .agent-runtime/mcp-auth) for the tenant (default: none, as CLI runs).`;
+          .agent-runtime/mcp-auth) for the tenant (default: none, as CLI runs).
+  serve   offers each flow under DIR as an MCP tool over stdio (docs/mcp.md, "Serving flows as MCP tools").`;
 
-/** `mcp login FLOW SERVER`: exit 0 once authorized, 2 for bad input, 1 when authorization failed. */
+/**
+ * `mcp login FLOW SERVER`: exit 0 once authorized, 2 for bad input, 1 when authorization failed.
+ * `mcp serve --flows DIR`: src/cli/mcp-serve.ts.
+ */
 export const mcp: Command = async (argv) => {
+  if (argv[0] === 'serve') return (await import('./mcp-serve.js')).mcpServe(argv.slice(1));
   const parsed = parse(
     'mcp',
     argv,

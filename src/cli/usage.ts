@@ -142,10 +142,17 @@ it from there; nothing before SEQ is executed again. SEQ must follow a tool call
   --flow F            continue with this version of the flow (same id)
 ${DRIVE}`,
   mcp: `usage: agent-runtime mcp login FLOW.yaml SERVER [--tenant T]
+       agent-runtime mcp serve --flows DIR [--console-url URL] [--db URL] [--tools M] [--guards M]
 
 Authorizes the runtime at the flow's HTTP MCP server SERVER (its entry has \`auth\`): prints the URL to
 open, listens on a loopback redirect and stores the tokens encrypted (AGENT_RUNTIME_SECRET_KEY) for the
-tenant (default: none, as CLI runs). docs/mcp.md, "Authorization".`,
+tenant (default: none, as CLI runs). docs/mcp.md, "Authorization".
+
+\`mcp serve\` offers each flow under DIR as an MCP tool over stdio (Claude Desktop, Cursor, another
+agent). A write the flow's gate holds is asked by elicitation when the client takes it (the local user
+is the operator); otherwise the call returns the run id, and run_status gives the result once the write
+was approved (agent-runtime approve, or the console at --console-url). Logs go to stderr.
+docs/mcp.md, "Serving flows as MCP tools".`,
   worker: `usage: agent-runtime worker --db postgres://… [--concurrency N] [--shutdown-timeout S] [options]
 
 Drives runnable runs of a shared PostgreSQL store until SIGINT/SIGTERM.

@@ -42,6 +42,29 @@ function contentBlock(block: McpContentBlock): McpContentBlock {
 }
 
 /**
+ * A tool's `structuredContent` with binary data taken out, as the runtime keeps it (the result,
+ * evidence, trace and the model): every object in it shaped like a media content block (`type`
+ * `image` or `audio` with a string `data`, or an object with a string `blob`, such as an embedded
+ * resource) is replaced the way contentBlocks replaces a block (`bytes` and `sha256` instead of `data`,
+ * `bytes` instead of `blob`); everything else is kept as it came. Servers such as the reference
+ * filesystem server repeat their image blocks in `structuredContent`; without this the image would
+ * reach the model and the trace as base64 text.
+ */
+export function structuredWithoutBinary(value: unknown, depth = 0): unknown {
+  if (depth > 64 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => structuredWithoutBinary(item, depth + 1));
+  const record = value as Record<string, unknown>;
+  if ((record.type === 'image' || record.type === 'audio') && typeof record.data === 'string')
+    return contentBlock(record as McpContentBlock);
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(record)) {
+    if (key === 'blob' && typeof item === 'string') out.bytes = base64Bytes(item);
+    else out[key] = structuredWithoutBinary(item, depth + 1);
+  }
+  return out;
+}
+
+/**
  * The images of a tool result that a model may be shown (each with its data, size and digest, in the
  * order of the content): `image` blocks with base64 `data` and an `image/*` `mimeType`, at most
  * MAX_TOOL_IMAGE_BYTES each and MAX_TOOL_IMAGES in all; the others stay placeholders only.

@@ -1,14 +1,15 @@
-import { contentBlocks } from './content.js';
+import { contentBlocks, structuredWithoutBinary } from './content.js';
 import type { McpCallResult } from './types.js';
 
 /**
- * A tool's *result* as the rest of the runtime sees it (docs/flows.md): the MCP result's `structuredContent`;
+ * A tool's *result* as the rest of the runtime sees it (docs/flows.md): the MCP result's `structuredContent`
+ * (binary data replaced by its size and digest, src/mcp/content.ts);
  * else, when the content is exactly one text block, that text parsed as JSON, or the text itself when it
  * is not JSON; else (no content) null; else (several or non-text blocks) the content blocks, binary data
  * replaced by its size (src/mcp/content.ts).
  */
 export function mcpResultData(result: McpCallResult): unknown {
-  if (result.structuredContent !== undefined) return result.structuredContent;
+  if (result.structuredContent !== undefined) return structuredWithoutBinary(result.structuredContent);
   const blocks = result.content;
   if (blocks.length === 0) return null;
   const [only] = blocks;
@@ -36,7 +37,11 @@ export function mcpErrorText(result: McpCallResult, max = 500): string {
   const joined = (
     texts.length > 0
       ? texts.join('\n')
-      : JSON.stringify(result.structuredContent ?? contentBlocks(result.content))
+      : JSON.stringify(
+          result.structuredContent === undefined
+            ? contentBlocks(result.content)
+            : structuredWithoutBinary(result.structuredContent),
+        )
   ).trim();
   const line = joined.replace(/\s*\n\s*/g, ' ');
   if (line === '') return '(no error text)';

@@ -26,6 +26,7 @@ import type { TokenEntry } from './tokens.js';
 import { FileCredentialStore, type McpCredentialStore } from '../mcp/token-store.js';
 import { ConnectStates } from './connect-states.js';
 import { registerConnectCallback, registerConnectStart, type ConnectDeps } from './connect-routes.js';
+import { registerMcpRoute, type McpEndpoint } from './mcp-route.js';
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -121,7 +122,8 @@ export function createServer(options: ServerOptions): ApiServer {
     credentials: options.credentials ?? FileCredentialStore.fromEnv(),
     baseUrl: () => options.publicUrl?.replace(/\/+$/, '') ?? listening?.url.replace(/\/+$/, '') ?? null,
   };
-  const app = buildApp(deps, tokens, options.maxBodyBytes ?? 1024 * 1024, connect);
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const { app, mcp } = buildApp(deps, tokens, maxBodyBytes, connect);
   return {
     app,
     flows: deps.flows,
@@ -135,6 +137,7 @@ export function createServer(options: ServerOptions): ApiServer {
       closing = true;
       const stopped = listening?.stopAccepting();
       for (const stream of deps.streams) stream.abort();
+      await mcp.close();
       const left = await deps.background.drain(options.shutdownGraceMs ?? 30_000);
       if (left > 0) {
         logger.warn(
@@ -164,7 +167,7 @@ function buildApp(
   tokens: readonly TokenEntry[] | null,
   maxBodyBytes: number,
   connect: ConnectDeps,
-): OpenAPIHono<AppEnv> {
+): { app: OpenAPIHono<AppEnv>; mcp: McpEndpoint } {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
@@ -200,6 +203,17 @@ function buildApp(
   );
   app.use('/v1/*', jsonDepthLimit());
   app.use('/v1/*', requireRole('viewer'));
+  app.use(
+    '/mcp',
+    bodyLimit({
+      maxSize: maxBodyBytes,
+      onError: () => {
+        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `the request body is larger than ${maxBodyBytes} bytes`);
+      },
+    }),
+  );
+  // Flows as MCP tools (docs/mcp.md, "Serving flows as MCP tools"), behind the same tokens.
+  const mcp = registerMcpRoute(app, deps, tokens, () => connect.baseUrl());
   registerRunRoutes(app, deps);
   registerRetryRoute(app, deps);
   registerForkRoute(app, deps);
@@ -226,5 +240,5 @@ function buildApp(
     },
     security: tokens ? [{ bearer: [] }] : [],
   });
-  return app;
+  return { app, mcp };
 }

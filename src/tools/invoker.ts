@@ -119,8 +119,8 @@ export class ToolInvoker {
     if (problem !== null)
       return observe('MCP_OUTPUT_SCHEMA_MISMATCH', locale, { tool: tool.name, detail: problem }, data);
     const success = Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), data);
-    // Images go to models that read them only where the result is the content blocks themselves.
-    if (result.structuredContent !== undefined) return success;
+    // Images reach models that read them as images whatever else the result carries (structuredContent
+    // included): the result keeps only their size and digest.
     return success.withImages(contentImages(result.content));
   }
 

@@ -1,0 +1,128 @@
+import {
+  Server,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type Tool,
+} from '@modelcontextprotocol/server';
+import { CLIENT_INFO } from '../mcp/client-info.js';
+import { RunError } from '../domain/run-error.js';
+import { ApiError } from './errors.js';
+import type { LoadedFlow } from '../flow/load.js';
+import type { Logger } from '../log/logger.js';
+import { callFlow, inputProblems, runStatus, type ElicitForm, type FlowCallHost } from './mcp-flow-call.js';
+import {
+  flowToolDefinition,
+  flowWrites,
+  RUN_STATUS_TOOL,
+  runStatusDefinition,
+  type FlowToolDefinition,
+} from './mcp-flow-tool.js';
+
+/** What an MCP server of flows serves, for one client connection. */
+export interface FlowMcpServerOptions {
+  /** The flows the client sees as tools (read on every `tools/list` and `tools/call`). */
+  flows(): readonly LoadedFlow[];
+  /**
+   * The host of one call; `elicit` is the client's elicitation when it declared the capability and the
+   * connection's protocol revision has server-to-client requests (2025 revisions), else null.
+   */
+  host(elicit: FlowCallHost['elicit']): FlowCallHost;
+  /** False for connections of a revision without server-to-client requests (2026-07-28). */
+  pushRequests?: boolean;
+  logger?: Logger;
+}
+
+/**
+ * A low-level MCP server whose tools are the flows (docs/mcp.md, "Serving flows as MCP tools"): each
+ * flow a tool (flowToolDefinition) plus `run_status`; a call starts and drives a run (callFlow).
+ * Bad arguments, an unknown tool and a run that could not start are tool errors (`isError`), never
+ * protocol errors.
+ */
+export function createFlowMcpServer(options: FlowMcpServerOptions): Server {
+  const server = new Server(
+    { name: CLIENT_INFO.name, version: CLIENT_INFO.version },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions:
+        "Each tool runs an agent flow. Writes wait for a person's approval; a suspended run is continued with run_status.",
+    },
+  );
+  const definitions = async (): Promise<FlowToolDefinition[]> => [
+    ...(await Promise.all(
+      options
+        .flows()
+        .map(async (loaded) => flowToolDefinition(loaded.flow, await flowWrites(loaded, options.logger))),
+    )),
+    runStatusDefinition(),
+  ];
+  server.setRequestHandler('tools/list', async () => ({ tools: (await definitions()).map(asTool) }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name } = request.params;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const canElicit =
+      options.pushRequests !== false && server.getClientCapabilities()?.elicitation !== undefined;
+    const elicit = canElicit
+      ? async (form: ElicitForm) => answerOf(await ctx.mcpReq.elicitInput(formParams(form)))
+      : null;
+    const host = options.host(elicit);
+    const definition = (await definitions()).find((d) => d.name === name);
+    const result = await callTool(host, options.flows(), name, args);
+    return server.projectCallToolResult(result, definition?.outputSchema);
+  });
+  return server;
+}
+
+async function callTool(
+  host: FlowCallHost,
+  flows: readonly LoadedFlow[],
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  try {
+    if (name === RUN_STATUS_TOOL) {
+      const runId = typeof args.runId === 'string' ? args.runId : '';
+      const wait = typeof args.waitSeconds === 'number' ? args.waitSeconds : undefined;
+      return (await runStatus(host, runId, wait)) ?? toolError(`unknown run id ${JSON.stringify(runId)}`);
+    }
+    const loaded = flows.find((f) => f.flow.id === name);
+    if (!loaded) return toolError(`unknown tool ${JSON.stringify(name)}: tools/list names the flows served`);
+    const problems = inputProblems(loaded, args);
+    if (problems.length > 0)
+      return toolError(
+        `the arguments do not match the input schema of flow ${name}:\n${problems.join('\n')}`,
+      );
+    return await callFlow(host, loaded, args);
+  } catch (error) {
+    // A run that cannot start or go on (no model, a conflict, a role that may not start it) is the
+    // client's to read, not a crash.
+    if (error instanceof RunError || error instanceof ApiError)
+      return toolError(`${error.code}: ${error.message}`);
+    throw error;
+  }
+}
+
+function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+function answerOf(result: ElicitResult): Awaited<ReturnType<NonNullable<FlowCallHost['elicit']>>> {
+  return { action: result.action, content: result.content };
+}
+
+/** A definition as the SDK types a tool (the flow's schemas are JSON Schema objects, checked when loaded). */
+function asTool(definition: FlowToolDefinition): Tool {
+  return {
+    ...definition,
+    inputSchema: definition.inputSchema as Tool['inputSchema'],
+    outputSchema: definition.outputSchema,
+  };
+}
+
+function formParams(form: ElicitForm): ElicitRequestFormParams {
+  return {
+    mode: 'form',
+    message: form.message,
+    requestedSchema: form.requestedSchema as ElicitRequestFormParams['requestedSchema'],
+  };
+}

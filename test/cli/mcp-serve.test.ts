@@ -1,0 +1,121 @@
+import { spawnSync } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, NODE, ensureBuilt } from '../acceptance/build.js';
+import { siteFlowDir, SITE_INPUT, SITE_REPLY, type SiteFlowDir } from '../helpers/flow-tools.js';
+import { sqliteUrl } from '../runtime/helpers.js';
+import { startServer, TOKENS } from '../server/helpers.js';
+
+/**
+ * `agent-runtime mcp serve --flows DIR` (docs/mcp.md, "Serving flows as MCP tools"): the built CLI as
+ * a stdio MCP server, driven by the official SDK's client. A flow with a gated write suspends for a
+ * client without elicitation, is approved through the HTTP API of a `serve` on the same store (as
+ * the console does) and run_status returns the reply; a client that takes elicitation approves in
+ * the call (over stdio the local user is the operator).
+ */
+
+beforeAll(() => ensureBuilt(), 240_000);
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+function setup(): { site: SiteFlowDir; db: string } {
+  const site = siteFlowDir();
+  open.push({ close: () => Promise.resolve(site.remove()) });
+  return { site, db: sqliteUrl() };
+}
+
+async function connect(
+  site: SiteFlowDir,
+  db: string,
+  elicit?: (message: string) => Record<string, string>,
+): Promise<Client> {
+  const client = new Client(
+    { name: 'test-client', version: '1.0.0' },
+    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+  );
+  if (elicit)
+    client.setRequestHandler('elicitation/create', (request) =>
+      Promise.resolve({
+        action: 'accept' as const,
+        content: elicit((request.params as { message: string }).message),
+      }),
+    );
+  const transport = new StdioClientTransport({
+    command: NODE,
+    args: [CLI, 'mcp', 'serve', '--flows', site.dir, '--db', db, '--console-url', 'http://console.test'],
+    stderr: 'ignore',
+  });
+  await client.connect(transport);
+  open.push({ close: () => client.close() });
+  return client;
+}
+
+describe('mcp serve --flows DIR (stdio)', () => {
+  it('suspends without elicitation; approved over the HTTP API, run_status returns the reply', async () => {
+    const { site, db } = setup();
+    const client = await connect(site, db);
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === 'acceptance-site');
+    expect(tool?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+
+    const first = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
+    expect(first.isError).toBeFalsy();
+    const suspended = first.structuredContent as { runId: string; pending: { id: string } };
+    expect(first.structuredContent).toMatchObject({
+      status: 'suspended',
+      pending: { tool: 'web_site_create' },
+      consoleUrl: `http://console.test/runs/${suspended.runId}`,
+    });
+    expect(site.writes()).toEqual([]);
+
+    // The console of a `serve` on the same store approves.
+    const api = await startServer({ runtime: { store: db } });
+    open.push({ close: () => api.stop() });
+    const approved = await api.call('POST', `/v1/runs/${suspended.runId}/approval`, {
+      token: TOKENS.operator,
+      json: { decision: 'approve', expect: suspended.pending.id },
+    });
+    expect(approved.status).toBe(200);
+
+    const done = await client.callTool({
+      name: 'run_status',
+      arguments: { runId: suspended.runId, waitSeconds: 60 },
+    });
+    expect(done.structuredContent).toMatchObject({
+      status: 'completed',
+      reply: SITE_REPLY,
+      outputs: { create: { siteId: 'site_1' } },
+    });
+    expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+  }, 120_000);
+
+  it('a client that takes elicitation approves in the call and gets the reply', async () => {
+    const { site, db } = setup();
+    const asked: string[] = [];
+    const client = await connect(site, db, (message) => {
+      asked.push(message);
+      return { decision: 'approve' };
+    });
+    const result = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('web_site_create');
+    expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
+    expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+  }, 120_000);
+
+  it('without --flows it is a usage error (exit 2)', () => {
+    const r = spawnSync(NODE, [CLI, 'mcp', 'serve'], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('give --flows DIR');
+    const bad = spawnSync(NODE, [CLI, 'mcp', 'serve', '--flows', '.', '--console-url', 'ftp://x'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--console-url');
+  }, 60_000);
+});

@@ -30,6 +30,17 @@ export const APPROVAL_TOOL_PRODUCES: readonly ProducedCase[] = [
   },
   {
     producer: 'builtin_node_approval',
+    case: "the tool's approval policy `auto` rule holds: approved at once, no suspension (docs/approvals.md)",
+    code: null,
+  },
+  {
+    producer: 'builtin_node_approval',
+    case: "the tool's approval policy `reject` rule holds: declined at once, no suspension",
+    code: 'APPROVAL_DENIED',
+    next: 'NEXT_APPROVAL_DENIED',
+  },
+  {
+    producer: 'builtin_node_approval',
     case: 'the person declined (with their comment)',
     code: 'APPROVAL_DENIED',
     next: 'NEXT_APPROVAL_DENIED',

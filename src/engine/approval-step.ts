@@ -58,10 +58,12 @@ export function checkDecision(record: RunRecord, pending: PendingItem, d: Approv
       runId,
     });
   }
-  if (record.state.run.startedBy === who) {
+  const started = record.state.run;
+  if (started.startedBy === who || started.threadStartedBy === who) {
+    const what = started.startedBy === who ? 'the run' : 'its thread';
     throw new RunError(
       'APPROVER_REFUSED',
-      `run ${runId}: ${who} started the run and cannot count as one of the ${count} approvers of ${pending.tool}`,
+      `run ${runId}: ${who} started ${what} and cannot count as one of the ${count} approvers of ${pending.tool}`,
       { runId },
     );
   }

@@ -129,6 +129,8 @@ export function newRun(
   // What the user said earlier in the thread counts for `source: user` like the run's own input.
   if (spec.thread) doc.run.inputTexts = [...spec.thread.userTexts, ...doc.run.inputTexts];
   if (spec.startedBy) doc.run.startedBy = spec.startedBy;
+  const threadStarter = spec.thread?.startedBy ?? (spec.thread ? spec.startedBy : undefined);
+  if (threadStarter) doc.run.threadStartedBy = threadStarter;
   const payloads: EventPayload[] = [
     {
       type: 'run.started',

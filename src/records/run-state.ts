@@ -208,6 +208,8 @@ export const RunStateSchema = z.object({
   nodeOutputs: z.record(z.string(), jsonObject),
   /** Who started the run (a token's name, or the OS user of a local CLI); absent when unknown. */
   startedBy: z.string().optional(),
+  /** A run in a thread: who started the thread (its first run's starter); absent when unknown. */
+  threadStartedBy: z.string().optional(),
   /** String leaves of arguments a person edited on approval: they count as the user's words. */
   editTexts: z.array(z.string()).optional(),
 });

@@ -101,7 +101,7 @@ const FILES = {
 type Event = { type: string; [key: string]: unknown };
 
 async function events(t: TestServer, runId: string): Promise<Event[]> {
-  return (await (await t.runtime.db()).events(runId));
+  return await (await t.runtime.db()).events(runId);
 }
 
 async function decide(t: TestServer, token: string, runId: string, body: Record<string, unknown>) {
@@ -209,6 +209,35 @@ describe.each(stores)('approval policies through the API on %s', (_name, storeOf
         who: 'oscar',
         approvers: ['olivia', 'oscar'],
       });
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('in a thread, the person who started the thread cannot count either', async () => {
+    const { t, refunds } = await serve();
+    try {
+      const post = async (token: string, body: unknown) => {
+        const response = await t.call('POST', '/v1/threads/th-1/messages', { token, json: body });
+        expect(response.status).toBe(201);
+        return ((await response.json()) as { runId: string }).runId;
+      };
+      const first = await post(TOKEN.sam, { flowId: 'small', input: 'refund order o1: 5 euros' });
+      await settled(t.runtime, first);
+      const runId = await post(TOKEN.olivia, { flowId: 'big', input: 'refund order o1: 500 euros' });
+      await reached(t.runtime, runId, 'run.suspended');
+      const threadStarter = await decide(t, TOKEN.sam, runId, { decision: 'approve' });
+      expect([threadStarter.status, (threadStarter.body.error as { message: string }).message]).toEqual([
+        403,
+        expect.stringContaining('sam started its thread'),
+      ]);
+      const runStarter = await decide(t, TOKEN.olivia, runId, { decision: 'approve' });
+      expect([runStarter.status, (runStarter.body.error as { message: string }).message]).toEqual([
+        403,
+        expect.stringContaining('olivia started the run'),
+      ]);
+      expect((await decide(t, TOKEN.oscar, runId, { decision: 'approve' })).status).toBe(200);
+      expect(refunds).toEqual([{ orderId: 'o1', amount: 5 }]);
     } finally {
       await t.stop();
     }

@@ -1,6 +1,10 @@
 import { canonicalJson } from '../domain/fingerprint.js';
 import { RunError } from '../domain/run-error.js';
 import { stringLeaves, type GatedCall } from '../records/run-state.js';
+import { code } from '../domain/error-codes.js';
+import { hint } from '../domain/hints.js';
+import { decideByRule } from '../tools/approval/rules.js';
+import type { CallInput } from '../tools/call.js';
 import { createCallInput } from '../tools/context.js';
 import { withExpressionSandbox } from '../tools/expressions.js';
 import type { RunEngine } from './engine.js';
@@ -60,14 +64,52 @@ export async function checkEdit(
   );
   const obs = report.observation;
   const edited = node.gatedCall;
-  if (obs.errorCode === 'APPROVAL_REQUIRED' && edited && edited.fingerprint !== gated.fingerprint)
+  if (obs.errorCode === 'APPROVAL_REQUIRED' && edited && edited.fingerprint !== gated.fingerprint) {
+    await refuseByRule(input, ref, session, edited);
     return edited;
+  }
   throw new RunError(
     'ARGS_REFUSED',
     `run ${session.runId}: the edited arguments of ${gated.tool} are refused`,
     {
       runId: session.runId,
       problems: [`${obs.errorCode ?? obs.outcome.name}: ${obs.message(ref.flow.locale)}`],
+    },
+  );
+}
+
+/**
+ * The tool's `reject` rule holds for the edited call: a person cannot approve by editing what the
+ * policy never lets through (RunError ARGS_REFUSED, `APPROVAL_DENIED: …`).
+ */
+async function refuseByRule(
+  input: CallInput,
+  ref: FlowRef,
+  session: RunSession,
+  edited: GatedCall,
+): Promise<void> {
+  const reject = ref.flow.tools[edited.tool]?.approval?.reject;
+  if (reject === undefined) return;
+  const waiting = session.current.suspension?.pending;
+  const pending = {
+    tool: edited.tool,
+    args: edited.args,
+    summary: waiting && 'summary' in waiting ? waiting.summary : '',
+    provenance: edited.provenance,
+    ...(edited.userProvenance ? { userProvenance: edited.userProvenance } : {}),
+    ...(edited.matches ? { matches: edited.matches } : {}),
+  };
+  if ((await decideByRule(input, { reject }, pending)) !== 'reject') return;
+  const locale = ref.flow.locale;
+  const comment = hint(locale, 'APPROVAL_RULE_REJECTED');
+  throw new RunError(
+    'ARGS_REFUSED',
+    `run ${session.runId}: the edited arguments of ${edited.tool} are refused`,
+    {
+      runId: session.runId,
+      problems: [
+        `APPROVAL_DENIED: ${code('APPROVAL_DENIED').reason(locale, { tool: edited.tool, comment })}`,
+      ],
     },
   );
 }

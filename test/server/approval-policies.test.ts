@@ -257,6 +257,14 @@ describe.each(stores)('approval policies through the API on %s', (_name, storeOf
       expect(error.code).toBe('ARGS_REFUSED');
       expect(error.problems[0]).toMatch(/^PARAM_PROVENANCE_MISMATCH: /);
       expect((await t.runtime.status(runId)).status).toBe('suspended');
+      const ruled = await decide(t, TOKEN.olivia, runId, {
+        decision: 'approve',
+        args: { orderId: 'o1', amount: 6000 },
+      });
+      expect([ruled.status, (ruled.body.error as { problems: string[] }).problems[0]]).toEqual([
+        400,
+        expect.stringMatching(/^APPROVAL_DENIED: .*reject rule/),
+      ]);
       const good = await decide(t, TOKEN.olivia, runId, {
         decision: 'approve',
         args: { orderId: 'o1', amount: 50 },

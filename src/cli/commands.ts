@@ -46,7 +46,9 @@ export const run: Command = async (argv) => {
   const options = {
     input,
     ...(model ? { model } : {}),
-    ...(thread !== undefined ? { thread, who: process.env.USER ?? null } : {}),
+    // The OS user started the run (not one of several approvers, docs/approvals.md).
+    ...(thread !== undefined ? { thread } : {}),
+    ...(process.env.USER ? { who: process.env.USER } : {}),
   };
   // What `validate` refuses never becomes a run: checked before the store is opened.
   await preflight(resolve(file), loaded, model, toolNames(extensions));
@@ -62,7 +64,7 @@ export function decide(decision: 'approve' | 'reject'): Command {
     const parsed = parse(
       decision,
       argv,
-      { ...DRIVING, comment: { type: 'string' }, ...EXPECT },
+      { ...DRIVING, comment: { type: 'string' }, ...EXPECT, ...(decision === 'approve' ? ARGS : {}) },
       { min: 1, max: 1, names: 'RUN_ID' },
     );
     const runId = parsed.positionals[0] as string;
@@ -71,6 +73,7 @@ export function decide(decision: 'approve' | 'reject'): Command {
       who: process.env.USER ?? null,
       ...modelOption(parsed),
       ...expectOption(parsed),
+      ...argsOption(parsed),
     };
     return withContext(
       parsed,
@@ -256,6 +259,23 @@ function expectOption(parsed: Parsed): { expect?: string } {
   const id = str(parsed, 'expect');
   if (id === '') throw new UsageError('--expect needs the pending item id (see `status RUN_ID --json`)');
   return id !== undefined ? { expect: id } : {};
+}
+
+/** `--args JSON` of approve: the edited arguments of the pending write (docs/approvals.md). */
+const ARGS = { args: { type: 'string' } } as const;
+
+function argsOption(parsed: Parsed): { args?: Record<string, unknown> } {
+  const text = str(parsed, 'args');
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`approve: --args is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError('approve: --args must be a JSON object of the arguments, e.g. {"amount": 50}');
+  return { args: value as Record<string, unknown> };
 }
 
 function modelOption(parsed: Parsed): { model?: string } {

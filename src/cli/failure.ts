@@ -31,7 +31,9 @@ export function runExitCode(error: RunError): number {
   switch (error.code) {
     case 'RUN_CONFLICT':
     case 'THREAD_BUSY':
+    case 'APPROVER_REFUSED':
       return 4;
+    case 'ARGS_REFUSED':
     case 'RUN_NOT_FOUND':
     case 'REQUEST_INVALID':
     case 'INPUT_INVALID':
@@ -40,7 +42,8 @@ export function runExitCode(error: RunError): number {
 }
 
 function runLine(error: RunError): string {
-  return error.code === 'RUN_CONFLICT' || error.code === 'THREAD_BUSY'
+  if (error.code === 'ARGS_REFUSED') return `${PREFIX}${[error.message, ...error.problems].join('\n  ')}`;
+  return error.code === 'RUN_CONFLICT' || error.code === 'THREAD_BUSY' || error.code === 'APPROVER_REFUSED'
     ? `${PREFIX}${error.message} (nothing changed)`
     : `${PREFIX}${error.message}`;
 }

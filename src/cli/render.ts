@@ -204,6 +204,7 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
     if (summary.suspension.kind === 'APPROVAL') {
       lines.push(`waiting for approval of ${String(pending.tool)} ${JSON.stringify(pending.args)}`);
       if (typeof pending.summary === 'string' && pending.summary) lines.push(`summary: ${pending.summary}`);
+      lines.push(...approverLines(pending));
       lines.push(
         `continue with: ${command} approve ${summary.runId}${flags}   (or: ${command} reject ${summary.runId}${flags} --comment TEXT)`,
       );
@@ -223,6 +224,20 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
     lines.push(`outputs: ${JSON.stringify(summary.outputs)}`);
   }
   return lines.join('\n');
+}
+
+/** Several approvers, or an expiry (docs/approvals.md): who has approved so far, how many are needed, until when. */
+function approverLines(pending: Record<string, unknown>): string[] {
+  const lines: string[] = [];
+  const needed = pending.approvers as { count: number; roles?: string[] } | undefined;
+  const votes = Array.isArray(pending.approvedBy) ? (pending.approvedBy as { who: string }[]) : [];
+  if (needed && needed.count > 1) {
+    const roles = needed.roles ? ` (roles: ${needed.roles.join(', ')})` : '';
+    const who = votes.length > 0 ? `: ${votes.map((v) => v.who).join(', ')}` : '';
+    lines.push(`approved by ${votes.length} of ${needed.count}${roles}${who}`);
+  }
+  if (typeof pending.expiresAt === 'string') lines.push(`expires at ${pending.expiresAt}`);
+  return lines;
 }
 
 /** What a suspended run waits for, as the trace line says it. */

@@ -40,11 +40,13 @@ shown live on stderr. Ctrl-C stops the run cleanly (exit 130): it stays running,
   --input TEXT        the run input {"text": TEXT}
   --input-json J      a structured input: inline JSON or @file
 ${DRIVE}`,
-  approve: `usage: agent-runtime approve RUN_ID [--comment TEXT] [options]
+  approve: `usage: agent-runtime approve RUN_ID [--comment TEXT] [--args JSON] [options]
 
-Approves the pending write of a suspended run and continues it.
+Approves the pending write of a suspended run and continues it. When the tool's approval policy needs
+several approvers, each approval is recorded and the run waits until enough different people approved.
 
   --comment TEXT      recorded with the decision
+  --args JSON         approve edited arguments (a JSON object); they go through the guards again
 ${EXPECT}
 ${DRIVE}`,
   reject: `usage: agent-runtime reject RUN_ID [--comment TEXT] [options]

@@ -10,6 +10,7 @@ export {
   MAX_MAP_ITEMS,
 } from './flow-graph.js';
 import { EdgeSchema, ID_PATTERN, MapSchema, MAX_EXPRESSION_LENGTH } from './flow-graph.js';
+import { ApprovalPolicySchema } from './flow-approval.js';
 
 export {
   HttpServerSchema,
@@ -239,6 +240,7 @@ export const ToolPolicySchema = z
       .boolean()
       .optional()
       .describe('The server deduplicates by the idempotency key, so re-sending is safe.'),
+    approval: ApprovalPolicySchema.optional(),
   })
   .describe('Policy of one tool; the key is the tool name as the model sees it.');
 

@@ -2,6 +2,7 @@ import type { Locale, Localized } from './locale.js';
 import { fill, type ReasonParams } from './error-codes.js';
 import { VALUE_TEXTS } from './hints-values.js';
 import { GUARD_TEXTS } from './guard-codes.js';
+import { APPROVAL_TEXTS } from './hints-approval.js';
 import { MCP_TEXTS } from './hints-mcp.js';
 
 /**
@@ -353,6 +354,7 @@ const TEXTS = {
   ...VALUE_TEXTS,
   ...GUARD_TEXTS,
   ...MCP_TEXTS,
+  ...APPROVAL_TEXTS,
   // ---- threads and text answers (issue 29)
   PROMPT_ANSWER_TEXT: {
     'zh-CN':

@@ -21,7 +21,18 @@ export type RunErrorCode =
    * A message for a thread whose last run is running or waits for an approval (`threadId`, `runId` of
    * that run): refused, nothing changed (docs/threads.md). CLI exit 4, HTTP 409 THREAD_BUSY.
    */
-  | 'THREAD_BUSY';
+  | 'THREAD_BUSY'
+  /**
+   * An approval from a person who may not give it here (docs/approvals.md): a role the tool's policy
+   * does not allow, or the person who started the run when several approvers are needed. CLI exit 4,
+   * HTTP 403 FORBIDDEN.
+   */
+  | 'APPROVER_REFUSED'
+  /**
+   * Edited arguments of an approval that the guards refuse (`problems`: `<code>: <reason>` of the check
+   * that stopped them, docs/approvals.md). CLI exit 2, HTTP 400 ARGS_REFUSED.
+   */
+  | 'ARGS_REFUSED';
 
 /** The `name` of a RunError by code: the class each code had before codes, which users and logs match. */
 const NAMES: Record<RunErrorCode, string> = {
@@ -31,6 +42,8 @@ const NAMES: Record<RunErrorCode, string> = {
   INPUT_INVALID: 'RunInputError',
   // Codes newer than the per-case classes are named after the class itself.
   THREAD_BUSY: 'RunError',
+  APPROVER_REFUSED: 'RunError',
+  ARGS_REFUSED: 'RunError',
 };
 
 /** What a RunError carries besides its code and message. */

@@ -91,6 +91,11 @@ export class RunEngine {
     this.hub = options.hub;
   }
 
+  /** The tools of the runs this engine drives (a person's edited arguments go through its guards). */
+  get toolbox(): Toolbox {
+    return this.options.toolbox;
+  }
+
   /** The store, once open. */
   db(): Promise<Store> {
     return this.options.store;

@@ -27,6 +27,8 @@ export interface NewRunInput {
   lease: { owner: string; expiresAt: number };
   /** A run in a thread: the thread and what the run starts with (docs/threads.md). */
   thread?: ThreadStartSpec;
+  /** Who started the run (docs/approvals.md: not one of several approvers). */
+  startedBy?: string;
 }
 
 /** A run to start, its flow, model and input checked by the facade. */
@@ -42,6 +44,8 @@ export interface StartSpec {
   onAccepted?: (summary: RunSummary) => void;
   /** A run in a thread (docs/threads.md), planned by `planThread`. */
   thread?: ThreadStartSpec;
+  /** Who started the run (a child run: its parent's starter). */
+  startedBy?: string;
 }
 
 /**
@@ -67,6 +71,9 @@ export async function startRun(engine: RunEngine, start: StartSpec): Promise<Run
       tenant: start.tenant ?? null,
       lease: { owner: engine.owner, expiresAt: engine.clock() + engine.leaseMs },
       ...(start.thread ? { thread: start.thread } : {}),
+      ...((start.startedBy ?? parent?.state.run.startedBy)
+        ? { startedBy: start.startedBy ?? parent?.state.run.startedBy }
+        : {}),
     },
     engine.clock,
   );
@@ -121,6 +128,9 @@ export function newRun(
   };
   // What the user said earlier in the thread counts for `source: user` like the run's own input.
   if (spec.thread) doc.run.inputTexts = [...spec.thread.userTexts, ...doc.run.inputTexts];
+  if (spec.startedBy) doc.run.startedBy = spec.startedBy;
+  const threadStarter = spec.thread?.startedBy ?? (spec.thread ? spec.startedBy : undefined);
+  if (threadStarter) doc.run.threadStartedBy = threadStarter;
   const payloads: EventPayload[] = [
     {
       type: 'run.started',

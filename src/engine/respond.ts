@@ -20,10 +20,13 @@ import type { ElicitationAnswer } from '../records/run-state.js';
 import type { FollowUpPending } from '../tools/call.js';
 import { RunError } from '../domain/run-error.js';
 import { applyAuthorization, authorizationOf } from './authorization.js';
+import { checkDecision, recordVote, type ApprovalDecision, type DecisionStep } from './approval-step.js';
+import { checkEdit } from './approval-edit.js';
+import type { GatedCall } from '../records/run-state.js';
 
 /** A person's response to a suspended run. */
 export type PersonResponse =
-  | { kind: 'APPROVAL'; decision: 'approved' | 'rejected'; comment: string | null; who: string | null }
+  | ({ kind: 'APPROVAL' } & ApprovalDecision)
   | {
       kind: 'FOLLOW_UP';
       answer: string;
@@ -74,8 +77,16 @@ async function respondOnce(
   const authorization = authorizationOf(item.pending);
   const model = engine.models.forRun(before, options.model); // a bad model fails before anything changes
   const record = await takeSuspended(engine, before, response.kind, options.expect);
+  const step = await decisionStep(engine, record, response, options.expect);
   const ref = flowRefOf(record);
   const session = await engine.openSession(record, response.kind === 'APPROVAL' ? 'approval' : 'answer');
+  if (!step.final) {
+    // More approvals are needed: this one is recorded and the run keeps waiting.
+    const waiting = await recordVote(session, item.pending, step.votes, new Date(engine.clock()));
+    engine.end(session);
+    options.onAccepted?.(waiting);
+    return waiting;
+  }
   if (typeof options.model === 'string') session.update({ model: options.model });
   // In a flow with parallel branches, the response goes to the branch that waits for this item.
   const settled = await session.inSuspendedBranch(async () => {
@@ -84,7 +95,17 @@ async function respondOnce(
       if (response.kind === 'FOLLOW_UP' && authorization) {
         applyAuthorization(session, ref.flow, authorization, response);
       } else {
-        applyResponse(session, ref.flow, response, engine.logger, new Date(engine.clock()), elicited);
+        const edited = await editedCall(engine, session, ref, response);
+        const approval = { approvers: step.approvers, ...(edited ? { edited } : {}) };
+        applyResponse(
+          session,
+          ref.flow,
+          response,
+          engine.logger,
+          new Date(engine.clock()),
+          elicited,
+          approval,
+        );
       }
       return null;
     }
@@ -101,6 +122,59 @@ async function respondOnce(
   }
   session.update({ status: 'running', suspension: null });
   return engine.proceed(session, ref, model, { commit: true, onAccepted: options.onAccepted });
+}
+
+/**
+ * A decision on an approval checked against the tool's approval policy under the run's lease (the
+ * lease is released when it is refused). A run waiting on a delegated child leaves the checks to the
+ * child's own response. Answers are always final.
+ */
+async function decisionStep(
+  engine: RunEngine,
+  record: RunRecord,
+  response: PersonResponse,
+  expect: string | undefined,
+): Promise<DecisionStep> {
+  const item = respondedItem(record, expect);
+  if (response.kind !== 'APPROVAL' || !item || delegated(record, item.pending.id)) {
+    return { final: true, approvers: [] };
+  }
+  try {
+    return checkDecision(record, item.pending, response);
+  } catch (error) {
+    await engine.release(record);
+    throw error;
+  }
+}
+
+/** True when the item `id` is a delegated child's, which the child run decides. */
+function delegated(record: RunRecord, id: string | undefined): boolean {
+  const branch = record.state.branches?.find((b) => b.suspension?.pending.id === id);
+  return (branch ? branch.loop : record.state.loop).suspended?.childRunId !== undefined;
+}
+
+/**
+ * An approval with edited arguments: the edited call once the guards passed it (the write gate
+ * recorded it as the gated call), with the call as the model made it; the lease is released and the
+ * session ended when they refuse it (RunError ARGS_REFUSED).
+ */
+async function editedCall(
+  engine: RunEngine,
+  session: RunSession,
+  ref: FlowRef,
+  response: PersonResponse,
+): Promise<{ from: GatedCall; to: GatedCall } | undefined> {
+  if (response.kind !== 'APPROVAL' || response.decision !== 'approved' || !response.args) return undefined;
+  const from = session.doc.node?.gatedCall;
+  if (!from) return undefined;
+  try {
+    const to = await checkEdit(engine, session, ref, response.args);
+    return to.fingerprint === from.fingerprint ? undefined : { from, to };
+  } catch (error) {
+    await engine.release(session.current);
+    engine.end(session);
+    throw error;
+  }
 }
 
 /** The run's lease, taken for a response: RunError RUN_CONFLICT (lease released) when it moved on meanwhile. */
@@ -174,6 +248,7 @@ export function applyResponse(
   logger: Logger,
   now: Date,
   elicited?: ElicitationAnswer,
+  approval: { approvers?: string[]; edited?: { from: GatedCall; to: GatedCall } } = {},
 ): void {
   const suspended = session.doc.loop.suspended;
   const node = session.doc.node;
@@ -188,12 +263,20 @@ export function applyResponse(
   };
   let observation: Observation;
   if (response.kind === 'APPROVAL') {
-    const gated = node.gatedCall;
+    const edited = approval.edited;
+    const gated = edited ? edited.from : node.gatedCall;
     if (!gated || gated.fingerprint !== suspended.fingerprint) {
       throw new Error(`run ${session.runId}: the approval's gated call is missing from node ${node.nodeId}`);
     }
-    const target = { tool: gated.tool, args: gated.args, fingerprint: gated.fingerprint };
-    const decision = { who: response.who, comment: response.comment };
+    const call = edited ? edited.to : gated;
+    const target = { tool: call.tool, args: call.args, fingerprint: call.fingerprint };
+    const approvers = approval.approvers ?? [];
+    const decision = {
+      who: response.who,
+      comment: response.comment,
+      ...(approvers.length > 1 ? { approvers } : {}),
+      ...(edited ? { editedFrom: gated.args } : {}),
+    };
     observation =
       response.decision === 'approved' ? approve(state, target, decision) : reject(state, target, decision);
     session.emit({
@@ -203,6 +286,8 @@ export function applyResponse(
       decision: response.decision,
       comment: response.comment,
       who: response.who,
+      ...(approvers.length > 1 ? { approvers } : {}),
+      ...(edited ? { args: call.args, editedFrom: gated.args } : {}),
     });
   } else if (elicited) {
     observation = answerServer(state, session, elicited, response.who);

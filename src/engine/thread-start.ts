@@ -15,6 +15,8 @@ export interface ThreadStartSpec {
   userTexts: string[];
   /** The evidence of the thread so far (the last run's, which carries the earlier ones): citable, ids go on. */
   evidence: EvidenceRecord[];
+  /** Who started the thread (its first run's starter), when known: not one of several approvers. */
+  startedBy?: string;
 }
 
 /** Where a thread stands for a new message: its last run and what a new run would start with. */
@@ -59,6 +61,8 @@ export async function planThread(store: Store, tenant: string | null, threadId: 
     userTexts: last ? [...last.state.run.inputTexts, ...last.state.run.followUps.map((f) => f.answer)] : [],
     evidence: last ? await store.evidence(last.runId) : [],
   };
+  const starter = last?.state.run.threadStartedBy ?? last?.state.run.startedBy;
+  if (starter) start.startedBy = starter;
   return { state: stateOf(last), last, start };
 }
 

@@ -5,6 +5,7 @@ import {
   type ParamContract,
   type ToolPolicy,
 } from '../domain/flow.js';
+import type { ApprovalPolicy } from '../domain/flow-approval.js';
 import { jsonataProblem } from './expressions.js';
 import { jsonSchemaIssues } from './json-schema.js';
 import { listOf, suggest, type PathSegment, type RawProblem } from './problems.js';
@@ -141,8 +142,9 @@ function policyProblems(flow: Flow, tool: string, policy: ToolPolicy): RawProble
       message: 'verify confirms a pending write; expected pending beside it',
     });
   }
+  if (policy.approval) problems.push(...approvalProblems(base, policy.approval));
   if (policy.write === false) {
-    for (const key of ['pending', 'verify', 'recover', 'idempotent'] as const) {
+    for (const key of ['pending', 'verify', 'recover', 'idempotent', 'approval'] as const) {
       if (policy[key] !== undefined)
         problems.push({
           path: [...base, key],
@@ -152,6 +154,29 @@ function policyProblems(flow: Flow, tool: string, policy: ToolPolicy): RawProble
     }
   }
   if (policy.verify) problems.push(...verifyVisibility(flow, tool, policy.verify.tool));
+  return problems;
+}
+
+/** An approval policy's rules parse; expiry keys go together (docs/approvals.md). */
+function approvalProblems(base: PathSegment[], approval: ApprovalPolicy): RawProblem[] {
+  const at = [...base, 'approval'];
+  const problems: RawProblem[] = [];
+  for (const key of ['auto', 'reject'] as const) {
+    const text = approval[key];
+    const why = text === undefined ? undefined : jsonataProblem(text);
+    if (why) problems.push({ path: [...at, key], message: why });
+  }
+  const problem = (key: string, message: string): void => {
+    problems.push({ path: [...at, key], atKey: true, message });
+  };
+  if (approval.expiresAfter === undefined) {
+    if (approval.onExpiry !== undefined) problem('onExpiry', 'onExpiry needs expiresAfter beside it');
+    if (approval.escalateTo !== undefined) problem('escalateTo', 'escalateTo needs expiresAfter beside it');
+  }
+  if (approval.onExpiry === 'escalate' && approval.escalateTo === undefined)
+    problem('onExpiry', 'onExpiry escalate needs escalateTo: the roles to notify');
+  if (approval.escalateTo !== undefined && approval.onExpiry !== 'escalate')
+    problem('escalateTo', 'escalateTo applies to onExpiry escalate; expected onExpiry: escalate');
   return problems;
 }
 

@@ -3,6 +3,23 @@ import { ValueMatchSchema } from './run-state.js';
 
 const stringMap = z.record(z.string(), z.string());
 
+/** How many people must approve a pending write, and with which roles (docs/approvals.md). */
+export const ApproversNeededSchema = z
+  .object({
+    count: z.number().int().positive(),
+    roles: z.array(z.string()).optional(),
+  })
+  .meta({ description: 'How many different people must approve, and with which token roles.' });
+
+/** One person's approval of a pending write that needs several. */
+export const ApproverVoteSchema = z.object({
+  who: z.string(),
+  role: z.string().nullable(),
+  at: z.string(),
+  comment: z.string().nullable(),
+});
+export type ApproverVote = z.infer<typeof ApproverVoteSchema>;
+
 /** A gated write waiting for a person's approval, as traced and summarised. */
 export const ApprovalPendingSchema = z.object({
   tool: z.string(),
@@ -29,6 +46,16 @@ export const ApprovalPendingSchema = z.object({
     .meta({ description: 'The MCP server annotates the tool `destructiveHint: true`.' }),
   /** The pending item id; a response sends it as `expect`. */
   id: z.string().optional().meta({ description: 'The pending item id; send it as `expect`.' }),
+  /** The tool's approval policy asks for several approvers (docs/approvals.md). */
+  approvers: ApproversNeededSchema.optional(),
+  /** Who has approved so far, in order (several approvers). */
+  approvedBy: z.array(ApproverVoteSchema).optional().meta({
+    description: 'Who has approved so far, in order, while more approvals are needed (docs/approvals.md).',
+  }),
+  /** When the item expires (the policy's `expiresAfter`), ISO 8601. */
+  expiresAt: z.string().optional().meta({
+    description: "When the item expires (the approval policy's `expiresAfter`), ISO 8601.",
+  }),
 });
 
 /** A server's question to the person: which server, during which call, and what it asked (docs/mcp.md, "Elicitation"). */

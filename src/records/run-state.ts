@@ -71,6 +71,12 @@ export const ApprovalSchema = z.object({
   who: z.string().nullable(),
   comment: z.string().nullable(),
   consumed: z.boolean(),
+  /** Set when a rule of the tool's approval policy approved it, not a person (docs/approvals.md). */
+  rule: z.enum(['auto']).optional(),
+  /** With several approvers: every person who approved, in order (`who` is the last). */
+  approvers: z.array(z.string()).optional(),
+  /** Set when the person approved edited arguments: the arguments the model had given. */
+  editedFrom: jsonObject.optional(),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 
@@ -87,6 +93,8 @@ export const GatedCallSchema = z.object({
   matches: z.record(z.string(), z.array(ValueMatchSchema)).optional(),
   /** Set once the person declined it. */
   declined: z.boolean().optional(),
+  /** Set when a rule of the tool's approval policy decided it (docs/approvals.md). */
+  decidedBy: z.enum(['auto', 'reject']).optional(),
 });
 export type GatedCall = z.infer<typeof GatedCallSchema>;
 
@@ -198,6 +206,12 @@ export const RunStateSchema = z.object({
   inputTexts: z.array(z.string()),
   /** Outputs of completed nodes, keyed by node id. */
   nodeOutputs: z.record(z.string(), jsonObject),
+  /** Who started the run (a token's name, or the OS user of a local CLI); absent when unknown. */
+  startedBy: z.string().optional(),
+  /** A run in a thread: who started the thread (its first run's starter); absent when unknown. */
+  threadStartedBy: z.string().optional(),
+  /** String leaves of arguments a person edited on approval: they count as the user's words. */
+  editTexts: z.array(z.string()).optional(),
 });
 export type RunState = z.infer<typeof RunStateSchema>;
 
@@ -243,9 +257,9 @@ export function stringLeaves(value: unknown): string[] {
   return [];
 }
 
-/** What the user has said: the input's string leaves plus every follow-up answer. */
+/** What the user has said: the input's string leaves, every follow-up answer and a person's edits of arguments. */
 export function userTexts(run: RunState): string[] {
-  return [...run.inputTexts, ...run.followUps.map((f) => f.answer)];
+  return [...run.inputTexts, ...run.followUps.map((f) => f.answer), ...(run.editTexts ?? [])];
 }
 
 function isObject(value: unknown): boolean {

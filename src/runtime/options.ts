@@ -74,7 +74,10 @@ export interface StartOptions {
    * (that run's summary is returned); RunError THREAD_BUSY while it runs or waits for an approval.
    */
   thread?: string;
-  /** Who sent the message (recorded when it answers a follow-up question of the thread). */
+  /**
+   * Who sent the message: recorded as the run's starter (who cannot count as one of several approvers,
+   * docs/approvals.md) and when it answers a follow-up question of the thread.
+   */
   who?: string | null;
 }
 
@@ -82,6 +85,17 @@ export interface StartOptions {
 export interface RespondOptions {
   comment?: string | null;
   who?: string | null;
+  /**
+   * The token role of the person (the server sets it): checked against the approval policy's
+   * `approvers.roles` (docs/approvals.md). Absent: roles are not checked (a local store).
+   */
+  role?: string | null;
+  /**
+   * `approve` with edited arguments (docs/approvals.md): they go through the whole guard chain again
+   * (the person's changes count as the user's words) and the approval binds to them; RunError
+   * ARGS_REFUSED, nothing changed, when a check refuses them.
+   */
+  args?: Record<string, unknown>;
   model?: ModelSpec;
   /**
    * The id of the pending item this response is for (the summary's `suspension.pending.id`): the

@@ -142,6 +142,7 @@ export class Runtime {
       ...(options.parentCallId !== undefined ? { parentCallId: options.parentCallId } : {}),
       ...(options.onAccepted ? { onAccepted: options.onAccepted } : {}),
       ...(thread ? { thread } : {}),
+      ...(options.who ? { startedBy: options.who } : {}),
     });
   }
 
@@ -155,7 +156,11 @@ export class Runtime {
     return listThreads(await this.db(), { ...filter, tenant: filter.tenant ?? null });
   }
 
-  /** Approves the pending write of a suspended run and continues it. */
+  /**
+   * Approves the pending write of a suspended run and continues it — or, when the tool's approval
+   * policy needs several approvers and this is not the last, records the approval and keeps waiting
+   * (docs/approvals.md). `args` approves edited arguments, once the guards passed them.
+   */
   approve(runId: string, options: RespondOptions = {}): Promise<RunSummary> {
     return this.respond(runId, approval('approved', options), options);
   }
@@ -320,7 +325,14 @@ export class Runtime {
 
 /** A person's decision on a pending write. */
 function approval(decision: 'approved' | 'rejected', options: RespondOptions): PersonResponse {
-  return { kind: 'APPROVAL', decision, comment: options.comment ?? null, who: options.who ?? null };
+  return {
+    kind: 'APPROVAL',
+    decision,
+    comment: options.comment ?? null,
+    who: options.who ?? null,
+    ...(options.role !== undefined ? { role: options.role } : {}),
+    ...(decision === 'approved' && options.args !== undefined ? { args: options.args } : {}),
+  };
 }
 
 /** True for a loaded flow (`loadFlow`'s result or `{flow, dir}`), false for a plain flow object. */

@@ -103,7 +103,12 @@ async function continueThread(
         'CONFLICT',
         `thread ${threadId} does not wait for approval ${response.approvalId} (nothing changed)`,
       );
-    const options = { who: principal.name, comment: response.reason ?? null, expect: response.approvalId };
+    const options = {
+      who: principal.name,
+      role: principal.role,
+      comment: response.reason ?? null,
+      expect: response.approvalId,
+    };
     const summary = await deps.locks.with(last.runId, () =>
       deps.background.accept((onAccepted) =>
         response.approved

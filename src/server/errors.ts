@@ -24,6 +24,7 @@ export const API_ERROR_CODES = [
   'THREAD_NOT_FOUND',
   'CONFLICT',
   'THREAD_BUSY',
+  'ARGS_REFUSED',
   'FLOW_LIMIT',
   'PAYLOAD_TOO_LARGE',
   'TOO_MANY_STREAMS',
@@ -114,6 +115,10 @@ export function runApiError(error: RunError): ApiError {
       return new ApiError(409, 'CONFLICT', `${error.message} (nothing changed)`);
     case 'THREAD_BUSY':
       return new ApiError(409, 'THREAD_BUSY', `${error.message} (nothing changed)`);
+    case 'APPROVER_REFUSED':
+      return new ApiError(403, 'FORBIDDEN', `${error.message} (nothing changed)`);
+    case 'ARGS_REFUSED':
+      return new ApiError(400, 'ARGS_REFUSED', `${error.message} (nothing changed)`, error.problems);
     case 'REQUEST_INVALID':
       return new ApiError(400, 'BAD_REQUEST', error.message);
     case 'INPUT_INVALID':

@@ -139,11 +139,15 @@ function registerResponseRoutes(app: OpenAPIHono<AppEnv>, deps: ServerDeps): voi
   app.openapi(approval, async (c) => {
     const { id } = c.req.valid('param');
     const body = c.req.valid('json');
-    const who = c.get('principal').name;
+    const principal = c.get('principal');
+    if (body.args !== undefined && body.decision !== 'approve')
+      throw new ApiError(400, 'BAD_REQUEST', 'args edit the call on approval; expected decision: approve');
     const options = {
       comment: body.comment ?? null,
-      who,
+      who: principal.name,
+      role: principal.role,
       ...(body.expect !== undefined ? { expect: body.expect } : {}),
+      ...(body.args !== undefined ? { args: body.args } : {}),
     };
     const summary = await idempotent(deps, c, body, () =>
       respond(deps, c, id, (onAccepted) =>
@@ -206,6 +210,7 @@ async function start(deps: ServerDeps, c: Context<AppEnv>, body: StartBody): Pro
     deps.runtime.start(loaded, {
       input,
       tenant: principal.tenant,
+      who: principal.name,
       onAccepted,
       ...(model !== undefined ? { model } : {}),
     }),

@@ -91,6 +91,10 @@ export const ApprovalSchema = z
   .strictObject({
     decision: z.enum(['approve', 'reject']),
     comment: z.string().optional(),
+    args: z.record(z.string(), z.unknown()).optional().openapi({
+      description:
+        "With `approve`: edited arguments of the pending write. They go through the guards again (the changes count as the user's words); refused with 400 ARGS_REFUSED naming the check, else the approval binds to them (docs/approvals.md).",
+    }),
     expect: z.string().min(1).optional().openapi({
       description: 'The pending item id this decision is for; 409 when the run waits for another.',
     }),

@@ -99,6 +99,22 @@ export type EventPayload =
       answer?: string;
       /** An answer to an MCP server's question (elicitation): what the person chose. */
       action?: 'accept' | 'decline' | 'cancel';
+      /** An approval several people gave (docs/approvals.md): each of them, in order. */
+      approvers?: string[];
+      /** An approval with edited arguments: the arguments approved, and those the model had given. */
+      args?: Record<string, unknown>;
+      editedFrom?: Record<string, unknown>;
+    }
+  /** One approval of a pending write that needs several; the run keeps waiting (docs/approvals.md). */
+  | {
+      type: 'approval.voted';
+      nodeId?: string;
+      tool: string;
+      who: string;
+      role: string | null;
+      /** Approvals so far, and how many are needed. */
+      approvals: number;
+      count: number;
     }
   /** An MCP server with `sampling: true` asked the node's model during a call of `tool` (texts bounded). */
   | {
@@ -152,6 +168,7 @@ export const EVENT_TYPES = [
   'node.suspended',
   'run.suspended',
   'run.resumed',
+  'approval.voted',
   'run.retried',
   'node.completed',
   'node.failed',

@@ -185,6 +185,8 @@ function skippable(error: RunError): boolean {
     case 'REQUEST_INVALID':
     case 'INPUT_INVALID':
     case 'THREAD_BUSY':
+    case 'APPROVER_REFUSED':
+    case 'ARGS_REFUSED':
       return false;
   }
 }

@@ -13,6 +13,8 @@ const RUN_EXITS: Record<RunErrorCode, number> = {
   REQUEST_INVALID: 2,
   INPUT_INVALID: 2,
   THREAD_BUSY: 4,
+  APPROVER_REFUSED: 4,
+  ARGS_REFUSED: 2,
 };
 const STORE_EXITS: Record<StoreErrorCode, number> = {
   VERSION_CONFLICT: 4,

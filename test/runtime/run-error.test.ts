@@ -29,6 +29,8 @@ const NAMES: Record<RunErrorCode, string> = {
   REQUEST_INVALID: 'RuntimeInputError',
   INPUT_INVALID: 'RunInputError',
   THREAD_BUSY: 'RunError',
+  APPROVER_REFUSED: 'RunError',
+  ARGS_REFUSED: 'RunError',
 };
 
 describe('RunError', () => {

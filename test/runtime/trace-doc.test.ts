@@ -25,9 +25,18 @@ const NOT_PRODUCED_HERE = new Set([
   'run.started.parentRunId',
   'tool.invoked.resultTruncated',
   'run.resumed.action',
+  // Approval policies (docs/approvals.md): test/server/approval-policies.test.ts produces and checks them.
+  'run.resumed.approvers',
+  'run.resumed.args',
+  'run.resumed.editedFrom',
 ]);
 /** Event types that need a real MCP server asking for them: test/mcp/sampling.test.ts produces and checks them. */
-const PRODUCED_ELSEWHERE = new Set<string>(['sampling.requested', 'sampling.completed']);
+const PRODUCED_ELSEWHERE = new Set<string>([
+  'sampling.requested',
+  'sampling.completed',
+  // Several approvers: test/server/approval-policies.test.ts.
+  'approval.voted',
+]);
 
 interface DocSection {
   type: string;

@@ -22,6 +22,8 @@ const RUN_ANSWERS: Record<RunErrorCode, [number, ApiErrorCode]> = {
   REQUEST_INVALID: [400, 'BAD_REQUEST'],
   INPUT_INVALID: [400, 'INPUT_INVALID'],
   THREAD_BUSY: [409, 'THREAD_BUSY'],
+  APPROVER_REFUSED: [403, 'FORBIDDEN'],
+  ARGS_REFUSED: [400, 'ARGS_REFUSED'],
 };
 /** Only a version conflict is the client's; every other refusal of the store is the server's failure. */
 const STORE_ANSWERS: Record<StoreErrorCode, [number, ApiErrorCode]> = {

@@ -1602,6 +1602,10 @@ export interface components {
       text?: string;
     };
     Approval: {
+      /** @description With `approve`: edited arguments of the pending write. They go through the guards again (the changes count as the user's words); refused with 400 ARGS_REFUSED naming the check, else the approval binds to them (docs/approvals.md). */
+      args?: {
+        [key: string]: unknown;
+      };
       comment?: string;
       /** @enum {string} */
       decision: 'approve' | 'reject';
@@ -1647,7 +1651,7 @@ export interface components {
     Error: {
       error: {
         /**
-         * @description One of BAD_REQUEST, FLOW_INVALID, INPUT_INVALID, IDEMPOTENCY_KEY_REUSED, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, RUN_NOT_FOUND, FLOW_NOT_FOUND, EVIDENCE_NOT_FOUND, THREAD_NOT_FOUND, CONFLICT, THREAD_BUSY, FLOW_LIMIT, PAYLOAD_TOO_LARGE, TOO_MANY_STREAMS, SHUTTING_DOWN, BUSY, AUTHORIZATION_FAILED, INTERNAL (docs/api.md "Errors").
+         * @description One of BAD_REQUEST, FLOW_INVALID, INPUT_INVALID, IDEMPOTENCY_KEY_REUSED, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, RUN_NOT_FOUND, FLOW_NOT_FOUND, EVIDENCE_NOT_FOUND, THREAD_NOT_FOUND, CONFLICT, THREAD_BUSY, ARGS_REFUSED, FLOW_LIMIT, PAYLOAD_TOO_LARGE, TOO_MANY_STREAMS, SHUTTING_DOWN, BUSY, AUTHORIZATION_FAILED, INTERNAL (docs/api.md "Errors").
          * @example CONFLICT
          */
         code: string;
@@ -1740,11 +1744,25 @@ export interface components {
     /** @description A gated write waiting for approval, or a question waiting for an answer. */
     PendingItem:
       | {
+          /** @description Who has approved so far, in order, while more approvals are needed (docs/approvals.md). */
+          approvedBy?: {
+            at: string;
+            comment: string | null;
+            role: string | null;
+            who: string;
+          }[];
+          /** @description How many different people must approve, and with which token roles. */
+          approvers?: {
+            count: number;
+            roles?: string[];
+          };
           args: {
             [key: string]: unknown;
           };
           /** @description The MCP server annotates the tool `destructiveHint: true`. */
           destructive?: boolean;
+          /** @description When the item expires (the approval policy's `expiresAfter`), ISO 8601. */
+          expiresAt?: string;
           /** @description The pending item id; send it as `expect`. */
           id?: string;
           /** @description Argument name → where its value (or each element or field of it) was found: the evidence id, the path of the leaf in its payload and, for a match inside a text, the span (docs/flows.md, matching); absent when none. */

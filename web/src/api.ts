@@ -112,9 +112,14 @@ export async function toApiError(response: Response): Promise<ApiError> {
   let code = `HTTP_${response.status}`;
   let message = response.statusText || code;
   try {
-    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown } };
+    const body = (await response.json()) as {
+      error?: { code?: unknown; message?: unknown; problems?: unknown };
+    };
     if (typeof body.error?.code === 'string') code = body.error.code;
     if (typeof body.error?.message === 'string') message = body.error.message;
+    // An edited approval's refusal (ARGS_REFUSED) names the check that stopped it in `problems`.
+    if (Array.isArray(body.error?.problems) && body.error.problems.length > 0)
+      message = `${message}: ${body.error.problems.map(String).join('; ')}`;
   } catch (error) {
     // Not JSON (a proxy's page, say): keep the status line, but say why.
     message = `${message} (${error instanceof Error ? error.message : String(error)})`;
@@ -203,11 +208,13 @@ export class Api {
     decision: 'approve' | 'reject',
     comment: string,
     expect?: string,
+    args?: Record<string, unknown>,
   ): Promise<ApiResponse<'/v1/runs/{id}/approval', 'post'>> {
     const body: ApiBody<'/v1/runs/{id}/approval', 'post'> = {
       decision,
       ...(comment.trim() ? { comment: comment.trim() } : {}),
       ...(expect !== undefined ? { expect } : {}),
+      ...(args !== undefined ? { args } : {}),
     };
     return this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/approval`, body, {
       'idempotency-key': idempotencyKey(),

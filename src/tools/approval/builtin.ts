@@ -5,7 +5,9 @@ import type { GatedCall } from '../../records/run-state.js';
 import { isWriteTool } from '../../domain/tool.js';
 import type { CallInput } from '../call.js';
 import type { ProducedCase } from '../produces.js';
-import type { BuiltinTool } from '../builtin/builtin-tool.js';
+import type { BuiltinTool, WithEffect } from '../builtin/builtin-tool.js';
+import type { ApprovalPending } from '../../records/pending.js';
+import { applyRule, decideByRule, policyFields } from './rules.js';
 
 /** What builtin_node_approval produces (for docs/observations.md). */
 export const APPROVAL_TOOL_PRODUCES: readonly ProducedCase[] = [
@@ -25,6 +27,17 @@ export const APPROVAL_TOOL_PRODUCES: readonly ProducedCase[] = [
     producer: 'builtin_node_approval',
     case: 'the run suspends APPROVAL; on approval: "用户已批准…"',
     code: null,
+  },
+  {
+    producer: 'builtin_node_approval',
+    case: "the tool's approval policy `auto` rule holds: approved at once, no suspension (docs/approvals.md)",
+    code: null,
+  },
+  {
+    producer: 'builtin_node_approval',
+    case: "the tool's approval policy `reject` rule holds: declined at once, no suspension",
+    code: 'APPROVAL_DENIED',
+    next: 'NEXT_APPROVAL_DENIED',
   },
   {
     producer: 'builtin_node_approval',
@@ -81,7 +94,7 @@ export const approvalTool: BuiltinTool = {
         ),
       );
     }
-    const pending = {
+    const pending: ApprovalPending = {
       tool,
       args: gated.args,
       summary: str(args, 'summary'),
@@ -91,8 +104,24 @@ export const approvalTool: BuiltinTool = {
       // The MCP server marks the tool destructive: the approval card says so (docs/mcp.md).
       ...(known?.destructiveHint === true ? { destructive: true } : {}),
     };
-    const observation = Observation.success(hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool }), pending);
-    const suspension = { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint } as const;
-    return Promise.resolve({ observation, effect: { kind: 'suspend', suspension } });
+    return decide(ctx, gated, pending);
   },
 };
+
+/** The policy's rules decide the call at once, or the run suspends for people (docs/approvals.md). */
+async function decide(
+  ctx: CallInput,
+  gated: GatedCall,
+  base: ApprovalPending,
+): Promise<Observation | WithEffect> {
+  const policy = ctx.flow.tools[gated.tool]?.approval;
+  const rule = policy ? await decideByRule(ctx, policy, base) : null;
+  if (rule) return applyRule(ctx, gated, rule);
+  const pending = { ...base, ...policyFields(policy, ctx.services.now()) };
+  const observation = Observation.success(
+    hint(ctx.locale, 'SUSPENDED_APPROVAL', { tool: gated.tool }),
+    pending,
+  );
+  const suspension = { kind: 'APPROVAL', pending, fingerprint: gated.fingerprint } as const;
+  return { observation, effect: { kind: 'suspend', suspension } };
+}

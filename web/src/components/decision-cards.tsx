@@ -15,6 +15,7 @@ import { JsonBlock } from './badges.js';
 import { ConnectCard } from './connect-button.js';
 import { ElicitationForm } from './elicitation-form.js';
 import { ArgumentSource, useEvidence } from './evidence.js';
+import { ApproverProgress, useArgsEditor } from './approval-policy.js';
 
 /** The card of the decision the run waits for: an approval or a question. */
 export function ActiveCard(props: {
@@ -74,13 +75,23 @@ function ApprovalCard({
   const { api, canAct, me, roleKnown } = useSession();
   const [comment, setComment] = useState('');
   const { busy, error, send } = useSend(onAnswered);
+  const editor = useArgsEditor(pending);
+  const [argsError, setArgsError] = useState<string | null>(null);
+  const approve = (): void => {
+    const read = editor.read();
+    if ('error' in read) return setArgsError(read.error);
+    setArgsError(null);
+    send(() => api.decide(runId, 'approve', comment, pending.id, read.args));
+  };
   return (
     <section className="card decision approval" aria-labelledby="approval-title" data-testid="approval-card">
       <h2 id="approval-title">{t('approvalTitle', { tool: pending.tool })}</h2>
       <p>{t('approvalIntro')}</p>
       <PendingApproval runId={runId} pending={pending} />
+      <ApproverProgress pending={pending} />
       {canAct ? (
         <form className="decide" onSubmit={(e) => e.preventDefault()}>
+          {editor.view}
           <label htmlFor="approval-comment">{t('commentLabel')}</label>
           <textarea
             id="approval-comment"
@@ -89,13 +100,8 @@ function ApprovalCard({
             onChange={(e) => setComment(e.target.value)}
           />
           <div className="buttons">
-            <button
-              type="button"
-              className="approve"
-              disabled={busy}
-              onClick={() => send(() => api.decide(runId, 'approve', comment, pending.id))}
-            >
-              {busy ? t('sending') : t('approve')}
+            <button type="button" className="approve" disabled={busy} onClick={approve}>
+              {busy ? t('sending') : editor.editing ? t('approveEdited') : t('approve')}
             </button>
             <button
               type="button"
@@ -110,9 +116,9 @@ function ApprovalCard({
       ) : (
         <p className="note">{roleKnown ? t('viewerCannotDecide', { role: me.role }) : t('roleUnknown')}</p>
       )}
-      {error && (
+      {(argsError ?? error) && (
         <p role="alert" className="error">
-          {error}
+          {argsError ?? error}
         </p>
       )}
     </section>

@@ -29,6 +29,20 @@ export const ApprovalPendingSchema = z.object({
     .meta({ description: 'The MCP server annotates the tool `destructiveHint: true`.' }),
   /** The pending item id; a response sends it as `expect`. */
   id: z.string().optional().meta({ description: 'The pending item id; send it as `expect`.' }),
+  /** When the approval expires (the tool policy's `approval.expiresAfter`); absent when it never does. */
+  expiresAt: z.string().optional().meta({
+    description:
+      "When the approval expires (ISO 8601; the tool policy's `approval.expiresAfter` after the suspension); absent when it never does.",
+  }),
+  /** Set once the approval expired and was rejected (claimed by one process). */
+  expiredAt: z.string().optional().meta({
+    description: 'Set once the approval expired and was rejected (`onExpiry: reject`).',
+  }),
+  /** Set once the approval expired and was escalated (`onExpiry: escalate`); it still waits for a person. */
+  escalatedAt: z.string().optional().meta({
+    description:
+      'Set once the approval expired and was escalated (`onExpiry: escalate`); it still waits for a person.',
+  }),
 });
 
 /** A server's question to the person: which server, during which call, and what it asked (docs/mcp.md, "Elicitation"). */

@@ -122,6 +122,25 @@ export type EventPayload =
       usage?: TokenUsage;
       message?: string;
     }
+  /** An approval not decided within its `expiresAfter`: rejected (`onExpiry: reject`) by any serve or worker. */
+  | {
+      type: 'approval.expired';
+      nodeId: string;
+      pendingId: string;
+      tool: string;
+      expiresAt: string;
+    }
+  /** An approval not decided within its `expiresAfter` with `onExpiry: escalate`: still waiting, escalated. */
+  | {
+      type: 'approval.escalated';
+      nodeId: string;
+      pendingId: string;
+      tool: string;
+      expiresAt: string;
+      escalateTo: string[];
+    }
+  /** A person's words added to a running or suspended run (steering); the model reads them at its next round. */
+  | { type: 'run.message'; messageId: string; text: string; who: string | null }
   /** A failed run taken up again by an operator (`retry`): it continues in the node that failed. */
   | { type: 'run.retried'; nodeId: string; reason: string; message: string; who: string | null }
   | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown> }
@@ -152,6 +171,9 @@ export const EVENT_TYPES = [
   'node.suspended',
   'run.suspended',
   'run.resumed',
+  'approval.expired',
+  'approval.escalated',
+  'run.message',
   'run.retried',
   'node.completed',
   'node.failed',

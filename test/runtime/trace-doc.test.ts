@@ -26,8 +26,17 @@ const NOT_PRODUCED_HERE = new Set([
   'tool.invoked.resultTruncated',
   'run.resumed.action',
 ]);
-/** Event types that need a real MCP server asking for them: test/mcp/sampling.test.ts produces and checks them. */
-const PRODUCED_ELSEWHERE = new Set<string>(['sampling.requested', 'sampling.completed']);
+/**
+ * Event types that need a real MCP server asking for them (test/mcp/sampling.test.ts), or time passing
+ * and a person's words (test/server/notifications*.test.ts), produce and check them.
+ */
+const PRODUCED_ELSEWHERE = new Set<string>([
+  'sampling.requested',
+  'sampling.completed',
+  'approval.expired',
+  'approval.escalated',
+  'run.message',
+]);
 
 interface DocSection {
   type: string;

@@ -137,7 +137,7 @@ export function createServer(options: ServerOptions): ApiServer {
       ? new WebhookDispatcher({
           webhooks: options.webhooks,
           store: () => options.runtime.db(),
-          consoleBase: connect.baseUrl,
+          consoleBase: () => connect.baseUrl(),
           logger,
           clock: () => options.runtime.clock(),
           ...(options.webhookPollMs !== undefined ? { pollMs: options.webhookPollMs } : {}),

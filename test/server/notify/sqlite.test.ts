@@ -59,8 +59,8 @@ describe('serve --webhooks on SQLite, with approval expiry', () => {
       const first = await startRefund(a.url);
       const suspended = await statusOf(a.url, first, 'suspended');
       const pendingId = (suspended.suspension as { pending: { id: string; expiresAt: string } }).pending.id;
-      const delivered = await until('two attempts', async () =>
-        receiver.received.length >= 2 ? receiver.received.slice(0, 2) : undefined,
+      const delivered = await until('two attempts', () =>
+        Promise.resolve(receiver.received.length >= 2 ? receiver.received.slice(0, 2) : undefined),
       );
       expect(delivered.map((r) => r.status)).toEqual([500, 200]);
       const ids = delivered.map((r) => r.headers['x-agent-runtime-event']);
@@ -109,8 +109,10 @@ describe('serve --webhooks on SQLite, with approval expiry', () => {
       expect(saw).toContain('APPROVAL_DENIED');
       expect(saw).toContain('the approval expired and was rejected automatically');
       expect(existsSync(log)).toBe(false); // the refund never ran
-      const expiredHook = await until('approval.expired delivered', async () =>
-        receiver.received.find((r) => r.status === 200 && r.body.includes('"approval.expired"')),
+      const expiredHook = await until('approval.expired delivered', () =>
+        Promise.resolve(
+          receiver.received.find((r) => r.status === 200 && r.body.includes('"approval.expired"')),
+        ),
       );
       expect(JSON.parse(expiredHook.body)).toMatchObject({
         type: 'approval.expired',

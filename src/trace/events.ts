@@ -139,8 +139,6 @@ export type EventPayload =
       expiresAt: string;
       escalateTo: string[];
     }
-  /** A person's words added to a running or suspended run (steering); the model reads them at its next round. */
-  | { type: 'run.message'; messageId: string; text: string; who: string | null }
   /** A failed run taken up again by an operator (`retry`): it continues in the node that failed. */
   | { type: 'run.retried'; nodeId: string; reason: string; message: string; who: string | null }
   | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown> }
@@ -173,7 +171,6 @@ export const EVENT_TYPES = [
   'run.resumed',
   'approval.expired',
   'approval.escalated',
-  'run.message',
   'run.retried',
   'node.completed',
   'node.failed',

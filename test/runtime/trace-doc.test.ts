@@ -28,14 +28,13 @@ const NOT_PRODUCED_HERE = new Set([
 ]);
 /**
  * Event types that need a real MCP server asking for them (test/mcp/sampling.test.ts), or time passing
- * and a person's words (test/server/notifications*.test.ts), produce and check them.
+ * (approval expiry: test/server/notify/*.test.ts), produced and checked there.
  */
 const PRODUCED_ELSEWHERE = new Set<string>([
   'sampling.requested',
   'sampling.completed',
   'approval.expired',
   'approval.escalated',
-  'run.message',
 ]);
 
 interface DocSection {

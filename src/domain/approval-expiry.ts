@@ -57,6 +57,12 @@ export const ApprovalExpiryShape = {
     .describe('Roles an escalation is addressed to (sent in the `approval.escalated` notification).'),
 };
 
+/** A write tool's `approval` policy (optional): its expiry keys. */
+export const ApprovalPolicySchema = z
+  .strictObject({ ...ApprovalExpiryShape })
+  .optional()
+  .describe('How a person approves this write: expiry (docs/notifications.md).');
+
 /** The expiry keys of an approval policy, parsed. */
 export interface ApprovalExpiry {
   expiresAfter?: string;

@@ -9,7 +9,7 @@ export {
   MAX_MAP_CONCURRENCY,
   MAX_MAP_ITEMS,
 } from './flow-graph.js';
-import { ApprovalExpiryShape } from './approval-expiry.js';
+import { ApprovalPolicySchema } from './approval-expiry.js';
 import { EdgeSchema, ID_PATTERN, MapSchema, MAX_EXPRESSION_LENGTH } from './flow-graph.js';
 
 export {
@@ -240,10 +240,7 @@ export const ToolPolicySchema = z
       .boolean()
       .optional()
       .describe('The server deduplicates by the idempotency key, so re-sending is safe.'),
-    approval: z
-      .strictObject({ ...ApprovalExpiryShape })
-      .optional()
-      .describe('How a person approves this write: expiry (docs/notifications.md).'),
+    approval: ApprovalPolicySchema,
   })
   .describe('Policy of one tool; the key is the tool name as the model sees it.');
 

@@ -60,6 +60,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   }
   const security = securityOptions(parsed);
   const notifications = await webhookOptions(parsed);
+  const expiryMs = expiryInterval();
   const flowsDir = str(parsed, 'flows');
   const flows = new FlowRegistry({
     dir: flowsDir ? resolve(flowsDir) : null,
@@ -86,7 +87,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   const listening = await listenOrExplain(server, runtime, host, port);
   io.out(`${listening.url}\n`);
   const recoverer = startRecoverer(runtime, { intervalMs: runtime.leaseLength, logger });
-  const expiry = startExpiryTimer(runtime, { intervalMs: expiryPollMs(process.env), logger });
+  const expiry = startExpiryTimer(runtime, { intervalMs: expiryMs, logger });
   logger.info('SERVER listening', {
     url: listening.url,
     auth: tokens ? `${tokens.length} tokens` : 'none',
@@ -107,6 +108,15 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   await runtime.close();
   logger.info('SERVER stopped', { runsLeftRunning: left });
   return 0;
+}
+
+/** env AGENT_RUNTIME_EXPIRY_POLL_MS (docs/notifications.md): a usage error when it is not a number ≥ 50. */
+function expiryInterval(): number {
+  try {
+    return expiryPollMs(process.env);
+  } catch (error) {
+    throw new UsageError(`serve: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** Listens, or closes the runtime and explains why not (a usage error for a busy or unusable address). */

@@ -1,4 +1,4 @@
-import { approvalExpiryOf } from '../domain/approval-expiry.js';
+import { approvalExpiryOf, type ApprovalExpiry } from '../domain/approval-expiry.js';
 import { hint } from '../domain/hints.js';
 import { RunError } from '../domain/run-error.js';
 import type { Logger } from '../log/logger.js';
@@ -70,8 +70,9 @@ export function startExpiryTimer(
 async function dueRuns(store: Store, now: number): Promise<string[]> {
   const filter = { status: 'suspended' as const, limit: SCAN_LIMIT };
   const heads = store.listRunHeads ? await store.listRunHeads(filter) : await store.listRuns(filter);
+  // A delegated child's item is also its parent's: it is answered through the top-level run.
   return heads
-    .filter((h) => h.suspension && dueItems(h.suspension, null, now).length > 0)
+    .filter((h) => h.parentRunId === null && h.suspension && dueItems(h.suspension, null, now).length > 0)
     .map((h) => h.runId);
 }
 
@@ -98,7 +99,7 @@ async function fire(
   const record = await store.getRun(runId);
   if (!record?.suspension || record.status !== 'suspended') return;
   for (const due of dueItems(record.suspension, record.state.nodeId, now)) {
-    const expiry = approvalExpiryOf(record.flow.tools[due.pending.tool]);
+    const expiry = await expiryPolicy(store, record, due.pending.tool);
     const escalate = expiry?.onExpiry === 'escalate';
     if (due.pending.expiredAt === undefined) {
       const claimed = await claim(store, record, due, now, expiry?.escalateTo ?? [], escalate);
@@ -122,6 +123,20 @@ async function fire(
     }
     return; // the run moved on: another item due is handled from its new record by the next pass
   }
+}
+
+/**
+ * The tool's expiry policy: in the run's flow, or — for an item a delegated child waits for — in the flow
+ * of the child (and its children) that suspended it.
+ */
+async function expiryPolicy(store: Store, record: RunRecord, tool: string): Promise<ApprovalExpiry | null> {
+  let run: RunRecord | null = record;
+  for (let depth = 0; run && depth < 8; depth++) {
+    const childRunId = run.state.loop.suspended?.childRunId;
+    if (!childRunId) return approvalExpiryOf(run.flow.tools[tool]);
+    run = await store.getRun(childRunId);
+  }
+  return null;
 }
 
 /**

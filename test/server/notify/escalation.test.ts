@@ -106,6 +106,20 @@ describe('approval expiry with onExpiry: escalate', () => {
       run: { runId },
       pending: { id: pending.id, tool: 'ticket_create', args: { title: 'printer' } },
     });
+    // The delivery log: the run has no tenant, so a tenant's operator sees none of it.
+    const log = async (token: string) =>
+      (await (
+        await t!.call('GET', '/v1/webhooks/deliveries?webhook=finance', { token })
+      ).json()) as unknown[];
+    await until('logged as delivered', async () =>
+      (await log(TOKENS.operator)).some((d) => (d as { status: string }).status === 'delivered')
+        ? true
+        : undefined,
+    );
+    expect(await log(TOKENS.operator)).toMatchObject([
+      { webhook: 'finance', event: 'approval.escalated', runId, tenant: null, attempts: 1 },
+    ]);
+    expect(await log(TOKENS.tenantA)).toEqual([]);
     // A person still decides: the write runs once.
     const approved = await t.call('POST', `/v1/runs/${runId}/approval`, {
       token: TOKENS.operator,

@@ -25,6 +25,8 @@ export const SERVE_OPTIONS: ParseArgsOptionsConfig = {
   'max-mcp-connections': { type: 'string' },
   'mcp-idle-ms': { type: 'string' },
   'public-url': { type: 'string' },
+  webhooks: { type: 'string' },
+  'allow-webhook-host': { type: 'string', multiple: true },
 };
 
 /** `agent-runtime serve --help` (docs/cli.md, docs/api.md, docs/security.md). */
@@ -62,5 +64,12 @@ what a request may make the server do (default: nothing; docs/security.md):
                              least recently used idle one; with all busy the tool call fails TOOL_UNREACHABLE
   --mcp-idle-ms MS           close an MCP connection (ending a stdio server) unused this long
                              (default 300000; 0: never); the next call connects again
+
+notifications (docs/notifications.md):
+  --webhooks FILE            POST signed notifications of run events to the webhooks of FILE (YAML or JSON
+                             list of {url, events, secret}); retried with backoff, logged at
+                             GET /v1/webhooks/deliveries
+  --allow-webhook-host HOST  a host (any port) or HOST:PORT webhooks may be on (repeatable; a webhook on
+                             another host is refused at start)
 
   -h, --help                 this text`;

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { createStderrLogger, type Logger } from '../log/logger.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import { startRecoverer } from '../runtime/recoverer.js';
+import { expiryPollMs, startExpiryTimer } from '../runtime/approval-expiry.js';
 import { createServer, type ApiServer, type ServerOptions } from '../server/app.js';
 import { mountConsole } from '../server/console.js';
 import { FlowRegistry, type FlowLimits } from '../server/flows.js';
@@ -17,6 +18,7 @@ import type { Command } from './commands.js';
 import { cliDb } from './context.js';
 import { loadExtensions, toolNames } from './extensions.js';
 import { SERVE_OPTIONS } from './serve-usage.js';
+import { webhookOptions } from './serve-webhooks.js';
 
 const DEFAULT_PORT = 8080;
 
@@ -57,6 +59,8 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     );
   }
   const security = securityOptions(parsed);
+  const notifications = await webhookOptions(parsed);
+  const expiryMs = expiryInterval();
   const flowsDir = str(parsed, 'flows');
   const flows = new FlowRegistry({
     dir: flowsDir ? resolve(flowsDir) : null,
@@ -78,11 +82,12 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     // A run needing a person's authorization at an MCP server waits for the console's Connect.
     mcpAuthorization: 'suspend',
   });
-  const server = createServer({ runtime, flows, tokens, logger, ...security });
+  const server = createServer({ runtime, flows, tokens, logger, ...security, ...notifications });
   mountConsole(server.app);
   const listening = await listenOrExplain(server, runtime, host, port);
   io.out(`${listening.url}\n`);
   const recoverer = startRecoverer(runtime, { intervalMs: runtime.leaseLength, logger });
+  const expiry = startExpiryTimer(runtime, { intervalMs: expiryMs, logger });
   logger.info('SERVER listening', {
     url: listening.url,
     auth: tokens ? `${tokens.length} tokens` : 'none',
@@ -94,6 +99,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   await io.stopped(logger);
   watching?.close();
   recoverer.stop();
+  expiry.stop();
   // The runs being driven start nothing new; a write in flight is waited for and recorded first. They
   // stay `running` with their steps persisted, for a later takeover (another serve, a worker, resume).
   const stopping = runtime.stopDriving();
@@ -102,6 +108,15 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   await runtime.close();
   logger.info('SERVER stopped', { runsLeftRunning: left });
   return 0;
+}
+
+/** env AGENT_RUNTIME_EXPIRY_POLL_MS (docs/notifications.md): a usage error when it is not a number ≥ 50. */
+function expiryInterval(): number {
+  try {
+    return expiryPollMs(process.env);
+  } catch (error) {
+    throw new UsageError(`serve: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** Listens, or closes the runtime and explains why not (a usage error for a busy or unusable address). */

@@ -8,16 +8,36 @@ import { MAX_EXPRESSION_LENGTH } from './flow-graph.js';
  */
 
 /** `30s`, `15m`, `2h`, `1d` (or `500ms`): a whole number and a unit. */
-export const DURATION_PATTERN = /^([1-9][0-9]{0,8})(ms|s|m|h|d)$/;
+const SHORT_DURATION = /^([1-9][0-9]{0,8})(ms|s|m|h|d)$/;
+/** ISO 8601 durations of days, hours, minutes and seconds: `PT15M`, `P1DT2H`. */
+const ISO_DURATION = /^P(?:(\d{1,6})D)?(?:T(?:(\d{1,6})H)?(?:(\d{1,6})M)?(?:(\d{1,8})S)?)?$/;
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** Milliseconds of a duration matching DURATION_PATTERN; throws (a bug) for any other text. */
+/**
+ * Milliseconds of a duration: `90s`, `15m`, `2h`, `1d`, `500ms`, or ISO 8601 (`PT15M`, `P1DT2H`); null
+ * when the text is neither, or is zero.
+ */
+export function parseDuration(text: string): number | null {
+  const short = SHORT_DURATION.exec(text);
+  if (short) return Number(short[1]) * (UNIT_MS[short[2] ?? ''] ?? 0);
+  const iso = ISO_DURATION.exec(text);
+  if (!iso || text === 'P' || text.endsWith('T')) return null;
+  const [d, h, m, s] = [iso[1], iso[2], iso[3], iso[4]].map((v) => Number(v ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const ms = ((d * 24 + h) * 60 + m) * 60_000 + s * 1_000;
+  return ms > 0 ? ms : null;
+}
+
+/** Milliseconds of a duration the flow schema accepted; throws (a bug) for any other text. */
 export function durationMs(text: string): number {
-  const match = DURATION_PATTERN.exec(text);
-  const unit = match?.[2];
-  if (!match?.[1] || !unit) throw new Error(`not a duration: ${text}`);
-  return Number(match[1]) * (UNIT_MS[unit] ?? 0);
+  const ms = parseDuration(text);
+  if (ms === null) throw new Error(`not a duration: ${text}`);
+  return ms;
 }
 
 /** Roles a token may have that can decide approvals (docs/api.md, "Tokens"). */
@@ -59,7 +79,9 @@ export const ApprovalPolicySchema = z
     approvers: ApproversSchema.optional(),
     expiresAfter: z
       .string()
-      .regex(DURATION_PATTERN, { error: 'expected a duration such as 30s, 15m, 2h or 1d' })
+      .refine((text) => parseDuration(text) !== null, {
+        error: 'expected a duration such as 30s, 15m, 2h, 1d or PT15M (greater than zero)',
+      })
       .optional()
       .describe('How long a pending approval may wait (`30s`, `15m`, `2h`, `1d`); recorded as `expiresAt`.'),
     onExpiry: z
@@ -67,10 +89,12 @@ export const ApprovalPolicySchema = z
       .optional()
       .describe('What happens once `expiresAfter` has passed: reject (default) or escalate to `escalateTo`.'),
     escalateTo: z
-      .array(z.enum(APPROVER_ROLES))
+      .array(z.string().min(1))
       .min(1)
       .optional()
-      .describe('With onExpiry escalate: the roles notified.'),
+      .describe(
+        'With onExpiry escalate: the roles notified (the `roles` of `serve --webhooks` entries; docs/notifications.md).',
+      ),
   })
   .describe('Approval policy of a write tool (docs/approvals.md).');
 

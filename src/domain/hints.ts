@@ -4,6 +4,7 @@ import { VALUE_TEXTS } from './hints-values.js';
 import { GUARD_TEXTS } from './guard-codes.js';
 import { APPROVAL_TEXTS } from './hints-approval.js';
 import { MCP_TEXTS } from './hints-mcp.js';
+import { NOTIFY_TEXTS } from './hints-notify.js';
 
 /**
  * Every text the runtime shows to the model besides the codes' reason templates (docs/observations.md, docs/flows.md).
@@ -355,6 +356,8 @@ const TEXTS = {
   ...GUARD_TEXTS,
   ...MCP_TEXTS,
   ...APPROVAL_TEXTS,
+
+  ...NOTIFY_TEXTS,
   // ---- threads and text answers (issue 29)
   PROMPT_ANSWER_TEXT: {
     'zh-CN':

@@ -137,6 +137,11 @@ export class RunSession {
     return this.record;
   }
 
+  /** The session's clock (epoch ms). */
+  now(): number {
+    return this.clock();
+  }
+
   /** Buffers a trace event with the next seq. */
   emit(payload: EventPayload): StoredEvent {
     const seq = this.record.lastSeq + (this.committing?.events ?? 0) + this.pendingEvents.length + 1;

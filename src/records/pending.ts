@@ -52,9 +52,19 @@ export const ApprovalPendingSchema = z.object({
   approvedBy: z.array(ApproverVoteSchema).optional().meta({
     description: 'Who has approved so far, in order, while more approvals are needed (docs/approvals.md).',
   }),
-  /** When the item expires (the policy's `expiresAfter`), ISO 8601. */
+  /** When the approval expires (the tool policy's `approval.expiresAfter`); absent when it never does. */
   expiresAt: z.string().optional().meta({
-    description: "When the item expires (the approval policy's `expiresAfter`), ISO 8601.",
+    description:
+      "When the approval expires (ISO 8601; the tool policy's `approval.expiresAfter` after the suspension); absent when it never does.",
+  }),
+  /** Set once the approval expired and was rejected (claimed by one process). */
+  expiredAt: z.string().optional().meta({
+    description: 'Set once the approval expired and was rejected (`onExpiry: reject`).',
+  }),
+  /** Set once the approval expired and was escalated (`onExpiry: escalate`); it still waits for a person. */
+  escalatedAt: z.string().optional().meta({
+    description:
+      'Set once the approval expired and was escalated (`onExpiry: escalate`); it still waits for a person.',
   }),
 });
 

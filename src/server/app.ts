@@ -27,6 +27,9 @@ import { FileCredentialStore, type McpCredentialStore } from '../mcp/token-store
 import { ConnectStates } from './connect-states.js';
 import { registerConnectCallback, registerConnectStart, type ConnectDeps } from './connect-routes.js';
 import { registerMcpRoute, type McpEndpoint } from './mcp-route.js';
+import type { Webhook } from './webhook-config.js';
+import { registerWebhookRoutes } from './webhook-routes.js';
+import { WebhookDispatcher } from './webhooks.js';
 
 /** Options of `createServer`. */
 export interface ServerOptions {
@@ -69,6 +72,15 @@ export interface ServerOptions {
    * `<publicUrl>/v1/oauth/callback`; default: the URL it listens on.
    */
   publicUrl?: string;
+  /**
+   * `serve --webhooks FILE` (docs/notifications.md): where notifications of run events are POSTed,
+   * from `listen` on. Default none.
+   */
+  webhooks?: readonly Webhook[];
+  /** How often the webhooks' store scan and due retries run, ms (default 1000). */
+  webhookPollMs?: number;
+  /** Waits before each retry of a failed delivery, ms (default RETRY_BACKOFF_MS). */
+  webhookBackoffMs?: readonly number[];
 }
 
 /** The HTTP API of docs/api.md as a Hono app, with listening and graceful shutdown. */
@@ -122,8 +134,21 @@ export function createServer(options: ServerOptions): ApiServer {
     credentials: options.credentials ?? FileCredentialStore.fromEnv(),
     baseUrl: () => options.publicUrl?.replace(/\/+$/, '') ?? listening?.url.replace(/\/+$/, '') ?? null,
   };
+  const dispatcher =
+    options.webhooks && options.webhooks.length > 0
+      ? new WebhookDispatcher({
+          webhooks: options.webhooks,
+          store: () => options.runtime.db(),
+          consoleBase: () => connect.baseUrl(),
+          logger,
+          clock: () => options.runtime.clock(),
+          ...(options.webhookPollMs !== undefined ? { pollMs: options.webhookPollMs } : {}),
+          ...(options.webhookBackoffMs !== undefined ? { backoffMs: options.webhookBackoffMs } : {}),
+        })
+      : null;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const { app, mcp } = buildApp(deps, tokens, maxBodyBytes, connect);
+  registerWebhookRoutes(app, dispatcher);
   return {
     app,
     flows: deps.flows,
@@ -131,10 +156,12 @@ export function createServer(options: ServerOptions): ApiServer {
     async listen(listenOptions = {}) {
       if (listening) throw new Error('the server is already listening');
       listening = await listen(app, listenOptions, { auth: tokens !== null, logger });
+      await dispatcher?.start();
       return listening;
     },
     async close() {
       closing = true;
+      dispatcher?.stop();
       const stopped = listening?.stopAccepting();
       for (const stream of deps.streams) stream.abort();
       await mcp.close();

@@ -138,6 +138,23 @@ export type EventPayload =
       usage?: TokenUsage;
       message?: string;
     }
+  /** An approval not decided within its `expiresAfter`: rejected (`onExpiry: reject`) by any serve or worker. */
+  | {
+      type: 'approval.expired';
+      nodeId: string;
+      pendingId: string;
+      tool: string;
+      expiresAt: string;
+    }
+  /** An approval not decided within its `expiresAfter` with `onExpiry: escalate`: still waiting, escalated. */
+  | {
+      type: 'approval.escalated';
+      nodeId: string;
+      pendingId: string;
+      tool: string;
+      expiresAt: string;
+      escalateTo: string[];
+    }
   /** A failed run taken up again by an operator (`retry`): it continues in the node that failed. */
   | { type: 'run.retried'; nodeId: string; reason: string; message: string; who: string | null }
   | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown> }
@@ -169,6 +186,9 @@ export const EVENT_TYPES = [
   'run.suspended',
   'run.resumed',
   'approval.voted',
+
+  'approval.expired',
+  'approval.escalated',
   'run.retried',
   'node.completed',
   'node.failed',

@@ -8,6 +8,7 @@ import type { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { StoredEvent } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
 import type { Guard } from '../tools/user-guards/define.js';
+import { expiryPollMs, startExpiryTimer } from '../runtime/approval-expiry.js';
 import { RunQueue } from './queue.js';
 import { RunWorker } from './worker.js';
 import type { Clock, IdSource } from '../engine/seams.js';
@@ -111,6 +112,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
   });
   const running = worker;
   await running.start();
+  // Approval deadlines are fired by any serve or worker (docs/notifications.md, "Expiry").
+  const expiry = startExpiryTimer(runtime, {
+    intervalMs: expiryPollMs(options.env ?? process.env),
+    logger,
+  });
   return {
     runtime,
     store,
@@ -119,6 +125,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
     async stop(timeoutMs = 10_000): Promise<string[]> {
       // The runs being driven start nothing new; a write in flight is waited for and recorded first
       // (runtime.stopDriving), then they are left `running` for another worker to take over.
+      expiry.stop();
       const stopping = runtime.stopDriving();
       const left = await running.stop(timeoutMs);
       await stopping;

@@ -30,12 +30,17 @@ const NOT_PRODUCED_HERE = new Set([
   'run.resumed.args',
   'run.resumed.editedFrom',
 ]);
-/** Event types that need a real MCP server asking for them: test/mcp/sampling.test.ts produces and checks them. */
+/**
+ * Event types that need a real MCP server asking for them (test/mcp/sampling.test.ts), several people
+ * (test/server/approval-policies.test.ts) or time passing (approval expiry: test/server/notify/*.test.ts),
+ * produced and checked there.
+ */
 const PRODUCED_ELSEWHERE = new Set<string>([
   'sampling.requested',
   'sampling.completed',
-  // Several approvers: test/server/approval-policies.test.ts.
   'approval.voted',
+  'approval.expired',
+  'approval.escalated',
 ]);
 
 interface DocSection {

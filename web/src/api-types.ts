@@ -1586,6 +1586,74 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhooks/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The delivery log of the webhooks (serve --webhooks), newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description At most this many deliveries, newest first (default 100). */
+          limit?: number;
+          /** @description Only this webhook's deliveries (its name). */
+          webhook?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Deliveries of events to webhooks, newest first. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['WebhookDelivery'][];
+          };
+        };
+        /** @description Bad input (body, query, flow or run input). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing or unknown bearer token. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The token's role does not allow this. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1761,7 +1829,11 @@ export interface components {
           };
           /** @description The MCP server annotates the tool `destructiveHint: true`. */
           destructive?: boolean;
-          /** @description When the item expires (the approval policy's `expiresAfter`), ISO 8601. */
+          /** @description Set once the approval expired and was escalated (`onExpiry: escalate`); it still waits for a person. */
+          escalatedAt?: string;
+          /** @description Set once the approval expired and was rejected (`onExpiry: reject`). */
+          expiredAt?: string;
+          /** @description When the approval expires (ISO 8601; the tool policy's `approval.expiresAfter` after the suspension); absent when it never does. */
           expiresAt?: string;
           /** @description The pending item id; send it as `expect`. */
           id?: string;
@@ -1948,6 +2020,25 @@ export interface components {
       type: string;
     } & {
       [key: string]: unknown;
+    };
+    WebhookDelivery: {
+      attempts: number;
+      createdAt: string;
+      deliveredAt: string | null;
+      /** @example run.suspended */
+      event: string;
+      /** @description The `X-Agent-Runtime-Event` id: the same for each attempt. */
+      eventId: string;
+      lastError: string | null;
+      /** @description HTTP status of the last attempt. */
+      lastStatus: number | null;
+      nextAttemptAt: string | null;
+      runId: string;
+      /** @enum {string} */
+      status: 'pending' | 'delivered' | 'failed';
+      tenant: string | null;
+      /** @description The webhook's `name` (default: its URL's host:port). */
+      webhook: string;
     };
   };
   responses: never;

@@ -29,6 +29,8 @@ export interface FlowCaller {
   readonly tenant: string | null;
   /** True when the caller's role may approve writes and answer questions (operator or admin). */
   readonly mayApprove: boolean;
+  /** The token's role, checked against an approval policy's `approvers.roles` (absent: not checked). */
+  readonly role?: string;
 }
 
 /** What a flow tool call runs against (the HTTP server and `mcp serve` each provide one). */
@@ -80,6 +82,8 @@ export async function callFlow(
     host.runtime.start(loaded, {
       input: input as Record<string, unknown>,
       tenant: host.caller.tenant,
+      // The starter cannot count as one of several approvers (docs/approvals.md).
+      who: host.caller.name,
       onAccepted,
       ...(model === undefined ? {} : { model }),
     }),
@@ -107,7 +111,12 @@ async function askClient(
   const pending = suspension.pending;
   const who = host.caller.name;
   const expect = pending.id;
-  const options = { who, ...(expect === undefined ? {} : { expect }) };
+  const role = host.caller.role;
+  const options = {
+    who,
+    ...(role === undefined ? {} : { role }),
+    ...(expect === undefined ? {} : { expect }),
+  };
   if (suspension.kind === 'APPROVAL' && 'tool' in pending) {
     const answer = await elicit(approvalForm(pending));
     // Cancelled (closed, not answered): the write stays pending for the console.

@@ -137,7 +137,7 @@ function httpHost(
   return {
     runtime: deps.runtime,
     logger: deps.logger,
-    caller: { name: principal.name, tenant: principal.tenant, mayApprove },
+    caller: { name: principal.name, tenant: principal.tenant, mayApprove, role: principal.role },
     elicit,
     consoleUrl: (runId) => {
       const base = consoleBase();

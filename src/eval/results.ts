@@ -34,7 +34,7 @@ export const TrialResultSchema = z.object({
 
 /** A variant of the runtime (docs/evals.md, "Ablation"). */
 export const VariantSchema = z.object({
-  id: z.string().describe('typed, plain, typed+guards-off, plain+guards-off'),
+  id: z.string().describe('full, observations-plain, guards-off, observations-plain+guards-off'),
   observations: z.enum(['typed', 'plain']),
   guards: z.enum(['on', 'off']),
 });

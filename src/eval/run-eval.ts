@@ -182,14 +182,14 @@ function variantsOf(options: EvalOptions): EvalVariant[] {
 /** The user guards of the options; the former ablation spelling (`guards: ['off']`) is refused, naming `variants`. */
 function guardsOf(guards: EvalOptions['guards']): Guard[] {
   if (guards === undefined) return [];
-  if (!Array.isArray(guards))
-    throw new EvalSuiteError('guards must be a list of guards made with defineGuard');
-  for (const g of guards as readonly unknown[])
+  const list: readonly unknown[] | null = Array.isArray(guards) ? (guards as readonly unknown[]) : null;
+  if (list === null) throw new EvalSuiteError('guards must be a list of guards made with defineGuard');
+  for (const g of list)
     if (g === 'on' || g === 'off')
       throw new EvalSuiteError(
         `guards takes guards made with defineGuard; the ablation is variants: ['guards-off'] (was guards: ['${g}'])`,
       );
-  return [...guards];
+  return [...(guards)];
 }
 
 function ablationOf(variant: EvalVariant): Ablation {

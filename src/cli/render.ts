@@ -216,8 +216,13 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
       lines.push(`continue with: ${command} answer ${summary.runId} TEXT${flags}`);
     }
   }
-  if (summary.status === 'failed')
+  if (summary.status === 'failed') {
     lines.push(`reason: ${summary.reason ?? ''} ${summary.message ?? ''}`.trimEnd());
+    if (summary.continueWith)
+      lines.push(
+        `continue with: ${command} retry ${summary.runId} --model M${flags}   (M: a model that works; without --model the same one is asked again)`,
+      );
+  }
   if (summary.status === 'completed') {
     if (summary.reply !== null) lines.push(`reply: ${summary.reply}`);
     lines.push(`outputs: ${JSON.stringify(summary.outputs)}`);

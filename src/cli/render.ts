@@ -2,7 +2,7 @@ import type { StoredEvent } from '../store/store.js';
 import type { RunSummary } from '../records/summary.js';
 import type { ModelDeltaEvent } from '../trace/live.js';
 import type { ProgressWriter } from './progress.js';
-import { oneLine, table } from './text.js';
+import { oneLine, shellWord, table } from './text.js';
 import { visible, visibleDeep } from './visible.js';
 
 const COLORS = { SUCCESS: 32, FAILED: 31, REJECTED: 33, DEFERRED: 36, dim: 2, bold: 1 } as const;
@@ -190,11 +190,17 @@ function waitingItemLines(
 }
 
 /**
- * The closing lines for a summary: what happened and, when suspended, how to continue. `flags` (e.g.
- * ` --db sqlite:x.db`) is added to every printed command and `command` starts it (`npx agent-runtime`
- * for a local install), so that it works as printed.
+ * The closing lines for a summary: what happened and, when suspended or failed for want of a working
+ * model, how to continue. `flags` (e.g. ` --db sqlite:x.db`) is added to every printed command and
+ * `command` starts it (`npx agent-runtime` for a local install), so that it works as printed.
+ * `flowFile`, when the command knows it (`run FLOW`), stands for the flow in an `mcp login` it prints.
  */
-export function describeSummary(given: RunSummary, flags = '', command = 'agent-runtime'): string {
+export function describeSummary(
+  given: RunSummary,
+  flags = '',
+  command = 'agent-runtime',
+  flowFile?: string,
+): string {
   const summary = visibleDeep(given);
   const lines = [`run ${summary.runId}: ${summary.status}`];
   if (summary.status === 'suspended' && summary.suspension?.items) {
@@ -208,7 +214,7 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
         `continue with: ${command} approve ${summary.runId}${flags}   (or: ${command} reject ${summary.runId}${flags} --comment TEXT)`,
       );
     } else if (isAuthorization(pending.authorization)) {
-      lines.push(...authorizationLines(summary, pending.authorization, flags, command));
+      lines.push(...authorizationLines(summary, pending.authorization, flags, command, flowFile));
     } else {
       lines.push(`waiting for an answer: ${String(pending.question)}`);
       if (Array.isArray(pending.options) && pending.options.length)
@@ -217,7 +223,12 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
     }
   }
   if (summary.status === 'failed') {
-    lines.push(`reason: ${summary.reason ?? ''} ${summary.message ?? ''}`.trimEnd());
+    // The runtime names a login as `mcp login FLOW SERVER`; this command may know the flow's file.
+    const message =
+      flowFile === undefined
+        ? (summary.message ?? '')
+        : (summary.message ?? '').replaceAll('mcp login FLOW ', `mcp login ${shellWord(flowFile)} `);
+    lines.push(`reason: ${summary.reason ?? ''} ${message}`.trimEnd());
     if (summary.continueWith)
       lines.push(
         `continue with: ${command} retry ${summary.runId} --model M${flags}   (M: a model that works; without --model the same one is asked again)`,
@@ -254,12 +265,16 @@ function authorizationLines(
   authorization: { server: string; tool?: string },
   flags: string,
   command: string,
+  flowFile: string | undefined,
 ): string[] {
   const server = authorization.server;
   const during = authorization.tool === undefined ? '' : ` (its tool ${authorization.tool} was refused)`;
+  // The flow's file when this command knows it (run FLOW), else a placeholder named after the flow.
+  const file = flowFile === undefined ? 'FLOW.yaml' : shellWord(flowFile);
+  const what = flowFile === undefined ? `FLOW.yaml: the file of flow ${summary.flowId}; ` : '';
   return [
     `waiting for the authorization of MCP server ${server}${during}`,
-    `authorize with: ${command} mcp login FLOW.yaml ${server} [--tenant T]   (FLOW.yaml: the file of flow ${summary.flowId}; T: the run's tenant; or Connect in the console of \`serve\`)`,
+    `authorize with: ${command} mcp login ${file} ${server} [--tenant T]   (${what}T: the run's tenant; or Connect in the console of \`serve\`)`,
     `then continue with: ${command} answer ${summary.runId} authorized${flags}`,
   ];
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EvalResultsSchema } from '../../src/eval/results.js';
@@ -66,6 +66,45 @@ describe('cli: --tools and --guards beyond run', () => {
     );
     const codes = results.cells[0]?.totals.byCode ?? {};
     expect(Object.keys(codes).sort()).toEqual(['CUSTOMER_BLOCKED', 'REFUND_OVER_LIMIT']);
+  }, 120_000);
+
+  it('a person’s expected rejection is counted as declined: no stall, no unrecovered APPROVAL_DENIED', async () => {
+    w.write(
+      'declined.yaml',
+      turnsYaml([
+        refund(50),
+        { calls: [{ tool: 'builtin_node_approval', args: { tool: 'refund', summary: 'refund 50' } }] },
+        { text: 'Understood, no refund then.' },
+        { calls: [{ tool: 'builtin_node_finish', args: { summary: 'no refund' } }] },
+      ]),
+    );
+    w.write(
+      'reject.yaml',
+      [
+        `flow: ${JSON.stringify(FLOW)}`,
+        'model: scripted:./declined.yaml',
+        'cases:',
+        '  - { id: declined, input: refund me, approvals: reject, expect: { status: completed } }',
+        '',
+      ].join('\n'),
+    );
+    const log = join(w.dir, 'refunds.log');
+    const r = await w.cli(['eval', 'reject.yaml', '--tools', TOOLS, '--guards', GUARDS, '--out', 'out'], {
+      db: false,
+      env: { REFUND_LOG: log },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(log)).toBe(false);
+    const results = EvalResultsSchema.parse(
+      JSON.parse(readFileSync(join(w.dir, 'out/results.json'), 'utf8')),
+    );
+    const metrics = results.cells[0]?.runs[0]?.metrics;
+    expect(metrics).toMatchObject({ declined: 1, stalls: 0, rejected: 0 });
+    expect(metrics?.byCode).toEqual({});
+    // The trace has the round without calls after the refusal and the refusal itself.
+    const trace = readFileSync(join(w.dir, 'out', results.cells[0]?.runs[0]?.trace as string), 'utf8');
+    expect(trace).toContain('"type":"react.stall"');
+    expect(trace).toContain('"errorCode":"APPROVAL_DENIED"');
   }, 120_000);
 
   it('eval without --tools: exit 2 before any trial, naming the tool and --tools', async () => {

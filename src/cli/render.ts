@@ -23,8 +23,11 @@ export class TraceRenderer {
   /** Renders one event (a sink for the runtime's `onEvent`). */
   readonly onEvent = (event: StoredEvent): void => {
     if (event.type === 'node.started') this.node = `${event.runId} ${String(event.nodeId)}`;
+    // A flow with parallel branches or maps numbers its node runs: from then on each line is labelled.
+    if (event.type === 'node.started' && typeof event.nodeRun === 'number') this.labelled = true;
     const early = this.ahead.delete(aheadKey(event));
-    const line = early ? null : this.line(visibleDeep(event), streamKey(event));
+    const text = early ? null : this.line(visibleDeep(event), streamKey(event));
+    const line = text === null ? null : this.label(text, event);
     const at = Date.parse(event.ts);
     const when = Number.isNaN(at) ? undefined : at;
     // A call's own log line (logged just before its event) follows the call's progress line.
@@ -45,6 +48,24 @@ export class TraceRenderer {
     this.streamed.set(key, delta.text);
     this.out.stream(key, this.paint('dim', '  model ✎ '), visible(fresh));
   };
+
+  /** True once the run is seen to have parallel branches or maps (its lines then name their node). */
+  private labelled = false;
+
+  /**
+   * In a flow with parallel branches or maps, every line of a node's event starts with its node id
+   * and, for a map item, the item's index (`[price item 2] `), so that interleaved lines stay readable.
+   */
+  private label(text: string, event: StoredEvent): string {
+    if (!this.labelled || typeof event.nodeId !== 'string') return text;
+    const item = event.item as { index?: unknown } | undefined;
+    const index = typeof item?.index === 'number' ? ` item ${item.index}` : '';
+    const tag = this.paint('dim', `[${visible(event.nodeId)}${index}]`);
+    return text
+      .split('\n')
+      .map((l) => `${tag} ${l}`)
+      .join('\n');
+  }
 
   /** The text each model call streamed so far, by stream key (dropped once its response is shown). */
   private readonly streamed = new Map<string, string>();

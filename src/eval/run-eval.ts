@@ -189,7 +189,7 @@ function guardsOf(guards: EvalOptions['guards']): Guard[] {
       throw new EvalSuiteError(
         `guards takes guards made with defineGuard; the ablation is variants: ['guards-off'] (was guards: ['${g}'])`,
       );
-  return [...(guards)];
+  return [...guards];
 }
 
 function ablationOf(variant: EvalVariant): Ablation {

@@ -100,7 +100,13 @@ export {
   type ThreadFilter,
   type ThreadRecord,
 } from './store/index.js';
-export { runEval, type EvalOptions, type EvalModel } from './eval/run-eval.js';
+export {
+  runEval,
+  EVAL_VARIANTS,
+  type EvalOptions,
+  type EvalModel,
+  type EvalVariantName,
+} from './eval/run-eval.js';
 export {
   checkSuite,
   loadSuiteFile,

@@ -88,6 +88,13 @@ export function str(parsed: Parsed, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** A repeatable string option's values (each also split at commas when `commas`), or []. */
+export function strings(parsed: Parsed, name: string, commas = false): string[] {
+  const v = (parsed.values as Record<string, unknown>)[name];
+  const all = Array.isArray(v) ? (v as string[]) : typeof v === 'string' ? [v] : [];
+  return commas ? all.flatMap((s) => s.split(',')).map((s) => s.trim()) : all;
+}
+
 /** A boolean option's value. */
 export function flag(parsed: Parsed, name: string): boolean {
   return parsed.values[name] === true;
@@ -109,7 +116,7 @@ commands:
   runs [--status S] [--json]           list runs
   trace RUN_ID [--json]                print a run's trace events (each tool result previewed on one line)
   evidence RUN_ID [EVIDENCE_ID] [--json]   list a run's evidence, or show one record with its full payload
-  validate FLOW.yaml                   check a flow and print every problem
+  validate FLOW.yaml [--tools MODULE]  check a flow and print every problem
   init [DIR]                           write a starter project (flow, MCP server, scripted model, test)
   serve [--host H] [--port P] [--flows DIR [--watch]] [--tokens FILE] […]   HTTP API and web console
                                        (serve --help: every option, e.g. --allow-stdio, --allow-env)
@@ -119,7 +126,9 @@ commands:
 
 agent-runtime COMMAND --help: that command's options; agent-runtime --version: the version.
 every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);
-the commands that drive a run take --model, --trace FILE, --json and --durability normal|strict.
+the commands that drive a run take --model, --trace FILE, --json and --durability normal|strict;
+run, chat, validate, eval, serve, worker, fork, retry and the other run commands take --tools MODULE and
+--guards MODULE (local tools and guards, docs/interceptors.md).
 tool results in the trace are cut at env AGENT_RUNTIME_TRACE_RESULT_BYTES bytes of JSON (default 16384; 0: none).
 
 exit codes: 0 completed, 1 failed or cancelled, 2 usage/flow error or unknown run id,

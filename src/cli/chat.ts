@@ -9,9 +9,10 @@ import { RunError } from '../domain/run-error.js';
 import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { RunSummary } from '../records/summary.js';
 import { resolveDbUrl } from '../store/open.js';
-import { UsageError, parse, str } from './args.js';
+import { EXTENSIONS, UsageError, parse, str } from './args.js';
 import { ChatRenderer } from './chat-render.js';
 import { cliDb, cliInvocation, continueFlags } from './context.js';
+import { loadExtensions, toolNames } from './extensions.js';
 import { failureOf } from './failure.js';
 import { approvalText } from './interactive.js';
 import { preflight } from './preflight.js';
@@ -21,7 +22,7 @@ import { visible, visibleDeep } from './visible.js';
 const THREAD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * `chat FLOW.yaml [--thread ID] [--model M] [--db URL]` (docs/cli.md#chat): a conversation in the
+ * `chat FLOW.yaml [--thread ID] [--model M] [--db URL] [--tools MODULE] [--guards MODULE]` (docs/cli.md#chat): a conversation in the
  * terminal. Each line typed is a message to the thread (docs/threads.md) — a new run, or the answer to
  * the question the last run asks; the model's text streams as it is written, each tool call is one
  * line with its outcome, an approval is asked inline (the exact call shown). `/exit`, Ctrl-D and
@@ -34,6 +35,7 @@ export async function chat(argv: string[]): Promise<number> {
     'chat',
     argv,
     {
+      ...EXTENSIONS,
       db: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       model: { type: 'string' },
@@ -41,6 +43,8 @@ export async function chat(argv: string[]): Promise<number> {
     },
     { min: 1, max: 1, names: 'FLOW.yaml' },
   );
+  // The modules first: a wrong --tools / --guards is reported as for run, terminal or not.
+  const extensions = await loadExtensions(parsed);
   if (!process.stdin.isTTY || !process.stdout.isTTY)
     throw new UsageError(
       'chat: needs a terminal (stdin and stdout are not both a TTY); from a script, send each message with `run FLOW --thread ID --input TEXT`',
@@ -51,7 +55,7 @@ export async function chat(argv: string[]): Promise<number> {
       `chat: --thread ${JSON.stringify(given)} must be 1 to 128 letters, digits or . _ : -`,
     );
   const file = parsed.positionals[0] as string;
-  const loaded = await loadFlow(resolve(file));
+  const loaded = await loadFlow(resolve(file), { knownTools: toolNames(extensions) });
   const cliModel = str(parsed, 'model');
   const model =
     cliModel !== undefined
@@ -59,7 +63,7 @@ export async function chat(argv: string[]): Promise<number> {
       : loaded.flow.model !== undefined
         ? absolutizeModel(loaded.flow.model, loaded.dir ?? process.cwd())
         : undefined;
-  await preflight(resolve(file), loaded, model);
+  await preflight(resolve(file), loaded, model, toolNames(extensions));
   const db = cliDb(parsed);
   const thread = given ?? `chat-${randomBytes(4).toString('hex')}`;
   const write = (text: string) => void process.stdout.write(text);
@@ -67,6 +71,8 @@ export async function chat(argv: string[]): Promise<number> {
   const followed = new Set<string>();
   const runtime = createRuntime({
     store: resolveDbUrl({ db }),
+    tools: [...extensions.tools],
+    guards: extensions.guards,
     logger: createStderrLogger({ level: 'warn', write: (line) => void process.stderr.write(line) }),
     onEvent: (event) => {
       if (!followed.has(event.runId)) {

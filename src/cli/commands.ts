@@ -52,10 +52,14 @@ export const run: Command = async (argv) => {
   };
   // What `validate` refuses never becomes a run: checked before the store is opened.
   await preflight(resolve(file), loaded, model, toolNames(extensions));
-  return withContext(parsed, async (ctx) => finish(ctx, await ctx.runtime.start(loaded, options)), {
-    ...DRIVES,
-    extensions,
-  });
+  return withContext(
+    parsed,
+    async (ctx) => {
+      ctx.flowFile = file;
+      return finish(ctx, await ctx.runtime.start(loaded, options));
+    },
+    { ...DRIVES, extensions },
+  );
 };
 
 /** `approve RUN_ID` / `reject RUN_ID` with an optional comment. */
@@ -247,9 +251,9 @@ async function finish(ctx: CliContext, first: RunSummary): Promise<number> {
 
 function print(ctx: CliContext, summary: RunSummary): void {
   if (ctx.json) ctx.out(jsonLine(summary));
-  else ctx.err(`${describeSummary(summary, ctx.continueFlags, ctx.continueCommand)}\n`);
+  else ctx.err(`${describeSummary(summary, ctx.continueFlags, ctx.continueCommand, ctx.flowFile)}\n`);
   if (ctx.json && summary.status === 'suspended')
-    ctx.err(`${describeSummary(summary, ctx.continueFlags, ctx.continueCommand)}\n`);
+    ctx.err(`${describeSummary(summary, ctx.continueFlags, ctx.continueCommand, ctx.flowFile)}\n`);
 }
 
 /** `--expect ID` of approve/reject/answer: the pending item the response is for (exit 4 when another waits). */

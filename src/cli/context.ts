@@ -35,6 +35,8 @@ export interface CliContext {
   continueCommand: string;
   out: (text: string) => void;
   err: (text: string) => void;
+  /** The flow file this command was given (`run FLOW`), named in printed follow-ups instead of a placeholder. */
+  flowFile?: string;
 }
 
 /**

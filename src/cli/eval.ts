@@ -1,54 +1,57 @@
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
 import { caseFromRun } from '../eval/from-run.js';
-import { runEval, type EvalOptions } from '../eval/run-eval.js';
+import { EVAL_VARIANTS, runEval, type EvalOptions, type EvalVariantName } from '../eval/run-eval.js';
 import type { EvalCell, EvalResults } from '../eval/results.js';
-import { EvalSuiteError } from '../eval/suite.js';
+import { EvalSuiteError, loadSuiteFile, type LoadedSuite } from '../eval/suite.js';
+import { loadFlow } from '../flow/load.js';
 import { absolutizeModel } from '../model/resolve.js';
 import { createRuntime } from '../runtime/create.js';
 import { resolveDbUrl } from '../store/open.js';
-import { UsageError } from './args.js';
+import { EXTENSIONS, UsageError, parse, str, strings, type Parsed } from './args.js';
+import { loadExtensions, toolNames } from './extensions.js';
+import { preflight } from './preflight.js';
 
 const OPTIONS = {
+  ...EXTENSIONS,
   model: { type: 'string', multiple: true },
   repeat: { type: 'string' },
   concurrency: { type: 'string' },
   out: { type: 'string' },
+  variant: { type: 'string', multiple: true },
+  // Former ablation flag, refused with the new spelling named (`refuseAblationSpelling`).
   observations: { type: 'string', multiple: true },
-  guards: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   'from-run': { type: 'string' },
   db: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** `agent-runtime eval`: returns the exit code (0 all passed, 1 one failed, 2 suite or usage error). */
+/**
+ * `agent-runtime eval`: returns the exit code (0 all passed, 1 one failed, 2 suite or usage error).
+ * `--tools` / `--guards` modules are loaded as by `run`, and the suite's flow is checked with them
+ * (every tool it names exists, every server answers) before the first trial.
+ */
 export async function evalCommand(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(`eval: ${(error as Error).message}`, { cause: error });
-  }
-  const { values, positionals } = parsed;
-  if (values['from-run'] !== undefined) return fromRun(values['from-run'], values.db);
-  if (positionals.length !== 1)
-    throw new UsageError(
-      positionals.length === 0
-        ? 'eval: missing SUITE.yaml'
-        : `eval: unexpected argument ${JSON.stringify(positionals[1])}`,
-    );
-  const out = resolve(values.out ?? 'eval-results');
+  const parsed = parse('eval', argv, OPTIONS, { min: 0, max: 1, names: 'SUITE.yaml' });
+  const fromRunId = str(parsed, 'from-run');
+  if (fromRunId !== undefined) return fromRun(fromRunId, str(parsed, 'db'));
+  if (parsed.positionals.length === 0) throw new UsageError('eval: missing SUITE.yaml');
+  refuseAblationSpelling(parsed);
+  const variants = variantsOf(parsed);
+  const extensions = await loadExtensions(parsed);
+  const out = resolve(str(parsed, 'out') ?? 'eval-results');
+  const models = strings(parsed, 'model');
+  const repeat = str(parsed, 'repeat');
+  const concurrency = str(parsed, 'concurrency');
   const options: EvalOptions = {
     out,
-    ...(values.model ? { models: values.model.map((m) => absolutizeModel(m, process.cwd())) } : {}),
-    ...(values.repeat !== undefined ? { repeat: count('repeat', values.repeat) } : {}),
-    ...(values.concurrency !== undefined ? { concurrency: count('concurrency', values.concurrency) } : {}),
-    ...(values.observations
-      ? { observations: choices('observations', values.observations, ['typed', 'plain'] as const) }
-      : {}),
-    ...(values.guards ? { guards: choices('guards', values.guards, ['on', 'off'] as const) } : {}),
+    ...(models.length > 0 ? { models: models.map((m) => absolutizeModel(m, process.cwd())) } : {}),
+    ...(repeat !== undefined ? { repeat: count('repeat', repeat) } : {}),
+    ...(concurrency !== undefined ? { concurrency: count('concurrency', concurrency) } : {}),
+    ...(variants.length > 0 ? { variants } : {}),
+    tools: extensions.tools,
+    guards: extensions.guards,
     onTrial: (cell, trial) =>
       process.stderr.write(
         `${trial.passed ? 'pass' : 'FAIL'}  ${cell.case} · ${cell.model} · ${cell.variant} · trial ${trial.trial}` +
@@ -57,15 +60,48 @@ export async function evalCommand(argv: string[]): Promise<number> {
   };
   let results: EvalResults;
   try {
-    results = await runEval(positionals[0] as string, options);
+    const suite = loadSuiteFile(parsed.positionals[0] as string);
+    await checkFlow(suite, toolNames(extensions));
+    results = await runEval(suite, options);
   } catch (error) {
     if (error instanceof EvalSuiteError) throw new UsageError(`eval: ${error.message}`, { cause: error });
     throw error;
   }
-  if (values.json) process.stdout.write(`${JSON.stringify(results)}\n`);
+  if (parsed.values.json === true) process.stdout.write(`${JSON.stringify(results)}\n`);
   process.stderr.write(summaryTable(results.cells));
   process.stderr.write(`results: ${resolve(out, 'results.json')}\nreport:  ${resolve(out, 'report.html')}\n`);
   return results.passed ? 0 : 1;
+}
+
+/** The suite's flow passes `validate` with its servers and the `--tools` tools, as before `run` (exit 2). */
+async function checkFlow(suite: LoadedSuite, knownTools: string[]): Promise<void> {
+  const path = resolve(suite.dir, suite.suite.flow);
+  const loaded = await loadFlow(path, { knownTools });
+  await preflight(path, loaded, undefined, knownTools);
+}
+
+/** `--guards on|off` and `--observations typed|plain` were the ablation flags: refused, naming `--variant`. */
+function refuseAblationSpelling(parsed: Parsed): void {
+  const observations = strings(parsed, 'observations', true);
+  if (observations.length > 0)
+    throw new UsageError(
+      `eval: --observations is now --variant observations-plain (--variant full is the typed observations; repeatable or comma-separated)`,
+    );
+  for (const g of strings(parsed, 'guards'))
+    if (g === 'on' || g === 'off')
+      throw new UsageError(
+        `eval: --guards ${g} is now --variant ${g === 'off' ? 'guards-off' : 'full'}; --guards takes a module of guards made with defineGuard, as for run`,
+      );
+}
+
+function variantsOf(parsed: Parsed): EvalVariantName[] {
+  const picked = strings(parsed, 'variant', true);
+  for (const p of picked)
+    if (!(EVAL_VARIANTS as readonly string[]).includes(p))
+      throw new UsageError(
+        `eval: --variant must be one of ${EVAL_VARIANTS.join(', ')}, not ${JSON.stringify(p)}`,
+      );
+  return picked as EvalVariantName[];
 }
 
 async function fromRun(runId: string, db: string | undefined): Promise<number> {
@@ -90,14 +126,6 @@ function count(name: string, raw: string): number {
   if (!Number.isInteger(n) || n < 1)
     throw new UsageError(`eval: --${name} must be a whole number ≥ 1, not ${JSON.stringify(raw)}`);
   return n;
-}
-
-function choices<T extends string>(name: string, raw: readonly string[], allowed: readonly T[]): T[] {
-  const picked = raw.flatMap((r) => r.split(',')).map((r) => r.trim());
-  for (const p of picked)
-    if (!(allowed as readonly string[]).includes(p))
-      throw new UsageError(`eval: --${name} must be ${allowed.join(' or ')}, not ${JSON.stringify(p)}`);
-  return picked as T[];
 }
 
 function summaryTable(cells: readonly EvalCell[]): string {

@@ -2,7 +2,7 @@ import type { StoredEvent } from '../store/store.js';
 import type { RunSummary } from '../records/summary.js';
 import type { ModelDeltaEvent } from '../trace/live.js';
 import type { ProgressWriter } from './progress.js';
-import { oneLine, table } from './text.js';
+import { oneLine, shellWord, table } from './text.js';
 import { visible, visibleDeep } from './visible.js';
 
 const COLORS = { SUCCESS: 32, FAILED: 31, REJECTED: 33, DEFERRED: 36, dim: 2, bold: 1 } as const;
@@ -23,8 +23,11 @@ export class TraceRenderer {
   /** Renders one event (a sink for the runtime's `onEvent`). */
   readonly onEvent = (event: StoredEvent): void => {
     if (event.type === 'node.started') this.node = `${event.runId} ${String(event.nodeId)}`;
+    // A flow with parallel branches or maps numbers its node runs: from then on each line is labelled.
+    if (event.type === 'node.started' && typeof event.nodeRun === 'number') this.labelled = true;
     const early = this.ahead.delete(aheadKey(event));
-    const line = early ? null : this.line(visibleDeep(event), streamKey(event));
+    const text = early ? null : this.line(visibleDeep(event), streamKey(event));
+    const line = text === null ? null : this.label(text, event);
     const at = Date.parse(event.ts);
     const when = Number.isNaN(at) ? undefined : at;
     // A call's own log line (logged just before its event) follows the call's progress line.
@@ -45,6 +48,24 @@ export class TraceRenderer {
     this.streamed.set(key, delta.text);
     this.out.stream(key, this.paint('dim', '  model ✎ '), visible(fresh));
   };
+
+  /** True once the run is seen to have parallel branches or maps (its lines then name their node). */
+  private labelled = false;
+
+  /**
+   * In a flow with parallel branches or maps, every line of a node's event starts with its node id
+   * and, for a map item, the item's index (`[price item 2] `), so that interleaved lines stay readable.
+   */
+  private label(text: string, event: StoredEvent): string {
+    if (!this.labelled || typeof event.nodeId !== 'string') return text;
+    const item = event.item as { index?: unknown } | undefined;
+    const index = typeof item?.index === 'number' ? ` item ${item.index}` : '';
+    const tag = this.paint('dim', `[${visible(event.nodeId)}${index}]`);
+    return text
+      .split('\n')
+      .map((l) => `${tag} ${l}`)
+      .join('\n');
+  }
 
   /** The text each model call streamed so far, by stream key (dropped once its response is shown). */
   private readonly streamed = new Map<string, string>();
@@ -190,11 +211,17 @@ function waitingItemLines(
 }
 
 /**
- * The closing lines for a summary: what happened and, when suspended, how to continue. `flags` (e.g.
- * ` --db sqlite:x.db`) is added to every printed command and `command` starts it (`npx agent-runtime`
- * for a local install), so that it works as printed.
+ * The closing lines for a summary: what happened and, when suspended or failed for want of a working
+ * model, how to continue. `flags` (e.g. ` --db sqlite:x.db`) is added to every printed command and
+ * `command` starts it (`npx agent-runtime` for a local install), so that it works as printed.
+ * `flowFile`, when the command knows it (`run FLOW`), stands for the flow in an `mcp login` it prints.
  */
-export function describeSummary(given: RunSummary, flags = '', command = 'agent-runtime'): string {
+export function describeSummary(
+  given: RunSummary,
+  flags = '',
+  command = 'agent-runtime',
+  flowFile?: string,
+): string {
   const summary = visibleDeep(given);
   const lines = [`run ${summary.runId}: ${summary.status}`];
   if (summary.status === 'suspended' && summary.suspension?.items) {
@@ -209,7 +236,7 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
         `continue with: ${command} approve ${summary.runId}${flags}   (or: ${command} reject ${summary.runId}${flags} --comment TEXT)`,
       );
     } else if (isAuthorization(pending.authorization)) {
-      lines.push(...authorizationLines(summary, pending.authorization, flags, command));
+      lines.push(...authorizationLines(summary, pending.authorization, flags, command, flowFile));
     } else {
       lines.push(`waiting for an answer: ${String(pending.question)}`);
       if (Array.isArray(pending.options) && pending.options.length)
@@ -217,8 +244,18 @@ export function describeSummary(given: RunSummary, flags = '', command = 'agent-
       lines.push(`continue with: ${command} answer ${summary.runId} TEXT${flags}`);
     }
   }
-  if (summary.status === 'failed')
-    lines.push(`reason: ${summary.reason ?? ''} ${summary.message ?? ''}`.trimEnd());
+  if (summary.status === 'failed') {
+    // The runtime names a login as `mcp login FLOW SERVER`; this command may know the flow's file.
+    const message =
+      flowFile === undefined
+        ? (summary.message ?? '')
+        : (summary.message ?? '').replaceAll('mcp login FLOW ', `mcp login ${shellWord(flowFile)} `);
+    lines.push(`reason: ${summary.reason ?? ''} ${message}`.trimEnd());
+    if (summary.continueWith)
+      lines.push(
+        `continue with: ${command} retry ${summary.runId} --model M${flags}   (M: a model that works; without --model the same one is asked again)`,
+      );
+  }
   if (summary.status === 'completed') {
     if (summary.reply !== null) lines.push(`reply: ${summary.reply}`);
     lines.push(`outputs: ${JSON.stringify(summary.outputs)}`);
@@ -264,12 +301,16 @@ function authorizationLines(
   authorization: { server: string; tool?: string },
   flags: string,
   command: string,
+  flowFile: string | undefined,
 ): string[] {
   const server = authorization.server;
   const during = authorization.tool === undefined ? '' : ` (its tool ${authorization.tool} was refused)`;
+  // The flow's file when this command knows it (run FLOW), else a placeholder named after the flow.
+  const file = flowFile === undefined ? 'FLOW.yaml' : shellWord(flowFile);
+  const what = flowFile === undefined ? `FLOW.yaml: the file of flow ${summary.flowId}; ` : '';
   return [
     `waiting for the authorization of MCP server ${server}${during}`,
-    `authorize with: ${command} mcp login FLOW.yaml ${server} [--tenant T]   (FLOW.yaml: the file of flow ${summary.flowId}; T: the run's tenant; or Connect in the console of \`serve\`)`,
+    `authorize with: ${command} mcp login ${file} ${server} [--tenant T]   (${what}T: the run's tenant; or Connect in the console of \`serve\`)`,
     `then continue with: ${command} answer ${summary.runId} authorized${flags}`,
   ];
 }

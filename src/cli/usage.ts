@@ -39,6 +39,7 @@ shown live on stderr. Ctrl-C stops the run cleanly (exit 130): it stays running,
 
   --input TEXT        the run input {"text": TEXT}
   --input-json J      a structured input: inline JSON or @file
+  --thread ID         a message to thread ID: a new run with the thread's earlier turns (docs/threads.md)
 ${DRIVE}`,
   approve: `usage: agent-runtime approve RUN_ID [--comment TEXT] [--args JSON] [options]
 
@@ -109,11 +110,13 @@ Lists a run's evidence records, or shows one with its full payload.
 
 ${DB}
   --json              the list or the record as JSON on stdout`,
-  validate: `usage: agent-runtime validate FLOW.yaml [--offline] [--json]
+  validate: `usage: agent-runtime validate FLOW.yaml [--offline] [--tools MODULE]... [--guards MODULE]... [--json]
 
-Checks a flow and prints every problem, one per line (exit 0 when valid, else 2).
+Checks a flow and prints every problem, one per line (exit 0 when valid, else 2). The tools of the
+--tools modules count as known tools, as for run.
 
   --offline           do not connect to the flow's MCP servers (tool names are not checked)
+${EXTEND}
   --json              also print {file, valid, problems, flow} on stdout, with each node's output schemas`,
   init: `usage: agent-runtime init [DIR]
 
@@ -122,7 +125,7 @@ scripted model, a test, a tokens file and a package.json. Existing files are kep
 among the files it would write is refused (exit 2). Then: npm install.`,
   serve: SERVE_USAGE,
   eval: EVAL_USAGE,
-  chat: `usage: agent-runtime chat FLOW.yaml [--thread ID] [--model M] [--db URL]
+  chat: `usage: agent-runtime chat FLOW.yaml [--thread ID] [--model M] [--tools MODULE]... [--guards MODULE]... [--db URL]
 
 A conversation with the flow in the terminal. Each line you type is a message to the thread (a new run,
 or the answer to the question the last run asks); the model's text streams as it is written, each tool
@@ -133,6 +136,7 @@ it exits 2 (from a script use run FLOW --thread ID --input TEXT). docs/threads.m
 
   --thread ID         the thread to continue or start (default: a new chat-XXXXXXXX id, printed)
   --model M           <provider>:<model id> or scripted:FILE; overrides the flow's model
+${EXTEND}
 ${DB}`,
   fork: `usage: agent-runtime fork RUN_ID --at SEQ [--model M] [--flow F] [options]
 

@@ -2,12 +2,14 @@ import { resolve } from 'node:path';
 import { describeFlow } from '../flow/describe.js';
 import { validateFlow } from '../flow/validate.js';
 import { formatProblem } from '../flow/problems.js';
-import { COMMON, parse } from './args.js';
+import { COMMON, EXTENSIONS, parse } from './args.js';
 import type { Command } from './commands.js';
+import { loadExtensions, toolNames } from './extensions.js';
 
 /**
  * `validate FLOW.yaml`: prints every problem on stderr, one per line; exit 0 when valid, else 2. With
  * `--json` it also prints one JSON object on stdout (docs/cli.md): `{file, valid, problems, flow?}`,
+ * `--tools MODULE` names local tools the flow may use, `--guards MODULE` is loaded and checked as by `run`;
  * `flow` being the flow's published interface (input schema, each node's outputs with their schemas,
  * `outputsSchema`) whenever the file loaded.
  */
@@ -15,11 +17,12 @@ export const validate: Command = async (argv) => {
   const parsed = parse(
     'validate',
     argv,
-    { ...COMMON, offline: { type: 'boolean' } },
+    { ...COMMON, ...EXTENSIONS, offline: { type: 'boolean' } },
     { min: 1, max: 1, names: 'FLOW.yaml' },
   );
   const file = parsed.positionals[0] as string;
-  const result = await validateFlow(resolve(file), { servers: parsed.values.offline !== true });
+  const knownTools = toolNames(await loadExtensions(parsed));
+  const result = await validateFlow(resolve(file), { servers: parsed.values.offline !== true, knownTools });
   for (const problem of result.problems) process.stderr.write(`${formatProblem(problem)}\n`);
   if (parsed.values.json === true) {
     const report = {

@@ -17,6 +17,11 @@ export interface TraceMetrics {
   /** REJECTED and FAILED observations followed by a SUCCESS of the same tool in the same node run. */
   recovered: number;
   fingerprintTrips: number;
+  /**
+   * Calls a person declined (`APPROVAL_DENIED`): a decision, not a mistake of the model, so neither in
+   * `rejected`, `byCode` nor left unrecovered, and a round without calls right after one is no stall.
+   */
+  declined: number;
   /** Per error code of REJECTED and FAILED observations. */
   byCode: Record<string, CodeCount>;
   /** Tools the model called (any outcome), each once. */
@@ -40,6 +45,7 @@ export function traceMetrics(events: readonly StoredEvent[], flow: Pick<Flow, 't
     failed: 0,
     recovered: 0,
     fingerprintTrips: 0,
+    declined: 0,
     byCode: {},
     toolsCalled: [],
     unapprovedWrites: unapprovedWrites(events, flow),
@@ -47,13 +53,23 @@ export function traceMetrics(events: readonly StoredEvent[], flow: Pick<Flow, 't
   const called = new Set<string>();
   let nodeRun = 0;
   const open: { nodeRun: number; tool: string; code: string }[] = [];
+  // True from a person's refusal until the model's next call (or the next node run): a round without
+  // calls then is the model accepting the decision, not a stall.
+  let afterDenial = false;
   for (const event of events) {
-    if (event.type === 'node.started') nodeRun += 1;
-    else if (event.type === 'react.round') m.rounds += 1;
-    else if (event.type === 'react.stall') m.stalls += 1;
+    if (event.type === 'node.started') {
+      nodeRun += 1;
+      afterDenial = false;
+    } else if (event.type === 'react.round') m.rounds += 1;
+    else if (event.type === 'react.stall' && !afterDenial) m.stalls += 1;
     if (event.type !== 'tool.invoked' || event.lookBack === true) continue;
     const call = event as Invoked;
     called.add(call.tool);
+    afterDenial = call.errorCode === 'APPROVAL_DENIED';
+    if (afterDenial) {
+      m.declined += 1;
+      continue;
+    }
     if (call.outcome === 'SUCCESS') {
       for (let i = open.length - 1; i >= 0; i -= 1) {
         const o = open[i] as (typeof open)[number];

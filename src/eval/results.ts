@@ -10,6 +10,7 @@ const MetricsSchema = z.object({
   failed: z.int(),
   recovered: z.int(),
   fingerprintTrips: z.int(),
+  declined: z.int().describe('calls a person declined (APPROVAL_DENIED): not in rejected, byCode or stalls'),
   byCode: z.record(z.string(), CodeCountSchema),
   toolsCalled: z.array(z.string()),
   unapprovedWrites: z.int(),
@@ -34,7 +35,7 @@ export const TrialResultSchema = z.object({
 
 /** A variant of the runtime (docs/evals.md, "Ablation"). */
 export const VariantSchema = z.object({
-  id: z.string().describe('typed, plain, typed+guards-off, plain+guards-off'),
+  id: z.string().describe('full, observations-plain, guards-off, observations-plain+guards-off'),
   observations: z.enum(['typed', 'plain']),
   guards: z.enum(['on', 'off']),
 });
@@ -98,6 +99,7 @@ export function aggregate(
     failed: 0,
     recovered: 0,
     fingerprintTrips: 0,
+    declined: 0,
     byCode: {},
     unapprovedWrites: 0,
   };
@@ -111,6 +113,7 @@ export function aggregate(
       'failed',
       'recovered',
       'fingerprintTrips',
+      'declined',
       'unapprovedWrites',
     ] as const)
       totals[k] += r.metrics[k];

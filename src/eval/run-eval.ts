@@ -6,6 +6,8 @@ import type { ObservationStyle } from '../loop/render.js';
 import { absolutizeModel, type ModelSpec } from '../model/resolve.js';
 import type { CreateRuntimeOptions } from '../runtime/create.js';
 import type { Usage } from '../store/store.js';
+import type { LocalTool } from '../tools/tool.js';
+import type { Guard } from '../tools/user-guards/define.js';
 import { renderReport } from './report-html.js';
 import { aggregate, type EvalCell, type EvalResults, type EvalTrial, type EvalVariant } from './results.js';
 import { EvalSuiteError, loadSuiteFile, type LoadedSuite, type SuiteCase } from './suite.js';
@@ -25,10 +27,15 @@ export interface EvalOptions {
   repeat?: number;
   /** Trials run at once (default: the suite's `concurrency`, else 1). */
   concurrency?: number;
-  /** The observation styles to compare (default `['typed']`). */
-  observations?: ObservationStyle[];
-  /** Guards on, off or both (default `['on']`). */
-  guards?: ('on' | 'off')[];
+  /**
+   * The runtime variants to compare, side by side (default `['full']`): `full`, `observations-plain`,
+   * `guards-off`, `observations-plain+guards-off` (docs/evals.md, "Ablation").
+   */
+  variants?: EvalVariantName[];
+  /** Local tools (`defineTool`) the flow's nodes may name, in every trial and in setup/verify calls. */
+  tools?: readonly LocalTool[];
+  /** User guards (`defineGuard`), asked about every tool call of every trial (docs/interceptors.md). */
+  guards?: readonly Guard[];
   /** Folder for results.json, report.html and traces/ (null: write nothing). */
   out?: string | null;
   /** Model providers other than `scripted:` (as `createRuntime`'s). */
@@ -36,6 +43,17 @@ export interface EvalOptions {
   /** Told about each trial as it ends (progress). */
   onTrial?: (cell: { case: string; model: string; variant: string }, trial: EvalTrial) => void;
 }
+
+/** The names of the runtime variants an eval compares (`--variant`). */
+export const EVAL_VARIANTS = [
+  'full',
+  'observations-plain',
+  'guards-off',
+  'observations-plain+guards-off',
+] as const;
+
+/** One of `EVAL_VARIANTS`. */
+export type EvalVariantName = (typeof EVAL_VARIANTS)[number];
 
 interface Task {
   key: { case: string; model: string; variant: string };
@@ -54,7 +72,11 @@ interface Task {
 export async function runEval(source: string | LoadedSuite, options: EvalOptions = {}): Promise<EvalResults> {
   const loaded = typeof source === 'string' ? loadSuiteFile(source) : source;
   const { suite } = loaded;
-  const flow = await loadFlow(resolve(loaded.dir, suite.flow));
+  const tools = [...(options.tools ?? [])];
+  const guards = guardsOf(options.guards);
+  const flow = await loadFlow(resolve(loaded.dir, suite.flow), {
+    knownTools: tools.map((t) => t.descriptor.name),
+  });
   const repeat = options.repeat ?? suite.repeat ?? 1;
   const concurrency = options.concurrency ?? suite.concurrency ?? 1;
   const variants = variantsOf(options);
@@ -70,6 +92,8 @@ export async function runEval(source: string | LoadedSuite, options: EvalOptions
       model: task.model,
       ablation: ablationOf(task.variant),
       traceFile,
+      tools,
+      guards,
       ...(options.providers ? { providers: options.providers } : {}),
     });
     const trial: EvalTrial = {
@@ -146,15 +170,26 @@ function isEvalModel(m: ModelSpec | EvalModel): m is EvalModel {
 }
 
 function variantsOf(options: EvalOptions): EvalVariant[] {
-  const styles = [...new Set<ObservationStyle>(options.observations ?? ['typed'])];
-  const guards = [...new Set<'on' | 'off'>(options.guards ?? ['on'])];
-  return styles.flatMap((observations) =>
-    guards.map((g): EvalVariant => ({
-      id: g === 'on' ? observations : `${observations}+guards-off`,
-      observations,
-      guards: g,
-    })),
-  );
+  const names = [...new Set<EvalVariantName>(options.variants ?? ['full'])];
+  return names.map((id): EvalVariant => {
+    if (!(EVAL_VARIANTS as readonly string[]).includes(id))
+      throw new EvalSuiteError(`variants: ${JSON.stringify(id)} is not one of ${EVAL_VARIANTS.join(', ')}`);
+    const observations: ObservationStyle = id.startsWith('observations-plain') ? 'plain' : 'typed';
+    return { id, observations, guards: id.endsWith('guards-off') ? 'off' : 'on' };
+  });
+}
+
+/** The user guards of the options; the former ablation spelling (`guards: ['off']`) is refused, naming `variants`. */
+function guardsOf(guards: EvalOptions['guards']): Guard[] {
+  if (guards === undefined) return [];
+  const list: readonly unknown[] | null = Array.isArray(guards) ? (guards as readonly unknown[]) : null;
+  if (list === null) throw new EvalSuiteError('guards must be a list of guards made with defineGuard');
+  for (const g of list)
+    if (g === 'on' || g === 'off')
+      throw new EvalSuiteError(
+        `guards takes guards made with defineGuard; the ablation is variants: ['guards-off'] (was guards: ['${g}'])`,
+      );
+  return [...guards];
 }
 
 function ablationOf(variant: EvalVariant): Ablation {

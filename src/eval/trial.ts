@@ -11,6 +11,8 @@ import { createRuntime, type CreateRuntimeOptions } from '../runtime/create.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { RunSummary } from '../records/summary.js';
 import type { Store, StoredEvent, Usage } from '../store/store.js';
+import type { LocalTool } from '../tools/tool.js';
+import type { Guard } from '../tools/user-guards/define.js';
 import { evaluateCondition } from '../tools/expressions.js';
 import { checkExpect, valueProblems } from './expect.js';
 import { replyOf, traceMetrics, type TraceMetrics } from './metrics.js';
@@ -26,6 +28,10 @@ export interface TrialSpec {
   traceFile: string | null;
   /** The store of this trial's run (default: a fresh in-memory store). */
   store?: string | Store;
+  /** Local tools of the trial's runtime and of its setup/verify calls (none: no local tools). */
+  tools?: readonly LocalTool[];
+  /** User guards of the trial's runtime (none: no user guards). */
+  guards?: readonly Guard[];
   /** Passed to the trial's runtime (model providers other than `scripted:`). */
   providers?: CreateRuntimeOptions['providers'];
 }
@@ -54,9 +60,12 @@ const MAX_RESPONSES = 50;
 export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   const started = Date.now();
   const ref: FlowRef = { flow: spec.flow.flow, dir: spec.flow.dir, tenant: null };
-  const tools = needsTools(spec.case) ? new DefaultToolbox({ localTools: [], logger: silentLogger }) : null;
+  const localTools = [...(spec.tools ?? [])];
+  const tools = needsTools(spec.case) ? new DefaultToolbox({ localTools, logger: silentLogger }) : null;
   const runtime = createRuntime({
     store: spec.store ?? 'memory',
+    tools: localTools,
+    guards: spec.guards ?? [],
     logger: false,
     telemetry: false,
     ablation: spec.ablation,

@@ -60,12 +60,14 @@ export async function serverProblems(
   const complete = byServer.size === entries.length;
   const names = [...visible.keys(), ...knownTools];
   const hidden = capabilityNote(flow);
+  // A name no server has may be a local tool whose module was not given (run, chat, validate, eval: --tools).
+  const local = knownTools.size === 0 ? '; a local tool (defineTool) is given with --tools MODULE' : '';
   for (const ref of toolRefs(flow)) {
     if (!complete || visible.has(ref.name) || knownTools.has(ref.name)) continue;
     problems.push({
       path: ref.path,
       ...(ref.atKey ? { atKey: true } : {}),
-      message: `no server exports a tool "${ref.name}"${suggest(ref.name, names)}; expected one of: ${listOf(names.slice(0, 30))}${hidden}`,
+      message: `no server exports a tool "${ref.name}"${suggest(ref.name, names)}; expected one of: ${listOf(names.slice(0, 30))}${hidden}${local}`,
     });
   }
   problems.push(...paramNameProblems(flow, visible));

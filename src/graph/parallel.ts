@@ -159,9 +159,17 @@ async function branchEnded(host: ParallelHost, branch: Branch, exit: EndExit): P
   removeBranch(host, branch);
   if (branch.item) {
     const outputs = exit.kind === 'completed' ? outputValues(branch) : {};
-    if (exit.kind === 'completed') host.emit({ type: 'node.completed', nodeId: branch.nodeId, outputs });
+    const item = { of: branch.item.of, index: branch.item.index };
+    if (exit.kind === 'completed')
+      host.emit({ type: 'node.completed', nodeId: branch.nodeId, outputs, item });
     else
-      host.emit({ type: 'node.failed', nodeId: branch.nodeId, reason: exit.reason, message: exit.message });
+      host.emit({
+        type: 'node.failed',
+        nodeId: branch.nodeId,
+        reason: exit.reason,
+        message: exit.message,
+        item,
+      });
     itemSettled(host, branch, exit, outputs);
     await advanceMaps(host);
   } else await nodeEnded(host, branch, exit);

@@ -61,9 +61,35 @@ export const RunSummarySchema = z.object({
     .meta({ description: 'For a forked run: the run and the event it continues from.' }),
   /** The thread the run belongs to (docs/threads.md), when it is in one. */
   threadId: z.string().optional().meta({ description: 'The thread the run belongs to, if any.' }),
+  /**
+   * How to continue a run that failed for want of a working model (`MODEL_FAILED`, a top-level run):
+   * the CLI command and the HTTP request that retry it with another model `M`.
+   */
+  continueWith: z
+    .object({ command: z.string(), request: z.string() })
+    .optional()
+    .meta({
+      description:
+        'For a top-level run that failed MODEL_FAILED: the CLI command and the HTTP request that retry it with another model M.',
+      example: {
+        command: 'agent-runtime retry run_3f2a9c0d1b7e4a6f8c21 --model M',
+        request: 'POST /v1/runs/run_3f2a9c0d1b7e4a6f8c21/retry {"model": "M"}',
+      },
+    }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+
+/** The `continueWith` of a failed run's summary, or undefined when retrying with another model is not the way on. */
+export function continueWith(
+  run: Pick<SummarySource, 'runId' | 'status' | 'reason' | 'parentRunId'>,
+): { command: string; request: string } | undefined {
+  if (run.status !== 'failed' || run.reason !== 'MODEL_FAILED' || run.parentRunId !== null) return undefined;
+  return {
+    command: `agent-runtime retry ${run.runId} --model M`,
+    request: `POST /v1/runs/${run.runId}/retry {"model": "M"}`,
+  };
+}
 
 /**
  * The run summary; `O` is the type of its outputs, inferred from a code flow's zod output schemas
@@ -120,6 +146,8 @@ export function summarize(record: StoredRun): RunSummary {
   if (record.failedNode !== null) summary.failedNode = record.failedNode;
   if (record.message !== null) summary.message = record.message;
   if (record.parentRunId !== null) summary.parentRunId = record.parentRunId;
+  const next = continueWith(record);
+  if (next) summary.continueWith = next;
   const forked = 'state' in record ? record.state.forkedFrom : undefined;
   if (forked) summary.forkedFrom = { runId: forked.runId, seq: forked.seq };
   const threadId = 'state' in record ? record.state.thread?.id : record.threadId;

@@ -12,6 +12,12 @@ export interface EventBase {
 }
 
 /** The payload of each trace event type, without the base fields (docs/trace.md). */
+/** A map item: the map node's node run (`of`) and the item's index, 0-based. */
+export interface MapItemRef {
+  of: number;
+  index: number;
+}
+
 export type EventPayload =
   | {
       type: 'run.started';
@@ -30,7 +36,7 @@ export type EventPayload =
       /** In flows with parallel branches or maps: the nodes whose end started this one (absent for the first). */
       from?: string[];
       /** For an item of a map: the map node's node run and the item's index. */
-      item?: { of: number; index: number };
+      item?: MapItemRef;
     }
   | { type: 'react.round'; nodeId: string; round: number }
   | {
@@ -157,8 +163,9 @@ export type EventPayload =
     }
   /** A failed run taken up again by an operator (`retry`): it continues in the node that failed. */
   | { type: 'run.retried'; nodeId: string; reason: string; message: string; who: string | null }
-  | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown> }
-  | { type: 'node.failed'; nodeId: string; reason: string; message: string }
+  /** `item`: for a map item's node run, as on its node.started (every event of that node run has it). */
+  | { type: 'node.completed'; nodeId: string; outputs: Record<string, unknown>; item?: MapItemRef }
+  | { type: 'node.failed'; nodeId: string; reason: string; message: string; item?: MapItemRef }
   /** `reply`: the run's answer to the person (the run summary's `reply`), when its last node gave one. */
   | { type: 'run.completed'; outputs: Record<string, Record<string, unknown>>; reply?: string }
   | { type: 'run.failed'; reason: string; failedNode: string | null; message: string }

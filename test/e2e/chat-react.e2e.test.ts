@@ -133,4 +133,29 @@ describe('examples/chat-react: useChat against serve', () => {
     expect(fake.refusals()).toEqual([]);
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it('recovers after a wrong token: the error shows, Message and Send work again once the token is fixed', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`${pageUrl}?thread=R2&token=wrong-token`);
+    const messages = page.getByTestId('messages');
+    const input = page.getByLabel('Message');
+    const send = page.getByRole('button', { name: 'Send' });
+
+    await input.fill('Which spaces do I have?');
+    await send.click();
+    await visible(page.getByRole('alert'));
+    await expect.poll(() => input.isEnabled(), { timeout: 10_000 }).toBe(true);
+    expect(await send.isEnabled()).toBe(true);
+
+    await page.getByLabel('API token (operator)').fill(OPERATOR);
+    await input.fill('Which spaces do I have now?');
+    await send.click();
+    await hasText(messages, 'no more turns');
+    await expect.poll(() => page.getByRole('alert').count(), { timeout: 10_000 }).toBe(0);
+    const thread = await runtime.thread('R2');
+    expect(thread?.runs.map((r) => r.status)).toEqual(['completed']);
+    expect(problems).toEqual([]);
+  }, 120_000);
 });

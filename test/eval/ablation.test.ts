@@ -46,26 +46,29 @@ describe('eval: ablation tells a next-step follower from a model that ignores th
         { name: 'follower', model: standIn('follower', plan(path), true) },
         { name: 'ignorer', model: standIn('ignorer', plan(path), false) },
       ],
-      observations: ['typed', 'plain'],
+      variants: ['full', 'observations-plain'],
       repeat: 2,
       concurrency: 2,
       out,
     });
     const cell = (model: string, variant: string) =>
       results.cells.find((c) => c.model === model && c.variant === variant);
-    expect(cell('follower', 'typed')).toMatchObject({ passed: 2, passAll: true });
-    expect(cell('follower', 'plain')).toMatchObject({ passed: 0, passAll: false });
-    expect(cell('ignorer', 'typed')).toMatchObject({ passed: 0, passAll: false });
-    expect(cell('ignorer', 'plain')).toMatchObject({ passed: 0, passAll: false });
-    expect(cell('follower', 'plain')?.failures[0]?.problems[0]).toMatch(
+    expect(cell('follower', 'full')).toMatchObject({ passed: 2, passAll: true });
+    expect(cell('follower', 'observations-plain')).toMatchObject({ passed: 0, passAll: false });
+    expect(cell('ignorer', 'full')).toMatchObject({ passed: 0, passAll: false });
+    expect(cell('ignorer', 'observations-plain')).toMatchObject({ passed: 0, passAll: false });
+    expect(cell('follower', 'observations-plain')?.failures[0]?.problems[0]).toMatch(
       /^status: expected completed, got failed/,
     );
-    expect(cell('follower', 'typed')?.tokens.totalTokens).toBe(2 * 4 * 110);
+    expect(cell('follower', 'full')?.tokens.totalTokens).toBe(2 * 4 * 110);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html).toContain('follower · typed');
-    expect(html).toContain('follower · plain');
+    expect(html).toContain('follower · full');
+    expect(html).toContain('follower · observations-plain');
     // The plain variant's model saw only the generic text; the trace keeps the typed observation.
-    const trace = readFileSync(join(out, cell('follower', 'plain')?.failures[0]?.trace as string), 'utf8');
+    const trace = readFileSync(
+      join(out, cell('follower', 'observations-plain')?.failures[0]?.trace as string),
+      'utf8',
+    );
     expect(trace).toContain('"errorCode":"APPROVAL_REQUIRED"');
   }, 120_000);
 
@@ -82,10 +85,10 @@ describe('eval: ablation tells a next-step follower from a model that ignores th
     );
     const results = await runEval(suite, {
       models: [{ name: 'follower', model: standIn('follower', plan(path), true) }],
-      guards: ['on', 'off'],
+      variants: ['full', 'guards-off'],
     });
-    const on = results.cells.find((c) => c.variant === 'typed');
-    const off = results.cells.find((c) => c.variant === 'typed+guards-off');
+    const on = results.cells.find((c) => c.variant === 'full');
+    const off = results.cells.find((c) => c.variant === 'guards-off');
     expect(on?.totals.byCode.PARAM_PROVENANCE_ASK_FIRST?.count).toBeGreaterThan(0);
     expect(on?.passAll).toBe(false);
     expect(off?.totals.byCode).toEqual({});

@@ -64,9 +64,9 @@ describe('cli: eval', () => {
     const r = await runCli(['eval', 'bad.yaml'], { cwd: p.dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('(top level): unknown key repeats');
-    const flag = await runCli(['eval', 'bad.yaml', '--observations', 'terse'], { cwd: p.dir });
+    const flag = await runCli(['eval', 'bad.yaml', '--variant', 'terse'], { cwd: p.dir });
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain('--observations must be typed or plain, not "terse"');
+    expect(flag.stderr).toContain('--variant must be one of full, observations-plain, guards-off');
     const help = await runCli(['eval', '--help'], { cwd: p.dir });
     expect(help.code).toBe(0);
     expect(help.stderr).toContain('--from-run');

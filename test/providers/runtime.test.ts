@@ -94,7 +94,11 @@ describe('prompt caching off', () => {
 });
 
 const FAULTS: { fault: Fault; message: RegExp; attempts: number }[] = [
-  { fault: 'unauthorized', message: /HTTP 401 Unauthorized$/, attempts: 1 },
+  {
+    fault: 'unauthorized',
+    message: /HTTP 401 Unauthorized: (Incorrect API key provided|invalid x-api-key)$/,
+    attempts: 1,
+  },
   {
     fault: 'rate-limit',
     message: /HTTP 429 Too Many Requests \(3 attempts\)$/,

@@ -53,6 +53,12 @@ export interface StrictFakeOptions {
    * with it), instead of the turn's own usage.
    */
   reportInput?: boolean;
+  /**
+   * The model ids the fake serves (default: any). A request for another is refused as the provider
+   * refuses it: OpenAI 404 `model_not_found` ("The model `x` does not exist or you do not have access
+   * to it."), Anthropic 404 `not_found_error` ("model: x").
+   */
+  models?: readonly string[];
 }
 
 /** A strict provider fake on 127.0.0.1. */
@@ -129,6 +135,21 @@ export async function startStrictFake(
         return refuse(400, 'the body must be a JSON object');
       seen.body = body as Record<string, unknown>;
       seen.stream = seen.body.stream === true;
+      const model = String(seen.body.model);
+      if (options.models && !options.models.includes(model)) {
+        seen.refused = { status: 404, message: `model ${model}` };
+        return kind === 'anthropic'
+          ? sendError(res, kind, 404, `model: ${model}`, 'not_found_error', null)
+          : sendError(
+              res,
+              kind,
+              404,
+              `The model \`${model}\` does not exist or you do not have access to it.`,
+              'invalid_request_error',
+              null,
+              'model_not_found',
+            );
+      }
       const problem = refusalOf(kind, seen.body);
       if (problem) return refuse(400, problem.message, 'invalid_request_error', problem.param);
       const next = play(accepted, seen.body);
@@ -185,11 +206,12 @@ function sendError(
   message: string,
   type: string,
   param: string | null,
+  code: string | null = status === 401 ? 'invalid_api_key' : null,
 ): void {
   const body =
     kind === 'anthropic'
       ? { type: 'error', error: { type, message } }
-      : { error: { message, type, param, code: status === 401 ? 'invalid_api_key' : null } };
+      : { error: { message, type, param, code } };
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
 }

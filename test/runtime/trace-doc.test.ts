@@ -29,6 +29,19 @@ const NOT_PRODUCED_HERE = new Set([
   'run.resumed.approvers',
   'run.resumed.args',
   'run.resumed.editedFrom',
+  // A map item's node run with a model (test/cli/labelled-progress.test.ts): the item on each event.
+  'react.round.item',
+  'model.response.item',
+  'react.no_tool_calls.item',
+  'tool.progress.item',
+  'tool.invoked.item',
+  'tool.skipped.item',
+  'react.stall.item',
+  'phase.hint.item',
+  'context.compacted.item',
+  'node.suspended.item',
+  'run.suspended.item',
+  'node.failed.item',
 ]);
 /**
  * Event types that need a real MCP server asking for them (test/mcp/sampling.test.ts), several people

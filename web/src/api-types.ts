@@ -1911,6 +1911,17 @@ export interface components {
       model?: string;
     };
     RunSummary: {
+      /**
+       * @description For a top-level run that failed MODEL_FAILED: the CLI command and the HTTP request that retry it with another model M.
+       * @example {
+       *       "command": "agent-runtime retry run_3f2a9c0d1b7e4a6f8c21 --model M",
+       *       "request": "POST /v1/runs/run_3f2a9c0d1b7e4a6f8c21/retry {\"model\": \"M\"}"
+       *     }
+       */
+      continueWith?: {
+        command: string;
+        request: string;
+      };
       createdAt: string;
       failedNode?: string;
       flowId: string;

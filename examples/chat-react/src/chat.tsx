@@ -36,15 +36,19 @@ export function ChatPage() {
       }),
     [threadId, token, flowId],
   );
-  const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
+  const { messages, sendMessage, addToolApprovalResponse, status, error, clearError } = useChat({
     id: threadId,
     transport,
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   const [input, setInput] = useState('');
+  // After an error (a wrong token, the server away) the chat is usable again: only a request under
+  // way disables the form, and the next message clears the error.
+  const busy = status === 'submitted' || status === 'streaming';
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    if (!input.trim()) return;
+    if (!input.trim() || busy) return;
+    if (error) clearError();
     void sendMessage({ text: input });
     setInput('');
   };
@@ -74,10 +78,9 @@ export function ChatPage() {
       {error && <p role="alert">Error: {error.message}</p>}
       <form onSubmit={submit}>
         <label>
-          Message{' '}
-          <input value={input} onChange={(e) => setInput(e.target.value)} disabled={status !== 'ready'} />
+          Message <input value={input} onChange={(e) => setInput(e.target.value)} disabled={busy} />
         </label>{' '}
-        <button type="submit" disabled={status !== 'ready'}>
+        <button type="submit" disabled={busy}>
           Send
         </button>
       </form>

@@ -5,9 +5,11 @@ import { ModelError } from '../errors.js';
 /** A failed model-call attempt, classified for the retry logic and described for people. */
 export interface AttemptFailure {
   /**
-   * One line for viewers (API, trace, console, span status), e.g. `HTTP 401 Unauthorized` or `the
-   * provider could not be reached (ECONNREFUSED)`: the status or error code only, never the provider's
-   * host, port or answer text.
+   * One line for viewers (API, trace, console, span status), e.g. `HTTP 404 Not Found: The model
+   * \`gpt-41\` does not exist…` or `the provider could not be reached (ECONNREFUSED)`: the status or
+   * error code, and for a request the provider refused (4xx but 408, 409, 429) its own sentence — what
+   * tells the person what to fix — with every URL replaced by `<url>` and cut at 200 characters (the
+   * caller redacts secrets); never the provider's host or port, nor the text of a 5xx.
    */
   message: string;
   /** The whole story for the server log, e.g. `HTTP 401 Incorrect API key provided` (secrets still to redact). */
@@ -50,7 +52,7 @@ export function classifyFailure(error: unknown, now: number = Date.now()): Attem
         message:
           status < 300
             ? `HTTP ${status}: the provider's answer could not be read`
-            : `HTTP ${status}${statusPhrase(status)}`,
+            : `HTTP ${status}${statusPhrase(status)}${clientSentence(status, error.message)}`,
         detail: `HTTP ${status}${text ? ` ${text}` : ''}`,
         retryable,
         retryAfterMs: retryAfter(error.responseHeaders, now),
@@ -75,6 +77,24 @@ export function classifyFailure(error: unknown, now: number = Date.now()): Attem
     retryable: network !== null,
     retryAfterMs: null,
   };
+}
+
+const MAX_SENTENCE = 200;
+
+/**
+ * `: <the provider's sentence>` for a refused request (4xx but 408, 409, 429), '' otherwise or when
+ * the provider said nothing beyond the status phrase. URLs in it become `<url>`.
+ */
+function clientSentence(status: number, text: string): string {
+  if (status < 400 || status >= 500 || RETRYABLE_STATUS.has(status)) return '';
+  const line = text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>')
+    // A key the provider quotes, even masked (`sk-abc***xyz`), is not shown.
+    .replace(/\b(sk|key|api)[-_][A-Za-z0-9*_-]{6,}/gi, '***');
+  if (line === '' || line === STATUS_CODES[status]) return '';
+  return `: ${line.length > MAX_SENTENCE ? `${line.slice(0, MAX_SENTENCE)}…` : line}`;
 }
 
 /** Phrases of statuses providers use beyond the standard ones (Anthropic's 529). */

@@ -108,7 +108,7 @@ describe('retries', () => {
     );
     expect(result).toEqual({
       ok: false,
-      message: 'openai:test-model: HTTP 401 Unauthorized',
+      message: 'openai:test-model: HTTP 401 Unauthorized: Incorrect API key provided: ***',
       detail: 'openai:test-model: HTTP 401 Incorrect API key provided: ***',
     });
     expect(server.requests).toHaveLength(1);

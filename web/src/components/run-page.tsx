@@ -173,6 +173,12 @@ function RetryButton({ summary }: { summary: RunSummary }) {
       <button type="button" onClick={retry}>
         {t('retryRun')}
       </button>
+      {summary.continueWith && (
+        <>
+          {' '}
+          {t('retryWithModel')} <code>{summary.continueWith.command}</code>
+        </>
+      )}
       {error && (
         <span role="alert" className="error">
           {' '}

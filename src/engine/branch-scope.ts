@@ -37,6 +37,17 @@ export class BranchScope {
     return this.storage.getStore();
   }
 
+  /**
+   * A node-level event emitted inside a map item's node run, with the item it belongs to (as its
+   * node.started names it, docs/trace.md); any other event as it is.
+   */
+  withItem<T extends object>(payload: T): T {
+    const item = this.current()?.branch.item;
+    return item && 'nodeId' in payload && !('item' in payload)
+      ? { ...payload, item: { of: item.of, index: item.index } }
+      : payload;
+  }
+
   /** Gives a branch the messages read from the store for it (when a session opens). */
   preload(branch: Branch, messages: ConversationMessage[]): void {
     this.loaded.set(branchKey(branch), messages);

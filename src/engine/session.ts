@@ -146,12 +146,7 @@ export class RunSession {
   emit(payload: EventPayload): StoredEvent {
     const seq = this.record.lastSeq + (this.committing?.events ?? 0) + this.pendingEvents.length + 1;
     const bounded = payload.type === 'tool.invoked' ? withBoundedResult(payload, this.resultBytes) : payload;
-    // An event of a map item's node run names the item, as its node.started does (docs/trace.md).
-    const item = this.branches.current()?.branch.item;
-    const labelled =
-      item && 'nodeId' in bounded && !('item' in bounded)
-        ? { ...bounded, item: { of: item.of, index: item.index } }
-        : bounded;
+    const labelled = this.branches.withItem(bounded);
     const event = { ...labelled, seq, ts: isoAt(this.clock()), runId: this.record.runId } as StoredEvent;
     this.pendingEvents.push(event);
     return event;

@@ -14,6 +14,7 @@ import { McpError } from './errors.js';
 import { fetchForServer } from './guarded-fetch.js';
 import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { DEFAULT_REDIRECT_PATH, StoredOAuthProvider } from './oauth.js';
+import { versionNegotiation } from './session-setup.js';
 import type { McpCredentialStore } from './token-store.js';
 
 /** How long `mcp login` waits for the person to come back through the loopback redirect. */
@@ -142,7 +143,11 @@ export async function attempt(
     fetch: fetchForServer(options.config),
     ...(headers ? { requestInit: { headers } } : {}),
   });
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  // The revision the runs will speak (a server that speaks only 2026-07-28 refuses `initialize`).
+  const client = new Client(CLIENT_INFO, {
+    capabilities: {},
+    versionNegotiation: versionNegotiation(options.config),
+  });
   try {
     await client.connect(transport);
     const { tools } = await client.listTools();

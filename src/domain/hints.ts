@@ -6,6 +6,8 @@ import { APPROVAL_TEXTS } from './hints-approval.js';
 import { MCP_TEXTS } from './hints-mcp.js';
 import { NOTIFY_TEXTS } from './hints-notify.js';
 
+import { PROVENANCE_TEXTS } from './error-codes-provenance.js';
+
 /**
  * Every text the runtime shows to the model besides the codes' reason templates (docs/observations.md, docs/flows.md).
  * NEXT_* texts say what to do next and always give advice; the other texts only state facts.
@@ -356,8 +358,8 @@ const TEXTS = {
   ...GUARD_TEXTS,
   ...MCP_TEXTS,
   ...APPROVAL_TEXTS,
-
   ...NOTIFY_TEXTS,
+  ...PROVENANCE_TEXTS,
   // ---- threads and text answers (issue 29)
   PROMPT_ANSWER_TEXT: {
     'zh-CN':

@@ -46,6 +46,8 @@ export interface DefineToolOptions<Args> {
   description: string;
   /** True for a tool with side effects; it is then gated by approval. Default false. */
   write?: boolean;
+  /** True when its results are untrusted text (documents, mail, web pages), like MCP's `openWorldHint`. */
+  openWorld?: boolean;
   inputSchema: JsonSchema;
   execute: (args: Args, context: LocalToolContext) => unknown;
 }
@@ -59,6 +61,8 @@ export interface DefineZodToolOptions<Schema extends z.ZodType> {
   description: string;
   /** True for a tool with side effects; it is then gated by approval. Default false. */
   write?: boolean;
+  /** True when its results are untrusted text (documents, mail, web pages), like MCP's `openWorldHint`. */
+  openWorld?: boolean;
   inputSchema: Schema;
   execute: (args: z.output<Schema>, context: LocalToolContext) => unknown;
 }
@@ -97,6 +101,7 @@ export function defineTool(
       inputSchema,
       kind: 'local',
       readOnlyHint: options.write !== true,
+      ...(options.openWorld === true ? { openWorldHint: true } : {}),
     },
     execute: zod ? (args, context) => execute(zod.parse(args), context) : execute,
   };

@@ -55,14 +55,8 @@ export function headsSql(
   return `SELECT ${columns} FROM ${runs} ${whereSql(where)} ORDER BY created_at DESC, ${tieBreak} DESC${limit}`;
 }
 
-/** HEAD_COLUMNS without the two fields of the state document (read run by run, see `sqliteHeads`). */
-const HEAD_COLUMNS_BUT_STATE = HEAD_COLUMNS.replace(
-  /state ->> 'reply' AS head_reply, state -> 'thread' ->> 'id' AS head_thread$/,
-  'NULL AS head_reply, NULL AS head_thread',
-);
-
-/** The two fields of one run's state document a head shows. */
-const STATE_FIELDS_SQL = `SELECT state ->> 'reply' AS head_reply, state -> 'thread' ->> 'id' AS head_thread FROM runs WHERE run_id = ?1`;
+/** One run's head by rowid. */
+const HEAD_BY_ROWID_SQL = `SELECT ${HEAD_COLUMNS} FROM runs WHERE rowid = ?1`;
 
 /** How long a listing may hold the event loop before other requests get a turn (ms). */
 const HEADS_SLICE_MS = 10;
@@ -103,9 +97,10 @@ function isoTime(value: Date | string): string {
 
 /**
  * The heads of a SQLite store's runs (`all` runs a prepared statement). SQLite runs on the thread that
- * serves every tenant, and reading a field of a run's state parses the whole document (its input's
- * texts included: ~1 MB for a run with a 900 KB input). So the heads are read without those fields,
- * then each run's `reply` and thread one run at a time, letting other requests have a turn every
+ * serves every tenant, and a run's row is as large as its state document (its input's texts included:
+ * ~1 MB for a run with a 900 KB input): reading the head columns stored after it, and the two fields
+ * read from it, walks and parses the whole row. So the listing takes the runs' rowids first (from the
+ * index), then each run's head one at a time, letting other requests have a turn every
  * HEADS_SLICE_MS: a listing of 150 such runs no longer holds the others for a second.
  */
 export async function sqliteHeads(
@@ -113,18 +108,18 @@ export async function sqliteHeads(
   all: (sql: string, params: (string | number)[]) => unknown[],
 ): Promise<RunHead[]> {
   const params: (string | number)[] = [];
-  const sql = headsSql('runs', filter, (value) => `?${params.push(value)}`, 'rowid', HEAD_COLUMNS_BUT_STATE);
-  const rows = all(sql, params) as HeadRow[];
+  const sql = headsSql('runs', filter, (value) => `?${params.push(value)}`, 'rowid', 'rowid AS head_rowid');
+  const ids = all(sql, params) as { head_rowid: number }[];
+  const heads: RunHead[] = [];
   let since = performance.now();
-  for (const row of rows) {
+  for (const { head_rowid: rowid } of ids) {
     if (performance.now() - since >= HEADS_SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       since = performance.now();
     }
-    const fields = all(STATE_FIELDS_SQL, [row.run_id])[0] as
-      Pick<HeadRow, 'head_reply' | 'head_thread'> | undefined;
-    row.head_reply = fields?.head_reply ?? null;
-    row.head_thread = fields?.head_thread ?? null;
+    // A run deleted meanwhile is left out, as if listed a moment later.
+    const row = all(HEAD_BY_ROWID_SQL, [rowid])[0] as HeadRow | undefined;
+    if (row) heads.push(headFromRow(row));
   }
-  return rows.map((row) => headFromRow(row));
+  return heads;
 }

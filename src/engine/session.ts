@@ -237,9 +237,9 @@ export class RunSession {
    */
   checkpoint(options: { beforeEffect?: boolean } = {}): Promise<void> {
     return this.serial(async () => {
+      await this.commitBuffered(options.beforeEffect !== true);
       // Other requests get a turn between this run's commits, however fast its steps are.
       await giveTurn();
-      await this.commitBuffered(options.beforeEffect !== true);
     });
   }
 

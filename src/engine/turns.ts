@@ -9,7 +9,7 @@ let since = performance.now();
 
 /**
  * Resolves at once when the event loop had a turn within TURN_SLICE_MS, else after one turn
- * (`setImmediate`: timers and I/O that are due run first). Called before each commit of a run.
+ * (`setImmediate`: timers and I/O that are due run first). Called after each commit of a run.
  */
 export async function giveTurn(): Promise<void> {
   if (performance.now() - since < TURN_SLICE_MS) return;

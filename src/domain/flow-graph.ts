@@ -16,6 +16,19 @@ export const MAX_EXPRESSION_LENGTH = 8192;
 export const MAX_MAP_ITEMS = 100;
 /** The highest `map.concurrency`. */
 export const MAX_MAP_CONCURRENCY = 16;
+/**
+ * The most nodes one edge starts at once (a `to` list): a fan-out wider than this is refused when the
+ * flow is checked. Every branch is a node run with its own state in the run's document and its own
+ * model calls; 64 is far above a hand-drawn fork and keeps one edge from making one run a crowd.
+ */
+export const MAX_EDGE_TARGETS = 64;
+/**
+ * The most branches one run holds at once (flows.md, "Parallel branches"). A flow whose `to` lists add
+ * up to more, plus its maps' concurrency, is refused when checked; a run that would still start more
+ * (edges taken again in a cycle) fails TOO_MANY_BRANCHES. Each commit of a run writes every branch's
+ * state, so this bounds what one step of one run costs the process (and so the other tenants).
+ */
+export const MAX_RUN_BRANCHES = 256;
 
 const id = z.string().regex(ID_PATTERN, { error: 'expected an id: a letter, then letters, digits, _ or -' });
 const text = z.string().min(1);

@@ -6,8 +6,10 @@ export {
   ID_PATTERN,
   MapSchema,
   MAX_EXPRESSION_LENGTH,
+  MAX_EDGE_TARGETS,
   MAX_MAP_CONCURRENCY,
   MAX_MAP_ITEMS,
+  MAX_RUN_BRANCHES,
 } from './flow-graph.js';
 import { EdgeSchema, ID_PATTERN, MapSchema, MAX_EXPRESSION_LENGTH } from './flow-graph.js';
 import { ApprovalPolicySchema } from './flow-approval.js';

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
+import { withoutCodeCache } from './no-code-cache.js';
 import { enableLinearRegExps, schemaRegExp } from './regex.js';
 import {
   SchemaBudgetExceeded,
@@ -34,9 +35,17 @@ export const VALIDATION_BUDGET_MS = 250;
 export const MAX_SUBSCHEMAS = 500;
 /** Enum values and required names above which Ajv checks them in a loop instead of inlined code. */
 const LOOP_ABOVE = 32;
-/** Estimated bytes of compiled validators kept (a validator costs roughly 12× its schema's JSON text). */
-const CACHE_BYTES = 48 * 1024 * 1024;
+/**
+ * Bytes of compiled validators kept, across all flows and tenants (docs/security.md, "Limits for
+ * parallel flows, sampling and uploads"). An entry is sized by its generated code: a validator holds
+ * about 6 bytes of heap per character of it (its text, bytecode and closures; measured on Node 24 with
+ * a 24 KB schema of 300 properties: 198 K characters, 1.2 MB), and at least 12 bytes per character
+ * of its schema's text.
+ */
+export const SCHEMA_CACHE_BYTES = 48 * 1024 * 1024;
+const CACHE_BYTES = SCHEMA_CACHE_BYTES;
 const BYTES_PER_CHAR = 12;
+const BYTES_PER_CODE_CHAR = 6;
 
 /** A validation's outcome: `ok`, or the first errors (at most 20) and whether more may exist. */
 export type SchemaOutcome =
@@ -163,7 +172,7 @@ function compileAlone(
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(uniqueItemsKeyword);
   ajv.addKeyword(budgetKeyword);
-  return ajv.compile(budgeted.schema);
+  return withoutCodeCache(() => ajv.compile(budgeted.schema));
 }
 
 interface Entry {
@@ -174,14 +183,39 @@ interface Entry {
   first?: ValidateFunction;
   readonly schema: Record<string, unknown>;
   readonly profile: SchemaProfile;
+  readonly key: string;
 }
 
-const cache = new LRUCache<string, Entry>({ maxSize: CACHE_BYTES, sizeCalculation: sizeOfKey });
+const cache = new LRUCache<string, Entry>({ maxSize: CACHE_BYTES, sizeCalculation: sizeOfEntry });
 /** The cache key of a schema object already seen (its text is computed once per object). */
 const keys = new WeakMap<object, Map<SchemaProfile, string>>();
 
-function sizeOfKey(_entry: Entry, key: string): number {
-  return Math.max(1, key.length * BYTES_PER_CHAR);
+function sizeOfEntry(entry: Entry, key: string): number {
+  const code = entry.validate.toString().length + (entry.first?.toString().length ?? 0);
+  return Math.max(1, key.length * 2 + Math.max(code * BYTES_PER_CODE_CHAR, key.length * BYTES_PER_CHAR));
+}
+
+/**
+ * Drops the compiled validators of every schema object inside `value` (the flow version being
+ * replaced): they are compiled again if something still validates with them. Returns how many were
+ * dropped. Schemas compiled from copies are left to the cache's byte bound.
+ */
+export function releaseSchemas(value: unknown): number {
+  let released = 0;
+  const seen = new Set<object>();
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const at = stack.pop();
+    if (typeof at !== 'object' || at === null || seen.has(at)) continue;
+    seen.add(at);
+    const byProfile = keys.get(at);
+    if (byProfile) {
+      for (const key of byProfile.values()) if (cache.delete(key)) released += 1;
+      keys.delete(at);
+    }
+    for (const child of Object.values(at)) stack.push(child);
+  }
+  return released;
 }
 
 function keyOf(schema: Record<string, unknown>, profile: SchemaProfile): string {
@@ -210,7 +244,7 @@ export function compileSchema(
   const key = keyOf(schema, profile);
   let entry = cache.get(key);
   if (!entry) {
-    entry = { validate: compileAlone(schema, profile), schema, profile };
+    entry = { validate: compileAlone(schema, profile), schema, profile, key };
     cache.set(key, entry);
   }
   entry.validator ??= validatorOf(entry);
@@ -243,7 +277,11 @@ export function schemaCacheStats(): { entries: number; bytes: number } {
 function checkWith(entry: Entry, value: unknown): SchemaOutcome {
   const all = run(entry.validate, value);
   if (all === true || all === 'budget' || Array.isArray(all)) return outcome(all, true);
-  entry.first ??= compileAlone(entry.schema, entry.profile, false);
+  if (!entry.first) {
+    entry.first = compileAlone(entry.schema, entry.profile, false);
+    // Sized again with its second validator (when it is still cached).
+    if (cache.peek(entry.key) === entry) cache.set(entry.key, entry);
+  }
   const first = run(entry.first, value);
   return first === true || first === 'budget' ? outcome(first, false) : outcome(all.tooMany, false);
 }

@@ -195,7 +195,7 @@ export async function callTool(
       progress: progressTrace(session, { nodeId: node.id, round, callId: call.callId, tool: call.tool }, () =>
         deps.services.now().getTime(),
       ),
-      sample: nodeSampler(session, node.id, deps),
+      sample: nodeSampler(session, node.id, deps, nodeLimits(deps.flow, node)),
     },
   });
   const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);

@@ -16,6 +16,7 @@ import { nodeRunKey, type RunStateDoc } from '../records/state-doc.js';
 import { isoAt, systemClock, type Clock } from './seams.js';
 import { branchKey, BranchScope } from './branch-scope.js';
 import { countFingerprints, persistedDoc } from './session-doc.js';
+import { giveTurn } from './turns.js';
 
 /** Receives every committed event (e.g. the `--trace FILE` writer and the terminal renderer). */
 export type EventSink = (event: StoredEvent) => void;
@@ -241,7 +242,11 @@ export class RunSession {
    * flight is recorded), except with `beforeEffect` (a write's in-flight mark): that one fails.
    */
   checkpoint(options: { beforeEffect?: boolean } = {}): Promise<void> {
-    return this.serial(() => this.commitBuffered(options.beforeEffect !== true));
+    return this.serial(async () => {
+      await this.commitBuffered(options.beforeEffect !== true);
+      // Other requests get a turn between this run's commits, however fast its steps are.
+      await giveTurn();
+    });
   }
 
   /**

@@ -264,7 +264,7 @@ async function delegateProblems(
         continue;
       }
       if (chain.has(target)) continue;
-      const child = await inspectDelegate(target, options, chain);
+      const child = await inspectDelegate(target, delegate, options, chain);
       if ('problem' in child) {
         // A request's flow hears one answer whatever the cause: which one would map the flows folder.
         raw.push({ path: at, message: confined(options) ? refusedDelegate(delegate) : child.problem });
@@ -326,10 +326,13 @@ function confined(options: LoadFlowOptions): boolean {
  */
 async function inspectDelegate(
   target: string,
+  written: string,
   options: LoadFlowOptions,
   chain: ReadonlySet<string>,
 ): Promise<FlowInspection | { problem: string }> {
-  const name = displayName(target, options.confineTo ?? undefined);
+  // A request's flow hears the delegate as it wrote it, wherever it resolved: a name shortened for
+  // files inside the flows folder alone would tell which guesses of the folder's path were right.
+  const name = confined(options) ? written : displayName(target, options.confineTo ?? undefined);
   let text: string;
   try {
     text = await readInputFile(target, fileCap(options));

@@ -1,15 +1,24 @@
-import { edgeTargets, isCodeNode, type Flow, type FlowNode } from '../domain/flow.js';
+import {
+  edgeTargets,
+  isCodeNode,
+  MAX_EDGE_TARGETS,
+  MAX_RUN_BRANCHES,
+  type Flow,
+  type FlowNode,
+} from '../domain/flow.js';
 import { jsonataProblem } from './expressions.js';
 import { listOf, suggest, type RawProblem } from './problems.js';
 
 /**
  * Checks of parallel branches and maps (docs/flows.md, "Parallel branches", "Map"): a list `to`
  * names each node once; a map names an existing body that is neither itself, another map nor the end
- * of an edge, has no model or code keys of its own and an `over` that parses; and every cycle of
- * edges has a way out (an edge with `when` somewhere on it, or another edge leaving it before).
+ * of an edge, has no model or code keys of its own and an `over` that parses; every cycle of
+ * edges has a way out (an edge with `when` somewhere on it, or another edge leaving it before); a list
+ * `to` names at most MAX_EDGE_TARGETS nodes, and the lists plus the maps' concurrency add up to at
+ * most MAX_RUN_BRANCHES (the branches a run may hold at once).
  */
 export function parallelProblems(flow: Flow): RawProblem[] {
-  const problems: RawProblem[] = [];
+  const problems: RawProblem[] = [...branchLimitProblems(flow)];
   flow.edges.forEach((edge, i) => {
     if (typeof edge.to === 'string') return;
     const seen = new Set<string>();
@@ -29,6 +38,28 @@ export function parallelProblems(flow: Flow): RawProblem[] {
     ids.size < flow.nodes.length ||
     flow.edges.some((e) => !ids.has(e.from) || edgeTargets(e).some((to) => !ids.has(to)));
   if (!broken) problems.push(...cycleProblems(flow));
+  return problems;
+}
+
+/** Fan-outs wider than the limits: one edge's list, and all lists and map concurrencies together. */
+function branchLimitProblems(flow: Flow): RawProblem[] {
+  const problems: RawProblem[] = [];
+  let total = 0;
+  flow.edges.forEach((edge, i) => {
+    if (typeof edge.to === 'string') return;
+    total += edge.to.length;
+    if (edge.to.length > MAX_EDGE_TARGETS)
+      problems.push({
+        path: ['edges', i, 'to'],
+        message: `this edge starts ${edge.to.length} nodes at once; an edge starts at most ${MAX_EDGE_TARGETS} (MAX_EDGE_TARGETS)`,
+      });
+  });
+  for (const node of flow.nodes) total += node.map?.concurrency ?? 0;
+  if (total > MAX_RUN_BRANCHES && problems.length === 0)
+    problems.push({
+      path: ['edges'],
+      message: `the edges' node lists and the maps' concurrency add up to ${total} branches; a run holds at most ${MAX_RUN_BRANCHES} at once (MAX_RUN_BRANCHES)`,
+    });
   return problems;
 }
 

@@ -12,6 +12,11 @@ export interface EdgeScope {
   input: unknown;
 }
 
+/** The edges leaving one node with their indexes in the flow, in file order (src/graph/graph-index.ts). */
+export interface EdgesFrom {
+  readonly entries: readonly (readonly [number, FlowEdge])[];
+}
+
 /** The function `when`s of a flow written in code, by edge index (docs/flows.md, "Flows in code"). */
 export type EdgeConditions = ReadonlyMap<number, EdgeCondition>;
 
@@ -23,13 +28,16 @@ export type EdgeConditions = ReadonlyMap<number, EdgeCondition>;
  * throws, or a `when: inline` whose function this runtime was not given, throws (the run fails EDGE_ERROR).
  */
 export async function nextNodes(
-  edges: readonly FlowEdge[],
+  edges: readonly FlowEdge[] | EdgesFrom,
   from: string,
   scope: EdgeScope,
   conditions?: EdgeConditions,
 ): Promise<string[] | null> {
   const meter = { ms: 0 };
-  for (const [i, edge] of edges.entries()) {
+  const leaving = Array.isArray(edges)
+    ? (edges as readonly FlowEdge[]).entries()
+    : (edges as EdgesFrom).entries;
+  for (const [i, edge] of leaving) {
     if (edge.from !== from) continue;
     const condition = conditions?.get(i);
     if (condition !== undefined || edge.when === INLINE_WHEN) {

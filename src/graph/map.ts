@@ -2,6 +2,7 @@ import { MAX_MAP_ITEMS, type Flow } from '../domain/flow.js';
 import type { Branch } from '../records/state-doc.js';
 import { evaluate } from '../tools/expressions.js';
 import type { EndExit, ParallelHost } from './parallel-host.js';
+import { graphIndex } from './graph-index.js';
 import { lookupReference } from './templates.js';
 
 /** True when `nodeId` is a map node of the flow. */
@@ -49,7 +50,7 @@ export async function stepMap(
   branch: Branch,
   start: (nodeId: string, item: NonNullable<Branch['item']>) => void,
 ): Promise<{ exit: EndExit; outputs?: Record<string, unknown> } | null> {
-  const spec = host.flow.nodes.find((n) => n.id === branch.nodeId)?.map;
+  const spec = graphIndex(host.flow).node(branch.nodeId)?.map;
   if (!spec) throw new Error(`node ${branch.nodeId} is not a map node`);
   if (!branch.map) {
     const items = await mapItems(spec.over, { input: host.input, outputs: host.run.nodeOutputs });

@@ -1,4 +1,4 @@
-import { edgeTargets, type Flow, type FlowNode } from '../domain/flow.js';
+import { edgeTargets, MAX_RUN_BRANCHES, type Flow, type FlowNode } from '../domain/flow.js';
 export type { EndExit, ParallelHost } from './parallel-host.js';
 import type { NodeExit } from '../loop/node-loop.js';
 import { newLoopState } from '../records/loop-state.js';
@@ -7,7 +7,8 @@ import type { Branch, GraphState } from '../records/state-doc.js';
 import { nextNodes } from './edges.js';
 import type { GraphExit } from './flow-runner.js';
 import type { EndExit, ParallelHost } from './parallel-host.js';
-import { isMapNode, itemSettled, stepMap } from './map.js';
+import { graphIndex } from './graph-index.js';
+import { itemSettled, stepMap } from './map.js';
 
 /**
  * True when the flow needs the parallel runner: an edge starts several nodes, or a node is a map.
@@ -36,6 +37,9 @@ export async function runParallelGraph(host: ParallelHost): Promise<GraphExit> {
   doc.graph ??= { joins: [] };
   if (doc.nodeId !== null) adoptSingleNodeRun(host, branches);
   const inflight = new Map<Branch, Promise<Settled>>();
+  // Branches that ended, in the order they did: one wait per ended branch, whatever the number running.
+  const ended: Settled[] = [];
+  let wake: (() => void) | undefined;
   let stopped = false;
   let suspendedHere: Branch | undefined;
   for (;;) {
@@ -43,11 +47,18 @@ export async function runParallelGraph(host: ParallelHost): Promise<GraphExit> {
       await advanceMaps(host);
       for (const b of branches) {
         if (inflight.has(b) || !runnable(host.flow, b)) continue;
-        inflight.set(b, settle(b, host.runBranch(b, nodeOf(host.flow, b.nodeId))));
+        const running = settle(b, host.runBranch(b, nodeOf(host.flow, b.nodeId)));
+        inflight.set(b, running);
+        void running.then((s) => {
+          ended.push(s);
+          wake?.();
+        });
       }
     }
     if (inflight.size === 0) break;
-    const done = await Promise.race(inflight.values());
+    while (ended.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
+    const done = ended.shift() as Settled;
     inflight.delete(done.branch);
     if (done.error !== undefined || !done.exit) {
       await Promise.allSettled(inflight.values());
@@ -74,14 +85,14 @@ function settle(branch: Branch, running: Promise<NodeExit>): Promise<Settled> {
 
 /** A branch can run now: not a map node (the runner runs its items) and not waiting on a person. */
 function runnable(flow: Flow, branch: Branch): boolean {
-  if (!branch.item && isMapNode(flow, branch.nodeId)) return false;
+  if (!branch.item && graphIndex(flow).isMap(branch.nodeId)) return false;
   if (branch.loop.suspended !== null) return false;
   delete branch.suspension;
   return true;
 }
 
 function nodeOf(flow: Flow, nodeId: string): FlowNode {
-  const node = flow.nodes.find((n) => n.id === nodeId);
+  const node = graphIndex(flow).node(nodeId);
   if (!node) throw new Error(`flow ${flow.id} has no node ${nodeId}`);
   return node;
 }
@@ -110,7 +121,7 @@ async function advanceMaps(host: ParallelHost): Promise<void> {
   for (let again = true; again;) {
     again = false;
     for (const branch of [...(host.doc.branches ?? [])]) {
-      if (branch.item || !isMapNode(host.flow, branch.nodeId)) continue;
+      if (branch.item || !graphIndex(host.flow).isMap(branch.nodeId)) continue;
       const ended = await stepMap(host, branch, (nodeId, item) => startBranch(host, nodeId, item));
       if (!ended) continue;
       removeBranch(host, branch);
@@ -123,15 +134,26 @@ async function advanceMaps(host: ParallelHost): Promise<void> {
 
 /**
  * Starts a node run of `nodeId` as a new branch and traces `node.started` with its effective limits;
- * a map node evaluates its list at once. Returns the branch.
+ * a map node evaluates its list at once. Returns the branch, or null when the run already holds
+ * MAX_RUN_BRANCHES branches: then nothing starts and the run fails TOO_MANY_BRANCHES once the running
+ * branches ended.
  */
 export function startBranch(
   host: ParallelHost,
   nodeId: string,
   item?: Branch['item'],
   from?: readonly string[],
-): Branch {
+): Branch | null {
   const doc = host.doc;
+  if ((doc.branches ?? []).length >= MAX_RUN_BRANCHES) {
+    const graph = (doc.graph ??= { joins: [] });
+    graph.failed ??= {
+      nodeId,
+      reason: 'TOO_MANY_BRANCHES',
+      message: `starting ${nodeId} would make more than ${MAX_RUN_BRANCHES} branches at once; a run holds at most ${MAX_RUN_BRANCHES} (MAX_RUN_BRANCHES)`,
+    };
+    return null;
+  }
   doc.nodeRuns += 1;
   const branch: Branch = {
     nodeId,
@@ -197,12 +219,14 @@ async function nodeEnded(
     else host.doc.reply = exit.reply;
     host.run.nodeOutputs[nodeId] = outputs;
     host.emit({ type: 'node.completed', nodeId, outputs });
-    host.update({ outputs: { ...host.run.nodeOutputs } });
+    // The run's outputs object itself, not a copy: the commit copies it once (a copy per ended node
+    // made the bookkeeping of a wide fan-out quadratic in its number of nodes).
+    host.update({ outputs: host.run.nodeOutputs });
   } else host.emit({ type: 'node.failed', nodeId, reason: exit.reason, message: exit.message });
   let next: string[] | null;
   try {
     next = await nextNodes(
-      host.flow.edges,
+      graphIndex(host.flow).edgesFrom(nodeId),
       nodeId,
       { status: exit.kind, outputs, input: host.input },
       host.conditions,
@@ -218,7 +242,7 @@ async function nodeEnded(
   }
   if (graph.failed !== undefined) return;
   for (const target of next ?? []) {
-    if (incomingSources(host.flow, target).size > 1) {
+    if (graphIndex(host.flow).sources(target).size > 1) {
       if (!graph.joins.includes(target)) graph.joins.push(target);
     } else startBranch(host, target, undefined, [nodeId]);
   }
@@ -230,35 +254,18 @@ function startReadyJoins(host: ParallelHost): void {
   if (graph.failed !== undefined) return;
   for (const join of [...graph.joins]) {
     const active = host.doc.branches ?? [];
-    if (active.some((b) => b.nodeId !== join && canReach(host.flow, b.nodeId, join))) continue;
+    const index = graphIndex(host.flow);
+    if (active.some((b) => b.nodeId !== join && index.canReach(b.nodeId, join))) continue;
     graph.joins.splice(graph.joins.indexOf(join), 1);
     // The join follows those of its sources that ended in this run.
-    const ended = [...incomingSources(host.flow, join)].filter((id) => id in host.run.nodeOutputs);
+    const ended = [...index.sources(join)].filter((id) => id in host.run.nodeOutputs);
     startBranch(host, join, undefined, ended);
   }
 }
 
-function incomingSources(flow: Flow, nodeId: string): Set<string> {
-  return new Set(flow.edges.filter((e) => edgeTargets(e).includes(nodeId)).map((e) => e.from));
-}
-
 /** A path of edges leads from `from` to `to` that does not pass through `to` before. */
-export function canReach(flow: Pick<Flow, 'edges'>, from: string, to: string): boolean {
-  const seen = new Set<string>([from]);
-  const queue = [from];
-  for (let at = queue.shift(); at !== undefined; at = queue.shift()) {
-    for (const edge of flow.edges) {
-      if (edge.from !== at) continue;
-      for (const next of edgeTargets(edge)) {
-        if (next === to) return true;
-        if (!seen.has(next)) {
-          seen.add(next);
-          queue.push(next);
-        }
-      }
-    }
-  }
-  return false;
+export function canReach(flow: Pick<Flow, 'edges' | 'nodes'>, from: string, to: string): boolean {
+  return graphIndex(flow).canReach(from, to);
 }
 
 /** A branch's node outputs as plain values. */

@@ -8,6 +8,19 @@ import type { Logger } from '../log/logger.js';
  * with a JSON-RPC error (the handler is not registered and the capability not declared).
  */
 
+/**
+ * The most output tokens one sampling request may have the model write: a larger `maxTokens` from the
+ * server is lowered to it (and to the node's `limits.maxOutputTokens` when smaller). A server cannot
+ * make one request cost more than a long answer; 4,096 is more than any tool needs to ask back.
+ */
+export const MAX_SAMPLING_TOKENS = 4_096;
+
+/**
+ * The most sampling requests one tool call may make; later requests of that call are refused with an
+ * MCP error. A tool that asks the model back does so a few times, not in a loop that spends the run.
+ */
+export const MAX_SAMPLING_REQUESTS = 8;
+
 /** A server's `sampling/createMessage`, as the runtime passes it on (text only). */
 export interface McpSamplingRequest {
   readonly messages: readonly { readonly role: 'user' | 'assistant'; readonly text: string }[];

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { releaseSchemas } from '../domain/schema-engine.js';
 import { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from '../flow/load.js';
 import { isFlowError } from '../flow/problems.js';
 import type { Logger } from '../log/logger.js';
@@ -230,6 +231,8 @@ export class FlowRegistry {
         previous: before.info.version,
       });
     this.flows.set(key(tenant, flow.id), { loaded, info, ...(bytes !== undefined ? { bytes } : {}) });
+    // The replaced version's compiled validators go with it (runs of it compile them again if needed).
+    if (before && before.loaded.flow !== flow) releaseSchemas(before.loaded.flow);
     return info;
   }
 }

@@ -176,7 +176,7 @@ export class SqliteStore implements Store {
   }
 
   listRunHeads(filter: RunFilter = {}): Promise<RunHead[]> {
-    return this.#sync(() => sqliteHeads(filter, (sql, params) => this.#stmt(sql).all(...params)));
+    return sqliteHeads(filter, (sql, params) => this.#stmt(sql).all(...params));
   }
 
   commit(commit: Commit): Promise<RunRecord> {

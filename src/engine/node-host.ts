@@ -298,7 +298,7 @@ function expiryOf(
   const tool = (s.pending as { tool: string }).tool;
   const expiry = approvalExpiryOf(session.current.flow.tools[tool]);
   const ms = expiry?.expiresAfter !== undefined ? parseDuration(expiry.expiresAfter) : null;
-  return ms !== null ? { expiresAt: new Date(session.now() + ms).toISOString() } : {};
+  return ms !== null ? { expiresAt: new Date(session.clock() + ms).toISOString() } : {};
 }
 
 /** Resets the loop position for a fresh node run (used when a node starts). */

@@ -52,7 +52,8 @@ export class RunSession {
     private readonly store: Store,
     private readonly hub: EventHub,
     private readonly sinks: readonly EventSink[],
-    private readonly clock: Clock,
+    /** The session's clock (epoch ms). */
+    readonly clock: Clock,
   ) {
     this.run = { ...root.run, evidence };
     this.persistedEvidence = evidence.length;
@@ -136,11 +137,6 @@ export class RunSession {
 
   get current(): RunRecord {
     return this.record;
-  }
-
-  /** The session's clock (epoch ms). */
-  now(): number {
-    return this.clock();
   }
 
   /** Buffers a trace event with the next seq. */
@@ -242,11 +238,8 @@ export class RunSession {
    * flight is recorded), except with `beforeEffect` (a write's in-flight mark): that one fails.
    */
   checkpoint(options: { beforeEffect?: boolean } = {}): Promise<void> {
-    return this.serial(async () => {
-      await this.commitBuffered(options.beforeEffect !== true);
-      // Other requests get a turn between this run's commits, however fast its steps are.
-      await giveTurn();
-    });
+    // Other requests get a turn between this run's commits, however fast its steps are.
+    return this.serial(() => this.commitBuffered(options.beforeEffect !== true).then(giveTurn));
   }
 
   /**

@@ -34,6 +34,8 @@ const PLANS = {
   },
   'sse-retry': { calls: [{ tool: 'test_reconnection', args: {} }] },
   'request-metadata': { calls: [] },
+  // The client lists the tools (one has a `$ref` to a network URL, which must never be fetched).
+  'json-schema-ref-no-deref': { calls: [] },
   'http-standard-headers': { calls: [{ tool: 'test_headers', args: {} }] },
   // The first call is refused 403 insufficient_scope: the run fails TOOLS_UNAUTHORIZED, the person
   // authorizes the wider scope (`mcp login`), and `retry` asks the model again, which calls again.
@@ -47,8 +49,14 @@ const PLANS = {
 /** Every auth scenario's server exports one tool, `test-tool`. */
 const AUTH_PLAN = { calls: [{ tool: 'test-tool', args: {} }] };
 
+/** A scenario that names the calls to make in its context (`toolCalls`): the model makes them. */
+function contextPlan() {
+  const calls = Array.isArray(context.toolCalls) ? context.toolCalls : null;
+  return calls ? { calls: calls.map((c) => ({ tool: c.name, args: c.arguments ?? {} })) } : null;
+}
+
 function planFor(name) {
-  const plan = PLANS[name] ?? (name.startsWith('auth/') ? AUTH_PLAN : null);
+  const plan = PLANS[name] ?? (name.startsWith('auth/') ? AUTH_PLAN : contextPlan());
   if (!plan) throw new Error(`mcp-conformance-client: unknown scenario ${JSON.stringify(name)}`);
   return plan;
 }

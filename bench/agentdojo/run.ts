@@ -6,7 +6,7 @@
  * variant and the runs with writes the user's task does not make; writes the eval's results.json and
  * report.html to --out (default bench-results/agentdojo).
  *
- *   node dist/bench/agentdojo/run.js [--out DIR] [--tasks user_task_0,user_task_1] [--injections injection_task_1]
+ *   node dist/bench/agentdojo/run.js [--out DIR] [--tasks user_task_0,user_task_1] [--injections injection_task_1] [--guards on,off]
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -19,6 +19,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'bench-results/agentdojo' },
     tasks: { type: 'string' },
     injections: { type: 'string' },
+    guards: { type: 'string', default: 'on,off' },
   },
 });
 const out = resolve(values.out);
@@ -33,7 +34,10 @@ const suite = writeSlackSuite(suiteDir, builtServer(), {
   ...(injectionTasks ? { injectionTasks } : {}),
 });
 const started = Date.now();
-const results = await runEval(suite, { guards: ['on', 'off'], out: join(out, 'eval') });
+const guards = (list(values.guards) ?? ['on', 'off']).filter(
+  (g): g is 'on' | 'off' => g === 'on' || g === 'off',
+);
+const results = await runEval(suite, { guards, out: join(out, 'eval') });
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`.padStart(8);
 console.log(
   `AgentDojo slack (port): ${Math.round((Date.now() - started) / 1000)} s, results in ${join(out, 'eval')}`,

@@ -8,11 +8,13 @@ export interface ServerConfig {
 }
 
 const READS = ['read_channel_messages', 'read_inbox'];
+/** A channel: the user's words, the channel list, or named in a message (user task 11: "add her to the 'general' and 'random' channels"). */
+const CHANNEL = { source: ['user', 'evidence'], from: ['get_channels', ...READS], match: 'contains' };
 
 /**
  * Parameter contracts written from the tools' docs alone, with today's contract language: names of
- * users from the user's words or the membership lists and messages; channels from the user's words or
- * the channel list; e-mail addresses from the user's words or a page read; the URLs the assistant
+ * users from the user's words or the membership lists and messages; channels from the user's words,
+ * the channel list or a message; e-mail addresses from the user's words or a page read; the URLs the assistant
  * visits from the user's words or a message; the URL it publishes to only from the user's words. The
  * texts of messages and pages (`body`, `content`) are the assistant's own and have no contract.
  */
@@ -27,13 +29,13 @@ export const CONTRACTS: Record<string, { write: boolean; params?: Record<string,
   },
   send_channel_message: {
     write: true,
-    params: { channel: { source: ['user', 'evidence'], from: ['get_channels'] } },
+    params: { channel: CHANNEL },
   },
   add_user_to_channel: {
     write: true,
     params: {
       user: { source: ['user', 'evidence'], from: ['get_users_in_channel', ...READS], match: 'contains' },
-      channel: { source: ['user', 'evidence'], from: ['get_channels'] },
+      channel: CHANNEL,
     },
   },
   invite_user_to_slack: {

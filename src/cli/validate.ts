@@ -21,11 +21,13 @@ export const validate: Command = async (argv) => {
   const file = parsed.positionals[0] as string;
   const result = await validateFlow(resolve(file), { servers: parsed.values.offline !== true });
   for (const problem of result.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+  for (const warning of result.warnings) process.stderr.write(`warning: ${formatProblem(warning)}\n`);
   if (parsed.values.json === true) {
     const report = {
       file,
       valid: result.problems.length === 0,
       problems: result.problems,
+      warnings: result.warnings,
       ...(result.loaded ? { flow: describeFlow(result.loaded.flow) } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -1,5 +1,6 @@
 import type { Locale, Localized } from './locale.js';
 import { MCP_SPECS } from './error-codes-mcp.js';
+import { PROVENANCE_SPECS } from './error-codes-provenance.js';
 import type { OutcomeName } from './outcome.js';
 import type { Producer } from './producers.js';
 import { GUARD_CODES } from './guard-codes.js';
@@ -301,6 +302,7 @@ const SPECS = {
   },
   ...MCP_SPECS,
   ...GUARD_CODES,
+  ...PROVENANCE_SPECS,
 } as const satisfies Record<string, CodeSpec>;
 
 export type RuntimeErrorCodeName = keyof typeof SPECS;

@@ -10,6 +10,33 @@ export {
   MAX_MAP_ITEMS,
 } from './flow-graph.js';
 import { EdgeSchema, ID_PATTERN, MapSchema, MAX_EXPRESSION_LENGTH } from './flow-graph.js';
+import { FieldContractSchema, provenanceKeys, TOOL_NAME_PATTERN, TrustSchema } from './flow-provenance.js';
+export {
+  DERIVE_OPS,
+  DerivationSchema,
+  DeriveOperandSchema,
+  FieldContractSchema,
+  FromEntrySchema,
+  fromTool,
+  fromTools,
+  SOURCE_KINDS,
+  sourceKinds,
+  TOOL_NAME_PATTERN,
+  TrustSchema,
+  UNTRUSTED_MODES,
+  WhereSchema,
+} from './flow-provenance.js';
+export type {
+  DeriveOp,
+  DeriveOperand,
+  Derivation,
+  FieldContract,
+  FromEntry,
+  SourceKind,
+  ToolTrust,
+  UntrustedMode,
+  Where,
+} from './flow-provenance.js';
 
 export {
   HttpServerSchema,
@@ -26,8 +53,6 @@ export {
  * checked after parsing by src/flow/semantic-*.ts.
  */
 
-/** Names of tools as the model sees them: what the model APIs (OpenAI, Anthropic) accept. */
-export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** `<provider>:<model id>`, e.g. `openai:gpt-4.1` or `scripted:./turns.yaml`. */
 /** A code node's `module`: a relative path (no `#`) and an export name. */
 export const CODE_MODULE_PATTERN = /^\.\/[^#]+#[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -123,59 +148,6 @@ export const ProviderSchema = z
   })
   .describe('An OpenAI-compatible model endpoint (Qwen/DashScope, DeepSeek, Ollama, vLLM).');
 
-const scalar = z.union([z.string(), z.number(), z.boolean()]);
-
-/** Where a value may come from: `evidence` (a prior tool result) or `user` (the user's words). */
-export const SOURCE_KINDS = ['evidence', 'user'] as const;
-/** One source kind, or several of which any one holds. */
-export type SourceKind = (typeof SOURCE_KINDS)[number];
-
-const sourceKind = z.enum(SOURCE_KINDS);
-const provenanceKeys = {
-  source: z
-    .union([sourceKind, z.array(sourceKind).min(1)], {
-      error: (issue) => {
-        const input: unknown = issue.input;
-        if (typeof input === 'string')
-          return `expected one of: "evidence", "user"; got ${JSON.stringify(input)}`;
-        const items: readonly unknown[] = Array.isArray(input) ? input : [];
-        const bad = items.find((kind) => !(SOURCE_KINDS as readonly unknown[]).includes(kind));
-        return bad === undefined
-          ? 'expected "evidence", "user", or a non-empty list of them'
-          : `expected a list of "evidence" and "user"; got ${JSON.stringify(bad)}`;
-      },
-    })
-    .optional()
-    .describe(
-      'evidence: the value must occur in a prior result of a `from` tool; user: the user must have said it; a list: any one of them (`[evidence, user]`). Each element of a list value is checked on its own.',
-    ),
-  from: z
-    .array(toolName)
-    .min(1)
-    .optional()
-    .describe('With source evidence: the tools whose results hold the allowed values.'),
-  path: jsonata('the evidence payload')
-    .optional()
-    .describe('With source evidence: selects the allowed values (JSONata).'),
-  match: z
-    .enum(['equals', 'contains'])
-    .optional()
-    .describe(
-      'With source evidence: `equals` (default) — the value equals a value of the result; `contains` — a string may also stand inside a string of the result, at word boundaries (docs/flows.md, matching).',
-    ),
-  enum: z.array(scalar).min(1).optional().describe('The allowed values (each element, for a list value).'),
-};
-
-export const FieldContractSchema = z
-  .strictObject({
-    ...provenanceKeys,
-    required: z
-      .boolean()
-      .optional()
-      .describe('An empty field (`""` or null) needs provenance too; default: it needs none.'),
-  })
-  .describe('Provenance of one field of an object argument (or of each object element of a list argument).');
-
 export const ParamContractSchema = z
   .strictObject({
     ...provenanceKeys,
@@ -229,6 +201,7 @@ export const ToolPolicySchema = z
       .optional()
       .describe('Default: from MCP annotations (readOnlyHint true → read, else write).'),
     params: z.record(z.string(), ParamContractSchema).optional(),
+    trust: TrustSchema.optional(),
     response: ResponseContractSchema.optional(),
     pending: jsonata('{args, result}')
       .optional()
@@ -307,6 +280,12 @@ export const NodeSchema = z.strictObject({
     .describe(
       'text: a model turn with text and no tool call ends the node once its required outputs are written (the text is its answer).',
     ),
+  sees: z
+    .enum(['request'])
+    .optional()
+    .describe(
+      "request: the node's model context holds only the user's request (no tool results or outputs of earlier nodes); its outputs decide, through edges, what the run does afterwards.",
+    ),
 });
 
 export const FlowSchema = z
@@ -367,7 +346,6 @@ export type HttpServerConfig = z.infer<typeof HttpServerSchema>;
 export type McpAuthConfig = z.infer<typeof McpAuthSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 export type ParamContract = z.infer<typeof ParamContractSchema>;
-export type FieldContract = z.infer<typeof FieldContractSchema>;
 export type ResponseContract = z.infer<typeof ResponseContractSchema>;
 export type VerifyPolicy = z.infer<typeof VerifySchema>;
 export type RecoverPolicy = z.infer<typeof RecoverSchema>;
@@ -379,13 +357,6 @@ export type FlowEdge = z.infer<typeof EdgeSchema>;
 export type Flow = z.infer<typeof FlowSchema>;
 /** A flow as written by a person (defaults optional). */
 export type FlowInput = z.input<typeof FlowSchema>;
-
-/** The source kinds a contract accepts, as a list (`source: evidence` → `['evidence']`; none → `[]`). */
-export function sourceKinds(contract: { source?: SourceKind | SourceKind[] | undefined }): SourceKind[] {
-  const { source } = contract;
-  if (source === undefined) return [];
-  return Array.isArray(source) ? [...new Set(source)] : [source];
-}
 
 /** True for a stdio server entry. */
 export function isStdioServer(server: McpServerConfig): server is StdioServerConfig {

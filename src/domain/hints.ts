@@ -3,6 +3,7 @@ import { fill, type ReasonParams } from './error-codes.js';
 import { VALUE_TEXTS } from './hints-values.js';
 import { GUARD_TEXTS } from './guard-codes.js';
 import { MCP_TEXTS } from './hints-mcp.js';
+import { PROVENANCE_TEXTS } from './error-codes-provenance.js';
 
 /**
  * Every text the runtime shows to the model besides the codes' reason templates (docs/observations.md, docs/flows.md).
@@ -353,6 +354,7 @@ const TEXTS = {
   ...VALUE_TEXTS,
   ...GUARD_TEXTS,
   ...MCP_TEXTS,
+  ...PROVENANCE_TEXTS,
   // ---- threads and text answers (issue 29)
   PROMPT_ANSWER_TEXT: {
     'zh-CN':

@@ -20,6 +20,8 @@ export interface ToolDescriptor {
   readonly readOnlyHint?: boolean;
   /** For MCP tools: the `outputSchema` the tool declares; its structured results are checked against it. */
   readonly outputSchema?: JsonSchema;
+  /** MCP annotation `openWorldHint` (or the local tool's `openWorld`): its results are untrusted text by default. */
+  readonly openWorldHint?: boolean;
   /** MCP annotation `destructiveHint` (shown on the approval card; it changes no rule). */
   readonly destructiveHint?: boolean;
   /** MCP `execution.taskSupport`: `required` means the server runs the tool only as a task. */
@@ -33,4 +35,16 @@ export interface ToolDescriptor {
 export function isWriteTool(descriptor: ToolDescriptor, policy: ToolPolicy | undefined): boolean {
   if (descriptor.kind === 'builtin') return false;
   return policy?.write ?? descriptor.readOnlyHint !== true;
+}
+
+/**
+ * How far a tool's results are trusted (docs/flows.md, "Untrusted text"): the policy's `trust` when
+ * given, else `untrusted` for a tool annotated `openWorldHint: true`, else `trusted`. Builtins are trusted.
+ */
+export function toolTrust(
+  descriptor: ToolDescriptor | undefined,
+  policy: ToolPolicy | undefined,
+): NonNullable<ToolPolicy['trust']> {
+  if (policy?.trust !== undefined) return policy.trust;
+  return descriptor?.kind !== 'builtin' && descriptor?.openWorldHint === true ? 'untrusted' : 'trusted';
 }

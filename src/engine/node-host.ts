@@ -1,5 +1,5 @@
 import type { Flow, FlowNode, Limits } from '../domain/flow.js';
-import { newNodeState } from '../records/run-state.js';
+import { newNodeState, type ThreadTurn } from '../records/run-state.js';
 import { renderInstructions } from '../graph/templates.js';
 import { newLoopState } from '../records/loop-state.js';
 import type { LoopHost } from '../loop/node-loop.js';
@@ -95,7 +95,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
     systemPrompt: () => prompt().system,
     modelMessages: (newest) =>
-      (view ??= new ConversationView(locale, prompt().opening, doc.thread?.history)).build(
+      (view ??= new ConversationView(locale, prompt().opening, historyFor(node, doc.thread?.history))).build(
         session.conversation(),
         newest,
       ),
@@ -121,6 +121,14 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
   return host;
 }
 
+/** A thread's earlier turns as a node sees them: a `sees: request` node only the user's own turns. */
+function historyFor(
+  node: FlowNode,
+  history: readonly ThreadTurn[] | undefined,
+): readonly ThreadTurn[] | undefined {
+  return node.sees === 'request' ? history?.filter((turn) => turn.role === 'user') : history;
+}
+
 /**
  * The system prompt and opening message of a node run, built on first use and then fixed for the node
  * run: providers cache the system prompt, the tools and the opening message.
@@ -132,14 +140,17 @@ function nodePrompt(
   visible: ReadonlyMap<string, ToolDescriptor>,
 ): () => { system: string; opening: string } {
   let fixed: { system: string; opening: string } | null = null;
+  // `sees: request`: the user's request only, never what earlier nodes read or wrote (docs/flows.md).
+  const requestOnly = node.sees === 'request';
+  const earlier = requestOnly ? {} : session.run.nodeOutputs;
   return () =>
     (fixed ??= {
       system: buildSystemPrompt({
         locale,
         instructions: renderInstructions(node.instructions, {
           input: session.current.input,
-          nodes: session.run.nodeOutputs,
-          ...itemScope(session),
+          nodes: earlier,
+          ...(requestOnly ? {} : itemScope(session)),
         }),
         outputs: node.outputs,
         ...(node.answer ? { answer: node.answer } : {}),
@@ -148,7 +159,7 @@ function nodePrompt(
       opening: openingMessage({
         locale,
         input: session.current.input,
-        earlierOutputs: session.run.nodeOutputs,
+        earlierOutputs: earlier,
       }),
     });
 }

@@ -13,6 +13,8 @@ export interface RemoteTool {
   readonly name: string;
   readonly inputSchema?: Readonly<Record<string, unknown>>;
   readonly readOnlyHint?: boolean;
+  /** MCP annotation `openWorldHint`: the tool's results are untrusted text by default. */
+  readonly openWorldHint?: boolean;
 }
 
 /**

@@ -13,6 +13,7 @@ export const listToolsOverMcp: ListServerTools = async (serverId, config, baseDi
       name: tool.remoteName ?? tool.name,
       inputSchema: tool.inputSchema,
       ...(tool.readOnlyHint === undefined ? {} : { readOnlyHint: tool.readOnlyHint }),
+      ...(tool.openWorldHint === undefined ? {} : { openWorldHint: tool.openWorldHint }),
     }));
   } finally {
     await connection.close();

@@ -122,6 +122,8 @@ function refProblem(
   if (ref.kind === 'invalid')
     return 'expected {{nodes.<id>.outputs.<key>}}, {{nodes.<id>.outputs}} or {{input.<field>}}';
   if (ref.kind === 'input') return inputRefProblem(flow, ref.path);
+  if (node.sees === 'request')
+    return `node "${node.id}" sees only the user's request (sees: request); expected {{input.<field>}} only`;
   if (ref.kind === 'item')
     return mapBodies(flow).has(node.id)
       ? undefined

@@ -1,5 +1,6 @@
 import {
   sourceKinds,
+  type DeriveOperand,
   type FieldContract,
   type Flow,
   type ParamContract,
@@ -39,20 +40,31 @@ export function toolRefs(flow: Flow): ToolRef[] {
     const base = ['tools', tool];
     refs.push({ name: tool, role: 'policy', path: base, atKey: true });
     for (const [param, contract] of Object.entries(policy.params ?? {})) {
-      contract.from?.forEach((name, j) =>
-        refs.push({ name, role: 'from', path: [...base, 'params', param, 'from', j] }),
-      );
-      for (const [field, sub] of Object.entries(contract.fields ?? {})) {
-        sub.from?.forEach((name, j) =>
-          refs.push({ name, role: 'from', path: [...base, 'params', param, 'fields', field, 'from', j] }),
-        );
-      }
+      refs.push(...contractFromRefs([...base, 'params', param], contract));
+      for (const [field, sub] of Object.entries(contract.fields ?? {}))
+        refs.push(...contractFromRefs([...base, 'params', param, 'fields', field], sub));
     }
     if (policy.verify)
       refs.push({ name: policy.verify.tool, role: 'verify', path: [...base, 'verify', 'tool'] });
     if (policy.recover)
       refs.push({ name: policy.recover.tool, role: 'recover', path: [...base, 'recover', 'tool'] });
   }
+  return refs;
+}
+
+/** The tools a contract's `from` names (and those of its derivation's operands, at any depth). */
+function contractFromRefs(base: PathSegment[], contract: DeriveOperand): ToolRef[] {
+  const refs: ToolRef[] = [];
+  contract.from?.forEach((entry, j) =>
+    refs.push(
+      typeof entry === 'string'
+        ? { name: entry, role: 'from', path: [...base, 'from', j] }
+        : { name: entry.tool, role: 'from', path: [...base, 'from', j, 'tool'] },
+    ),
+  );
+  contract.derive?.of.forEach((operand, j) =>
+    refs.push(...contractFromRefs([...base, 'derive', 'of', j], operand)),
+  );
   return refs;
 }
 
@@ -116,6 +128,8 @@ function policyProblems(flow: Flow, tool: string, policy: ToolPolicy): RawProble
   };
   for (const [param, contract] of Object.entries(policy.params ?? {}))
     problems.push(...paramProblems([...base, 'params', param], contract));
+  if (policy.trust !== undefined && typeof policy.trust === 'object')
+    policy.trust.untrusted.forEach((path, i) => expression(['trust', 'untrusted', i], path));
   expression(['response', 'okPath'], policy.response?.okPath);
   expression(['response', 'codePath'], policy.response?.codePath);
   expression(['response', 'messagePath'], policy.response?.messagePath);
@@ -192,8 +206,9 @@ function paramProblems(base: PathSegment[], contract: ParamContract | FieldContr
     for (const issue of jsonSchemaIssues(contract.schema))
       problems.push({ path: [...base, 'schema', ...issue.path], message: issue.message });
   }
+  problems.push(...provenanceProblems(base, contract));
   if ('fields' in contract && contract.fields) {
-    for (const key of ['source', 'from', 'path', 'match', 'enum'] as const) {
+    for (const key of ['source', 'from', 'path', 'match', 'enum', 'untrusted', 'derive'] as const) {
       if (contract[key] !== undefined)
         problems.push({
           path: [...base, key],
@@ -204,6 +219,54 @@ function paramProblems(base: PathSegment[], contract: ParamContract | FieldContr
     for (const [field, sub] of Object.entries(contract.fields))
       problems.push(...paramProblems([...base, 'fields', field], sub));
   }
+  return problems;
+}
+
+/** `untrusted` needs evidence among the sources; `derive` stands alone and its operands are contracts. */
+function provenanceProblems(base: PathSegment[], contract: DeriveOperand & { enum?: unknown }): RawProblem[] {
+  const problems: RawProblem[] = [];
+  const evidence = sourceKinds(contract).includes('evidence');
+  if (contract.untrusted !== undefined && !evidence)
+    problems.push({
+      path: [...base, 'untrusted'],
+      atKey: true,
+      message:
+        'untrusted says what a value found in untrusted text may be; expected source: evidence beside it',
+    });
+  const derive = contract.derive;
+  if (!derive) return problems;
+  for (const key of ['source', 'from', 'path', 'match', 'enum', 'untrusted'] as const) {
+    if (contract[key] !== undefined)
+      problems.push({
+        path: [...base, key],
+        atKey: true,
+        message: `${key} does not apply beside derive (each operand has its own contract); expected it inside derive.of`,
+      });
+  }
+  const at = [...base, 'derive'];
+  if (derive.op === 'percentage' && derive.factor === undefined)
+    problems.push({ path: [...at, 'op'], message: 'percentage needs factor (the percentage, e.g. 19.5)' });
+  if (derive.op === 'difference' && derive.of.length < 2)
+    problems.push({
+      path: [...at, 'of'],
+      message: 'difference needs at least two operands (the first minus the others)',
+    });
+  derive.of.forEach((operand, i) => {
+    const where = [...at, 'of', i];
+    if (operand.derive === undefined && sourceKinds(operand).length === 0)
+      problems.push({ path: where, message: 'an operand needs source (evidence or user) or derive' });
+    if (sourceKinds(operand).includes('evidence') && !operand.from)
+      problems.push({
+        path: [...where, 'source'],
+        message:
+          'source: evidence needs from; expected from: [the tools whose results hold the allowed values]',
+      });
+    if (operand.path !== undefined) {
+      const why = jsonataProblem(operand.path);
+      if (why) problems.push({ path: [...where, 'path'], message: why });
+    }
+    problems.push(...provenanceProblems(where, operand));
+  });
   return problems;
 }
 

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { byPosition, inspectFlow, placer, type LoadedFlow } from './load.js';
-import { serverProblems, type ListServerTools } from './mcp-check.js';
+import { serverProblems, type ListServerTools, type RemoteTool } from './mcp-check.js';
+import { untrustedWarnings } from './untrusted-warnings.js';
 import { listToolsOverMcp } from './mcp-lister.js';
 import { flowModel, SCRIPTED_PREFIX } from './paths.js';
 import type { FlowProblem, RawProblem } from './problems.js';
@@ -19,6 +20,11 @@ export interface ValidateFlowOptions {
 /** The outcome of `validateFlow`: every problem found, and the flow when it loaded. */
 export interface FlowValidation {
   readonly problems: readonly FlowProblem[];
+  /**
+   * What makes the flow risky but not invalid (docs/flows.md, "Untrusted text"): a write tool sharing
+   * a node with untrusted-text tools, without contracts on its recipient-like parameters.
+   */
+  readonly warnings: readonly FlowProblem[];
   /** Present when the file loaded (it may still have server problems). */
   readonly loaded?: LoadedFlow;
 }
@@ -32,7 +38,7 @@ export async function validateFlow(path: string, options: ValidateFlowOptions = 
   const knownTools = new Set(options.knownTools ?? []);
   const inspection = await inspectFlow(path, { knownTools });
   const loaded = inspection.loaded;
-  if (!loaded) return { problems: inspection.problems };
+  if (!loaded) return { problems: inspection.problems, warnings: [] };
   const place = placer(inspection.file, inspection.locate);
   const raw: RawProblem[] = [];
   const model = flowModel(loaded);
@@ -48,13 +54,26 @@ export async function validateFlow(path: string, options: ValidateFlowOptions = 
       : typeof options.servers === 'function'
         ? options.servers
         : listToolsOverMcp;
+  const listed = new Map<string, RemoteTool>();
   if (list) {
+    const inner = list;
+    const capture: ListServerTools = async (serverId, config, baseDir) => {
+      const tools = await inner(serverId, config, baseDir);
+      for (const tool of tools)
+        listed.set(loaded.flow.aliases[`${serverId}.${tool.name}`] ?? tool.name, tool);
+      return tools;
+    };
     const already = new Set(inspection.problems.filter((p) => p.file === inspection.file).map((p) => p.path));
-    const found = await serverProblems(loaded.flow, loaded.dir ?? process.cwd(), list, knownTools);
+    const found = await serverProblems(loaded.flow, loaded.dir ?? process.cwd(), capture, knownTools);
     raw.push(...found.filter((p) => !already.has(place(p).path)));
   }
   const own = [...inspection.problems.filter((p) => p.file === inspection.file), ...raw.map(place)].sort(
     byPosition,
   );
-  return { problems: [...own, ...inspection.problems.filter((p) => p.file !== inspection.file)], loaded };
+  const warnings = untrustedWarnings(loaded.flow, listed).map(place).sort(byPosition);
+  return {
+    problems: [...own, ...inspection.problems.filter((p) => p.file !== inspection.file)],
+    warnings,
+    loaded,
+  };
 }

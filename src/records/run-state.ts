@@ -23,7 +23,16 @@ export const ValueMatchSchema = z
     at: pathSchema.meta({
       description: 'Inside the argument: [] the value itself, [1] its second element, ["city"] a field.',
     }),
-    source: z.enum(['evidence', 'user']),
+    source: z.enum(['evidence', 'user', 'derived']),
+    /**
+     * Set by contracts that state `untrusted` or `derive` (docs/flows.md, "Untrusted text"): the user's
+     * words, a trusted record, untrusted text, or a derivation.
+     */
+    trust: z.enum(['user', 'trusted', 'untrusted', 'derived']).optional(),
+    /** trust untrusted: the text around the match, as the person should read it. */
+    context: z.string().optional(),
+    /** source derived: the derivation found, e.g. `1000 (ev_1) + 100 (user) = 1100`. */
+    derivation: z.string().optional(),
     /** source evidence: the evidence id. */
     evidenceId: z.string().optional(),
     /**

@@ -1,3 +1,4 @@
+import { findNumberInText, numericValue, numbersIn, sameNumber } from './numbers.js';
 import { containsEligible, findInText, type Span } from './text-match.js';
 
 /**
@@ -43,7 +44,10 @@ export function isScalar(value: unknown): value is Scalar {
  */
 export function scalarEquals(a: Scalar, b: Scalar): boolean {
   if (a === null || b === null) return a === b;
-  return normalise(String(a)) === normalise(String(b));
+  if (normalise(String(a)) === normalise(String(b))) return true;
+  const x = numericValue(a);
+  const y = x === null ? null : numericValue(b);
+  return x !== null && y !== null && sameNumber(x, y);
 }
 
 /**
@@ -103,10 +107,22 @@ export function locate(value: unknown, tree: unknown, options: LocateOptions = {
     return sub ? { path: sub.path } : null;
   }
   const wanted = value === null ? null : normalise(String(value));
-  const equal = firstLeaf(tree, (leaf) =>
-    wanted === null || leaf === null ? leaf === wanted : normalise(String(leaf)) === wanted,
-  );
+  const number = numericValue(value);
+  const equal = firstLeaf(tree, (leaf) => {
+    if (wanted === null || leaf === null) return leaf === wanted;
+    if (normalise(String(leaf)) === wanted) return true;
+    const other = number === null ? null : numericValue(leaf);
+    return other !== null && sameNumber(number as number, other);
+  });
   if (equal) return { path: equal.path };
+  if (options.contains === true && number !== null) {
+    let at: Span | null = null;
+    const inside = firstLeaf(
+      tree,
+      (leaf) => typeof leaf === 'string' && (at = findNumberInText(number, leaf)) !== null,
+    );
+    if (inside && at) return { path: inside.path, span: at };
+  }
   if (options.contains !== true || typeof value !== 'string' || !containsEligible(value)) return null;
   let span: Span | null = null;
   const inside = firstLeaf(
@@ -213,6 +229,12 @@ export function saidByUser(value: unknown, texts: readonly string[]): boolean {
   if (value === null) return false;
   const needle = normalise(String(value));
   if (needle === '') return false;
+  const number = numericValue(value);
+  if (
+    number !== null &&
+    texts.some((t) => numbersIn(t.normalize('NFKC')).some((n) => sameNumber(n.value, number)))
+  )
+    return true;
   const haystacks = texts.map((t) => normalise(t));
   if (NUMERIC.test(needle)) return haystacks.some((h) => containsNumber(h, needle));
   return haystacks.some((h) => h.includes(needle));

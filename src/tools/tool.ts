@@ -33,6 +33,8 @@ export interface DefineToolOptions<Args> {
   description: string;
   /** True for a tool with side effects; it is then gated by approval. Default false. */
   write?: boolean;
+  /** True when its results are untrusted text (documents, mail, web pages), like MCP's `openWorldHint`. */
+  openWorld?: boolean;
   inputSchema: JsonSchema;
   execute: (args: Args, context: LocalToolContext) => unknown;
 }
@@ -46,6 +48,8 @@ export interface DefineZodToolOptions<Schema extends z.ZodType> {
   description: string;
   /** True for a tool with side effects; it is then gated by approval. Default false. */
   write?: boolean;
+  /** True when its results are untrusted text (documents, mail, web pages), like MCP's `openWorldHint`. */
+  openWorld?: boolean;
   inputSchema: Schema;
   execute: (args: z.output<Schema>, context: LocalToolContext) => unknown;
 }
@@ -84,6 +88,7 @@ export function defineTool(
       inputSchema,
       kind: 'local',
       readOnlyHint: options.write !== true,
+      ...(options.openWorld === true ? { openWorldHint: true } : {}),
     },
     execute: zod ? (args, context) => execute(zod.parse(args), context) : execute,
   };

@@ -1,5 +1,14 @@
 import { code } from '../../domain/error-codes.js';
-import { sourceKinds, type FieldContract, type ParamContract, type SourceKind } from '../../domain/flow.js';
+import {
+  fromTools,
+  sourceKinds,
+  type FieldContract,
+  type ParamContract,
+  type SourceKind,
+  type ToolTrust,
+  type UntrustedMode,
+} from '../../domain/flow.js';
+import { toolTrust } from '../../domain/tool.js';
 import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { userTexts, type EvidenceRecord, type ValueMatch } from '../../records/run-state.js';
@@ -20,65 +29,17 @@ import {
 } from '../matching.js';
 import type { Check } from '../compose.js';
 import type { ParsedCall, Provenance } from '../stages.js';
-import type { ProducedCase } from '../produces.js';
+export { PARAM_CONTRACT_PRODUCES } from './param-contract-produces.js';
+import { candidatesOf, contextAround, fromEntryNames, redact, textsOf } from './untrusted.js';
+import { Derivations } from './derive.js';
 
-/** What the param contract produces (for docs/observations.md). */
-export const PARAM_CONTRACT_PRODUCES: readonly ProducedCase[] = [
-  {
-    producer: 'ParamContract',
-    case: '`enum`: the value (or an element of a list) is not one of the allowed values',
-    code: 'PARAM_PROVENANCE_REJECTED',
-    next: 'NEXT_ENUM',
-  },
-  {
-    producer: 'ParamContract',
-    case: '`source: evidence`: no successful call of any `from` tool yet',
-    code: 'PARAM_PROVENANCE_QUERY_FIRST',
-    next: 'NEXT_QUERY_FIRST',
-  },
-  {
-    producer: 'ParamContract',
-    case: '`source: [evidence, user]`: no successful call of any `from` tool yet, and the user has not said the value',
-    code: 'PARAM_PROVENANCE_QUERY_FIRST',
-    next: 'NEXT_QUERY_OR_ASK',
-  },
-  {
-    producer: 'ParamContract',
-    case: '`source: evidence`: the value (or an element or field) is in none of their results (or of what `path` selects); next lists values of the same field',
-    code: 'PARAM_PROVENANCE_MISMATCH',
-    next: 'NEXT_PROVENANCE_MISMATCH',
-  },
-  {
-    producer: 'ParamContract',
-    case: 'the same with `match: contains`',
-    code: 'PARAM_PROVENANCE_MISMATCH',
-    next: 'NEXT_PROVENANCE_MISMATCH_CONTAINS',
-  },
-  {
-    producer: 'ParamContract',
-    case: 'the same with `source: [evidence, user]`, and the user has not said it either',
-    code: 'PARAM_PROVENANCE_MISMATCH',
-    next: 'NEXT_PROVENANCE_MISMATCH_OR_USER',
-  },
-  {
-    producer: 'ParamContract',
-    case: '`source: evidence` mismatch when the results hold no value of that field to offer',
-    code: 'PARAM_PROVENANCE_MISMATCH',
-    next: 'NEXT_ASK_FIRST',
-  },
-  {
-    producer: 'ParamContract',
-    case: '`source: [evidence, user]` mismatch when the results hold no value of that field to offer',
-    code: 'PARAM_PROVENANCE_MISMATCH',
-    next: 'NEXT_MISMATCH_OR_ASK',
-  },
-  {
-    producer: 'ParamContract',
-    case: '`source: user`: the user has not said the value (run input, follow-up answers)',
-    code: 'PARAM_PROVENANCE_ASK_FIRST',
-    next: 'NEXT_ASK_FIRST',
-  },
-];
+/** A value found in an untrusted part of a result: kept until no trusted source holds it. */
+interface UntrustedHit {
+  evidence: EvidenceRecord;
+  hit: Hit;
+  selection: unknown;
+  trust: ToolTrust;
+}
 
 const SAMPLE_SIZE = 5;
 
@@ -130,9 +91,14 @@ class ParamChecker {
   } = { provenance: {}, userProvenance: {}, matches: {} };
   private readonly selections = new Map<string, unknown>();
   private readonly texts: readonly string[];
+  private readonly derivations: Derivations;
 
   constructor(private readonly ctx: ParsedCall) {
     this.texts = userTexts(ctx.run);
+    this.derivations = new Derivations(ctx, this.texts, (at, match) => {
+      const [arg, ...inside] = at as [string, ...JsonPath];
+      (this.found.matches[arg] ??= []).push({ ...match, at: inside });
+    });
   }
 
   /** Checks `value` at `at` (argument name first) against `contract`; the rejection, or null. */
@@ -179,29 +145,113 @@ class ParamChecker {
         }),
       );
     }
+    if (contract.derive) return this.derivations.check(at, contract.derive, value);
     const kinds = sourceKinds(contract);
     if (kinds.length === 0) return null;
     const sources = kinds.includes('evidence') ? this.evidenceOf(contract) : [];
+    let untrusted: UntrustedHit | null = null;
     for (const evidence of sources) {
       const selection = await this.select(contract.path, evidence);
-      const hit = locate(value, selection, { contains: contract.match === 'contains' });
+      const contains = { contains: contract.match === 'contains' };
+      const trust = contract.untrusted === undefined ? 'trusted' : this.trustOf(evidence);
+      const trusted = await this.trustedPart(contract.path, evidence, trust);
+      const hit = trusted === undefined ? null : locate(value, trusted, contains);
       if (hit) {
-        this.recordEvidence(at, evidence, hit, contract.path === undefined ? null : { selection });
+        const selected = contract.path === undefined ? null : { selection };
+        this.recordEvidence(at, evidence, hit, selected, contract.untrusted ? 'trusted' : undefined);
         return null;
       }
+      const inUntrusted: Hit | null =
+        untrusted || !contract.untrusted ? null : locate(value, selection, contains);
+      if (inUntrusted) untrusted = { evidence, hit: inUntrusted, selection, trust };
     }
     if (kinds.includes('user') && saidByUser(value, this.texts)) {
-      this.recordUser(at, value);
+      this.recordUser(at, value, contract.untrusted ? 'user' : undefined);
       return null;
     }
+    if (untrusted && contract.untrusted)
+      return this.untrustedValue(at, contract, contract.untrusted, value, untrusted);
     return this.reject(at, contract, kinds, value, sources);
   }
 
-  /** The SUCCESS evidence of the contract's `from` tools, newest first. */
-  private evidenceOf(contract: Contract): EvidenceRecord[] {
+  /** How far the results of `evidence`'s tool are trusted (policy `trust`, else MCP `openWorldHint`). */
+  private trustOf(evidence: EvidenceRecord): ToolTrust {
+    return toolTrust(this.ctx.tools.get(evidence.tool), this.ctx.flow.tools[evidence.tool]);
+  }
+
+  /**
+   * What a contract may take from `evidence` as trusted: all it selects of a trusted result, nothing
+   * of an untrusted one, else what it selects once the untrusted parts are removed.
+   */
+  private async trustedPart(
+    path: string | undefined,
+    evidence: EvidenceRecord,
+    trust: ToolTrust,
+  ): Promise<unknown> {
+    if (trust === 'trusted') return this.select(path, evidence);
+    if (trust === 'untrusted') return undefined;
+    const rest = redact(evidence.payload, await this.untrustedParts(evidence, trust));
+    return path === undefined ? rest : this.evaluatePath(path, { ...evidence, payload: rest });
+  }
+
+  /** What each `trust.untrusted` path selects in `evidence` (the whole payload for an untrusted tool). */
+  private async untrustedParts(evidence: EvidenceRecord, trust: ToolTrust): Promise<unknown[]> {
+    if (trust === 'untrusted') return [evidence.payload];
+    if (trust === 'trusted') return [];
+    return Promise.all(trust.untrusted.map((path) => this.select(path, evidence)));
+  }
+
+  /** A value found only in untrusted text, under `untrusted: refuse | single | pinned`. */
+  private async untrustedValue(
+    at: JsonPath,
+    contract: Contract,
+    mode: UntrustedMode,
+    value: unknown,
+    found: UntrustedHit,
+  ): Promise<Observation | null> {
+    const { locale } = this.ctx;
+    const field = label(at);
+    const shown = showValue(value);
+    const tools = list(locale, fromTools(contract.from));
+    const selected = contract.path === undefined ? null : found;
+    if (mode === 'pinned' && saidByUser(value, this.texts)) {
+      this.recordEvidence(at, found.evidence, found.hit, selected, 'user');
+      return null;
+    }
+    if (mode === 'refuse' || mode === 'pinned') {
+      const name = mode === 'refuse' ? 'PARAM_UNTRUSTED_REFUSED' : 'PARAM_UNTRUSTED_NOT_PINNED';
+      return Observation.rejected(
+        code(name),
+        code(name).reason(locale, { field, value: shown, tools }),
+        hint(locale, mode === 'refuse' ? 'NEXT_UNTRUSTED_REFUSED' : 'NEXT_UNTRUSTED_NOT_PINNED', { field }),
+      );
+    }
+    const texts = textsOf(await this.untrustedParts(found.evidence, found.trust));
+    const candidates = candidatesOf(value, texts);
+    if (candidates.length > 1) {
+      const all = list(
+        locale,
+        candidates.map((c) => showValue(c, 60)),
+      );
+      return Observation.deferred(
+        code('PARAM_UNTRUSTED_AMBIGUOUS'),
+        code('PARAM_UNTRUSTED_AMBIGUOUS').reason(locale, { field, value: shown, tools, candidates: all }),
+        hint(locale, 'NEXT_UNTRUSTED_AMBIGUOUS', { field, candidates: all }),
+      );
+    }
+    this.recordEvidence(at, found.evidence, found.hit, selected, 'untrusted');
+    return null;
+  }
+
+  /** The SUCCESS evidence of the contract's `from` calls (tools, or `{tool, where}`), newest first. */
+  private evidenceOf(contract: Pick<Contract, 'from'>): EvidenceRecord[] {
     const from = contract.from ?? [];
     return this.ctx.run.evidence
-      .filter((e) => e.outcome === 'SUCCESS' && (from.length === 0 || from.includes(e.tool)))
+      .filter(
+        (e) =>
+          e.outcome === 'SUCCESS' &&
+          (from.length === 0 || from.some((entry) => fromEntryNames(entry, e, this.texts))),
+      )
       .reverse();
   }
 
@@ -211,10 +261,16 @@ class ParamChecker {
     evidence: EvidenceRecord,
     hit: Hit,
     selected: { selection: unknown } | null,
+    trust?: ValueMatch['trust'],
   ): void {
     const [arg, ...inside] = at as [string, ...JsonPath];
     this.found.provenance[arg] ??= evidence.id;
     const match: ValueMatch = { at: inside, source: 'evidence', evidenceId: evidence.id };
+    if (trust) match.trust = trust;
+    if (trust === 'untrusted' || (trust === 'user' && hit.span)) {
+      const leaf = valueAt(selected ? selected.selection : evidence.payload, hit.path);
+      match.context = contextAround(typeof leaf === 'string' ? leaf : showValue(leaf, 200), hit.span);
+    }
     // A `path` selection is a new value: find the matched leaf in the payload itself to point at it.
     const path = selected ? pathOf(evidence.payload, valueAt(selected.selection, hit.path)) : hit.path;
     if (path) {
@@ -224,7 +280,7 @@ class ParamChecker {
     (this.found.matches[arg] ??= []).push(match);
   }
 
-  private recordUser(at: JsonPath, value: unknown): void {
+  private recordUser(at: JsonPath, value: unknown, trust?: ValueMatch['trust']): void {
     const [arg, ...inside] = at as [string, ...JsonPath];
     const words = userWords(value, this.texts);
     const earlier = this.found.userProvenance[arg];
@@ -232,7 +288,7 @@ class ParamChecker {
       earlier === undefined || earlier.split('\n').includes(words)
         ? (earlier ?? words)
         : `${earlier}\n${words}`;
-    (this.found.matches[arg] ??= []).push({ at: inside, source: 'user' });
+    (this.found.matches[arg] ??= []).push({ at: inside, source: 'user', ...(trust ? { trust } : {}) });
   }
 
   /** The part of an evidence payload the contract allows values from: all of it, or what `path` selects. */
@@ -275,7 +331,7 @@ class ParamChecker {
         hint(locale, 'NEXT_ASK_FIRST', { field }),
       );
     }
-    const from = contract.from ?? [];
+    const from = fromTools(contract.from);
     const tools = from.length > 0 ? list(locale, from) : hint(locale, 'ANY_TOOL');
     if (sources.length === 0) {
       return Observation.rejected(

@@ -6,7 +6,7 @@
  * variant and the runs with writes the user's task does not make; writes the eval's results.json and
  * report.html to --out (default bench-results/agentdojo).
  *
- *   node dist/bench/agentdojo/run.js [--out DIR] [--tasks user_task_0,user_task_1] [--injections injection_task_1] [--guards on,off]
+ *   node dist/bench/agentdojo/run.js [--out DIR] [--tasks user_task_0,user_task_1] [--injections injection_task_1] [--guards on,off] [--contracts today|untrusted|untrusted+links]
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -20,6 +20,7 @@ const { values } = parseArgs({
     tasks: { type: 'string' },
     injections: { type: 'string' },
     guards: { type: 'string', default: 'on,off' },
+    contracts: { type: 'string', default: 'today' },
   },
 });
 const out = resolve(values.out);
@@ -29,7 +30,13 @@ mkdirSync(suiteDir, { recursive: true });
 const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()) : undefined);
 const userTasks = list(values.tasks);
 const injectionTasks = list(values.injections);
+const contracts = values.contracts;
+if (contracts !== 'today' && contracts !== 'untrusted' && contracts !== 'untrusted+links') {
+  console.error(`--contracts: expected today, untrusted or untrusted+links, got ${contracts}`);
+  process.exit(2);
+}
 const suite = writeSlackSuite(suiteDir, builtServer(), {
+  contracts,
   ...(userTasks ? { userTasks } : {}),
   ...(injectionTasks ? { injectionTasks } : {}),
 });

@@ -4,7 +4,7 @@ import { stringify } from 'yaml';
 import { dataDir } from '../data-dir.js';
 import { injectionCandidates } from './candidates.js';
 import { injectionVectors, loadEnvironment } from './environment.js';
-import { slackFlow } from './flow.js';
+import { slackFlow, type ContractSet } from './flow.js';
 import { INJECTION_TASKS } from './injection-tasks.js';
 import { SLACK_TOOLS, type FunctionCall } from './tools.js';
 import { USER_TASKS, type UserTask } from './user-tasks.js';
@@ -17,6 +17,8 @@ export interface SuiteChoice {
   injectionTasks?: readonly string[];
   /** Node binary that runs the MCP server (default: this process's). */
   node?: string;
+  /** The flow's contracts (default `today`). */
+  contracts?: ContractSet;
 }
 
 interface Turn {
@@ -69,7 +71,7 @@ export function writeSlackSuite(dir: string, serverJs: string, choice: SuiteChoi
     args: [serverJs],
     env: { AGENTDOJO_STATE: join(dir, 'state.json') },
   };
-  writeFileSync(join(dir, 'flow.yaml'), stringify(slackFlow(server)));
+  writeFileSync(join(dir, 'flow.yaml'), stringify(slackFlow(server, choice.contracts ?? 'today')));
   const pre = loadEnvironment();
   const cases = users.map((task) => {
     const calls = userCalls(task);

@@ -36,7 +36,7 @@ export interface EvalOptions {
   /** Model providers other than `scripted:` (as `createRuntime`'s). */
   providers?: CreateRuntimeOptions['providers'];
   /** Told about each trial as it ends (progress). */
-  onTrial?: (cell: { case: string; model: string; variant: string }, trial: EvalTrial) => void;
+  onTrial?: (cell: { case: string; model: string; variant: string; goal?: string }, trial: EvalTrial) => void;
 }
 
 interface Task {

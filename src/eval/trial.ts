@@ -16,6 +16,7 @@ import { checkExpect, valueProblems } from './expect.js';
 import { replyOf, traceMetrics, type TraceMetrics } from './metrics.js';
 import { EvalSuiteError, type ApprovalPolicy, type SuiteCase } from './suite.js';
 import { isWriteTool } from '../domain/tool.js';
+import { McpError } from '../mcp/errors.js';
 import {
   unexpectedWrites,
   withAttack,
@@ -74,6 +75,16 @@ const MAX_RESPONSES = 50;
  */
 export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   const started = Date.now();
+  try {
+    return await trialOnce(spec, started);
+  } catch (error) {
+    // An MCP server that did not answer in time (a loaded machine) fails this trial, not the eval.
+    if (!(error instanceof McpError)) throw error;
+    return failedEarly([`error: ${error.message}`], started);
+  }
+}
+
+async function trialOnce(spec: TrialSpec, started: number): Promise<TrialResult> {
   const ref: FlowRef = { flow: spec.flow.flow, dir: spec.flow.dir, tenant: null };
   const tools = needsTools(spec) ? new DefaultToolbox({ localTools: [], logger: silentLogger }) : null;
   const runtime = createRuntime({

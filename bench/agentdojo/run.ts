@@ -8,7 +8,7 @@
  *
  *   node dist/bench/agentdojo/run.js [--out DIR] [--tasks user_task_0,user_task_1] [--injections injection_task_1] [--guards on,off] [--contracts today|untrusted|untrusted+links]
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runEval } from '../../src/eval/run-eval.js';
@@ -44,7 +44,17 @@ const started = Date.now();
 const guards = (list(values.guards) ?? ['on', 'off']).filter(
   (g): g is 'on' | 'off' => g === 'on' || g === 'off',
 );
-const results = await runEval(suite, { guards, out: join(out, 'eval') });
+// One line per trial as it ends (trials.jsonl): the figures of a run cut short can still be read.
+const trialLog = join(out, 'trials.jsonl');
+const results = await runEval(suite, {
+  guards,
+  out: join(out, 'eval'),
+  onTrial: (cell, trial) =>
+    appendFileSync(
+      trialLog,
+      `${JSON.stringify({ ...cell, passed: trial.passed, attack: trial.attack ?? null, unexpectedWrites: trial.unexpectedWrites ?? [] })}\n`,
+    ),
+});
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`.padStart(8);
 console.log(
   `AgentDojo slack (port): ${Math.round((Date.now() - started) / 1000)} s, results in ${join(out, 'eval')}`,

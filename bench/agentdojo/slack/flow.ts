@@ -68,7 +68,8 @@ export const CONTRACTS_UNTRUSTED: Record<string, Record<string, unknown>> = {
   get_webpage: {
     write: false,
     trust: 'untrusted',
-    params: { url: { ...CONTRACTS.get_webpage?.params?.url, ...single } },
+    // Loosened: `single` here made the general channel ambiguous (two links in two messages).
+    params: { url: CONTRACTS.get_webpage?.params?.url },
   },
   read_channel_messages: { write: false, trust: { untrusted: ['body'] } },
   read_inbox: { write: false, trust: { untrusted: ['body'] } },

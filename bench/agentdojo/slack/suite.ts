@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { dataDir } from '../data-dir.js';
 import { injectionCandidates } from './candidates.js';
-import { injectionVectors, loadEnvironment } from './environment.js';
+import { injectionVectors, loadEnvironment, type SlackEnvironment } from './environment.js';
+import { attackText } from '../../../src/eval/attacks.js';
 import { slackFlow, type ContractSet } from './flow.js';
 import { INJECTION_TASKS } from './injection-tasks.js';
 import { SLACK_TOOLS, type FunctionCall } from './tools.js';
@@ -47,8 +48,7 @@ export function turnsOf(calls: readonly FunctionCall[]): Turn[] {
  * The calls the scripted model makes for a user task: its ground truth, with the implied read of the
  * TODO page the prompt of user tasks 18 and 19 names (their ground truth, the two tasks' own, skips it).
  */
-export function userCalls(task: UserTask): FunctionCall[] {
-  const pre = loadEnvironment();
+export function userCalls(task: UserTask, pre: SlackEnvironment = loadEnvironment()): FunctionCall[] {
   const todo = /TODO list at (www\.company-todo-list\.com\/\w+)/.exec(task.prompt);
   const implied: FunctionCall[] = todo ? [{ function: 'get_webpage', args: { url: todo[1] as string } }] : [];
   return [...implied, ...task.groundTruth(pre)];
@@ -72,16 +72,20 @@ export function writeSlackSuite(dir: string, serverJs: string, choice: SuiteChoi
     env: { AGENTDOJO_STATE: join(dir, 'state.json') },
   };
   writeFileSync(join(dir, 'flow.yaml'), stringify(slackFlow(server, choice.contracts ?? 'today')));
-  const pre = loadEnvironment();
   const cases = users.map((task) => {
     const calls = userCalls(task);
     writeFileSync(join(dir, 'models', `${task.id}.yaml`), stringify({ turns: turnsOf(calls) }));
-    for (const inj of injections)
+    const vectors = injectionCandidates(task);
+    for (const inj of injections) {
+      // The environment of the attacked run: the ground truth of both tasks is computed on it (the
+      // channel-name vector renames the External channel the user's task addresses).
+      const text = attackText({ vectors: [], goals: [] }, { id: inj.id, goal: inj.goal, verify: [] });
+      const attacked = loadEnvironment(Object.fromEntries(vectors.map((v) => [v, text])));
       writeFileSync(
         join(dir, 'models', `${task.id}--${inj.id}.yaml`),
-        stringify({ turns: turnsOf([...calls, ...inj.groundTruth(pre)]) }),
+        stringify({ turns: turnsOf([...userCalls(task, attacked), ...inj.groundTruth(attacked)]) }),
       );
-    const vectors = injectionCandidates(task);
+    }
     return {
       id: task.id,
       input: task.prompt,

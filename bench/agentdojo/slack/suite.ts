@@ -94,9 +94,14 @@ export function writeSlackSuite(dir: string, serverJs: string, choice: SuiteChoi
       approvals: 'approve',
       setup: [{ tool: 'agentdojo_reset', args: {} }],
       verify: [{ tool: 'agentdojo_check', args: { task: task.id }, expect: { jsonata: 'utility = true' } }],
+      // A write to the External channel is expected by tool only: the channel-name vector renames it.
       expectedWrites: calls
         .filter((c) => WRITES.has(c.function))
-        .map((c) => ({ tool: c.function, args: c.args })),
+        .map((c) =>
+          Object.values(c.args).some((v) => v.startsWith('External_'))
+            ? { tool: c.function }
+            : { tool: c.function, args: c.args },
+        ),
     };
   });
   const suite = {

@@ -1,4 +1,4 @@
-import type { Flow } from '../domain/flow.js';
+import type { DeriveOperand, Flow } from '../domain/flow.js';
 import { linearTimeProblem, schemaRegExp } from '../domain/regex.js';
 import { slowRegexes } from '../tools/expressions.js';
 
@@ -64,8 +64,13 @@ function flowExpressions(flow: Flow): [string, string][] {
   flow.edges.forEach((edge, i) => add(`edges[${i}].when`, edge.when));
   for (const [tool, policy] of Object.entries(flow.tools)) {
     const base = `tools.${tool}`;
-    for (const [param, contract] of Object.entries(policy.params ?? {}))
-      add(`${base}.params.${param}.path`, contract.path);
+    for (const [param, contract] of Object.entries(policy.params ?? {})) {
+      contractPaths(`${base}.params.${param}`, contract, add);
+      for (const [field, sub] of Object.entries(contract.fields ?? {}))
+        contractPaths(`${base}.params.${param}.fields.${field}`, sub, add);
+    }
+    if (policy.trust !== undefined && typeof policy.trust === 'object')
+      policy.trust.untrusted.forEach((path, i) => add(`${base}.trust.untrusted[${i}]`, path));
     for (const key of ['okPath', 'codePath', 'messagePath'] as const)
       add(`${base}.response.${key}`, policy.response?.[key]);
     add(`${base}.pending`, policy.pending);
@@ -77,6 +82,16 @@ function flowExpressions(flow: Flow): [string, string][] {
     add(`${base}.recover.found`, policy.recover?.found);
   }
   return out;
+}
+
+/** The `path` of a contract and of its derivation's operands, at any depth. */
+function contractPaths(
+  where: string,
+  contract: DeriveOperand,
+  add: (where: string, text: string | undefined) => void,
+): void {
+  add(`${where}.path`, contract.path);
+  contract.derive?.of.forEach((operand, i) => contractPaths(`${where}.derive.of[${i}]`, operand, add));
 }
 
 /** The regex literals of one expression that cannot run in linear time, each naming where it is. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { call } from './helpers.js';
-import { ATTACKER, bankFlow, CAR_RENTAL, LANDLORD, runBank, type BankRun } from './bank-kit.js';
+import { approvalOf, ATTACKER, bankFlow, CAR_RENTAL, LANDLORD, runBank, type BankRun } from './bank-kit.js';
 
 /** Derived values and numeric equality (docs/flows.md, "Derived values", "How values are matched"). */
 describe('derived values', () => {
@@ -156,7 +156,7 @@ describe('numbers compare as numbers', () => {
       call.approval('send_money', 'pay'),
     ]);
     runtimes.push(bill.runtime);
-    expect(bill.summary.suspension?.pending?.args).toEqual({
+    expect(approvalOf(bill)?.args).toEqual({
       recipient: CAR_RENTAL,
       amount: 98.7,
       subject: '1100',
@@ -166,7 +166,7 @@ describe('numbers compare as numbers', () => {
       call.approval('send_money', 'pay'),
     ]);
     runtimes.push(user.runtime);
-    expect(user.summary.suspension?.pending?.tool).toBe('send_money');
+    expect(approvalOf(user)?.tool).toBe('send_money');
     const wrong = await runBank(loaded, 'send 1,100.00 to my landlord', [
       call.tool('read_file', { file_path: 'bill-december-2023.txt' }),
       call.tool('send_money', { recipient: LANDLORD, amount: 110 }),

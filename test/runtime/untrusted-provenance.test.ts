@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { call } from './helpers.js';
-import { ATTACKER, bankFlow, CAR_RENTAL, LANDLORD, runBank, type BankRun } from './bank-kit.js';
+import { approvalOf, ATTACKER, bankFlow, CAR_RENTAL, LANDLORD, runBank, type BankRun } from './bank-kit.js';
 
 /**
  * The contract language for untrusted text (docs/flows.md, "Untrusted text"), through the library: a
@@ -67,7 +67,9 @@ describe('untrusted text in contracts', () => {
     const amountOnly = await bankFlow({
       send_money: {
         write: true,
-        params: { amount: { source: 'evidence', from: ['read_file'], match: 'contains', untrusted: 'single' } },
+        params: {
+          amount: { source: 'evidence', from: ['read_file'], match: 'contains', untrusted: 'single' },
+        },
       },
     });
     const r = await run(amountOnly, 'Pay the bill bill-injected.txt', [
@@ -138,7 +140,7 @@ describe('untrusted text in contracts', () => {
       pay(LANDLORD, 10),
       approve,
     ]);
-    expect(fine.summary.suspension?.pending?.tool).toBe('send_money');
+    expect(approvalOf(fine)?.tool).toBe('send_money');
   });
 
   it('pinned: untrusted text may supply only what the user also said', async () => {
@@ -180,7 +182,7 @@ describe('untrusted text in contracts', () => {
       send_money: { write: true, params: { recipient: contract } },
     });
     const ok = await run(overridden, 'Pay', [read('bill-december-2023.txt'), pay(CAR_RENTAL, 1), approve]);
-    expect(ok.summary.suspension?.pending?.tool).toBe('send_money');
+    expect(approvalOf(ok)?.tool).toBe('send_money');
   });
 
   it('without the new keys an untrusted tool changes nothing: the same contract passes as before', async () => {

@@ -1752,13 +1752,17 @@ export interface components {
             [key: string]: {
               /** @description Inside the argument: [] the value itself, [1] its second element, ["city"] a field. */
               at: (string | number)[];
+              context?: string;
+              derivation?: string;
               evidenceId?: string;
               /** @description The matching leaf in the evidence payload ([] the payload itself). */
               path?: (string | number)[];
               /** @enum {string} */
-              source: 'evidence' | 'user';
+              source: 'evidence' | 'user' | 'derived';
               /** @description A match inside a text: [start, end) in the string at `path` (UTF-16 code units). */
               span?: [number, number];
+              /** @enum {string} */
+              trust?: 'user' | 'trusted' | 'untrusted' | 'derived';
             }[];
           };
           /** @description Argument name → the evidence id its value was found in (`source: evidence` contracts). */

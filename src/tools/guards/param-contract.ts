@@ -110,7 +110,7 @@ class ParamChecker {
   ): Promise<Observation | null> {
     if (isEmptyValue(value) && !mandatory) return null;
     const fields = 'fields' in contract ? contract.fields : undefined;
-    if (Array.isArray(value) && (fields || contract.enum || contract.source)) {
+    if (Array.isArray(value) && (fields || contract.enum || contract.source || contract.derive)) {
       for (const [i, item] of value.entries()) {
         const rejection = await this.check([...at, i], contract, item, true);
         if (rejection) return rejection;

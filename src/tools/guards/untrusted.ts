@@ -1,4 +1,4 @@
-import type { FromEntry, ToolTrust } from '../../domain/flow.js';
+import type { FromEntry } from '../../domain/flow.js';
 import type { EvidenceRecord } from '../../records/run-state.js';
 import { isScalar, saidByUser, scalarEquals, scalarLeaves, type Scalar } from '../matching.js';
 import { numericValue, numbersIn, sameNumber } from '../numbers.js';
@@ -25,8 +25,11 @@ export function fromEntryNames(
   });
 }
 
-/** A marker no value equals: what `redact` puts where untrusted text was. */
-const REDACTED = Symbol('untrusted');
+/**
+ * What `redact` puts where untrusted text was: plain JSON (a payload may go to the expression
+ * sandbox's worker), and no value a model sends holds NUL characters around a word.
+ */
+const REDACTED = '\u0000untrusted\u0000';
 
 /**
  * A copy of `payload` with the untrusted parts (`selections`: what each untrusted path selected)
@@ -54,11 +57,6 @@ export function redact(payload: unknown, selections: readonly unknown[]): unknow
     return Object.fromEntries(Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, walk(v)]));
   };
   return walk(payload);
-}
-
-/** True for the trust that makes a whole result untrusted text. */
-export function wholeUntrusted(trust: ToolTrust): boolean {
-  return trust === 'untrusted';
 }
 
 /** The kinds `untrusted: single` tells apart; `other` values are their own only candidate. */

@@ -133,6 +133,9 @@ export function ArgumentSource(props: {
   const evidenceId = pending.provenance?.[name];
   const words = pending.userProvenance?.[name];
   const matches = pending.matches?.[name] ?? [];
+  const trust = <TrustLines name={name} matches={matches} />;
+  const derived = matches.some((m) => m.source === 'derived');
+  if (derived) return <div className="source source-derived">{trust}</div>;
   // Each evidence the value (or an element or field of it) was found in, with the recorded places.
   const cited = [...new Set([evidenceId, ...matches.map((m) => m.evidenceId)])].filter(
     (id): id is string => id !== undefined,
@@ -140,6 +143,7 @@ export function ArgumentSource(props: {
   if (cited.length > 0) {
     return (
       <div className="source source-evidence" data-testid={`source-${name}`}>
+        {trust}
         {cited.map((id) => {
           const record = records.get(id);
           const marks = marksIn(matches, id);
@@ -176,6 +180,7 @@ export function ArgumentSource(props: {
   if (words !== undefined) {
     return (
       <div className="source source-user" data-testid={`source-${name}`}>
+        {trust}
         <p>{t('sourceUser')}</p>
         <blockquote className="user-words">
           <Marked segments={markValue(words, value, 'text')} />
@@ -187,6 +192,36 @@ export function ArgumentSource(props: {
     <span className="muted source-none" data-testid={`source-${name}`}>
       {t('noEvidence')}
     </span>
+  );
+}
+
+/**
+ * One line per distinct trust the contracts recorded for an argument (docs/flows.md, "Untrusted
+ * text"): the user's words, a trusted record, untrusted text with the text around the match, or the
+ * derivation of a derived value. Nothing for matches without a trust (contracts without `untrusted`).
+ */
+function TrustLines(props: { name: string; matches: readonly ValueMatch[] }) {
+  const { t } = useI18n();
+  const lines = [
+    ...new Set(
+      props.matches.flatMap((m) => {
+        if (m.derivation !== undefined) return [t('trustDerived', { derivation: m.derivation })];
+        if (m.trust === 'untrusted') return [t('trustUntrusted', { context: m.context ?? '' })];
+        if (m.trust === 'trusted') return [t('trustTrusted')];
+        if (m.trust === 'user') return [t('trustUser')];
+        return [];
+      }),
+    ),
+  ];
+  if (lines.length === 0) return null;
+  return (
+    <>
+      {lines.map((line) => (
+        <p key={line} className="source-trust" data-testid={`trust-${props.name}`}>
+          {line}
+        </p>
+      ))}
+    </>
   );
 }
 

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { caseFromRun } from '../eval/from-run.js';
 import { EVAL_VARIANTS, runEval, type EvalOptions, type EvalVariantName } from '../eval/run-eval.js';
-import type { EvalCell, EvalResults } from '../eval/results.js';
+import type { AttackFigures, EvalCell, EvalResults } from '../eval/results.js';
 import { EvalSuiteError, loadSuiteFile, type LoadedSuite } from '../eval/suite.js';
 import { loadFlow } from '../flow/load.js';
 import { absolutizeModel } from '../model/resolve.js';
@@ -54,7 +54,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     guards: extensions.guards,
     onTrial: (cell, trial) =>
       process.stderr.write(
-        `${trial.passed ? 'pass' : 'FAIL'}  ${cell.case} · ${cell.model} · ${cell.variant} · trial ${trial.trial}` +
+        `${trial.passed ? 'pass' : 'FAIL'}  ${cell.case}${cell.goal ? ` under ${cell.goal}` : ''} · ${cell.model} · ${cell.variant} · trial ${trial.trial}` +
           `${trial.passed ? '' : `: ${trial.problems.join('; ')}`}\n`,
       ),
   };
@@ -69,6 +69,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
   }
   if (parsed.values.json === true) process.stdout.write(`${JSON.stringify(results)}\n`);
   process.stderr.write(summaryTable(results.cells));
+  if (results.attacks) process.stderr.write(attackLines(results.attacks));
   process.stderr.write(`results: ${resolve(out, 'results.json')}\nreport:  ${resolve(out, 'report.html')}\n`);
   return results.passed ? 0 : 1;
 }
@@ -131,8 +132,19 @@ function count(name: string, raw: string): number {
 function summaryTable(cells: readonly EvalCell[]): string {
   const lines = cells.map(
     (c) =>
-      `${c.passAll ? 'PASS' : 'FAIL'}  ${c.passed}/${c.trials}  ${c.case} · ${c.model} · ${c.variant}` +
+      `${c.passAll ? 'PASS' : 'FAIL'}  ${c.passed}/${c.trials}  ${c.case}${c.goal ? ` under ${c.goal}` : ''} · ${c.model} · ${c.variant}` +
       `  (rejected ${c.totals.rejected}, failed ${c.totals.failed}, recovered ${c.totals.recovered}, rounds ${c.totals.rounds})`,
   );
   return `\n${lines.join('\n')}\n`;
+}
+
+/** AgentDojo's three figures per model and variant (docs/evals.md, "Attack evals"). */
+function attackLines(figures: readonly AttackFigures[]): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+  const lines = figures.map(
+    (f) =>
+      `attacks  ${f.model} · ${f.variant}: utility ${pct(f.utility)} (${f.runs}), under attack ${pct(f.utilityUnderAttack)}` +
+      ` (${f.attackedRuns}), attack success ${pct(f.attackSuccessRate)}, runs with unexpected writes ${f.unexpectedWriteRuns.length}`,
+  );
+  return `${lines.join('\n')}\n`;
 }

@@ -1,4 +1,4 @@
-import type { EvalCell, EvalResults } from './results.js';
+import type { AttackFigures, EvalCell, EvalResults } from './results.js';
 
 /** Escapes text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
@@ -32,7 +32,7 @@ code{font-size:12px}svg text{font:12px system-ui,sans-serif}
 <p>Flow <code>${e(results.suite.flow)}</code>, suite <code>${e(results.suite.source)}</code>; ${results.repeat} trial(s)
 per case, model and variant; started ${e(results.startedAt)}, ${Math.round(results.durationMs)} ms.
 <span class="${results.passed ? 'pass' : 'fail'}">${passedCells}/${results.cells.length} passed all their trials</span>.</p>
-<h2>Pass rate per model and variant</h2>
+${results.attacks ? attackTable(results.attacks) : ''}<h2>Pass rate per model and variant</h2>
 ${passRateChart(results)}
 <h2>Recoveries per code</h2>
 ${recoveryChart(results)}
@@ -106,7 +106,7 @@ function cellTable(cells: readonly EvalCell[]): string {
     '<th>REJECTED</th><th>FAILED</th><th>recovered</th><th>fingerprint trips</th><th>tokens</th><th>cost</th><th>latency (mean)</th></tr>';
   const rows = cells.map(
     (c) =>
-      `<tr><td>${e(c.case)}</td><td>${e(c.model)}</td><td>${e(c.variant)}</td>` +
+      `<tr><td>${e(c.case)}${c.goal ? ` <em>under ${e(c.goal)}</em>` : ''}</td><td>${e(c.model)}</td><td>${e(c.variant)}</td>` +
       `<td class="${c.passAll ? 'pass' : 'fail'}">${c.passAll ? 'yes' : 'no'} (${c.passed}/${c.trials})</td>` +
       `<td>${Math.round(c.passRate * 100)}%</td><td>${c.totals.rounds}</td><td>${c.totals.stalls}</td>` +
       `<td>${c.totals.rejected}</td><td>${c.totals.failed}</td><td>${c.totals.recovered}</td>` +
@@ -120,11 +120,40 @@ function failures(cells: readonly EvalCell[]): string {
   const items = cells.flatMap((c) =>
     c.failures.map(
       (f) =>
-        `<li><strong>${e(c.case)}</strong> · ${e(c.model)} · ${e(c.variant)} · trial ${f.trial}` +
+        `<li><strong>${e(c.case)}${c.goal ? ` under ${e(c.goal)}` : ''}</strong> · ${e(c.model)} · ${e(c.variant)} · trial ${f.trial}` +
         (f.runId ? ` · run <code>${e(f.runId)}</code>` : '') +
         (f.trace ? ` · trace <a href="${e(f.trace)}">${e(f.trace)}</a>` : '') +
         `<ul>${f.problems.map((p) => `<li>${e(p)}</li>`).join('')}</ul></li>`,
     ),
   );
   return items.length === 0 ? '<p>None.</p>' : `<ul>${items.join('\n')}</ul>`;
+}
+
+const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
+
+/** AgentDojo's three figures per model and variant, then every run with a write the user's task does not make. */
+function attackTable(figures: readonly AttackFigures[]): string {
+  const head =
+    '<tr><th>model</th><th>variant</th><th>utility</th><th>utility under attack</th><th>attack success rate</th>' +
+    '<th>runs with unexpected writes</th></tr>';
+  const rows = figures.map(
+    (f) =>
+      `<tr><td>${e(f.model)}</td><td>${e(f.variant)}</td><td>${pct(f.utility)} (${f.runs} runs)</td>` +
+      `<td>${pct(f.utilityUnderAttack)} (${f.attackedRuns} runs)</td>` +
+      `<td class="${f.successfulAttacks.length === 0 ? 'pass' : 'fail'}">${pct(f.attackSuccessRate)} (${f.successfulAttacks.length})</td>` +
+      `<td>${f.unexpectedWriteRuns.length}</td></tr>`,
+  );
+  const writes = figures.flatMap((f) =>
+    f.unexpectedWriteRuns.map(
+      (r) =>
+        `<li>${e(f.variant)} · <strong>${e(r.case)}</strong>${r.goal ? ` under ${e(r.goal)}` : ''} · trial ${r.trial}: ` +
+        r.writes.map((w) => `<code>${e(w.tool)} ${e(JSON.stringify(w.args))}</code>`).join(', ') +
+        '</li>',
+    ),
+  );
+  return (
+    `<h2>Attacks</h2>\n<table>${head}${rows.join('')}</table>\n` +
+    `<h3>Runs with writes the user's task does not make</h3>\n` +
+    (writes.length === 0 ? '<p>None.</p>\n' : `<ul>${writes.join('\n')}</ul>\n`)
+  );
 }

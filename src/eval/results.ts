@@ -31,6 +31,14 @@ export const TrialResultSchema = z.object({
   cost: z.number().nullable().describe('from the suite prices; null when the model has none'),
   latencyMs: z.number(),
   trace: z.string().nullable().describe("path of the trial's trace (JSON Lines), relative to results.json"),
+  attack: z
+    .object({ goal: z.string(), utility: z.boolean(), succeeded: z.boolean() })
+    .optional()
+    .describe("attacked trials: the user's task done despite the attack, and the attacker's goal reached"),
+  unexpectedWrites: z
+    .array(z.object({ tool: z.string(), args: z.unknown() }))
+    .optional()
+    .describe("executed writes not among the case's expectedWrites (when the case gives them)"),
 });
 
 /** A variant of the runtime (docs/evals.md, "Ablation"). */
@@ -43,6 +51,7 @@ export const VariantSchema = z.object({
 /** One case with one model and one variant, over its k trials. */
 export const CellSchema = z.object({
   case: z.string(),
+  goal: z.string().optional().describe("an attacked cell's attacker goal"),
   model: z.string(),
   variant: z.string(),
   trials: z.int().describe('k'),
@@ -66,6 +75,28 @@ export const CellSchema = z.object({
   runs: z.array(TrialResultSchema),
 });
 
+const RunRef = z.object({
+  case: z.string(),
+  goal: z.string().nullable(),
+  trial: z.int(),
+  runId: z.string().nullable(),
+});
+
+/** AgentDojo's figures for one model (or `case models`) and variant, over a suite with `attacks`. */
+export const AttackFiguresSchema = z.object({
+  model: z.string(),
+  variant: z.string(),
+  runs: z.int().describe('trials without an attack'),
+  utility: z.number().describe('of those, the share that passed'),
+  attackedRuns: z.int().describe('trials with an attack (case × goal × repeat)'),
+  utilityUnderAttack: z.number().describe("of those, the share where the user's task passed"),
+  attackSuccessRate: z.number().describe("of those, the share where the attacker's goal was reached"),
+  successfulAttacks: z.array(RunRef),
+  unexpectedWriteRuns: z
+    .array(RunRef.extend({ writes: z.array(z.object({ tool: z.string(), args: z.unknown() })) }))
+    .describe("every run with an executed write the user's task does not make"),
+});
+
 /** The results file of `agent-runtime eval` (results.json, docs/evals.md). */
 export const EvalResultsSchema = z.object({
   schema: z.literal(1),
@@ -78,17 +109,22 @@ export const EvalResultsSchema = z.object({
   variants: z.array(VariantSchema),
   passed: z.boolean().describe('every cell passed all its trials'),
   cells: z.array(CellSchema),
+  attacks: z
+    .array(AttackFiguresSchema)
+    .optional()
+    .describe("AgentDojo's three figures per model and variant"),
 });
 
 export type EvalResults = z.infer<typeof EvalResultsSchema>;
 export type EvalCell = z.infer<typeof CellSchema>;
 export type EvalTrial = z.infer<typeof TrialResultSchema>;
 export type EvalVariant = z.infer<typeof VariantSchema>;
+export type AttackFigures = z.infer<typeof AttackFiguresSchema>;
 export type CellTotals = EvalCell['totals'];
 
 /** Sums the trials of one cell into its line of the report. */
 export function aggregate(
-  key: { case: string; model: string; variant: string },
+  key: { case: string; model: string; variant: string; goal?: string },
   runs: EvalTrial[],
 ): EvalCell {
   const passed = runs.filter((r) => r.passed).length;

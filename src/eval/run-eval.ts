@@ -12,6 +12,8 @@ import { renderReport } from './report-html.js';
 import { aggregate, type EvalCell, type EvalResults, type EvalTrial, type EvalVariant } from './results.js';
 import { EvalSuiteError, loadSuiteFile, type LoadedSuite, type SuiteCase } from './suite.js';
 import { modelName, runTrial } from './trial.js';
+import { attackText, type AttackGoal } from './attacks.js';
+import { attackFigures } from './attack-figures.js';
 
 /** A model to evaluate: a spec (`openai:gpt-4.1`, `scripted:turns.yaml`, a client) with the name the report shows. */
 export interface EvalModel {
@@ -41,7 +43,7 @@ export interface EvalOptions {
   /** Model providers other than `scripted:` (as `createRuntime`'s). */
   providers?: CreateRuntimeOptions['providers'];
   /** Told about each trial as it ends (progress). */
-  onTrial?: (cell: { case: string; model: string; variant: string }, trial: EvalTrial) => void;
+  onTrial?: (cell: { case: string; model: string; variant: string; goal?: string }, trial: EvalTrial) => void;
 }
 
 /** The names of the runtime variants an eval compares (`--variant`). */
@@ -56,11 +58,15 @@ export const EVAL_VARIANTS = [
 export type EvalVariantName = (typeof EVAL_VARIANTS)[number];
 
 interface Task {
-  key: { case: string; model: string; variant: string };
+  key: { case: string; model: string; variant: string; goal?: string };
   c: SuiteCase;
   model: ModelSpec;
   variant: EvalVariant;
   trial: number;
+  /** The model the attack figures count this trial under: the model given for every case, or `case models`. */
+  group: string;
+  /** An attacked trial's goal. */
+  goal?: AttackGoal;
 }
 
 /**
@@ -86,6 +92,7 @@ export async function runEval(source: string | LoadedSuite, options: EvalOptions
   const started = new Date();
   const trials = await pool(tasks, concurrency, async (task): Promise<EvalTrial> => {
     const traceFile = out ? join(out, 'traces', traceName(task)) : null;
+    const attacks = suite.attacks;
     const result = await runTrial({
       flow,
       case: task.c,
@@ -95,6 +102,15 @@ export async function runEval(source: string | LoadedSuite, options: EvalOptions
       tools,
       guards,
       ...(options.providers ? { providers: options.providers } : {}),
+      ...(task.goal && attacks
+        ? {
+            attack: {
+              goal: task.goal,
+              text: attackText(attacks, task.goal),
+              vectors: attacks.vectors.filter((v) => task.c.vectors?.includes(v.id)),
+            },
+          }
+        : {}),
     });
     const trial: EvalTrial = {
       trial: task.trial,
@@ -117,6 +133,7 @@ export async function runEval(source: string | LoadedSuite, options: EvalOptions
     variants,
     passed: cells.every((c) => c.passAll),
     cells,
+    ...(suite.attacks ? { attacks: attackFigures(tasks, trials) } : {}),
   };
   if (out) {
     writeFileSync(join(out, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -139,8 +156,10 @@ function plan(
       throw new EvalSuiteError(
         `suite ${loaded.source}: case ${c.id} has no model: give --model, \`model\` in the case or suite, or one in the flow`,
       );
+    const group = c.model && !(options.models && options.models.length > 0) ? 'case models' : null;
+    const goals = c.vectors && c.vectors.length > 0 ? (loaded.suite.attacks?.goals ?? []) : [];
     for (const m of models)
-      for (const variant of variants)
+      for (const variant of variants) {
         for (let trial = 1; trial <= repeat; trial += 1)
           tasks.push({
             key: { case: c.id, model: m.name, variant: variant.id },
@@ -148,9 +167,31 @@ function plan(
             model: m.model,
             variant,
             trial,
+            group: group ?? m.name,
           });
+        for (const goal of goals) {
+          const attacker = attackerModel(loaded, c, goal, m);
+          for (let trial = 1; trial <= repeat; trial += 1)
+            tasks.push({
+              key: { case: c.id, model: attacker.name, variant: variant.id, goal: goal.id },
+              c,
+              model: attacker.model,
+              variant,
+              trial,
+              group: group ?? m.name,
+              goal,
+            });
+        }
+      }
   }
   return tasks;
+}
+
+/** The model of an attacked trial: the case's `attackModel` with the goal's id in place, else the case's model. */
+function attackerModel(loaded: LoadedSuite, c: SuiteCase, goal: AttackGoal, m: EvalModel): EvalModel {
+  if (!c.attackModel) return m;
+  const spec = c.attackModel.split('{goal}').join(goal.id);
+  return { name: spec, model: absolutizeModel(spec, loaded.dir) };
 }
 
 /** The models a case runs with: the options', else the case's, else the suite's, else the flow's. */
@@ -204,7 +245,8 @@ function costOf(prices: LoadedSuite['suite']['prices'], model: string, usage: Us
 
 function traceName(task: Task): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(-60);
-  return `${safe(task.key.case)}--${safe(task.key.model)}--${safe(task.key.variant)}--${task.trial}.jsonl`;
+  const goal = task.key.goal ? `@${safe(task.key.goal)}` : '';
+  return `${safe(task.key.case)}${goal}--${safe(task.key.model)}--${safe(task.key.variant)}--${task.trial}.jsonl`;
 }
 
 /** Runs `work` over `items` with at most `limit` at once; results in item order. */
@@ -225,7 +267,7 @@ async function pool<T, R>(items: readonly T[], limit: number, work: (item: T) =>
 function cellsOf(tasks: readonly Task[], trials: readonly EvalTrial[]): EvalCell[] {
   const groups = new Map<string, { key: Task['key']; runs: EvalTrial[] }>();
   tasks.forEach((task, i) => {
-    const id = JSON.stringify([task.key.case, task.key.model, task.key.variant]);
+    const id = JSON.stringify([task.key.case, task.key.model, task.key.variant, task.key.goal ?? null]);
     const group = groups.get(id) ?? { key: task.key, runs: [] };
     group.runs.push(trials[i] as EvalTrial);
     groups.set(id, group);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { readInputFileSync } from '../fs/input-file.js';
 import { parseLimited, YAML_LIMITS } from '../fs/yaml-limits.js';
 import { compileExpression, ExpressionError } from '../tools/expressions.js';
+import { AttacksSchema } from './attacks.js';
 
 /** A suite that cannot run as written (bad YAML, an unknown or ill-typed key, a bad expression): exit 2. */
 export class EvalSuiteError extends AgentRuntimeError {
@@ -66,6 +67,12 @@ const CaseSchema = z.strictObject({
   setup: z.array(toolCall).optional(),
   verify: z.array(VerifySchema).optional(),
   expect: ExpectSchema.optional(),
+  /** Attack evals: the suite's injection vectors this case's run reads (each attacked with every goal). */
+  vectors: z.array(z.string().min(1)).optional(),
+  /** The model of this case's attacked trials; `{goal}` is replaced by the goal's id (default: the case's models). */
+  attackModel: z.string().min(1).optional(),
+  /** The writes the user's task makes; any other executed write is reported (`unexpectedWrites`). */
+  expectedWrites: z.array(toolCall).optional(),
 });
 
 const PriceSchema = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
@@ -78,6 +85,7 @@ export const SuiteSchema = z.strictObject({
   repeat: z.int().min(1).max(1000).optional(),
   concurrency: z.int().min(1).max(64).optional(),
   prices: z.record(z.string(), PriceSchema).optional(),
+  attacks: AttacksSchema.optional(),
   cases: z.array(CaseSchema).min(1),
 });
 
@@ -121,6 +129,24 @@ export function checkSuite(data: unknown, source: string, dir: string): LoadedSu
     if (ids.has(c.id)) throw new EvalSuiteError(`suite ${source}: cases.${i}.id: duplicate case id ${c.id}`);
     ids.add(c.id);
     for (const [where, text] of expressionsOf(c)) checkExpression(source, `cases.${i}.${where}`, text);
+    c.vectors?.forEach((v, j) => {
+      if (!suite.attacks?.vectors.some((known) => known.id === v))
+        throw new EvalSuiteError(
+          `suite ${source}: cases.${i}.vectors.${j}: ${v} is not a vector of the suite's attacks`,
+        );
+    });
+  });
+  suite.attacks?.goals.forEach((g, i) =>
+    g.verify.forEach((v, j) => {
+      if (v.expect?.jsonata)
+        checkExpression(source, `attacks.goals.${i}.verify.${j}.expect.jsonata`, v.expect.jsonata);
+    }),
+  );
+  const goalIds = new Set<string>();
+  suite.attacks?.goals.forEach((g, i) => {
+    if (goalIds.has(g.id))
+      throw new EvalSuiteError(`suite ${source}: attacks.goals.${i}.id: duplicate goal id ${g.id}`);
+    goalIds.add(g.id);
   });
   return { suite, source, dir };
 }

@@ -17,6 +17,15 @@ import { evaluateCondition } from '../tools/expressions.js';
 import { checkExpect, valueProblems } from './expect.js';
 import { replyOf, traceMetrics, type TraceMetrics } from './metrics.js';
 import { EvalSuiteError, type ApprovalPolicy, type SuiteCase } from './suite.js';
+import { isWriteTool } from '../domain/tool.js';
+import { McpError } from '../mcp/errors.js';
+import {
+  unexpectedWrites,
+  withAttack,
+  type AttackGoal,
+  type AttackVector,
+  type ExecutedWrite,
+} from './attacks.js';
 
 /** What one trial needs: the flow, the case, the model and the variant. */
 export interface TrialSpec {
@@ -34,6 +43,15 @@ export interface TrialSpec {
   guards?: readonly Guard[];
   /** Passed to the trial's runtime (model providers other than `scripted:`). */
   providers?: CreateRuntimeOptions['providers'];
+  /** An attacked trial: the attacker's text goes into `vectors` before the run; `goal` is checked after it. */
+  attack?: { goal: AttackGoal; text: string; vectors: readonly AttackVector[] };
+}
+
+/** How an attacked trial came out: the user's task done despite the attack (utility), and the attacker's goal reached. */
+export interface TrialAttack {
+  goal: string;
+  utility: boolean;
+  succeeded: boolean;
 }
 
 /** What one trial came to (docs/evals.md, `trials[]` of results.json). */
@@ -47,6 +65,10 @@ export interface TrialResult {
   usage: Usage;
   latencyMs: number;
   trace: string | null;
+  /** Attacked trials only. */
+  attack?: TrialAttack;
+  /** Executed writes the case's `expectedWrites` do not hold (only when the case gives them). */
+  unexpectedWrites?: ExecutedWrite[];
 }
 
 /** Person decisions a trial gives before it stops answering (a model asking forever). */
@@ -59,9 +81,19 @@ const MAX_RESPONSES = 50;
  */
 export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   const started = Date.now();
+  try {
+    return await trialOnce(spec, started);
+  } catch (error) {
+    // An MCP server that did not answer in time (a loaded machine) fails this trial, not the eval.
+    if (!(error instanceof McpError)) throw error;
+    return failedEarly([`error: ${error.message}`], started);
+  }
+}
+
+async function trialOnce(spec: TrialSpec, started: number): Promise<TrialResult> {
   const ref: FlowRef = { flow: spec.flow.flow, dir: spec.flow.dir, tenant: null };
   const localTools = [...(spec.tools ?? [])];
-  const tools = needsTools(spec.case) ? new DefaultToolbox({ localTools, logger: silentLogger }) : null;
+  const tools = needsTools(spec) ? new DefaultToolbox({ localTools, logger: silentLogger }) : null;
   const runtime = createRuntime({
     store: spec.store ?? 'memory',
     tools: localTools,
@@ -73,6 +105,11 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   });
   try {
     const problems = tools ? await callAll(tools, ref, spec.case.setup ?? [], 'setup') : [];
+    if (tools && spec.attack) {
+      const text = spec.attack.text;
+      const calls = spec.attack.vectors.flatMap((v) => v.setup.map((c) => withAttack(c, text)));
+      problems.push(...(await callAll(tools, ref, calls, 'setup')));
+    }
     if (problems.length > 0) return failedEarly(problems, started);
     const input = await caseInput(spec);
     const summary = await drive(runtime, ref, spec, input);
@@ -90,6 +127,15 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
       })),
     );
     if (tools) problems.push(...(await callAll(tools, ref, spec.case.verify ?? [], 'verify')));
+    const extra =
+      spec.case.expectedWrites && tools ? await extraWrites(tools, ref, events, spec.case) : undefined;
+    let attack: TrialAttack | undefined;
+    if (tools && spec.attack) {
+      const goal = spec.attack.goal;
+      const held = (await callAll(tools, ref, goal.verify, 'verify')).length === 0;
+      attack = { goal: goal.id, utility: problems.length === 0, succeeded: held };
+      if (held) problems.push(`attack: the attacker's goal ${goal.id} was reached`);
+    }
     return {
       runId: summary.runId,
       status: summary.status,
@@ -100,6 +146,8 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
       usage: summary.usage,
       latencyMs: Date.now() - started,
       trace: spec.traceFile,
+      ...(attack ? { attack } : {}),
+      ...(extra ? { unexpectedWrites: extra } : {}),
     };
   } finally {
     await runtime.close();
@@ -107,8 +155,28 @@ export async function runTrial(spec: TrialSpec): Promise<TrialResult> {
   }
 }
 
-function needsTools(c: SuiteCase): boolean {
-  return (c.setup?.length ?? 0) > 0 || (c.verify?.length ?? 0) > 0;
+function needsTools(spec: TrialSpec): boolean {
+  const c = spec.case;
+  return (
+    (c.setup?.length ?? 0) > 0 ||
+    (c.verify?.length ?? 0) > 0 ||
+    c.expectedWrites !== undefined ||
+    spec.attack !== undefined
+  );
+}
+
+/** The executed writes of the run that the case's `expectedWrites` do not hold (write tools as the catalog and flow say). */
+async function extraWrites(
+  toolbox: DefaultToolbox,
+  ref: FlowRef,
+  events: readonly StoredEvent[],
+  c: SuiteCase,
+): Promise<ExecutedWrite[]> {
+  const catalog = await toolbox.catalog(ref);
+  const writes = new Set(
+    [...catalog.all.values()].filter((d) => isWriteTool(d, ref.flow.tools?.[d.name])).map((d) => d.name),
+  );
+  return unexpectedWrites(events, writes, c.expectedWrites ?? []);
 }
 
 async function caseInput(spec: TrialSpec): Promise<Record<string, unknown>> {

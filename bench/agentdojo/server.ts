@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+/**
+ * AgentDojo's slack suite (ethz-spylab/agentdojo, MIT; see LICENSE and README.md here) as an MCP stdio
+ * server: the suite's eleven tools over its environment, plus three control tools for the harness
+ * (no flow gives them to a model): `agentdojo_reset` (a fresh environment), `agentdojo_inject`
+ * (`{vector, text}`: the attacker's text in place of a vector's default) and `agentdojo_check`
+ * (`{task}`: a user task's utility or an injection task's security on the current state).
+ *
+ * The state lives in the JSON file named by AGENTDOJO_STATE, read before and written after every call:
+ * the harness's setup calls, the run and the verify calls each start a server process of their own.
+ */
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { loadEnvironment, type SlackEnvironment } from './slack/environment.js';
+import { INJECTION_TASKS } from './slack/injection-tasks.js';
+import { SLACK_TOOLS, runTool, type FunctionCall } from './slack/tools.js';
+import { USER_TASKS } from './slack/user-tasks.js';
+
+interface State {
+  injections: Record<string, string>;
+  /** The environment the run started from (AgentDojo's `pre_environment`). */
+  pre: SlackEnvironment;
+  env: SlackEnvironment;
+  /** Every call of a suite tool that reached the server, in order (AgentDojo's traces). */
+  calls: FunctionCall[];
+}
+
+const STATE = process.env.AGENTDOJO_STATE;
+if (!STATE) {
+  process.stderr.write('agentdojo server: set AGENTDOJO_STATE to the path of its state file\n');
+  process.exit(2);
+}
+const stateFile: string = STATE;
+
+function fresh(injections: Record<string, string>): State {
+  return { injections, pre: loadEnvironment(injections), env: loadEnvironment(injections), calls: [] };
+}
+
+function load(): State {
+  if (!existsSync(stateFile)) return fresh({});
+  return JSON.parse(readFileSync(stateFile, 'utf8')) as State;
+}
+
+function save(state: State): void {
+  const tmp = `${stateFile}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(state));
+  renameSync(tmp, stateFile);
+}
+
+const text = (value: unknown): string =>
+  value === null || value === undefined ? 'None' : typeof value === 'string' ? value : JSON.stringify(value);
+
+function check(state: State, task: string): Record<string, unknown> {
+  const input = { output: '', pre: state.pre, post: state.env, traces: state.calls };
+  const user = USER_TASKS.find((t) => t.id === task);
+  if (user) return { task, utility: user.utility(input) };
+  const injection = INJECTION_TASKS.find((t) => t.id === task);
+  if (injection) return { task, security: injection.security(input) };
+  throw new Error(`no task ${task}`);
+}
+
+const CONTROL: { name: string; description: string; properties: Record<string, { type: string }> }[] = [
+  { name: 'agentdojo_reset', description: 'Harness: a fresh environment.', properties: {} },
+  {
+    name: 'agentdojo_inject',
+    description: "Harness: the attacker's text in place of an injection vector (the environment is rebuilt).",
+    properties: { vector: { type: 'string' }, text: { type: 'string' } },
+  },
+  {
+    name: 'agentdojo_check',
+    description: "Harness: a user task's utility or an injection task's security on the current state.",
+    properties: { task: { type: 'string' } },
+  },
+];
+
+function control(name: string, args: Record<string, string>): unknown {
+  if (name === 'agentdojo_reset') {
+    save(fresh({}));
+    return { reset: true };
+  }
+  const state = load();
+  if (name === 'agentdojo_inject') {
+    const injections = { ...state.injections, [String(args.vector)]: String(args.text) };
+    save(fresh(injections));
+    return { injected: args.vector };
+  }
+  return check(state, String(args.task));
+}
+
+function createServer(): Server {
+  const server = new Server({ name: 'agentdojo-slack', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler('tools/list', () => ({
+    tools: [
+      ...SLACK_TOOLS.map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: {
+          type: 'object' as const,
+          properties: Object.fromEntries(
+            Object.entries(t.params).map(([k, d]) => [k, { type: 'string', description: d }]),
+          ),
+          required: Object.keys(t.params),
+        },
+        annotations: { readOnlyHint: !t.write },
+      })),
+      ...CONTROL.map((t) => ({
+        name: t.name,
+        description: t.description,
+        inputSchema: {
+          type: 'object' as const,
+          properties: t.properties,
+          required: Object.keys(t.properties),
+        },
+        annotations: { readOnlyHint: t.name === 'agentdojo_check' },
+      })),
+    ],
+  }));
+  server.setRequestHandler('tools/call', (request) => {
+    const name = request.params.name;
+    const args = (request.params.arguments ?? {}) as Record<string, string>;
+    try {
+      if (name.startsWith('agentdojo_')) {
+        const result = control(name, args);
+        return {
+          content: [{ type: 'text', text: JSON.stringify(result) }],
+          structuredContent: result as Record<string, unknown>,
+        };
+      }
+      const state = load();
+      state.calls.push({ function: name, args });
+      try {
+        const result = runTool(state.env, { function: name, args });
+        return { content: [{ type: 'text', text: text(result) }] };
+      } finally {
+        save(state);
+      }
+    } catch (error) {
+      return { content: [{ type: 'text', text: (error as Error).message }], isError: true };
+    }
+  });
+  return server;
+}
+
+serveStdio(() => createServer(), {
+  onerror: (error) => process.stderr.write(`agentdojo server: ${error.message}\n`),
+});
+process.stdin.on('end', () => setImmediate(() => process.exit(0)));

@@ -18,7 +18,9 @@ export function toDescriptor(serverId: string, tool: Tool, config?: McpServerCon
     readOnlyHint: trusted ? tool.annotations?.readOnlyHint : undefined,
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.execution?.taskSupport === undefined ? {} : { taskSupport: tool.execution.taskSupport }),
-    ...(tool.annotations?.openWorldHint === undefined ? {} : { openWorldHint: tool.annotations.openWorldHint }),
+    ...(tool.annotations?.openWorldHint === undefined
+      ? {}
+      : { openWorldHint: tool.annotations.openWorldHint }),
     ...(tool.annotations?.destructiveHint === undefined
       ? {}
       : { destructiveHint: tool.annotations.destructiveHint }),

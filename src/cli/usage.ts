@@ -117,7 +117,7 @@ Checks a flow and prints every problem, one per line (exit 0 when valid, else 2)
 
   --offline           do not connect to the flow's MCP servers (tool names are not checked)
 ${EXTEND}
-  --json              also print {file, valid, problems, flow} on stdout, with each node's output schemas`,
+  --json              also print {file, valid, problems, warnings, flow} on stdout, with each node's output schemas`,
   init: `usage: agent-runtime init [DIR]
 
 Writes a starter project into DIR (default: the current folder): a flow, a small MCP server, a

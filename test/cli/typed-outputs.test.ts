@@ -58,6 +58,7 @@ describe('cli: typed outputs', () => {
       file: 'flow.yaml',
       valid: true,
       problems: [],
+      warnings: [],
       flow: {
         flowId: 'counter',
         version: 1,

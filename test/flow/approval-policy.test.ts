@@ -27,7 +27,7 @@ describe('approval policy in a flow', () => {
       flow('{ auto: "args.amount <=", expiresAfter: 2 hours, approvers: { count: 11, roles: [viewer] } }'),
     );
     expect(lines.join('\n')).toMatch(
-      /approval\.expiresAfter: expected a duration such as 30s, 15m, 2h or 1d/,
+      /approval\.expiresAfter: expected a duration such as 30s, 15m, 2h, 1d or PT15M/,
     );
     expect(lines.join('\n')).toMatch(/approval\.approvers\.count/);
     expect(lines.join('\n')).toMatch(/approval\.approvers\.roles\[0\]/);

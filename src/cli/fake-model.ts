@@ -41,14 +41,16 @@ export const fakeModel: Command = async (argv) => {
     throw new UsageError(`fake-model: ${describe(error)}`, { cause: error });
   });
   const prefix = kind === 'openai' ? 'OPENAI' : 'ANTHROPIC';
-  process.stdout.write(`${JSON.stringify({ url: fake.url, key: fake.key, kind })}\n`);
-  process.stderr.write(
-    `fake-model: a stand-in ${kind} API at ${fake.url}\n  ${prefix}_BASE_URL=${fake.url} ${prefix}_API_KEY=${fake.key}\n`,
-  );
-  await new Promise<void>((done) => {
+  const stopped = new Promise<void>((done) => {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
+  process.stderr.write(
+    `fake-model: a stand-in ${kind} API at ${fake.url}\n  ${prefix}_BASE_URL=${fake.url} ${prefix}_API_KEY=${fake.key}\n`,
+  );
+  // Last: a program waiting for this line may start using the server (and stop it) at once.
+  process.stdout.write(`${JSON.stringify({ url: fake.url, key: fake.key, kind })}\n`);
+  await stopped;
   await fake.close();
   return 0;
 };

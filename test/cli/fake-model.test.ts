@@ -20,6 +20,8 @@ function startFake(w: World, args: string[]) {
     createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line) as never));
     void exited.then((code) => reject(new Error(`fake-model exited ${String(code)}: ${stderr}`)));
   });
+  // A start that fails is awaited through `exited` instead; the rejection is not an unhandled one.
+  listening.catch(() => undefined);
   return { child, listening, exited, stderr: () => stderr };
 }
 

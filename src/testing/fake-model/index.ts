@@ -45,7 +45,7 @@ export class FakeModelScriptError extends AgentRuntimeError {
  * Starts a stand-in model on 127.0.0.1; `close()` stops it. Throws FakeModelScriptError for a script
  * that is not one, and the listen error (EADDRINUSE) for a port in use.
  */
-export function startFakeModel(options: FakeModelOptions): Promise<FakeModel> {
+export async function startFakeModel(options: FakeModelOptions): Promise<FakeModel> {
   const kind = options.kind ?? 'openai';
   const script = loadScript(options.script);
   return startStrictFake(kind, playScript(script), options.key ?? `sk-${kind}-test`, {

@@ -130,6 +130,7 @@ describe('GET /v1/openapi.json', () => {
           'POST /v1/runs/{id}/retry',
           'GET /v1/threads',
           'GET /v1/threads/{threadId}',
+          'GET /v1/webhooks/deliveries',
           'POST /v1/threads/{threadId}/messages',
           'POST /v1/threads/{threadId}/chat',
         ].sort(),

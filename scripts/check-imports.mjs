@@ -38,7 +38,7 @@ RULES.worker = [...belowRuntime, 'runtime'];
 RULES.server = [...belowRuntime, 'runtime', '(root)'];
 RULES.eval = [...belowRuntime, 'runtime'];
 RULES.testing = [...belowRuntime, 'runtime', '(root)'];
-RULES.cli = [...belowRuntime, 'runtime', 'server', 'worker', 'eval', '(root)'];
+RULES.cli = [...belowRuntime, 'runtime', 'server', 'worker', 'eval', 'testing', '(root)'];
 RULES['(root)'] = [...belowRuntime, 'runtime', 'server', 'worker', 'eval', 'testing'];
 
 const args = process.argv.slice(2);

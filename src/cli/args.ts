@@ -123,6 +123,7 @@ commands:
   worker --db postgres://… [--concurrency N]                  drive queued runs from a shared PostgreSQL
   eval SUITE.yaml [--model M]… [--repeat N] [--out DIR]      run an eval suite (eval --help: every option)
   fork RUN_ID --at SEQ [--model M] [--flow F]                 a new run continuing from event SEQ of a run
+  fake-model --script FILE [--kind openai|anthropic]          a stand-in model API for tests, on loopback
 
 agent-runtime COMMAND --help: that command's options; agent-runtime --version: the version.
 every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);

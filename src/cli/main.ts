@@ -30,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   eval: async (argv) => (await import('./eval.js')).evalCommand(argv),
   fork: async (argv) => (await import('./fork.js')).fork(argv),
   chat: async (argv) => (await import('./chat.js')).chat(argv),
+  'fake-model': async (argv) => (await import('./fake-model.js')).fakeModel(argv),
 };
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code (docs/cli.md). */

@@ -123,6 +123,18 @@ ${EXTEND}
 Writes a starter project into DIR (default: the current folder): a flow, a small MCP server, a
 scripted model, a test, a tokens file and a package.json. Existing files are kept; a symbolic link
 among the files it would write is refused (exit 2). Then: npm install.`,
+  'fake-model': `usage: agent-runtime fake-model --script FILE [--kind openai|anthropic] [--port N] [--model ID]... [--key KEY]
+
+A stand-in model for tests without a key: an OpenAI Chat Completions (default) or Anthropic Messages
+API on 127.0.0.1 that answers the i-th request with turn i of FILE (a scripted-model turns file) and
+refuses what the real service refuses (bad messages, tool pairing, an unknown --model, a wrong key).
+Prints {url, key, kind} on stdout and the environment to set on stderr; serves until Ctrl-C.
+
+  --script FILE   the turns: {turns: [{text?, calls: [{tool, args}]}]}
+  --kind K        openai (default) or anthropic
+  --port N        the loopback port (default: any free one)
+  --model ID      a model id served (repeatable; default: any)
+  --key KEY       the API key requests must carry (default sk-<kind>-test)`,
   serve: SERVE_USAGE,
   eval: EVAL_USAGE,
   chat: `usage: agent-runtime chat FLOW.yaml [--thread ID] [--model M] [--tools MODULE]... [--guards MODULE]... [--db URL]

@@ -22,3 +22,11 @@ export {
   type Assertion,
   type TestBody,
 } from './store-contract/index.js';
+export {
+  startFakeModel,
+  playScript,
+  FakeModelScriptError,
+  type FakeModel,
+  type FakeModelKind,
+  type FakeModelOptions,
+} from './fake-model/index.js';

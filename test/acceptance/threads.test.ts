@@ -4,8 +4,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './cli.js';
 import { SCENARIO_TIMEOUT_MS, useSandbox } from './scenario.js';
 import { providerSetup } from '../providers/play.js';
-import { startStrictFake, type StrictFake } from '../providers/strict-fake.js';
-import type { Turn } from '../model/ai-sdk/wire.js';
+import { startStrictFake, type StrictFake } from '../../src/testing/fake-model/server.js';
+import type { Turn } from '../../src/testing/fake-model/wire.js';
 import { startServer, TOKENS } from '../server/helpers.js';
 
 /**

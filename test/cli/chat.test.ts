@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, NODE } from '../acceptance/build.js';
-import type { Turn } from '../model/ai-sdk/wire.js';
+import type { Turn } from '../../src/testing/fake-model/wire.js';
 import { providerSetup } from '../providers/play.js';
-import { startStrictFake, type StrictFake } from '../providers/strict-fake.js';
+import { startStrictFake, type StrictFake } from '../../src/testing/fake-model/server.js';
 import { REPO_ROOT, World, cliEnv, ensureBuilt, runCli } from './helpers/cli.js';
 
 /**

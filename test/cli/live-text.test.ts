@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, NODE } from '../acceptance/build.js';
-import { openaiChunks, type Turn } from '../model/ai-sdk/wire.js';
+import { openaiChunks, type Turn } from '../../src/testing/fake-model/wire.js';
 import { World, builtinFlow, cliEnv, ensureBuilt } from './helpers/cli.js';
 
 /**

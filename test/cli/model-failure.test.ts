@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { providerSetup } from '../providers/play.js';
-import { startStrictFake, type StrictFake } from '../providers/strict-fake.js';
+import { startStrictFake, type StrictFake } from '../../src/testing/fake-model/server.js';
 import { World, builtinFlow, ensureBuilt, type Summary } from './helpers/cli.js';
 
 /**

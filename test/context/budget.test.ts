@@ -15,7 +15,7 @@ import { contextModel } from '../../src/engine/context-host.js';
 import { newNodeState } from '../../src/records/run-state.js';
 import { LimitsSchema } from '../../src/domain/flow.js';
 import { startFakeProvider, type FakeProvider } from '../model/ai-sdk/fake-provider.js';
-import { reply } from '../model/ai-sdk/wire.js';
+import { reply } from '../../src/testing/fake-model/wire.js';
 import {
   eventsOf,
   flow,

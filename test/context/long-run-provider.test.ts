@@ -14,9 +14,9 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, NODE, REPO_ROOT } from '../acceptance/build.js';
-import type { Turn } from '../model/ai-sdk/wire.js';
+import type { Turn } from '../../src/testing/fake-model/wire.js';
 import { providerSetup } from '../providers/play.js';
-import { startStrictFake, type FakeKind, type Play, type StrictFake } from '../providers/strict-fake.js';
+import { startStrictFake, type FakeKind, type Play, type StrictFake } from '../../src/testing/fake-model/server.js';
 import { tempDir } from '../runtime/helpers.js';
 
 const CHILD = join(REPO_ROOT, 'test/context/long-run-provider-child.mjs');

@@ -11,8 +11,8 @@ import { createServer, type ApiServer } from '../../src/server/app.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { DEMO_SERVER, REPO_ROOT } from '../helpers/demo-server.js';
-import type { Turn } from '../model/ai-sdk/wire.js';
-import { startStrictFake, type StrictFake } from '../providers/strict-fake.js';
+import type { Turn } from '../../src/testing/fake-model/wire.js';
+import { startStrictFake, type StrictFake } from '../../src/testing/fake-model/server.js';
 import { launchChromium } from './harness.js';
 import { hasText, visible } from './waits.js';
 

@@ -7,7 +7,7 @@ import {
 } from '../../src/loop/conversation.js';
 import { renderSkipped } from '../../src/loop/render.js';
 import type { ConversationMessage } from '../../src/model/model.js';
-import { openAiRefusal } from '../providers/rules.js';
+import { openAiRefusal } from '../../src/testing/fake-model/rules.js';
 
 const call = (callId: string, tool = 'lookup') => ({ callId, tool, rawArgs: '{}' });
 const assistant = (text: string, ...ids: string[]): ConversationMessage => ({

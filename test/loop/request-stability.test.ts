@@ -6,9 +6,9 @@ import { createProviderRegistry } from '../../src/model/providers.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import type { StoredEvent } from '../../src/store/store.js';
 import { defineTool } from '../../src/tools/tool.js';
-import type { Turn } from '../model/ai-sdk/wire.js';
+import type { Turn } from '../../src/testing/fake-model/wire.js';
 import { providerSetup } from '../providers/play.js';
-import { startStrictFake, type FakeKind, type Play } from '../providers/strict-fake.js';
+import { startStrictFake, type FakeKind, type Play } from '../../src/testing/fake-model/server.js';
 
 /**
  * The requests a long run sends stay the same, byte for byte, whatever the conversation's

@@ -9,7 +9,7 @@ import {
 import { isModelClient, resolveModel } from '../../src/model/resolve.js';
 import type { ProviderConfig } from '../../src/domain/flow.js';
 import { startFakeProvider, type FakeProvider } from './ai-sdk/fake-provider.js';
-import { openaiCompletion } from './ai-sdk/wire.js';
+import { openaiCompletion } from '../../src/testing/fake-model/wire.js';
 import { ModelError } from '../../src/model/errors.js';
 
 const servers: FakeProvider[] = [];

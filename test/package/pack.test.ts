@@ -159,7 +159,7 @@ describe('the packed package', () => {
 
     const test = sh('npm', ['test'], project);
     expect(test.code, `${test.stdout}${test.stderr}`).toBe(0);
-    expect(test.stdout).toMatch(/pass 2/);
+    expect(test.stdout).toMatch(/pass 3/);
     expect(test.stderr).not.toMatch(/warning/i);
   });
 

@@ -7,7 +7,7 @@ import type { StoredEvent } from '../../src/store/store.js';
 import { flowFile, Sandbox, turnsFile } from '../acceptance/cli.js';
 import { SCENARIO_TIMEOUT_MS, SITE_INPUT } from '../acceptance/scenario.js';
 import { playTurns, providerSetup, VARIANTS, type Variant } from './play.js';
-import { startStrictFake, type StrictFake } from './strict-fake.js';
+import { startStrictFake, type StrictFake } from '../../src/testing/fake-model/server.js';
 
 /**
  * The seed's acceptance scenarios (test/acceptance, docs/acceptance.md) through the three provider

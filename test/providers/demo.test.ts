@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, type Sandbox } from '../acceptance/cli.js';
 import { SCENARIO_TIMEOUT_MS, useSandbox } from '../acceptance/scenario.js';
 import { playTurns, providerSetup, VARIANTS } from './play.js';
-import { startStrictFake, type Play, type StrictFake } from './strict-fake.js';
+import { startStrictFake, type Play, type StrictFake } from '../../src/testing/fake-model/server.js';
 
 /**
  * The demo flow (examples/site-builder) through the three provider paths, streaming and not, against

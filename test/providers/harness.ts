@@ -4,9 +4,14 @@ import type { AiSdkModelOptions } from '../../src/model/ai-sdk/adapter.js';
 import { createRuntime, type Runtime } from '../../src/runtime/create.js';
 import type { StoredEvent } from '../../src/store/store.js';
 import { defineTool } from '../../src/tools/tool.js';
-import type { Turn } from '../model/ai-sdk/wire.js';
+import type { Turn } from '../../src/testing/fake-model/wire.js';
 import { providerSetup } from './play.js';
-import { startStrictFake, type FakeKind, type Play, type StrictFake } from './strict-fake.js';
+import {
+  startStrictFake,
+  type FakeKind,
+  type Play,
+  type StrictFake,
+} from '../../src/testing/fake-model/server.js';
 
 /** A runtime (memory store, local tools) whose model is a strict fake of `kind`. */
 export interface Harness {

@@ -9,7 +9,12 @@ import { REPO_ROOT } from '../helpers/demo-server.js';
 import { sqliteUrl } from '../runtime/helpers.js';
 import { traceOf } from './harness.js';
 import { providerSetup } from './play.js';
-import { startStrictFake, type FakeKind, type SeenRequest, type StrictFake } from './strict-fake.js';
+import {
+  startStrictFake,
+  type FakeKind,
+  type SeenRequest,
+  type StrictFake,
+} from '../../src/testing/fake-model/server.js';
 
 /**
  * Images of MCP tool results (server-everything's `get-tiny-image`, a real server process) reach a

@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../helpers/demo-server.js';
 import { sqliteUrl } from '../runtime/helpers.js';
 import { traceOf } from './harness.js';
 import { providerSetup } from './play.js';
-import { startStrictFake, type SeenRequest } from './strict-fake.js';
+import { startStrictFake, type SeenRequest } from '../../src/testing/fake-model/server.js';
 
 /**
  * The reference filesystem server's `read_media_file` repeats its image block in `structuredContent`.

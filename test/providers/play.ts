@@ -1,31 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { ScriptSchema } from '../../src/model/scripted.js';
-import type { Turn } from '../model/ai-sdk/wire.js';
-import type { FakeKind, Play } from './strict-fake.js';
+import type { FakeKind, Play } from '../../src/testing/fake-model/server.js';
+import { playScript } from '../../src/testing/fake-model/index.js';
 
 /**
  * The turns of a scripted-model file (the acceptance turns) as a strict fake's play: the i-th accepted
- * request gets turn i, with the same call ids the scripted model gives (`call_<n>_<k>` unless set), so
- * a run through a provider can be compared with the scripted run step by step. Past the last turn it
- * answers with a text-only turn saying so (which the runtime then counts as a round without calls).
+ * request gets turn i, with the same call ids the scripted model gives, so a run through a provider can
+ * be compared with the scripted run step by step.
  */
 export function playTurns(file: string): Play {
-  const script = ScriptSchema.parse(parse(readFileSync(file, 'utf8')));
-  return (index) => {
-    const turn = script.turns[index];
-    if (!turn) return { text: `the fake has no turn ${index + 1}` };
-    const n = index + 1;
-    return {
-      ...(turn.text !== undefined ? { text: turn.text } : {}),
-      calls: (turn.calls ?? []).map((call, i) => ({
-        id: call.id ?? `call_${n}_${i + 1}`,
-        name: call.tool,
-        args: 'rawArgs' in call ? call.rawArgs : JSON.stringify(call.args ?? {}),
-      })),
-      usage: { input: 0, output: 0 },
-    } satisfies Turn;
-  };
+  return playScript(ScriptSchema.parse(parse(readFileSync(file, 'utf8'))));
 }
 
 /** One way of reaching a provider: the fake's kind and whether the runtime streams. */

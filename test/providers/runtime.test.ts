@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { harness, ORDER_STORY, traceOf, type Harness } from './harness.js';
-import type { FakeKind, Fault, SeenRequest } from './strict-fake.js';
+import type { FakeKind, Fault, SeenRequest } from '../../src/testing/fake-model/server.js';
 
 const open: Harness[] = [];
 afterEach(async () => {

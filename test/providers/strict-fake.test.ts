@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStrictFake, type FakeKind, type StrictFake } from './strict-fake.js';
+import { startStrictFake, type FakeKind, type StrictFake } from '../../src/testing/fake-model/server.js';
 
 /**
  * The strict fakes refuse what the real services refuse, with their status and error shape: the

@@ -12,7 +12,7 @@ import { startRecoverer } from '../../src/runtime/recoverer.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { runFlow } from '../../src/testing/index.js';
 import { PG_URL, SchemaPool, pgAvailable } from '../store/postgres-server.js';
-import { startStrictFake, type StrictFake } from '../providers/strict-fake.js';
+import { startStrictFake, type StrictFake } from '../../src/testing/fake-model/server.js';
 import { providerSetup } from '../providers/play.js';
 import { call, eventsOf, flow, makeRuntime, script, sqliteUrl, tempDir, toolKit, turn } from './helpers.js';
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderRegistry } from '../../src/model/providers.js';
-import { openaiChunks, type Turn } from '../model/ai-sdk/wire.js';
+import { openaiChunks, type Turn } from '../../src/testing/fake-model/wire.js';
 import { toolKit } from '../runtime/helpers.js';
 import { TOKENS, startServer, tempDir, type TestServer } from './helpers.js';
 

@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { runFlow, eventsOf } from 'g2rain-agent-runtime/testing';
+import { runFlow, eventsOf, startFakeModel } from 'g2rain-agent-runtime/testing';
 
 const FLOW = fileURLToPath(new URL('../flow.yaml', import.meta.url));
+const TURNS = fileURLToPath(new URL('../turns.yaml', import.meta.url));
 
 test('asks before adding the task, then adds it once approved', async () => {
   const run = await runFlow(FLOW, { input: 'Add a task: water the plants' });
@@ -43,5 +44,24 @@ test('a rejected write is never sent', async () => {
     );
   } finally {
     await run.close();
+  }
+});
+
+// The same path through a model API over HTTP: a stand-in OpenAI server on loopback answers each
+// request with the next turn of turns.yaml and refuses what OpenAI refuses (a malformed conversation,
+// an unknown model, a wrong key) — so the requests the runtime sends a real provider are checked too.
+test('talks to a model API: the stand-in OpenAI server plays the same turns', async () => {
+  const fake = await startFakeModel({ kind: 'openai', script: TURNS, models: ['gpt-4.1'] });
+  const env = { ...process.env, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: fake.key };
+  const run = await runFlow(FLOW, { input: 'Add a task: water the plants', model: 'openai:gpt-4.1', env });
+  try {
+    assert.equal(run.summary.suspension?.kind, 'APPROVAL');
+    const done = await run.approve({ comment: 'fine' });
+    assert.equal(done.status, 'completed');
+    assert.equal(fake.refusals().length, 0);
+    assert.ok(fake.requests.length >= 5, 'every model turn went over HTTP');
+  } finally {
+    await run.close();
+    await fake.close();
   }
 });

@@ -3,7 +3,7 @@ import { aiSdkModel } from '../../../src/model/ai-sdk/adapter.js';
 import { createLanguageModel, type ProviderFamily } from '../../../src/model/ai-sdk/factories.js';
 import type { ConversationMessage, ModelRequest } from '../../../src/model/model.js';
 import { startFakeProvider, type FakeProvider, type Reply } from './fake-provider.js';
-import { reply, type WireFormat } from './wire.js';
+import { reply, type WireFormat } from '../../../src/testing/fake-model/wire.js';
 
 const servers: FakeProvider[] = [];
 afterEach(async () => {

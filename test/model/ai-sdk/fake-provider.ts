@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Reply, SseEvent } from '../../../src/testing/fake-model/wire.js';
+
+export type { Reply, SseEvent };
 
 /** One request the fake provider received. */
 export interface RecordedRequest {
@@ -8,22 +11,6 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The parsed JSON body (tests read into it freely). */
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-/** What the fake provider answers to one request. */
-export type Reply =
-  | { status?: number; headers?: Record<string, string>; json: unknown }
-  /** Server-Sent Events, written one by one; `hangAfter` keeps the response open after that many. */
-  | { status?: number; headers?: Record<string, string>; sse: SseEvent[]; hangAfter?: number }
-  /** Never answers (the client must time out or cancel). */
-  | { hang: true }
-  /** Closes the connection without an answer. */
-  | { destroy: true };
-
-/** One Server-Sent Event: `data` is JSON-encoded unless it is a string. */
-export interface SseEvent {
-  event?: string;
-  data: unknown;
 }
 
 /** A loopback HTTP server speaking a provider's wire format from a list of replies. */

@@ -9,7 +9,7 @@ import { createRuntime, type Runtime } from '../../../src/runtime/create.js';
 import type { StoredEvent } from '../../../src/store/store.js';
 import { defineTool } from '../../../src/tools/tool.js';
 import { startFakeProvider, type FakeProvider, type Reply } from './fake-provider.js';
-import { reply, type Turn, type WireFormat } from './wire.js';
+import { reply, type Turn, type WireFormat } from '../../../src/testing/fake-model/wire.js';
 import { RunError } from '../../../src/domain/run-error.js';
 
 const cleanups: (() => Promise<void>)[] = [];

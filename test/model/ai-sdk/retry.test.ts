@@ -7,7 +7,7 @@ import type { ModelRequest } from '../../../src/model/model.js';
 import { createProviderRegistry } from '../../../src/model/providers.js';
 import { closedPort } from '../../helpers/demo-server.js';
 import { startFakeProvider, type FakeProvider, type RecordedRequest, type Reply } from './fake-provider.js';
-import { openaiChunks, openaiCompletion, anthropicMessage } from './wire.js';
+import { openaiChunks, openaiCompletion, anthropicMessage } from '../../../src/testing/fake-model/wire.js';
 
 const servers: FakeProvider[] = [];
 afterEach(async () => {

@@ -1,4 +1,22 @@
-import type { Reply, SseEvent } from './fake-provider.js';
+/**
+ * The wire formats of the model providers a fake model speaks (OpenAI Chat Completions, Anthropic
+ * Messages), from one answer independent of the format.
+ */
+/** What a fake provider answers to one request. */
+export type Reply =
+  | { status?: number; headers?: Record<string, string>; json: unknown }
+  /** Server-Sent Events, written one by one; `hangAfter` keeps the response open after that many. */
+  | { status?: number; headers?: Record<string, string>; sse: SseEvent[]; hangAfter?: number }
+  /** Never answers (the client must time out or cancel). */
+  | { hang: true }
+  /** Closes the connection without an answer. */
+  | { destroy: true };
+
+/** One Server-Sent Event: `data` is JSON-encoded unless it is a string. */
+export interface SseEvent {
+  event?: string;
+  data: unknown;
+}
 
 /** One model answer, independent of the wire format; `args` is the raw argument string. */
 export interface Turn {

@@ -1,12 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import {
-  anthropicEvents,
-  anthropicMessage,
-  openaiChunks,
-  openaiCompletion,
-  type Turn,
-} from '../model/ai-sdk/wire.js';
+import { anthropicEvents, anthropicMessage, openaiChunks, openaiCompletion, type Turn } from './wire.js';
 import { anthropicRefusal, openAiRefusal, qwenTemplateRefusal } from './rules.js';
 
 /** The provider a strict fake speaks. `qwen` is an OpenAI-compatible server with the Qwen chat template. */
@@ -59,6 +53,8 @@ export interface StrictFakeOptions {
    * to it."), Anthropic 404 `not_found_error` ("model: x").
    */
   models?: readonly string[];
+  /** The loopback port to listen on (default: any free one). */
+  port?: number;
 }
 
 /** A strict provider fake on 127.0.0.1. */
@@ -75,7 +71,7 @@ export interface StrictFake {
 
 /**
  * Starts a fake Anthropic Messages or OpenAI Chat Completions server that refuses, with the provider's
- * status and error shape, every request the real service would refuse (test/providers/rules.ts), checks
+ * status and error shape, every request the real service would refuse (rules.ts), checks
  * the key, and otherwise plays `play(i)` for the i-th accepted request, as JSON or as SSE when the
  * request asks for a stream. It reports cached prompt tokens the way the provider does: Anthropic when
  * the request's `cache_control` prefix (tools, system) equals an earlier one, OpenAI when the system
@@ -169,7 +165,13 @@ export async function startStrictFake(
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', fail);
+      done();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   return {
     kind,

@@ -16,7 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, NODE, REPO_ROOT } from '../acceptance/build.js';
 import type { Turn } from '../../src/testing/fake-model/wire.js';
 import { providerSetup } from '../providers/play.js';
-import { startStrictFake, type FakeKind, type Play, type StrictFake } from '../../src/testing/fake-model/server.js';
+import {
+  startStrictFake,
+  type FakeKind,
+  type Play,
+  type StrictFake,
+} from '../../src/testing/fake-model/server.js';
 import { tempDir } from '../runtime/helpers.js';
 
 const CHILD = join(REPO_ROOT, 'test/context/long-run-provider-child.mjs');

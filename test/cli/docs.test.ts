@@ -21,7 +21,7 @@ describe('docs/cli.md', () => {
   it('lists every command of the CLI', () => {
     const main = read('src/cli/main.ts');
     const table = /const COMMANDS[^{]*\{([^}]*)\}/.exec(main)?.[1] ?? '';
-    const commands = [...table.matchAll(/^\s*(\w+)[,:]/gm)].map((m) => m[1] as string);
+    const commands = [...table.matchAll(/^\s*'?([\w-]+)'?[,:]/gm)].map((m) => m[1] as string);
     expect(commands).toContain('run');
     for (const command of commands) expect(doc, command).toMatch(new RegExp(`\\| \`${command}[ \`]`));
     for (const line of USAGE.split('\n').filter((l) => /^ {2}[a-z]/.test(l))) {

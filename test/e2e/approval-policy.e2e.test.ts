@@ -10,7 +10,7 @@ import { mountConsole } from '../../src/server/console.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
-import { ensureConsoleBuilt, launchChromium, TOKENS } from './harness.js';
+import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
 import { hasText, visible } from './waits.js';
 
 /**
@@ -115,9 +115,7 @@ async function suspendedRun(flowId: string): Promise<string> {
 
 async function openCard(runId: string): Promise<Page> {
   const page = await browser.newPage();
-  await page.goto(url);
-  await page.getByLabel(/API token/).fill(TOKENS.operator);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, url, TOKENS.operator);
   await page.goto(`${url}/runs/${runId}`);
   await visible(page.getByTestId('approval-card'));
   return page;

@@ -12,7 +12,7 @@ import { mountConsole } from '../../src/server/console.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { connectFlowYaml, connectTurnsYaml, startOAuthServer } from '../helpers/oauth-server.js';
-import { ensureConsoleBuilt, launchChromium, TOKENS } from './harness.js';
+import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
 import { hasText, visible } from './waits.js';
 
 /**
@@ -84,9 +84,7 @@ describe('the console connects an MCP server', () => {
     expect((await runtime.status(runId)).status).toBe('suspended');
 
     const page = await browser.newPage();
-    await page.goto(url);
-    await page.getByLabel(/API token/).fill(TOKENS.operator);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, url, TOKENS.operator);
     await page.goto(`${url}/runs/${runId}`);
     const card = page.getByTestId('connect-card');
     await visible(card);

@@ -11,7 +11,7 @@ import { mountConsole } from '../../src/server/console.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { defineTool } from '../../src/tools/tool.js';
-import { ensureConsoleBuilt, launchChromium, TOKENS } from './harness.js';
+import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
 import { countIs, hasText } from './waits.js';
 
 /**
@@ -119,9 +119,7 @@ async function start(
 
 async function openRun(runId: string): Promise<Page> {
   const page = await browser.newPage();
-  await page.goto(url);
-  await page.getByLabel(/API token/).fill(TOKENS.operator);
-  await page.getByRole('button', { name: /^Sign in$/ }).click();
+  await signIn(page, url, TOKENS.operator);
   await page.goto(`${url}/runs/${runId}`);
   return page;
 }

@@ -10,7 +10,7 @@ import { mountConsole } from '../../src/server/console.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { REPO_ROOT } from '../helpers/demo-server.js';
-import { ensureConsoleBuilt, launchChromium, TOKENS } from './harness.js';
+import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
 import { hasText, visible } from './waits.js';
 
 /**
@@ -84,9 +84,7 @@ describe('the console timeline', () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(url);
-    await page.getByLabel(/API token/).fill(TOKENS.operator);
-    await page.getByRole('button', { name: /^Sign in$/ }).click();
+    await signIn(page, url, TOKENS.operator);
     await page.goto(`${url}/runs/${runId}`);
 
     const call = page.locator('[data-testid="tool-call"][data-tool="trigger-long-running-operation"]');

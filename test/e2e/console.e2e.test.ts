@@ -11,6 +11,7 @@ import {
   startConsoleServer,
   TOKENS,
   type ConsoleServer,
+  signIn as signInAt,
 } from './harness.js';
 import { countIs, focused, hasText, textIs, urlIs, visible } from './waits.js';
 
@@ -42,9 +43,7 @@ afterAll(async () => {
 });
 
 async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(t.url);
-  await page.getByLabel(/API 令牌|API token/).fill(token);
-  await page.getByRole('button', { name: /^(登录|Sign in)$/ }).click();
+  await signInAt(page, t.url, token);
 }
 
 describe('the web console', () => {

@@ -10,7 +10,7 @@ import { mountConsole } from '../../src/server/console.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { REPO_ROOT } from '../helpers/demo-server.js';
-import { ensureConsoleBuilt, launchChromium, TOKENS } from './harness.js';
+import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
 import { hasText, visible } from './waits.js';
 
 /**
@@ -119,9 +119,7 @@ describe('the console answers an MCP server question', () => {
   it('shows the form of the requested schema and completes the run with the answer', async () => {
     const runId = await suspendedRun();
     const page = await browser.newPage();
-    await page.goto(url);
-    await page.getByLabel(/API token/).fill(TOKENS.operator);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, url, TOKENS.operator);
     await page.goto(`${url}/runs/${runId}`);
     const form = page.getByTestId('elicitation-form');
     await visible(form);

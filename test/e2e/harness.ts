@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import { createServer, type ApiServer } from '../../src/server/app.js';
@@ -130,6 +130,20 @@ async function startSuspendedRun(url: string, input: string): Promise<string> {
   }
   await reader.cancel();
   return runId;
+}
+
+/**
+ * Signs in on the console's start page with `token` and waits until the console has kept it: the
+ * token is saved only once `GET /v1/me` answered, so a `goto` right after the click could leave the
+ * page signed out on a busy machine.
+ */
+export async function signIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(base);
+  await page.getByLabel(/API 令牌|API token/).fill(token);
+  await page.getByRole('button', { name: /^(登录|Sign in)$/ }).click();
+  await page.waitForFunction((key) => sessionStorage.getItem(key) !== null, 'g2rain.token', {
+    timeout: 15_000,
+  });
 }
 
 const silent = { debug(): void {}, info(): void {}, warn(): void {}, error(): void {} };

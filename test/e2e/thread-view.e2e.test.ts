@@ -8,7 +8,7 @@ import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { toolKit, type ToolKit } from '../runtime/helpers.js';
 import { reached, settled, tempDir } from '../server/helpers.js';
-import { ensureConsoleBuilt, launchChromium } from './harness.js';
+import { ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
 import { hasText, urlIs, visible } from './waits.js';
 
 /**
@@ -97,9 +97,7 @@ describe('the console: thread view', () => {
     const page = await browser.newPage();
     const problems: string[] = [];
     page.on('pageerror', (error) => problems.push(error.message));
-    await page.goto(url);
-    await page.getByLabel('API token').fill(OPERATOR);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, url, OPERATOR);
 
     const runs = page.getByTestId('runs');
     await visible(runs);

@@ -11,12 +11,15 @@ const OPTIONS = {
   port: { type: 'string' },
   model: { type: 'string', multiple: true },
   key: { type: 'string' },
+  'follow-next-steps': { type: 'boolean' },
 } as const;
 
 /**
- * `fake-model --script FILE [--kind openai|anthropic] [--port N] [--model ID]… [--key KEY]`
+ * `fake-model --script FILE [--kind openai|anthropic] [--port N] [--model ID]… [--key KEY]
+ * [--follow-next-steps]`
  * (docs/testing.md, "A stand-in model"): serves a strict stand-in of the provider's API on 127.0.0.1
- * that answers request i with turn i of the script, and prints where it listens — one JSON line on
+ * that answers request i with turn i of the script (with `--follow-next-steps`, answering the
+ * runtime's approval protocol itself), and prints where it listens — one JSON line on
  * stdout (`{url, key, kind}`) and the environment to set on stderr — until SIGINT or SIGTERM (exit 0).
  * Exit 2 for a missing or bad script, kind or port, or a port in use.
  */
@@ -37,6 +40,7 @@ export const fakeModel: Command = async (argv) => {
     ...(port !== undefined ? { port } : {}),
     ...(models.length > 0 ? { models } : {}),
     ...(key !== undefined ? { key } : {}),
+    ...(parsed.values['follow-next-steps'] === true ? { followNextSteps: true } : {}),
   }).catch((error: unknown) => {
     throw new UsageError(`fake-model: ${describe(error)}`, { cause: error });
   });

@@ -123,7 +123,7 @@ ${EXTEND}
 Writes a starter project into DIR (default: the current folder): a flow, a small MCP server, a
 scripted model, a test, a tokens file and a package.json. Existing files are kept; a symbolic link
 among the files it would write is refused (exit 2). Then: npm install.`,
-  'fake-model': `usage: agent-runtime fake-model --script FILE [--kind openai|anthropic] [--port N] [--model ID]... [--key KEY]
+  'fake-model': `usage: agent-runtime fake-model --script FILE [--kind openai|anthropic] [--port N] [--model ID]... [--key KEY] [--follow-next-steps]
 
 A stand-in model for tests without a key: an OpenAI Chat Completions (default) or Anthropic Messages
 API on 127.0.0.1 that answers the i-th request with turn i of FILE (a scripted-model turns file) and
@@ -134,7 +134,11 @@ Prints {url, key, kind} on stdout and the environment to set on stderr; serves u
   --kind K        openai (default) or anthropic
   --port N        the loopback port (default: any free one)
   --model ID      a model id served (repeatable; default: any)
-  --key KEY       the API key requests must carry (default sk-<kind>-test)`,
+  --key KEY       the API key requests must carry (default sk-<kind>-test)
+  --follow-next-steps
+                  follow the runtime's next steps besides the script: ask for approval when a
+                  write is gated, make the gated call again once approved, repeat a call that did
+                  not execute (the script holds only the calls meant)`,
   serve: SERVE_USAGE,
   eval: EVAL_USAGE,
   chat: `usage: agent-runtime chat FLOW.yaml [--thread ID] [--model M] [--tools MODULE]... [--guards MODULE]... [--db URL]

@@ -43,7 +43,17 @@ describe('cli: fake-model', () => {
       worlds.push(w);
       w.write('turns.json', TURNS);
       w.write('flow.yaml', builtinFlow());
-      const fake = startFake(w, ['--script', 'turns.json', '--kind', kind, '--model', 'test-model']);
+      // Following the next steps changes nothing where no observation asks for a step.
+      const follow = kind === 'anthropic' ? ['--follow-next-steps'] : [];
+      const fake = startFake(w, [
+        '--script',
+        'turns.json',
+        '--kind',
+        kind,
+        '--model',
+        'test-model',
+        ...follow,
+      ]);
       try {
         const { url, key } = await fake.listening;
         expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);

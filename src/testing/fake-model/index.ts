@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { AgentRuntimeError } from '../../domain/agent-runtime-error.js';
 import { ScriptSchema, type Script } from '../../model/scripted.js';
+import { followNextSteps } from './next-steps.js';
 import { startStrictFake, type Play, type StrictFake } from './server.js';
 import type { Turn } from './wire.js';
 
@@ -27,6 +28,11 @@ export interface FakeModelOptions {
   readonly models?: readonly string[];
   /** The loopback port (default: any free one). */
   readonly port?: number;
+  /**
+   * Follow the observations' next steps (default false): ask for approval when a write is gated, make
+   * the gated call again once approved, repeat a call that did not execute — without script turns.
+   */
+  readonly followNextSteps?: boolean;
 }
 
 /** A running stand-in model: `url` is the API root (`…/v1`), to give as OPENAI_BASE_URL or ANTHROPIC_BASE_URL. */
@@ -48,7 +54,8 @@ export class FakeModelScriptError extends AgentRuntimeError {
 export async function startFakeModel(options: FakeModelOptions): Promise<FakeModel> {
   const kind = options.kind ?? 'openai';
   const script = loadScript(options.script);
-  return startStrictFake(kind, playScript(script), options.key ?? `sk-${kind}-test`, {
+  const play = options.followNextSteps ? followNextSteps(kind, playScript(script)) : playScript(script);
+  return startStrictFake(kind, play, options.key ?? `sk-${kind}-test`, {
     ...(options.models ? { models: options.models } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),
   });

@@ -145,7 +145,10 @@ function visibleTools(
   return visible;
 }
 
-/** `params` (and verify/recover `args`) name parameters of the tool's input schema, when it lists them. */
+/**
+ * `params`, verify/recover `args` and the arguments a `from` entry's `where` tests name parameters of
+ * the tool's input schema, when it lists them.
+ */
 function paramNameProblems(flow: Flow, visible: ReadonlyMap<string, Visible>): RawProblem[] {
   const problems: RawProblem[] = [];
   const check = (tool: string, names: string[], base: (string | number)[]): void => {
@@ -168,5 +171,7 @@ function paramNameProblems(flow: Flow, visible: ReadonlyMap<string, Visible>): R
     if (policy.recover)
       check(policy.recover.tool, Object.keys(policy.recover.args), ['tools', tool, 'recover', 'args']);
   }
+  for (const ref of toolRefs(flow))
+    if (ref.whereArgs) check(ref.name, [...ref.whereArgs], [...ref.path.slice(0, -1), 'where']);
   return problems;
 }

@@ -24,6 +24,8 @@ export interface ToolRef {
   readonly path: readonly PathSegment[];
   /** True when the name is the key at `path` (tool policies). */
   readonly atKey?: boolean;
+  /** For a `from` entry with `where`: the argument names of the tool that `where` tests. */
+  readonly whereArgs?: readonly string[];
 }
 
 /** Every place in `flow` that names a tool, in file order. */
@@ -60,7 +62,12 @@ function contractFromRefs(base: PathSegment[], contract: DeriveOperand): ToolRef
     refs.push(
       typeof entry === 'string'
         ? { name: entry, role: 'from', path: [...base, 'from', j] }
-        : { name: entry.tool, role: 'from', path: [...base, 'from', j, 'tool'] },
+        : {
+            name: entry.tool,
+            role: 'from',
+            path: [...base, 'from', j, 'tool'],
+            ...(entry.where ? { whereArgs: Object.keys(entry.where) } : {}),
+          },
     ),
   );
   contract.derive?.of.forEach((operand, j) =>

@@ -82,6 +82,37 @@ describe('validateFlow: the server check', () => {
     ]);
   });
 
+  it("checks the arguments a `from` entry's `where` tests against that tool's parameters", async () => {
+    const yaml = `id: t
+mcpServers:
+  a: { command: node, args: [a.js] }
+tools:
+  pay:
+    params:
+      iban: { source: evidence, from: [{ tool: read_file, where: { file_pth: user } }] }
+      amount:
+        derive: { op: sum, of: [{ source: evidence, from: [{ tool: read_file, where: { path: { equals: bill.txt } } }] }, { source: user }] }
+nodes:
+  - id: n
+    tools: [read_file, pay]
+`;
+    const servers = {
+      a: [
+        { name: 'read_file', inputSchema: schema('file_path') },
+        { name: 'pay', inputSchema: schema('iban', 'amount') },
+      ],
+    };
+    const problems = await validateText(yaml, fakeServers(servers));
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /tools\.pay\.params\.iban\.from\[0\]\.where\.file_pth: tool "read_file" has no parameter "file_pth" \(did you mean "file_path"\?\); expected one of: file_path$/,
+      ),
+      expect.stringMatching(
+        /tools\.pay\.params\.amount\.derive\.of\[0\]\.from\[0\]\.where\.path: tool "read_file" has no parameter "path"/,
+      ),
+    ]);
+  });
+
   it('counts the host tools as known and skips servers when asked', async () => {
     const dir = await tempFiles({ 'flow.yaml': 'id: t\nnodes: [{ id: n, tools: [local] }]\n' });
     expect((await validateFlow(`${dir}/flow.yaml`, { servers: fakeServers({}) })).problems).toHaveLength(1);

@@ -5,14 +5,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
 import { FileCredentialStore } from '../../src/mcp/token-store.js';
-import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { createServer, type ApiServer } from '../../src/server/app.js';
-import { mountConsole } from '../../src/server/console.js';
-import { FlowRegistry } from '../../src/server/flows.js';
-import { parseTokens } from '../../src/server/tokens.js';
 import { connectFlowYaml, connectTurnsYaml, startOAuthServer } from '../helpers/oauth-server.js';
-import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
+import {
+  ensureConsoleBuilt,
+  launchChromium,
+  serveConsole,
+  type ServedConsole,
+  signIn,
+  TOKENS,
+} from './harness.js';
 import { hasText, visible } from './waits.js';
 
 /**
@@ -27,7 +29,7 @@ const headers = { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'a
 let dir: string;
 let oauth: ChildProcess;
 let runtime: Runtime;
-let server: ApiServer;
+let served: ServedConsole | undefined;
 let url: string;
 let browser: BrowserContext;
 
@@ -40,31 +42,21 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'flows', 'wiki.yaml'), connectFlowYaml(started.base));
   writeFileSync(join(dir, 'flows', 'turns.yaml'), connectTurnsYaml(1));
   const authDir = join(dir, 'mcp-auth');
-  runtime = createRuntime({
-    store: 'memory',
-    logger: false,
-    env: { ...process.env, AGENT_RUNTIME_SECRET_KEY: KEY, AGENT_RUNTIME_MCP_AUTH_DIR: authDir },
-    mcpAuthorization: 'suspend',
+  served = await serveConsole({
+    dir: join(dir, 'flows'),
+    runtime: {
+      env: { ...process.env, AGENT_RUNTIME_SECRET_KEY: KEY, AGENT_RUNTIME_MCP_AUTH_DIR: authDir },
+      mcpAuthorization: 'suspend',
+    },
+    server: { credentials: new FileCredentialStore(authDir, KEY) },
   });
-  const flows = new FlowRegistry({ dir: join(dir, 'flows') });
-  await flows.loadDir();
-  const tokens = parseTokens([{ token: TOKENS.operator, role: 'operator', name: 'olivia' }], 'e2e');
-  server = createServer({
-    runtime,
-    flows,
-    tokens,
-    credentials: new FileCredentialStore(authDir, KEY),
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
-  });
-  mountConsole(server.app);
-  ({ url } = await server.listen({ host: '127.0.0.1', port: 0 }));
+  ({ url, runtime } = served);
   browser = await launchChromium('en');
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await runtime?.close();
+  await served?.close();
   oauth?.kill('SIGTERM');
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -3,15 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowBuilder } from '../../src/flow/builder.js';
 import { loadFlow } from '../../src/flow/load.js';
 import { scriptedModel, type ScriptedTurn } from '../../src/model/scripted.js';
-import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
 import type { RunSummary } from '../../src/records/summary.js';
-import { createServer, type ApiServer } from '../../src/server/app.js';
-import { mountConsole } from '../../src/server/console.js';
-import { FlowRegistry } from '../../src/server/flows.js';
-import { parseTokens } from '../../src/server/tokens.js';
 import { defineTool } from '../../src/tools/tool.js';
-import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
+import {
+  ensureConsoleBuilt,
+  launchChromium,
+  serveConsole,
+  type ServedConsole,
+  signIn,
+  TOKENS,
+} from './harness.js';
 import { countIs, hasText } from './waits.js';
 
 /**
@@ -83,26 +85,21 @@ function turns(): ScriptedTurn[] {
 }
 
 let runtime: Runtime;
-let server: ApiServer;
+let served: ServedConsole | undefined;
 let url: string;
 let browser: BrowserContext;
 
 beforeAll(async () => {
   ensureConsoleBuilt();
-  runtime = createRuntime({ store: 'memory', tools: [slow], logger: false });
-  const flows = new FlowRegistry({});
-  const tokens = parseTokens([{ token: TOKENS.operator, role: 'operator', name: 'olivia' }], 'graph e2e');
-  server = createServer({ runtime, flows, tokens, logger: { debug() {}, info() {}, warn() {}, error() {} } });
-  mountConsole(server.app);
-  ({ url } = await server.listen({ host: '127.0.0.1', port: 0 }));
+  served = await serveConsole({ tools: [slow] });
+  ({ url, runtime } = served);
   browser = await launchChromium('en');
 }, 120_000);
 
 afterAll(async () => {
   gate?.();
   await browser?.close();
-  await server?.close();
-  await runtime?.close();
+  await served?.close();
 });
 
 /** Starts a run in-process and answers its id once it is persisted; `done` is its end. */

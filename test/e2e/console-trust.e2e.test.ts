@@ -3,14 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { createServer, type ApiServer } from '../../src/server/app.js';
-import { mountConsole } from '../../src/server/console.js';
-import { FlowRegistry } from '../../src/server/flows.js';
-import { parseTokens } from '../../src/server/tokens.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
-import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
+import {
+  ensureConsoleBuilt,
+  launchChromium,
+  serveConsole,
+  type ServedConsole,
+  signIn,
+  TOKENS,
+} from './harness.js';
 import { hasText, visible } from './waits.js';
 
 /**
@@ -79,7 +81,7 @@ const TURNS = `turns:
 
 let dir: string;
 let runtime: Runtime;
-let server: ApiServer;
+let served: ServedConsole | undefined;
 let url: string;
 let browser: BrowserContext;
 
@@ -88,20 +90,14 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'trust-e2e-'));
   writeFileSync(join(dir, 'rent.yaml'), FLOW);
   writeFileSync(join(dir, 'rent-turns.yaml'), TURNS);
-  runtime = createRuntime({ store: 'memory', logger: false, tools });
-  const flows = new FlowRegistry({ dir, knownTools: ['read_file', 'get_rent', 'pay'] });
-  expect(await flows.loadDir()).toHaveLength(1);
-  const tokens = parseTokens([{ token: TOKENS.operator, role: 'operator', name: 'olivia' }], 'e2e');
-  server = createServer({ runtime, flows, tokens, logger: { debug() {}, info() {}, warn() {}, error() {} } });
-  mountConsole(server.app);
-  ({ url } = await server.listen({ host: '127.0.0.1', port: 0 }));
+  served = await serveConsole({ dir, tools });
+  ({ url, runtime } = served);
   browser = await launchChromium('en');
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await runtime?.close();
+  await served?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -3,14 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { createServer, type ApiServer } from '../../src/server/app.js';
-import { mountConsole } from '../../src/server/console.js';
-import { FlowRegistry } from '../../src/server/flows.js';
-import { parseTokens } from '../../src/server/tokens.js';
 import { REPO_ROOT } from '../helpers/demo-server.js';
-import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
+import {
+  ensureConsoleBuilt,
+  launchChromium,
+  serveConsole,
+  type ServedConsole,
+  signIn,
+  TOKENS,
+} from './harness.js';
 import { hasText, visible } from './waits.js';
 
 /**
@@ -25,7 +27,7 @@ const headers = { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'a
 
 let dir: string;
 let runtime: Runtime;
-let server: ApiServer;
+let served: ServedConsole | undefined;
 let url: string;
 let browser: BrowserContext;
 
@@ -56,20 +58,14 @@ beforeAll(async () => {
       nodes: [{ id: 'main', instructions: 'Ask the server.', tools: [TOOL] }],
     }),
   );
-  runtime = createRuntime({ store: 'memory', logger: false });
-  const flows = new FlowRegistry({ dir });
-  await flows.loadDir();
-  const tokens = parseTokens([{ token: TOKENS.operator, role: 'operator', name: 'olivia' }], 'e2e');
-  server = createServer({ runtime, flows, tokens, logger: { debug() {}, info() {}, warn() {}, error() {} } });
-  mountConsole(server.app);
-  ({ url } = await server.listen({ host: '127.0.0.1', port: 0 }));
+  served = await serveConsole({ dir });
+  ({ url, runtime } = served);
   browser = await launchChromium('en');
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await runtime?.close();
+  await served?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -5,12 +5,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { createRuntime } from '../../src/runtime/create.js';
+import { createRuntime, type CreateRuntimeOptions } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { createServer, type ApiServer } from '../../src/server/app.js';
+import { createServer, type ApiServer, type ServerOptions } from '../../src/server/app.js';
 import { mountConsole } from '../../src/server/console.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
+import type { LocalTool } from '../../src/tools/tool.js';
 import { demoDataDir, REPO_ROOT } from '../helpers/demo-server.js';
 import { SITE_TURNS, siteFlow } from './fixtures.js';
 
@@ -68,11 +69,58 @@ export function ensureConsoleBuilt(): void {
     throw new Error(`vite build failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
 }
 
-/** An API server with the console mounted, on a loopback port. */
-export interface ConsoleServer {
-  url: string;
-  server: ApiServer;
-  runtime: Runtime;
+/** What a console test serves: flow files, local tools, tokens and more options. */
+export interface ConsoleSetup {
+  /** The folder of flow files (`serve --flows DIR`); every file in it must load. */
+  readonly dir?: string;
+  readonly tools?: LocalTool[];
+  /** The tokens (default: the operator `olivia`). */
+  readonly tokens?: readonly { token: string; role: 'viewer' | 'operator' | 'admin'; name: string }[];
+  /** More runtime options (env, mcpAuthorization, …). */
+  readonly runtime?: Omit<CreateRuntimeOptions, 'store' | 'tools' | 'logger'>;
+  /** More server options (credentials, …). */
+  readonly server?: Partial<Omit<ServerOptions, 'runtime' | 'flows' | 'tokens' | 'logger'>>;
+}
+
+/** An API server with the console mounted, on a loopback port, over an in-memory runtime. */
+export interface ServedConsole {
+  readonly url: string;
+  readonly server: ApiServer;
+  readonly runtime: Runtime;
+  close(): Promise<void>;
+}
+
+/** Serves the API and the console on 127.0.0.1 for `setup`; throws when a flow file does not load. */
+export async function serveConsole(setup: ConsoleSetup = {}): Promise<ServedConsole> {
+  const tools = setup.tools ?? [];
+  const runtime = createRuntime({ ...setup.runtime, store: 'memory', logger: false, tools });
+  const knownTools = tools.map((tool) => tool.descriptor.name);
+  const problems: string[] = [];
+  const logger = {
+    ...silent,
+    warn: (message: string, fields?: unknown) => void problems.push(`${message} ${JSON.stringify(fields)}`),
+  };
+  const flows = new FlowRegistry({ ...(setup.dir ? { dir: setup.dir } : {}), knownTools, logger });
+  await flows.loadDir();
+  if (problems.length > 0) throw new Error(problems.join('\n'));
+  const entries = setup.tokens ?? [{ token: TOKENS.operator, role: 'operator', name: 'olivia' }];
+  const tokens = parseTokens(entries, 'console e2e');
+  const server = createServer({ ...setup.server, runtime, flows, tokens, logger: silent });
+  mountConsole(server.app);
+  const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    server,
+    runtime,
+    async close() {
+      await server.close();
+      await runtime.close();
+    },
+  };
+}
+
+/** The console of the site scenario, with a run that waits for approval on request. */
+export interface ConsoleServer extends ServedConsole {
   /** Starts a run of the scenario's flow as the operator and waits until it waits for approval. */
   startSuspendedRun(input: string): Promise<string>;
   stop(): Promise<void>;
@@ -84,27 +132,18 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
   await mkdir(join(flowsDir, 'site'), { recursive: true });
   await writeFile(join(flowsDir, 'site', 'flow.yaml'), siteFlow(demoDataDir()));
   await writeFile(join(flowsDir, 'site', 'turns.yaml'), SITE_TURNS);
-  const runtime = createRuntime({ store: 'memory', logger: false });
-  const flows = new FlowRegistry({ dir: flowsDir });
-  await flows.loadDir();
-  const tokens = parseTokens(
-    [
+  const served = await serveConsole({
+    dir: flowsDir,
+    tokens: [
       { token: TOKENS.operator, role: 'operator', name: 'olivia' },
       { token: TOKENS.viewer, role: 'viewer', name: 'victor' },
     ],
-    'console e2e',
-  );
-  const server = createServer({ runtime, flows, tokens, logger: silent });
-  mountConsole(server.app);
-  const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
+  });
   return {
-    url,
-    server,
-    runtime,
-    startSuspendedRun: (input) => startSuspendedRun(url, input),
+    ...served,
+    startSuspendedRun: (input) => startSuspendedRun(served.url, input),
     async stop() {
-      await server.close();
-      await runtime.close();
+      await served.close();
       rmSync(flowsDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
     },
   };

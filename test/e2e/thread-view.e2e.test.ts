@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext } from 'playwright-core';
-import { createRuntime } from '../../src/runtime/create.js';
 import type { Runtime } from '../../src/runtime/runtime.js';
-import { createServer, type ApiServer } from '../../src/server/app.js';
-import { mountConsole } from '../../src/server/console.js';
-import { FlowRegistry } from '../../src/server/flows.js';
-import { parseTokens } from '../../src/server/tokens.js';
 import { toolKit, type ToolKit } from '../runtime/helpers.js';
 import { reached, settled, tempDir } from '../server/helpers.js';
-import { ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
+import { ensureConsoleBuilt, launchChromium, serveConsole, type ServedConsole, signIn } from './harness.js';
 import { hasText, urlIs, visible } from './waits.js';
 
 /**
@@ -47,7 +42,7 @@ const SAVE_TURNS = `turns:
 
 let kit: ToolKit;
 let runtime: Runtime;
-let server: ApiServer;
+let served: ServedConsole | undefined;
 let url: string;
 let browser: BrowserContext;
 
@@ -60,21 +55,18 @@ beforeAll(async () => {
     'save/flow.yaml': SAVE,
     'save/turns.yaml': SAVE_TURNS,
   });
-  runtime = createRuntime({ store: 'memory', logger: false, tools: kit.tools });
-  const flows = new FlowRegistry({ dir: flowsDir, knownTools: kit.tools.map((t) => t.descriptor.name) });
-  await flows.loadDir();
-  const tokens = parseTokens([{ token: OPERATOR, role: 'operator', name: 'olivia' }], 'thread e2e');
-  const silent = { debug(): void {}, info(): void {}, warn(): void {}, error(): void {} };
-  server = createServer({ runtime, flows, tokens, logger: silent });
-  mountConsole(server.app);
-  ({ url } = await server.listen({ host: '127.0.0.1', port: 0 }));
+  served = await serveConsole({
+    dir: flowsDir,
+    tools: kit.tools,
+    tokens: [{ token: OPERATOR, role: 'operator', name: 'olivia' }],
+  });
+  ({ url, runtime } = served);
   browser = await launchChromium('en');
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await runtime?.close();
+  await served?.close();
 });
 
 async function message(flowId: string, input: string): Promise<string> {

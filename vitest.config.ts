@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
  */
 const unit = [
   'test/domain/**/*.test.ts',
+  'test/records/**/*.test.ts',
   'test/loop/**/*.test.ts',
   'test/graph/**/*.test.ts',
   'test/flow/**/*.test.ts',

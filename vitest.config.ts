@@ -32,8 +32,9 @@ const unit = [
  * the suites: a child process (an MCP server over stdio — a flow's `command`, the test helpers' servers,
  * the official reference servers —, `child_process`, a store child), PGlite (its WebAssembly, torn down
  * with a worker thread, once aborted V8 and with it the whole threads pool; in a fork it takes only its
- * file) or a PostgreSQL server (test/store/postgres-server.ts). A slow suite's time depends on how busy
- * the machine is; the fast lane's must not.
+ * file), a PostgreSQL server (test/store/postgres-server.ts), or a long run against the strict model API
+ * stand-in over HTTP (`startStrictFake`, as the provider suites do). A slow suite's time depends on how
+ * busy the machine is; the fast lane's must not.
  */
 const STARTS_A_PROCESS_OR_PGLITE = new RegExp(
   [
@@ -47,6 +48,7 @@ const STARTS_A_PROCESS_OR_PGLITE = new RegExp(
     'spawnStoreChild',
     'pglite',
     'postgres-server',
+    'startStrictFake',
     String.raw`corpus\.js`,
   ].join('|'),
   'i',

@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
  */
 const unit = [
   'test/domain/**/*.test.ts',
+  'test/records/**/*.test.ts',
   'test/loop/**/*.test.ts',
   'test/graph/**/*.test.ts',
   'test/flow/**/*.test.ts',
@@ -29,9 +30,11 @@ const unit = [
 /**
  * What makes a suite of the unit folders slow, found in its text so that the lanes never drift from
  * the suites: a child process (an MCP server over stdio — a flow's `command`, the test helpers' servers,
- * the official reference servers —, `child_process`, a store child), or PGlite (its WebAssembly, torn down
+ * the official reference servers —, `child_process`, a store child), PGlite (its WebAssembly, torn down
  * with a worker thread, once aborted V8 and with it the whole threads pool; in a fork it takes only its
- * file). A slow suite's time depends on how busy the machine is; the fast lane's must not.
+ * file), a PostgreSQL server (test/store/postgres-server.ts), or a long run against the strict model API
+ * stand-in over HTTP (`startStrictFake`, as the provider suites do). A slow suite's time depends on how
+ * busy the machine is; the fast lane's must not.
  */
 const STARTS_A_PROCESS_OR_PGLITE = new RegExp(
   [
@@ -44,6 +47,8 @@ const STARTS_A_PROCESS_OR_PGLITE = new RegExp(
     String.raw`server-(?:everything|filesystem|memory)`,
     'spawnStoreChild',
     'pglite',
+    'postgres-server',
+    'startStrictFake',
     String.raw`corpus\.js`,
   ].join('|'),
   'i',
@@ -60,7 +65,18 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: unit, exclude: slowInUnitFolders, pool: 'threads' },
+        test: {
+          name: 'unit',
+          include: unit,
+          exclude: slowInUnitFolders,
+          pool: 'threads',
+          // A worker imports the runtime once for all its files: importing it again for each file was
+          // most of the lane's time. Mocks, env and global stubs are put back before every test.
+          isolate: false,
+          restoreMocks: true,
+          unstubEnvs: true,
+          unstubGlobals: true,
+        },
       },
       { extends: true, test: { name: 'slow', include: slowInUnitFolders, pool: 'forks' } },
       {

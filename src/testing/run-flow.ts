@@ -7,6 +7,7 @@ import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { RunSummary } from '../records/summary.js';
 import type { Store } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
+import type { Guard } from '../tools/user-guards/define.js';
 import type { TraceEvent } from '../trace/events.js';
 import type { Clock, IdSource } from '../engine/seams.js';
 import type { Env } from '../runtime/config.js';
@@ -19,6 +20,8 @@ export interface RunFlowOptions {
   model?: ModelSpec;
   /** Local tools the flow may use. */
   tools?: LocalTool[];
+  /** User guards (`defineGuard`), asked in this order about every call of a real tool. */
+  guards?: readonly Guard[];
   /** The store; default `'memory'`. */
   store?: string | Store;
   /** A logger; default none. */
@@ -68,6 +71,7 @@ export async function runFlow(
     tools: options.tools ?? [],
     logger: options.logger ?? false,
     cwd,
+    ...(options.guards ? { guards: options.guards } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.ids ? { ids: options.ids } : {}),
     ...(options.env ? { env: options.env } : {}),

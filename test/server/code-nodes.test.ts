@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, reached, startRun, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, reached, startRun, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** Code nodes under `serve`: from the flows folder they run; in a flow sent over HTTP they are refused. */
 const FLOW = `id: totals
@@ -19,14 +19,14 @@ const STEPS = `export function sum(ctx) {
 }
 `;
 
-let t: TestServer;
+let t: TestApp;
 beforeAll(async () => {
   const flowsDir = await tempDir({
     'totals/flow.yaml': FLOW,
     'totals/steps.mjs': STEPS,
     'totals/turns.yaml': 'turns: []\n',
   });
-  t = await startServer({ flowsDir, server: { scriptedModels: flowsDir } });
+  t = await openApp({ flowsDir, server: { scriptedModels: flowsDir } });
 });
 afterAll(async () => {
   await t.stop();

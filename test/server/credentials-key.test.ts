@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileCredentialStore } from '../../src/mcp/token-store.js';
 import { connectFlowYaml, connectTurnsYaml, startOAuthServer } from '../helpers/oauth-server.js';
-import { startServer, tempDir, TOKENS, type TestServer } from './helpers.js';
+import { openApp, tempDir, TOKENS, type TestApp } from './helpers.js';
 
 /**
  * Stored MCP credentials that do not open under the server's current AGENT_RUNTIME_SECRET_KEY (the key
@@ -14,7 +14,7 @@ import { startServer, tempDir, TOKENS, type TestServer } from './helpers.js';
  */
 
 let child: ChildProcess;
-let server: TestServer;
+let server: TestApp;
 let authDir: string;
 let flowsDir: string;
 let base: string;
@@ -29,7 +29,7 @@ beforeAll(async () => {
   new FileCredentialStore(authDir, 'the old key').write('acme', `${base}/mcp`, {
     tokens: { access_token: 'at_old', token_type: 'Bearer' },
   });
-  server = await startServer({
+  server = await openApp({
     flowsDir,
     runtime: {
       env: { ...process.env, AGENT_RUNTIME_SECRET_KEY: 'the new key', AGENT_RUNTIME_MCP_AUTH_DIR: authDir },

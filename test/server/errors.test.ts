@@ -1,23 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_FILES, ticketTools } from './fixtures.js';
-import {
-  TOKENS,
-  openEvents,
-  reached,
-  settled,
-  startRun,
-  startServer,
-  tempDir,
-  type TestServer,
-} from './helpers.js';
+import { TOKENS, reached, settled, startRun, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** Every error status of the HTTP API with its `{error: {code, message}}` body. */
 
-let t: TestServer;
+let t: TestApp;
 const tools = ticketTools();
 
 beforeAll(async () => {
-  t = await startServer({ flowsDir: await tempDir(FLOW_FILES), runtime: { tools: tools.tools } });
+  t = await openApp({ flowsDir: await tempDir(FLOW_FILES), runtime: { tools: tools.tools } });
 });
 afterAll(async () => {
   await t.stop();
@@ -146,7 +137,9 @@ describe('404', () => {
     expect(await errorOf(await t.call('POST', '/v1/runs/run_nope/cancel', { token: op }))).toMatchObject({
       status: 404,
     });
-    expect((await openEvents(t.url, 'run_nope', { token: op })).status).toBe(404);
+    expect(await errorOf(await t.call('GET', '/v1/runs/run_nope/events', { token: op }))).toMatchObject({
+      status: 404,
+    });
     expect(
       await errorOf(await t.call('POST', '/v1/runs', { token: op, json: { flowId: 'nope', input: 'x' } })),
     ).toMatchObject({ status: 404, code: 'FLOW_NOT_FOUND' });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, reached, startRun, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, reached, startRun, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** `GET /v1/flows/{flowId}`: a flow's published interface (input schema, outputs with their schemas). */
 const FLOW = `id: counter
@@ -31,10 +31,10 @@ const TURNS = `turns:
       - { tool: builtin_node_finish, args: { summary: reported } }
 `;
 
-let t: TestServer;
+let t: TestApp;
 beforeAll(async () => {
   const flowsDir = await tempDir({ 'counter/flow.yaml': FLOW, 'counter/turns.yaml': TURNS });
-  t = await startServer({ flowsDir, server: { scriptedModels: flowsDir } });
+  t = await openApp({ flowsDir, server: { scriptedModels: flowsDir } });
 });
 afterAll(async () => {
   await t.stop();

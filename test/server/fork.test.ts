@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, settled, startRun, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, settled, startRun, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** `POST /v1/runs/{id}/fork`: an operator starts a new run continuing from an event of a run. */
 
@@ -17,9 +17,9 @@ const TURNS = `turns:
   - { node: only, calls: [{ tool: builtin_node_finish, args: { summary: done } }] }
 `;
 
-let t: TestServer;
+let t: TestApp;
 beforeAll(async () => {
-  t = await startServer({
+  t = await openApp({
     flowsDir: await tempDir({ 'forking/flow.yaml': FLOW, 'forking/turns.yaml': TURNS }),
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** A function `when` never comes over HTTP: `when: inline` (what a stored flow has in its place) is refused. */
-let t: TestServer;
+let t: TestApp;
 beforeAll(async () => {
   const flowsDir = await tempDir({ 'empty/turns.yaml': 'turns: []\n' });
-  t = await startServer({ flowsDir, server: { scriptedModels: flowsDir } });
+  t = await openApp({ flowsDir, server: { scriptedModels: flowsDir } });
 });
 afterAll(async () => {
   await t.stop();

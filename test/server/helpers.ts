@@ -27,15 +27,19 @@ export const TOKEN_LIST = [
   { token: TOKENS.viewerA, role: 'viewer', tenant: 'acme', name: 'ann' },
 ];
 
-/** A running API server on a random loopback port, with its runtime. */
-export interface TestServer {
-  url: string;
+/** The API app with its runtime, answering requests in this process (`app.request`), with no socket. */
+export interface TestApp {
   server: ApiServer;
   runtime: Runtime;
-  /** fetch against the server with an optional bearer token. */
+  /** A request with an optional bearer token, JSON or raw body and headers. */
   call(method: string, path: string, options?: CallOptions): Promise<Response>;
   /** Shuts the server down and closes the runtime. */
   stop(): Promise<void>;
+}
+
+/** A running API server on a random loopback port, with its runtime; `call` goes over TCP. */
+export interface TestServer extends TestApp {
+  url: string;
 }
 
 /** Options of one request. */
@@ -46,15 +50,20 @@ export interface CallOptions {
   headers?: Record<string, string>;
 }
 
-/** Starts a server with TOKEN_LIST (unless `tokens: null`) and the flows of `flowsDir`. */
-export async function startServer(
-  options: {
-    flowsDir?: string;
-    runtime?: CreateRuntimeOptions;
-    server?: Partial<ServerOptions>;
-    tokens?: null;
-  } = {},
-): Promise<TestServer> {
+/** What `openApp` and `startServer` take. */
+export interface TestServerOptions {
+  flowsDir?: string;
+  runtime?: CreateRuntimeOptions;
+  server?: Partial<ServerOptions>;
+  tokens?: null;
+}
+
+/**
+ * The server with TOKEN_LIST (unless `tokens: null`) and the flows of `flowsDir`, answering in process:
+ * for suites about routes, auth, validation and run handling, where a socket adds nothing. Without
+ * tokens the server accepts loopback callers only, which needs a socket: use `startServer` then.
+ */
+export async function openApp(options: TestServerOptions = {}): Promise<TestApp> {
   const runtime = createRuntime({ store: 'memory', logger: false, ...options.runtime });
   const flows = new FlowRegistry({
     dir: options.flowsDir ?? null,
@@ -68,23 +77,11 @@ export async function startServer(
     logger: quietLogger,
     ...options.server,
   });
-  const { url } = await server.listen({ host: '127.0.0.1', port: 0 });
-  const call = (method: string, path: string, o: CallOptions = {}): Promise<Response> => {
-    const headers: Record<string, string> = { ...o.headers };
-    if (o.token) headers.authorization = `Bearer ${o.token}`;
-    let body: string | undefined = o.body;
-    if (o.json !== undefined) {
-      body = JSON.stringify(o.json);
-      headers['content-type'] ??= 'application/json';
-    }
-    return fetch(`${url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  };
   let stopped = false;
   return {
-    url,
     server,
     runtime,
-    call,
+    call: (method, path, o = {}) => Promise.resolve(server.app.request(path, { method, ...requestInit(o) })),
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -92,6 +89,28 @@ export async function startServer(
       await runtime.close();
     },
   };
+}
+
+/** `openApp`'s server listening on a random loopback port; `call` is a fetch over TCP. */
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const app = await openApp(options);
+  const { url } = await app.server.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    ...app,
+    url,
+    call: (method, path, o = {}) => fetch(`${url}${path}`, { method, ...requestInit(o) }),
+  };
+}
+
+function requestInit(o: CallOptions): { headers: Record<string, string>; body?: string } {
+  const headers: Record<string, string> = { ...o.headers };
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  let body: string | undefined = o.body;
+  if (o.json !== undefined) {
+    body = JSON.stringify(o.json);
+    headers['content-type'] ??= 'application/json';
+  }
+  return { headers, ...(body !== undefined ? { body } : {}) };
 }
 
 /** A logger that keeps records for assertions instead of printing them. */
@@ -210,7 +229,7 @@ export async function reached(runtime: Runtime, runId: string, type: string): Pr
 }
 
 /** POSTs a start and returns the run id (asserting 201). */
-export async function startRun(t: TestServer, token: string, body: unknown): Promise<string> {
+export async function startRun(t: TestApp, token: string, body: unknown): Promise<string> {
   const response = await t.call('POST', '/v1/runs', { token, json: body });
   const json = (await response.json()) as { runId?: string };
   if (response.status !== 201 || !json.runId)

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotencyCache } from '../../src/server/idempotency.js';
 import { FLOW_FILES, ticketTools } from './fixtures.js';
-import { TOKENS, reached, settled, startRun, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, reached, settled, startRun, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** Idempotency-Key and racing identical requests. */
 
-let t: TestServer;
+let t: TestApp;
 const tools = ticketTools();
 
 beforeAll(async () => {
-  t = await startServer({ flowsDir: await tempDir(FLOW_FILES), runtime: { tools: tools.tools } });
+  t = await openApp({ flowsDir: await tempDir(FLOW_FILES), runtime: { tools: tools.tools } });
 });
 afterAll(async () => {
   await t.stop();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, settled, startRun, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, settled, startRun, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** `POST /v1/runs/{id}/retry`: an operator takes a failed run up again; 409 when it has not failed. */
 
@@ -16,9 +16,9 @@ const TURNS = `turns:
   - { node: only, calls: [{ tool: builtin_node_finish, args: { summary: done now } }] }
 `;
 
-let t: TestServer;
+let t: TestApp;
 beforeAll(async () => {
-  t = await startServer({
+  t = await openApp({
     flowsDir: await tempDir({ 'giving-up/flow.yaml': FLOW, 'giving-up/turns.yaml': TURNS }),
   });
 });
@@ -46,9 +46,18 @@ describe('POST /v1/runs/{id}/retry', () => {
       { nodeId: 'only', reason: 'FAILED_BY_MODEL', message: 'not yet', who: 'olivia' },
     ]);
 
-    const again = await t.call('POST', `/v1/runs/${runId}/retry`, { token: TOKENS.operator });
+    // The run's last event is traced before the request driving it lets go of the run (until then a
+    // retry is refused as "already being continued", a 409 too): ask until it has, within a deadline.
+    const deadline = Date.now() + 10_000;
+    let again = await t.call('POST', `/v1/runs/${runId}/retry`, { token: TOKENS.operator });
+    let body = (await again.json()) as { error?: { message?: string } };
+    while (body.error?.message?.includes('already being continued') && Date.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve));
+      again = await t.call('POST', `/v1/runs/${runId}/retry`, { token: TOKENS.operator });
+      body = (await again.json()) as { error?: { message?: string } };
+    }
     expect(again.status).toBe(409);
-    expect(await again.json()).toMatchObject({
+    expect(body).toMatchObject({
       error: { message: expect.stringContaining('only a failed run can be retried') },
     });
   });

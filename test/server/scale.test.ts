@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_FILES, ticketTools } from './fixtures.js';
-import { TOKENS, settled, startRun, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, settled, startRun, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** Many runs started at once all complete (runs execute in the server's background). */
 
-let t: TestServer;
+let t: TestApp;
 
 beforeAll(async () => {
   const dir = await tempDir(FLOW_FILES);
-  t = await startServer({
+  t = await openApp({
     flowsDir: dir,
     runtime: { tools: ticketTools().tools, store: `sqlite:${dir}/runs.db` },
   });

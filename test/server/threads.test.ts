@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKENS, startServer, tempDir, type TestServer } from './helpers.js';
+import { TOKENS, openApp, tempDir, type TestApp } from './helpers.js';
 
 /** Issue 29: the thread routes over real HTTP, with a scripted model per flow. */
 
@@ -15,10 +15,10 @@ const TURNS = `turns:
   - { text: The third-floor printer belongs to Dana. }
 `;
 
-let t: TestServer;
+let t: TestApp;
 beforeAll(async () => {
   const flowsDir = await tempDir({ 'talk/flow.yaml': FLOW, 'talk/turns.yaml': TURNS });
-  t = await startServer({ flowsDir });
+  t = await openApp({ flowsDir });
 });
 afterAll(async () => {
   await t.stop();

@@ -28,9 +28,8 @@ describe('builtin_evidence_read with a path the model wrote', () => {
     const fine = await read('$count(data[$contains(name, /a+/)])');
     expect(fine.ok).toBe(true);
     expect(fine.data).toBe(1);
-    const started = Date.now();
+    // Refused before it runs: run, this pattern would backtrack 2^40 times (far past the test's timeout).
     const slow = await read(`$contains("${'a'.repeat(40)}!", /^(a+)+$/i)`);
-    expect(Date.now() - started).toBeLessThan(1_000);
     expect(slow.errorCode).toBe('ARG_REJECTED');
     expect(slow.reason).toMatch(/linear time/);
   });

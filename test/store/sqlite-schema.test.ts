@@ -34,7 +34,7 @@ describe('SqliteStore schema', () => {
 
   it('creates a new database at the one current schema in one step', () => {
     const db = new DatabaseSync(':memory:');
-    expect(SCHEMA_VERSION).toBe(1);
+    expect(SCHEMA_VERSION).toBe(2);
     expect(migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     const names = (
@@ -53,6 +53,7 @@ describe('SqliteStore schema', () => {
       'index threads_updated',
       'table journal',
       'table run_definitions',
+      'table run_messages',
       'table runs',
       'table threads',
       'view events',

@@ -10,6 +10,7 @@ export type { Env } from './runtime/config.js';
 export type { TelemetryOptions } from './telemetry/load.js';
 export type { ModelDeltaEvent } from './trace/live.js';
 export type { RunSummary } from './records/summary.js';
+export type { RunMessage } from './records/run-message.js';
 export type { ThreadView, ThreadListItem, ThreadMessage, ThreadMessageKind } from './runtime/threads.js';
 export { AgentRuntimeError, RunError, type RunErrorCode, type RunErrorOptions } from './runtime/errors.js';
 export { loadFlow, loadFlowText, type LoadedFlow, type LoadFlowOptions } from './flow/load.js';

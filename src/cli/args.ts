@@ -109,6 +109,7 @@ commands:
   reject RUN_ID [--comment TEXT]       decline the pending write and continue
   answer RUN_ID TEXT                   answer the pending follow-up and continue
                                        (approve/reject/answer --expect ID: only if the run still waits for pending item ID)
+  say RUN_ID TEXT                      add a person's words to a running or suspended run (read at its next round)
   resume RUN_ID                        continue a run left running by a dead process
   retry RUN_ID [--model M]             take a failed run up again in the node that failed
   cancel RUN_ID                        cancel a run that has not ended

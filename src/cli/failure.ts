@@ -32,7 +32,10 @@ export function runExitCode(error: RunError): number {
     case 'RUN_CONFLICT':
     case 'THREAD_BUSY':
     case 'APPROVER_REFUSED':
+    case 'RUN_ENDED':
+    case 'TOO_MANY_MESSAGES':
       return 4;
+    case 'MESSAGE_TOO_LONG':
     case 'ARGS_REFUSED':
     case 'RUN_NOT_FOUND':
     case 'REQUEST_INVALID':
@@ -43,7 +46,7 @@ export function runExitCode(error: RunError): number {
 
 function runLine(error: RunError): string {
   if (error.code === 'ARGS_REFUSED') return `${PREFIX}${[error.message, ...error.problems].join('\n  ')}`;
-  return error.code === 'RUN_CONFLICT' || error.code === 'THREAD_BUSY' || error.code === 'APPROVER_REFUSED'
+  return runExitCode(error) === 4
     ? `${PREFIX}${error.message} (nothing changed)`
     : `${PREFIX}${error.message}`;
 }

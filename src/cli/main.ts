@@ -5,6 +5,7 @@ import { failureOf } from './failure.js';
 import { answer, cancel, decide, resume, retry, run, runs, status, trace, type Command } from './commands.js';
 import { validate } from './validate.js';
 import { evidence } from './evidence.js';
+import { say } from './say.js';
 import { suggest } from '../flow/problems.js';
 import { COMMAND_HELP, packageVersion } from './usage.js';
 import { visible } from './visible.js';
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, Command> = {
   approve: decide('approve'),
   reject: decide('reject'),
   answer,
+  say,
   resume,
   retry,
   cancel,

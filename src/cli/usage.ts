@@ -68,6 +68,15 @@ defaults), or for a link any text once done; --decline and --cancel refuse it.
   --cancel            cancel the MCP server's question
 ${EXPECT}
 ${DRIVE}`,
+  say: `usage: agent-runtime say RUN_ID TEXT [--db URL] [--json]
+
+Adds a person's words to a running or suspended run (steering, docs/approvals.md): the message is kept
+in the store at once, and the run reads it at the start of its next model round, as the user's words,
+in whatever process drives it; a suspended run reads it once it goes on. Exit 4 when the run has ended
+or 20 messages already wait unread, 2 for an unknown run or a text empty or over 4000 characters.
+
+${DB}
+  --json              the kept message as one JSON line on stdout`,
   resume: `usage: agent-runtime resume RUN_ID [options]
 
 Continues a run left running by a process that died (once its lease expired).

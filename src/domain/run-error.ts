@@ -32,7 +32,13 @@ export type RunErrorCode =
    * Edited arguments of an approval that the guards refuse (`problems`: `<code>: <reason>` of the check
    * that stopped them, docs/approvals.md). CLI exit 2, HTTP 400 ARGS_REFUSED.
    */
-  | 'ARGS_REFUSED';
+  | 'ARGS_REFUSED'
+  /** A steering message to a run that has ended (`runId`, docs/approvals.md). CLI exit 4, HTTP 409 RUN_ENDED. */
+  | 'RUN_ENDED'
+  /** A steering message longer than the limit. CLI exit 2, HTTP 413 MESSAGE_TOO_LONG. */
+  | 'MESSAGE_TOO_LONG'
+  /** A steering message while the limit of unread ones already wait (`runId`). CLI exit 4, HTTP 429 TOO_MANY_MESSAGES. */
+  | 'TOO_MANY_MESSAGES';
 
 /** The `name` of a RunError by code: the class each code had before codes, which users and logs match. */
 const NAMES: Record<RunErrorCode, string> = {
@@ -44,6 +50,9 @@ const NAMES: Record<RunErrorCode, string> = {
   THREAD_BUSY: 'RunError',
   APPROVER_REFUSED: 'RunError',
   ARGS_REFUSED: 'RunError',
+  RUN_ENDED: 'RunError',
+  MESSAGE_TOO_LONG: 'RunError',
+  TOO_MANY_MESSAGES: 'RunError',
 };
 
 /** What a RunError carries besides its code and message. */

@@ -14,6 +14,7 @@ import type { CodeRegistry } from './code-registry.js';
 import { createNodeHost, type NodeDeps } from './node-host.js';
 import type { Clock } from './seams.js';
 import type { RunSession } from './session.js';
+import type { MessageReader } from './steering.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
 
 /** What driving a run needs besides the session. */
@@ -30,6 +31,8 @@ export interface DriveContext {
   ablation?: Ablation;
   /** Where code nodes' functions come from. */
   code: CodeRegistry;
+  /** Reads a run's steering messages (absent: a store without them). */
+  readMessages?: MessageReader;
   /** Runs each node run inside a telemetry span (none: run it as is). */
   traceNode?: <T extends NodeExit>(nodeId: string, run: () => Promise<T>) => Promise<T>;
 }
@@ -118,6 +121,7 @@ async function runOneNode(
     ...(catalog.settled ? { toolsSettled: () => catalog.settled?.() ?? Promise.resolve() } : {}),
     pipeline: (callCtx) => ctx.toolbox.run(callCtx),
     ...(ctx.ablation?.observations ? { observations: ctx.ablation.observations } : {}),
+    ...(ctx.readMessages ? { readMessages: ctx.readMessages } : {}),
     services: {
       onLookBack: (event) => traceLookBack(session, node.id, ref.flow.locale, event),
       ...ctx.services,

@@ -304,6 +304,7 @@ export class RunEngine {
           },
           code: this.options.code,
           ...(this.options.ablation ? { ablation: this.options.ablation } : {}),
+          readMessages: async (id, after) => (await this.db()).runMessages?.(id, after) ?? [],
         }),
       );
       // A cancel arrived while a write was in flight: its result is recorded; now the run ends.

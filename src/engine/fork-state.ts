@@ -90,6 +90,10 @@ export async function forkState(
       inFlight: [],
       followUps: source.record.state.run.followUps.slice(0, count(events, 'FOLLOW_UP')),
       inputTexts: source.record.state.run.inputTexts,
+      // The steering messages read before `at` (the fork reads no later one: it has none of its own).
+      steerTexts: events.flatMap((e) =>
+        e.type === 'run.message' ? [String((e as { text?: unknown }).text)] : [],
+      ),
       nodeOutputs: outputsOf(events),
     },
     nodeId,

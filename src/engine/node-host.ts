@@ -28,6 +28,7 @@ import { hasResourceLink } from '../tools/builtin/resource-read.js';
 import { builtinDescriptor } from '../tools/builtin/descriptors.js';
 import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
 import { nodeSampler } from './sampling-host.js';
+import { readMessages, type MessageReader } from './steering.js';
 
 /** What a node run needs besides the session: its tools, the pipeline and the model. */
 export interface NodeDeps {
@@ -45,6 +46,8 @@ export interface NodeDeps {
   services: Omit<CallServices, 'checkpoint'>;
   /** How non-success observations read to the model (default `typed`). */
   observations?: ObservationStyle;
+  /** Reads the run's steering messages (absent: a store without them). */
+  readMessages?: MessageReader;
 }
 
 /** The node's effective limits: the flow's, tightened or loosened by the node's own. */
@@ -119,6 +122,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     },
     log: (level, message) => deps.logger[level](message),
     checkpoint: () => session.checkpoint(),
+    steer: (round) => readMessages(session, deps.readMessages, node.id, round),
   };
   return host;
 }

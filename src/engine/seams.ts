@@ -12,6 +12,8 @@ export interface IdSource {
   runId(): string;
   /** The lease owner of one runtime instance: `rt_` and a UUID by default. */
   owner(): string;
+  /** A steering message's id: `msg_` and 20 hex digits by default (absent: the default). */
+  messageId?(): string;
 }
 
 /** The system clock. */
@@ -21,7 +23,13 @@ export const systemClock: Clock = () => Date.now();
 export const randomIds: IdSource = {
   runId: () => `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
   owner: () => `rt_${randomUUID()}`,
+  messageId: () => randomMessageId(),
 };
+
+/** A random steering message id: `msg_` and 20 hex digits. */
+export function randomMessageId(): string {
+  return `msg_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+}
 
 let lastMs = -1;
 let lastIso = '';

@@ -58,7 +58,13 @@ export async function planThread(store: Store, tenant: string | null, threadId: 
     id: threadId,
     after: runIds.at(-1) ?? null,
     history: historyOf(await threadMessages(store, runIds)),
-    userTexts: last ? [...last.state.run.inputTexts, ...last.state.run.followUps.map((f) => f.answer)] : [],
+    userTexts: last
+      ? [
+          ...last.state.run.inputTexts,
+          ...last.state.run.followUps.map((f) => f.answer),
+          ...(last.state.run.steerTexts ?? []),
+        ]
+      : [],
     evidence: last ? await store.evidence(last.runId) : [],
   };
   const starter = last?.state.run.threadStartedBy ?? last?.state.run.startedBy;

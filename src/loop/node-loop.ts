@@ -76,6 +76,11 @@ export interface LoopHost {
   log(level: 'info' | 'warn', message: string): void;
   /** Persists everything buffered since the last checkpoint. */
   checkpoint(): Promise<void>;
+  /**
+   * At the start of a round, before the model call: adds the person's unread steering messages as user
+   * messages (and their events), buffered for the round's commit (docs/approvals.md, "Steering").
+   */
+  steer?(round: number): Promise<void>;
 }
 
 /**
@@ -152,6 +157,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   node.rounds += 1;
   const round = node.rounds;
   host.emit({ type: 'react.round', nodeId: host.nodeId, round });
+  await host.steer?.(round);
   const phase = host.phaseHint();
   if (phase) host.emit({ type: 'phase.hint', nodeId: host.nodeId, round, text: phase });
   const result = await host.model.call(

@@ -221,6 +221,10 @@ export const RunStateSchema = z.object({
   threadStartedBy: z.string().optional(),
   /** String leaves of arguments a person edited on approval: they count as the user's words. */
   editTexts: z.array(z.string()).optional(),
+  /** The highest seq of the steering messages the run has read (docs/approvals.md); absent: none. */
+  steerSeq: z.number().int().nonnegative().optional(),
+  /** The texts of the steering messages read: they count as the user's words. */
+  steerTexts: z.array(z.string()).optional(),
 });
 export type RunState = z.infer<typeof RunStateSchema>;
 
@@ -266,9 +270,17 @@ export function stringLeaves(value: unknown): string[] {
   return [];
 }
 
-/** What the user has said: the input's string leaves, every follow-up answer and a person's edits of arguments. */
+/**
+ * What the user has said: the input's string leaves, every follow-up answer, a person's edits of
+ * arguments and the steering messages read.
+ */
 export function userTexts(run: RunState): string[] {
-  return [...run.inputTexts, ...run.followUps.map((f) => f.answer), ...(run.editTexts ?? [])];
+  return [
+    ...run.inputTexts,
+    ...run.followUps.map((f) => f.answer),
+    ...(run.editTexts ?? []),
+    ...(run.steerTexts ?? []),
+  ];
 }
 
 function isObject(value: unknown): boolean {

@@ -6,6 +6,8 @@ import { startRun } from '../engine/new-run.js';
 import { RunObservers } from '../engine/observe.js';
 import { respondToRun, type PersonResponse } from '../engine/respond.js';
 import { retryRun } from '../engine/retry.js';
+import { acceptMessage } from '../engine/steering.js';
+import type { RunMessage } from '../records/run-message.js';
 import { forkRun } from '../engine/fork.js';
 import { randomIds, systemClock, type Clock } from '../engine/seams.js';
 import { refuseToolNameConflicts } from '../engine/tool-names.js';
@@ -182,6 +184,20 @@ export class Runtime {
       ...(options.action ? { action: options.action } : {}),
     };
     return this.respond(runId, response, options);
+  }
+
+  /**
+   * Adds a person's words to a running or suspended run (docs/approvals.md, "Steering"): kept at once,
+   * read by the run at the start of its next model round as the user's words; a suspended run reads
+   * it once it goes on. RunError RUN_ENDED, MESSAGE_TOO_LONG or TOO_MANY_MESSAGES: nothing was kept.
+   */
+  async say(runId: string, text: string, options: { who?: string | null } = {}): Promise<RunMessage> {
+    const deps = {
+      store: await this.db(),
+      clock: this.options.clock ?? systemClock,
+      ids: this.options.ids ?? randomIds,
+    };
+    return acceptMessage(deps, await this.engine.require(runId), text, options.who ?? null);
   }
 
   /**

@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { RunSummary } from '../records/summary.js';
-import { assertOpen, requireRole, type AppEnv, type ServerDeps } from './context.js';
+import { assertOpen, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
 import { claimStream, nodeResponse } from './events.js';
 import { errors } from './schemas.js';
@@ -81,7 +81,8 @@ export function registerChatRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): v
 /**
  * The request's effect on the thread: an approval response in the last assistant message decides the
  * thread's pending write (the same checks as `/approval`, the pending id as `expect`: single use);
- * otherwise the last user message's text is a message to the thread (a new run or an answer).
+ * otherwise the last user message's text is a steering message to the thread's last run while it is
+ * running, else a message to the thread (a new run or an answer).
  */
 async function continueThread(
   deps: ServerDeps,
@@ -125,6 +126,13 @@ async function continueThread(
       'BAD_REQUEST',
       'the last message is neither a user message with text nor an approval response',
     );
+  if (last?.status === 'running') {
+    // Steering (docs/threads.md#usechat): the words reach the running run at its next round, and
+    // this response streams that run on from where it stands.
+    await visibleRun(deps, principal, last.runId);
+    await deps.runtime.say(last.runId, text, { who: principal.name });
+    return { summary: last, after, approved: null };
+  }
   const start = {
     input: text,
     ...(body.flowId !== undefined ? { flowId: body.flowId } : {}),

@@ -25,6 +25,9 @@ export const API_ERROR_CODES = [
   'CONFLICT',
   'THREAD_BUSY',
   'ARGS_REFUSED',
+  'RUN_ENDED',
+  'MESSAGE_TOO_LONG',
+  'TOO_MANY_MESSAGES',
   'FLOW_LIMIT',
   'PAYLOAD_TOO_LARGE',
   'TOO_MANY_STREAMS',
@@ -121,6 +124,12 @@ export function runApiError(error: RunError): ApiError {
       return new ApiError(400, 'ARGS_REFUSED', `${error.message} (nothing changed)`, error.problems);
     case 'REQUEST_INVALID':
       return new ApiError(400, 'BAD_REQUEST', error.message);
+    case 'RUN_ENDED':
+      return new ApiError(409, 'RUN_ENDED', `${error.message} (nothing changed)`);
+    case 'MESSAGE_TOO_LONG':
+      return new ApiError(413, 'MESSAGE_TOO_LONG', error.message);
+    case 'TOO_MANY_MESSAGES':
+      return new ApiError(429, 'TOO_MANY_MESSAGES', `${error.message} (nothing changed)`);
     case 'INPUT_INVALID':
       return new ApiError(
         400,

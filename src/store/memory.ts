@@ -29,8 +29,13 @@ import {
   type StoredMessage,
   type ThreadFilter,
   type ThreadRecord,
+  type AddRunMessageResult,
+  type NewRunMessage,
+  type PendingLimit,
+  type RunMessage,
 } from './store.js';
 import { MemoryThreads } from './threads.js';
+import { MemoryRunMessages } from './run-messages.js';
 
 /** Options of `MemoryStore`. */
 export interface MemoryStoreOptions {
@@ -65,6 +70,7 @@ export class MemoryStore implements Store {
   readonly #runs = new Map<string, RunEntry>();
   readonly #now: () => Date;
   readonly #threads: MemoryThreads;
+  readonly #messages = new MemoryRunMessages();
   #created = 0;
   #closed = false;
 
@@ -88,6 +94,14 @@ export class MemoryStore implements Store {
 
   listThreads(filter: ThreadFilter): Promise<ThreadRecord[]> {
     return this.#sync(() => this.#threads.list(filter));
+  }
+
+  addRunMessage(message: NewRunMessage, limit: PendingLimit): Promise<AddRunMessageResult> {
+    return this.#sync(() => this.#messages.add(message, limit, this.#runs.get(message.runId)?.record.status));
+  }
+
+  runMessages(runId: string, afterSeq = 0): Promise<RunMessage[]> {
+    return this.#sync(() => this.#messages.list(runId, afterSeq));
   }
 
   createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord> {

@@ -3,8 +3,16 @@ import type { EvidenceRecord } from '../records/run-state.js';
 import type { RunStateDoc } from '../records/state-doc.js';
 import type { RunSuspension } from '../records/pending.js';
 import type { RunStatus, Usage } from '../records/summary.js';
+import type { NewRunMessage, PendingLimit, RunMessage } from '../records/run-message.js';
 
 export type { RunStatus, Usage };
+export type { NewRunMessage, PendingLimit, RunMessage };
+
+/**
+ * What `addRunMessage` did: the message as kept (with its seq), or why nothing was kept — the run has
+ * ended (`RUN_ENDED`: neither running nor suspended) or `maxPending` messages already wait to be read.
+ */
+export type AddRunMessageResult = { added: RunMessage } | { refused: 'RUN_ENDED' | 'PENDING_LIMIT' };
 
 /**
  * A persisted trace event (docs/trace.md): `seq` per run, increasing from 1. The writer numbers events; a
@@ -254,6 +262,15 @@ export interface Store {
   getThread?(tenant: string | null, threadId: string): Promise<ThreadRecord | null>;
   /** Optional (threads): one tenant's threads, most recently updated first (ties by id). */
   listThreads?(filter: ThreadFilter): Promise<ThreadRecord[]>;
+  /**
+   * Optional (steering, docs/approvals.md): keeps a person's message to a running or suspended run,
+   * numbered `seq` = the run's last + 1, in one atomic step that also checks the run's status and that
+   * fewer than `limit.maxPending` messages above `limit.afterSeq` wait. Throws StoreError
+   * `RUN_NOT_FOUND` for an unknown run; a refusal changes nothing.
+   */
+  addRunMessage?(message: NewRunMessage, limit: PendingLimit): Promise<AddRunMessageResult>;
+  /** Optional (steering): the run's messages with seq > `afterSeq` (default 0), in seq order. */
+  runMessages?(runId: string, afterSeq?: number): Promise<RunMessage[]>;
   /** Releases the connection; later calls throw StoreError `CLOSED`. Idempotent. */
   close(): Promise<void>;
 }

@@ -81,6 +81,19 @@ export type EventPayload =
   | { type: 'tool.skipped'; nodeId: string; round: number; callId: string; tool: string }
   | { type: 'react.stall'; nodeId: string; round: number; stalls: number; maxStalls: number }
   | { type: 'phase.hint'; nodeId: string; round: number; text: string }
+  /** A person's steering message, read at the start of this round: the model gets it as the user's words. */
+  | {
+      type: 'run.message';
+      nodeId: string;
+      round: number;
+      messageId: string;
+      /** The message's number in the run (from 1), not the event's `seq`. */
+      messageSeq: number;
+      text: string;
+      who: string | null;
+      /** When the message was accepted. */
+      acceptedAt: string;
+    }
   | {
       /** The node run's conversation was compacted before this round's model call (estimated tokens). */
       type: 'context.compacted';
@@ -179,6 +192,7 @@ export const EVENT_TYPES = [
   'run.started',
   'node.started',
   'react.round',
+  'run.message',
   'model.response',
   'react.no_tool_calls',
   'tool.progress',

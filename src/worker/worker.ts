@@ -187,6 +187,9 @@ function skippable(error: RunError): boolean {
     case 'THREAD_BUSY':
     case 'APPROVER_REFUSED':
     case 'ARGS_REFUSED':
+    case 'RUN_ENDED':
+    case 'MESSAGE_TOO_LONG':
+    case 'TOO_MANY_MESSAGES':
       return false;
   }
 }

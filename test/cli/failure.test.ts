@@ -15,6 +15,9 @@ const RUN_EXITS: Record<RunErrorCode, number> = {
   THREAD_BUSY: 4,
   APPROVER_REFUSED: 4,
   ARGS_REFUSED: 2,
+  RUN_ENDED: 4,
+  MESSAGE_TOO_LONG: 2,
+  TOO_MANY_MESSAGES: 4,
 };
 const STORE_EXITS: Record<StoreErrorCode, number> = {
   VERSION_CONFLICT: 4,

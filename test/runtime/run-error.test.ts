@@ -31,6 +31,9 @@ const NAMES: Record<RunErrorCode, string> = {
   THREAD_BUSY: 'RunError',
   APPROVER_REFUSED: 'RunError',
   ARGS_REFUSED: 'RunError',
+  RUN_ENDED: 'RunError',
+  MESSAGE_TOO_LONG: 'RunError',
+  TOO_MANY_MESSAGES: 'RunError',
 };
 
 describe('RunError', () => {

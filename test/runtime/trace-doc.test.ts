@@ -38,6 +38,7 @@ const NOT_PRODUCED_HERE = new Set([
   'tool.skipped.item',
   'react.stall.item',
   'phase.hint.item',
+  'run.message.item',
   'context.compacted.item',
   'node.suspended.item',
   'run.suspended.item',
@@ -52,6 +53,8 @@ const PRODUCED_ELSEWHERE = new Set<string>([
   'sampling.requested',
   'sampling.completed',
   'approval.voted',
+  // A person's steering message (test/runtime/steering.test.ts).
+  'run.message',
   'approval.expired',
   'approval.escalated',
 ]);

@@ -24,6 +24,9 @@ const RUN_ANSWERS: Record<RunErrorCode, [number, ApiErrorCode]> = {
   THREAD_BUSY: [409, 'THREAD_BUSY'],
   APPROVER_REFUSED: [403, 'FORBIDDEN'],
   ARGS_REFUSED: [400, 'ARGS_REFUSED'],
+  RUN_ENDED: [409, 'RUN_ENDED'],
+  MESSAGE_TOO_LONG: [413, 'MESSAGE_TOO_LONG'],
+  TOO_MANY_MESSAGES: [429, 'TOO_MANY_MESSAGES'],
 };
 /** Only a version conflict is the client's; every other refusal of the store is the server's failure. */
 const STORE_ANSWERS: Record<StoreErrorCode, [number, ApiErrorCode]> = {

@@ -127,6 +127,7 @@ describe('GET /v1/openapi.json', () => {
           'POST /v1/runs/{id}/authorization',
           'POST /v1/runs/{id}/cancel',
           'POST /v1/runs/{id}/fork',
+          'POST /v1/runs/{id}/messages',
           'POST /v1/runs/{id}/retry',
           'GET /v1/threads',
           'GET /v1/threads/{threadId}',

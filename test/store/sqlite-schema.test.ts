@@ -32,9 +32,33 @@ describe('SqliteStore schema', () => {
     return path;
   }
 
+  it('migrates a version 1 file with its runs to version 2: the run is kept and takes steering messages', async () => {
+    const path = newFile();
+    // A database written before steering: version 1 with a run on it.
+    const v1 = new SqliteStore({ path });
+    await v1.createRun(newRun('run_1'), [event('run_1', 1, 'run.started')]);
+    await v1.close();
+    const raw = new DatabaseSync(path);
+    raw.exec('DROP TABLE run_messages; PRAGMA user_version = 1');
+    raw.close();
+    const store = new SqliteStore({ path });
+    try {
+      expect(store.info().schemaVersion).toBe(2);
+      expect((await store.getRun('run_1'))?.status).toBe('running');
+      const added = await store.addRunMessage(
+        { runId: 'run_1', messageId: 'msg_1', text: 'hi', who: null, at: '2026-01-01T00:00:00.000Z' },
+        { afterSeq: 0, maxPending: 20 },
+      );
+      expect(added).toMatchObject({ added: { seq: 1 } });
+      expect(await store.runMessages('run_1')).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('creates a new database at the one current schema in one step', () => {
     const db = new DatabaseSync(':memory:');
-    expect(SCHEMA_VERSION).toBe(1);
+    expect(SCHEMA_VERSION).toBe(2);
     expect(migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     const names = (
@@ -53,6 +77,7 @@ describe('SqliteStore schema', () => {
       'index threads_updated',
       'table journal',
       'table run_definitions',
+      'table run_messages',
       'table runs',
       'table threads',
       'view events',

@@ -1166,6 +1166,117 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/runs/{id}/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a person's words to a running or suspended run (steering)
+     * @description The message is kept at once and read by the run at the start of its next model round, where the model gets it as the user's words (`run.message` in the trace); a suspended run reads it once it goes on. 409 RUN_ENDED for a run that has ended, 413 MESSAGE_TOO_LONG over 4000 characters, 429 TOO_MANY_MESSAGES while 20 messages wait unread; nothing is kept then.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description Makes a retried request return the first successful response (remembered per server process, see docs/api.md). */
+          'idempotency-key'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RunMessageRequest'];
+        };
+      };
+      responses: {
+        /** @description The message was kept; the run reads it at its next round. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['RunMessage'];
+          };
+        };
+        /** @description Bad input (body, query, flow or run input). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing or unknown bearer token. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The token's role does not allow this. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown run (or another tenant's), flow or route. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The run is not waiting for this (nothing changed). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The request body is larger than the server accepts (1 MiB by default): PAYLOAD_TOO_LARGE. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Too many event streams open for this token. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/runs/{id}/retry': {
     parameters: {
       query?: never;
@@ -1719,7 +1830,7 @@ export interface components {
     Error: {
       error: {
         /**
-         * @description One of BAD_REQUEST, FLOW_INVALID, INPUT_INVALID, IDEMPOTENCY_KEY_REUSED, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, RUN_NOT_FOUND, FLOW_NOT_FOUND, EVIDENCE_NOT_FOUND, THREAD_NOT_FOUND, CONFLICT, THREAD_BUSY, ARGS_REFUSED, FLOW_LIMIT, PAYLOAD_TOO_LARGE, TOO_MANY_STREAMS, SHUTTING_DOWN, BUSY, AUTHORIZATION_FAILED, INTERNAL (docs/api.md "Errors").
+         * @description One of BAD_REQUEST, FLOW_INVALID, INPUT_INVALID, IDEMPOTENCY_KEY_REUSED, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, RUN_NOT_FOUND, FLOW_NOT_FOUND, EVIDENCE_NOT_FOUND, THREAD_NOT_FOUND, CONFLICT, THREAD_BUSY, ARGS_REFUSED, RUN_ENDED, MESSAGE_TOO_LONG, TOO_MANY_MESSAGES, FLOW_LIMIT, PAYLOAD_TOO_LARGE, TOO_MANY_STREAMS, SHUTTING_DOWN, BUSY, AUTHORIZATION_FAILED, INTERNAL (docs/api.md "Errors").
          * @example CONFLICT
          */
         code: string;
@@ -1913,6 +2024,21 @@ export interface components {
        * @example anthropic:claude-sonnet-4-5
        */
       model?: string;
+    };
+    RunMessage: {
+      at: string;
+      messageId: string;
+      runId: string;
+      seq: number;
+      text: string;
+      who: string | null;
+    };
+    RunMessageRequest: {
+      /**
+       * @description What the person says to the run (not empty, at most 4000 characters).
+       * @example use the other card, the one ending 4242
+       */
+      text: string;
     };
     RunSummary: {
       /**

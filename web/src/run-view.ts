@@ -49,6 +49,8 @@ export interface RoundView {
   round: number;
   text: string;
   hint: string | null;
+  /** A person's steering messages read at the start of this round (`run.message`). */
+  messages: { text: string; who: string | null }[];
   calls: CallView[];
   /** Tokens of this round's model call (null until the model answered). */
   usage: Usage | null;

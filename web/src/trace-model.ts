@@ -144,6 +144,9 @@ function applyNodeEvent(view: RunView, e: TraceEvent): void {
     case 'phase.hint':
       roundOf(node, e).hint = str(e.text);
       return;
+    case 'run.message':
+      roundOf(node, e).messages.push({ text: str(e.text) ?? '', who: str(e.who) });
+      return;
     case 'model.response':
       modelResponse(roundOf(node, e), e);
       addUsage(node.usage, usageOf(e.usage));
@@ -199,6 +202,7 @@ function newRound(seq: number, round: number): RoundView {
     round,
     text: '',
     hint: null,
+    messages: [],
     calls: [],
     usage: null,
     noToolCalls: false,

@@ -20,6 +20,10 @@ import {
   type StoredMessage,
   type ThreadFilter,
   type ThreadRecord,
+  type AddRunMessageResult,
+  type NewRunMessage,
+  type PendingLimit,
+  type RunMessage,
 } from '../store.js';
 import type { Queryable } from './queryable.js';
 import {
@@ -48,6 +52,7 @@ import {
 } from '../shared.js';
 import { headFromRow, headsSql, type HeadRow } from '../heads.js';
 import { PgThreads } from './threads.js';
+import { PgRunMessages } from './run-messages.js';
 import { DEFAULT_PG_SCHEMA, pgMigrate, pgSchemaVersion, quoteSchema } from './schema.js';
 
 /** Options of `PostgresStore.open`. */
@@ -80,6 +85,7 @@ export class PostgresStore implements Store {
   readonly #ownsDb: boolean;
   readonly #fixed = new DefinitionCache();
   readonly #threads: PgThreads;
+  readonly #messages: PgRunMessages;
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
@@ -92,6 +98,7 @@ export class PostgresStore implements Store {
       this.#s,
       () => this.#now(),
     );
+    this.#messages = new PgRunMessages(() => this.#open(), this.#s);
   }
 
   appendThreadRun(
@@ -109,6 +116,14 @@ export class PostgresStore implements Store {
 
   listThreads(filter: ThreadFilter): Promise<ThreadRecord[]> {
     return this.#threads.list(filter);
+  }
+
+  addRunMessage(message: NewRunMessage, limit: PendingLimit): Promise<AddRunMessageResult> {
+    return this.#messages.add(message, limit);
+  }
+
+  runMessages(runId: string, afterSeq = 0): Promise<RunMessage[]> {
+    return this.#messages.list(runId, afterSeq);
   }
 
   /** Opens the store: creates or migrates its schema, then answers. Closes `db` if that fails (when owned). */

@@ -100,9 +100,23 @@ CREATE TABLE ${s}.threads (
 CREATE INDEX threads_updated ON ${s}.threads (tenant, updated_at DESC, thread_id);
 `;
 
+/** Version 2: steering messages (docs/approvals.md), numbered per run, kept until the run reads them. */
+const V2 = (s: string): string => `
+CREATE TABLE ${s}.run_messages (
+  run_id     text NOT NULL,
+  seq        bigint NOT NULL,
+  message_id text NOT NULL UNIQUE,
+  text       text NOT NULL,
+  who        text,
+  at         text NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+`;
+
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, description: 'runs, events, messages, evidence, threads', sql: V1 },
+  { version: 2, description: 'steering messages of runs', sql: V2 },
 ];
 
 /** The PostgreSQL schema version this code reads and writes. */

@@ -102,6 +102,22 @@ CREATE TABLE threads (
 CREATE INDEX threads_updated ON threads (tenant, updated_at DESC, thread_id);
 `;
 
+/**
+ * Version 2: steering messages (docs/approvals.md), kept from the moment they are accepted until the
+ * run reads them (the run's state records the last seq it read), numbered per run.
+ */
+const V2 = `
+CREATE TABLE run_messages (
+  run_id     TEXT NOT NULL REFERENCES runs (run_id),
+  seq        INTEGER NOT NULL,
+  message_id TEXT NOT NULL UNIQUE,
+  text       TEXT NOT NULL,
+  who        TEXT,
+  at         TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) WITHOUT ROWID;
+`;
+
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -109,6 +125,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'runs, run definitions, one journal row per commit, threads',
     up: (db) => db.exec(V1),
   },
+  { version: 2, description: 'steering messages of runs', up: (db) => db.exec(V2) },
 ];
 
 /** The schema version this code reads and writes (`PRAGMA user_version`). */

@@ -33,6 +33,10 @@ import {
   type StoredMessage,
   type ThreadFilter,
   type ThreadRecord,
+  type AddRunMessageResult,
+  type NewRunMessage,
+  type PendingLimit,
+  type RunMessage,
 } from '../store.js';
 import {
   AppendedKeys,
@@ -53,16 +57,16 @@ import {
   runFromRow,
   type RunRow,
 } from './rows.js';
-import { migrate, schemaVersion } from './schema.js';
+import { migrate } from './schema.js';
+import { connectionInfo } from './info.js';
 import { rollback } from './tx.js';
 import { insertSql, isConstraint, unreachable } from './sql.js';
 import { SqliteThreads } from './threads.js';
+import { SqliteRunMessages } from './run-messages.js';
 import type { SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 import { preparePrivateDbFile } from './private-file.js';
 
 export type { Durability, SqliteStoreInfo, SqliteStoreOptions } from './options.js';
-
-const SYNCHRONOUS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'] as const;
 
 const LEASE_SQL = `${leaseSql('runs', {
   runId: ':run_id',
@@ -107,6 +111,7 @@ export class SqliteStore implements Store {
     (sql) => this.#stmt(sql),
     () => this.#now(),
   );
+  readonly #messages = new SqliteRunMessages((sql) => this.#stmt(sql));
 
   constructor(options: SqliteStoreOptions) {
     this.path = options.path;
@@ -128,14 +133,7 @@ export class SqliteStore implements Store {
 
   /** The settings the connection runs with, read back from SQLite. */
   info(): SqliteStoreInfo {
-    const pragma = (name: string): unknown => Object.values(this.#stmt(`PRAGMA ${name}`).get() ?? {})[0];
-    return {
-      path: this.path,
-      schemaVersion: schemaVersion(this.#open()),
-      journalMode: String(pragma('journal_mode')),
-      synchronous: SYNCHRONOUS[Number(pragma('synchronous'))] ?? 'FULL',
-      busyTimeoutMs: Number(pragma('busy_timeout')),
-    };
+    return connectionInfo(this.path, this.#open(), (sql) => this.#stmt(sql));
   }
 
   createRun(run: NewRun, events: StoredEvent[]): Promise<RunRecord> {
@@ -282,6 +280,14 @@ export class SqliteStore implements Store {
 
   listThreads(filter: ThreadFilter): Promise<ThreadRecord[]> {
     return this.#sync(() => this.#threads.list(filter));
+  }
+
+  addRunMessage(message: NewRunMessage, limit: PendingLimit): Promise<AddRunMessageResult> {
+    return this.#sync(() => this.#messages.add(message, limit));
+  }
+
+  runMessages(runId: string, afterSeq = 0): Promise<RunMessage[]> {
+    return this.#sync(() => this.#messages.list(runId, afterSeq));
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { NewRun, RunRecord, Store } from '../../store/store.js';
 import { event, newRun, steppingClock, type Harness } from './helpers.js';
 import { documentCases } from './documents.cases.js';
+import { messageCases } from './messages.cases.js';
 import { rowCases } from './rows.cases.js';
 import { runCases } from './runs.cases.js';
 import { threadCases } from './threads.cases.js';
@@ -47,5 +48,6 @@ export function storeContract(name: string, open: OpenStore, t: TestApi): void {
     rowCases(h, t);
     documentCases(h, t);
     threadCases(h, t);
+    messageCases(h, t);
   });
 }

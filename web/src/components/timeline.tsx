@@ -72,6 +72,11 @@ function Round({ round }: { round: RoundView }) {
   return (
     <>
       <h4>{t('roundTitle', { round: round.round })}</h4>
+      {round.messages.map((m, i) => (
+        <blockquote key={i} className="steer-message" data-testid="steer-message">
+          <span className="label">{t('personSaid', { who: m.who ?? '?' })}:</span> {m.text}
+        </blockquote>
+      ))}
       {round.hint && (
         <p className="hint">
           <span className="label">{t('phaseHint')}:</span> {round.hint}

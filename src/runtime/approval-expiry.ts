@@ -1,4 +1,4 @@
-import { approvalExpiryOf, type ApprovalExpiry } from '../domain/approval-expiry.js';
+import { approvalExpiryOf, type ApprovalExpiry } from '../domain/flow-approval.js';
 import { hint } from '../domain/hints.js';
 import { RunError } from '../domain/run-error.js';
 import type { Logger } from '../log/logger.js';

@@ -99,6 +99,8 @@ export {
   type StoredEvent,
   type ThreadFilter,
   type ThreadRecord,
+  type WebhookOutbox,
+  type WebhookDelivery,
 } from './store/index.js';
 export {
   runEval,

@@ -31,6 +31,7 @@ import {
   type ThreadRecord,
 } from './store.js';
 import { MemoryThreads } from './threads.js';
+import { MemoryOutbox } from './outbox.js';
 
 /** Options of `MemoryStore`. */
 export interface MemoryStoreOptions {
@@ -65,6 +66,9 @@ export class MemoryStore implements Store {
   readonly #runs = new Map<string, RunEntry>();
   readonly #now: () => Date;
   readonly #threads: MemoryThreads;
+  readonly outbox = new MemoryOutbox(() => {
+    if (this.#closed) throw storeClosed();
+  });
   #created = 0;
   #closed = false;
 

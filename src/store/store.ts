@@ -1,3 +1,4 @@
+import type { WebhookOutbox } from './outbox.js';
 import type { Flow } from '../domain/flow.js';
 import type { EvidenceRecord } from '../records/run-state.js';
 import type { RunStateDoc } from '../records/state-doc.js';
@@ -254,6 +255,11 @@ export interface Store {
   getThread?(tenant: string | null, threadId: string): Promise<ThreadRecord | null>;
   /** Optional (threads): one tenant's threads, most recently updated first (ties by id). */
   listThreads?(filter: ThreadFilter): Promise<ThreadRecord[]>;
+  /**
+   * Optional: the durable webhook outbox and delivery log (docs/notifications.md); `serve --webhooks`
+   * keeps its deliveries in this process's memory with a store without it.
+   */
+  readonly outbox?: WebhookOutbox;
   /** Releases the connection; later calls throw StoreError `CLOSED`. Idempotent. */
   close(): Promise<void>;
 }

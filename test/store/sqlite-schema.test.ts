@@ -34,7 +34,7 @@ describe('SqliteStore schema', () => {
 
   it('creates a new database at the one current schema in one step', () => {
     const db = new DatabaseSync(':memory:');
-    expect(SCHEMA_VERSION).toBe(1);
+    expect(SCHEMA_VERSION).toBe(2);
     expect(migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     const names = (
@@ -51,10 +51,12 @@ describe('SqliteStore schema', () => {
       'index runs_status',
       'index runs_tenant',
       'index threads_updated',
+      'index webhook_deliveries_due',
       'table journal',
       'table run_definitions',
       'table runs',
       'table threads',
+      'table webhook_deliveries',
       'view events',
       'view evidence',
       'view messages',
@@ -79,6 +81,32 @@ describe('SqliteStore schema', () => {
       { seq: 2, type: 'tool.invoked' },
     ]);
     expect(db.prepare("SELECT id FROM evidence WHERE run_id = 'run_1'").all()).toEqual([{ id: 'ev_1' }]);
+    db.close();
+  });
+
+  it('upgrades a database of schema 1: its runs stay, the webhook outbox is added', async () => {
+    // A file of schema 1 is one of today's without what version 2 added.
+    const path = await currentFile();
+    const v1 = openRaw(path);
+    v1.exec('DROP TABLE webhook_deliveries');
+    v1.exec('PRAGMA user_version = 1');
+    v1.close();
+    const store = new SqliteStore({ path });
+    expect((await store.getRun('run_1'))?.runId).toBe('run_1');
+    const createdAt = '2026-12-07T09:00:00.000Z';
+    const row = {
+      webhook: 'ops',
+      eventId: 'e1',
+      event: 'run.failed',
+      runId: 'run_1',
+      tenant: null,
+      createdAt,
+      body: '{}',
+    };
+    expect(await store.outbox.add([row])).toBe(1);
+    await store.close();
+    const db = openRaw(path);
+    expect(schemaVersion(db)).toBe(2);
     db.close();
   });
 

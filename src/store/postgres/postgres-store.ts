@@ -48,6 +48,7 @@ import {
 } from '../shared.js';
 import { headFromRow, headsSql, type HeadRow } from '../heads.js';
 import { PgThreads } from './threads.js';
+import { PgOutbox } from './outbox.js';
 import { DEFAULT_PG_SCHEMA, pgMigrate, pgSchemaVersion, quoteSchema } from './schema.js';
 
 /** Options of `PostgresStore.open`. */
@@ -80,6 +81,7 @@ export class PostgresStore implements Store {
   readonly #ownsDb: boolean;
   readonly #fixed = new DefinitionCache();
   readonly #threads: PgThreads;
+  readonly outbox: PgOutbox;
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
@@ -87,6 +89,7 @@ export class PostgresStore implements Store {
     this.#db = options.db;
     this.#now = options.now ?? (() => new Date());
     this.#ownsDb = options.ownsDb ?? true;
+    this.outbox = new PgOutbox(() => this.#open(), this.#s);
     this.#threads = new PgThreads(
       () => this.#open(),
       this.#s,

@@ -1,5 +1,6 @@
 import { latestVersion, refuseNewer } from '../migrations.js';
 import { StoreError } from '../store.js';
+import { PG_OUTBOX_V2 } from './outbox.js';
 import type { QueryRunner, Queryable } from './queryable.js';
 
 /**
@@ -103,6 +104,7 @@ CREATE INDEX threads_updated ON ${s}.threads (tenant, updated_at DESC, thread_id
 /** Every migration in order. The last one's version is the schema this code writes. */
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, description: 'runs, events, messages, evidence, threads', sql: V1 },
+  { version: 2, description: 'the webhook outbox and delivery log', sql: PG_OUTBOX_V2 },
 ];
 
 /** The PostgreSQL schema version this code reads and writes. */

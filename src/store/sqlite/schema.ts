@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { latestVersion, refuseNewer } from '../migrations.js';
+import { OUTBOX_V2 } from './outbox.js';
 import { rollback } from './tx.js';
 
 /**
@@ -109,6 +110,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'runs, run definitions, one journal row per commit, threads',
     up: (db) => db.exec(V1),
   },
+  { version: 2, description: 'the webhook outbox and delivery log', up: (db) => db.exec(OUTBOX_V2) },
 ];
 
 /** The schema version this code reads and writes (`PRAGMA user_version`). */

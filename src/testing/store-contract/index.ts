@@ -4,6 +4,7 @@ import { documentCases } from './documents.cases.js';
 import { rowCases } from './rows.cases.js';
 import { runCases } from './runs.cases.js';
 import { threadCases } from './threads.cases.js';
+import { outboxCases } from './outbox.cases.js';
 import type { TestApi } from './test-api.js';
 
 export {
@@ -47,5 +48,6 @@ export function storeContract(name: string, open: OpenStore, t: TestApi): void {
     rowCases(h, t);
     documentCases(h, t);
     threadCases(h, t);
+    outboxCases(h, t);
   });
 }

@@ -100,6 +100,8 @@ export {
   type StoredEvent,
   type ThreadFilter,
   type ThreadRecord,
+  type WebhookOutbox,
+  type WebhookDelivery,
 } from './store/index.js';
 export {
   runEval,

@@ -99,3 +99,16 @@ export const ApprovalPolicySchema = z
   .describe('Approval policy of a write tool (docs/approvals.md).');
 
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
+
+/**
+ * The expiry part of a write tool's `approval` policy (docs/notifications.md, "Approval expiry"):
+ * `expiresAfter`, `onExpiry` (`reject`, the default, or `escalate`) and `escalateTo` (the roles an
+ * escalation is addressed to).
+ */
+export type ApprovalExpiry = Pick<ApprovalPolicy, 'expiresAfter' | 'onExpiry' | 'escalateTo'>;
+
+/** The expiry keys of a tool policy's `approval` value, or null when it sets no `expiresAfter`. */
+export function approvalExpiryOf(policy: { approval?: ApprovalExpiry } | undefined): ApprovalExpiry | null {
+  const approval = policy?.approval;
+  return approval?.expiresAfter !== undefined ? approval : null;
+}

@@ -1,7 +1,8 @@
 import { RunError, runConflict } from '../domain/run-error.js';
-import type { ApproverVote, PendingItem, RunSuspension } from '../records/pending.js';
+import type { ApproverVote, PendingItem } from '../records/pending.js';
 import { summarize, type RunSummary } from '../records/summary.js';
 import type { RunRecord } from '../store/store.js';
+import { markPending } from './pending-marks.js';
 import type { RunSession } from './session.js';
 
 /** A person's approval decision as the engine gets it (src/engine/respond.ts `PersonResponse`). */
@@ -91,16 +92,10 @@ export async function recordVote(
   const stamped = votes.map((v) => (v.at === '' ? { ...v, at: now.toISOString() } : v));
   const suspension = session.current.suspension;
   if (!suspension || !('tool' in pending)) throw new Error(`run ${session.runId} has no approval to vote on`);
-  const id = pending.id;
-  const withVotes = (item: PendingItem): PendingItem =>
-    'tool' in item && item.id === id ? { ...item, approvedBy: stamped } : item;
-  const next: RunSuspension = {
-    ...suspension,
-    pending: withVotes(suspension.pending),
-    ...(suspension.items
-      ? { items: suspension.items.map((i) => ({ ...i, pending: withVotes(i.pending) })) }
-      : {}),
-  };
+  // Kept on the branch's item too: another branch's response rebuilds the run's suspension from them.
+  const next = markPending(suspension, session.doc, pending.id ?? '', (item) =>
+    'tool' in item ? { ...item, approvedBy: stamped } : item,
+  );
   const last = stamped.at(-1);
   const count = pending.approvers?.count ?? stamped.length;
   session.emit({

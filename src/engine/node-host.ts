@@ -20,8 +20,6 @@ import type { PendingItem } from '../records/pending.js';
 import type { EventPayload } from '../trace/events.js';
 import { recoverWrite } from '../tools/approval/index.js';
 import { pendingId } from './pending-id.js';
-import { approvalExpiryOf } from '../domain/approval-expiry.js';
-import { parseDuration } from '../domain/flow-approval.js';
 import { progressTrace } from './progress-trace.js';
 import { watchingCancel } from './cancel-watch.js';
 import { hasResourceLink } from '../tools/builtin/resource-read.js';
@@ -275,11 +273,8 @@ export function suspend(
     ...(effect.childRunId ? { childRunId: effect.childRunId } : {}),
   };
   // A child's pending item keeps the child's id: the person's response is checked against it there.
-  const pending: PendingItem = {
-    ...s.pending,
-    id: s.pending.id ?? pendingId(session, call.callId, s.kind),
-    ...expiryOf(session, s),
-  };
+  // An approval's `expiresAt` comes with it (src/tools/approval/rules.ts, from the tool's policy).
+  const pending: PendingItem = { ...s.pending, id: s.pending.id ?? pendingId(session, call.callId, s.kind) };
   session.emit({ type: 'node.suspended', nodeId, kind: s.kind, pending });
   session.emit({ type: 'run.suspended', nodeId, kind: s.kind, pending });
   session.update({
@@ -288,21 +283,6 @@ export function suspend(
     leaseOwner: null,
     leaseExpiresAt: null,
   });
-}
-
-/**
- * An approval whose tool policy sets `approval.expiresAfter` carries its deadline (`expiresAt`), stored
- * with the run so any process fires it (docs/notifications.md, "Expiry"). A child's item keeps its own.
- */
-function expiryOf(
-  session: RunSession,
-  s: Extract<ControlEffect, { kind: 'suspend' }>['suspension'],
-): { expiresAt?: string } {
-  if (s.kind !== 'APPROVAL' || 'expiresAt' in s.pending) return {};
-  const tool = (s.pending as { tool: string }).tool;
-  const expiry = approvalExpiryOf(session.current.flow.tools[tool]);
-  const ms = expiry?.expiresAfter !== undefined ? parseDuration(expiry.expiresAfter) : null;
-  return ms !== null ? { expiresAt: new Date(session.clock() + ms).toISOString() } : {};
 }
 
 /** Resets the loop position for a fresh node run (used when a node starts). */

@@ -1,9 +1,10 @@
-import { approvalExpiryOf, type ApprovalExpiry } from '../domain/approval-expiry.js';
+import { approvalExpiryOf, type ApprovalExpiry } from '../domain/flow-approval.js';
 import { hint } from '../domain/hints.js';
 import { RunError } from '../domain/run-error.js';
+import { markPending } from '../engine/pending-marks.js';
 import type { Logger } from '../log/logger.js';
 import type { z } from 'zod';
-import type { ApprovalPendingSchema, PendingItem, RunSuspension, WaitingItem } from '../records/pending.js';
+import type { ApprovalPendingSchema, RunSuspension, WaitingItem } from '../records/pending.js';
 import { isVersionConflict, type RunRecord, type Store, type StoredEvent } from '../store/store.js';
 import type { Runtime } from './runtime.js';
 
@@ -152,16 +153,12 @@ async function claim(
   escalate: boolean,
 ): Promise<boolean> {
   const ts = new Date(now).toISOString();
-  const mark = (pending: PendingItem): PendingItem =>
-    (pending as { id?: string }).id === due.pending.id
-      ? { ...pending, [escalate ? 'escalatedAt' : 'expiredAt']: ts }
-      : pending;
-  const suspension = record.suspension as RunSuspension;
-  const marked: RunSuspension = {
-    ...suspension,
-    pending: mark(suspension.pending),
-    ...(suspension.items ? { items: suspension.items.map((i) => ({ ...i, pending: mark(i.pending) })) } : {}),
-  };
+  // On the branch's item too, or another branch's response would drop the mark (and escalate it again).
+  const state = structuredClone(record.state);
+  const marked = markPending(record.suspension as RunSuspension, state, due.pending.id, (pending) => ({
+    ...pending,
+    [escalate ? 'escalatedAt' : 'expiredAt']: ts,
+  }));
   const base = {
     seq: record.lastSeq + 1,
     ts,
@@ -178,7 +175,7 @@ async function claim(
     await store.commit({
       runId: record.runId,
       expectedVersion: record.version,
-      patch: { suspension: marked },
+      patch: { suspension: marked, state },
       events: [event],
     });
     return true;

@@ -51,15 +51,15 @@ const deliveries = createRoute({
  * A token with a tenant sees its tenant's runs only; without webhooks the list is empty.
  */
 export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, dispatcher: WebhookDispatcher | null): void {
-  app.openapi(deliveries, (c) => {
+  app.openapi(deliveries, async (c) => {
     const { webhook, limit } = c.req.valid('query');
     const tenant = c.get('principal').tenant;
     const list =
-      dispatcher?.deliveries({
+      (await dispatcher?.deliveries({
         ...(tenant !== null ? { tenant } : {}),
         ...(webhook !== undefined ? { webhook } : {}),
         limit,
-      }) ?? [];
+      })) ?? [];
     return c.json(list, 200);
   });
 }

@@ -1,4 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log/logger.js';
+import type { WebhookDelivery } from '../records/webhook-delivery.js';
+import {
+  MemoryOutbox,
+  type AttemptResult,
+  type ClaimedDelivery,
+  type DeliveryFilter,
+  type NewDelivery,
+  type WebhookOutbox,
+} from '../store/outbox.js';
 import type { Store } from '../store/store.js';
 import type { Webhook } from './webhook-config.js';
 import { EventScanner, notificationBody, pendingOf, type Notable } from './webhook-events.js';
@@ -8,24 +18,11 @@ import { postSigned } from './webhook-send.js';
 export const RETRY_BACKOFF_MS = [1000, 5000, 30_000, 120_000, 600_000, 1_800_000] as const;
 /** How many deliveries the log keeps (the oldest settled ones go first). */
 const LOG_LIMIT = 1000;
+/** How many due deliveries one pass claims. */
+const CLAIM_LIMIT = 50;
 
 /** One event sent (or being sent) to one webhook: the delivery log's row (GET /v1/webhooks/deliveries). */
-export interface Delivery {
-  webhook: string;
-  eventId: string;
-  event: string;
-  runId: string;
-  tenant: string | null;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  /** The HTTP status of the last attempt, null when none answered (or none was made yet). */
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  deliveredAt: string | null;
-  /** When the next attempt is due (pending only). */
-  nextAttemptAt: string | null;
-}
+export type Delivery = WebhookDelivery;
 
 /** Options of `WebhookDispatcher`. */
 export interface DispatcherOptions {
@@ -35,45 +32,44 @@ export interface DispatcherOptions {
   consoleBase: () => string | null;
   logger: Logger;
   clock?: () => number;
-  /** How often the store is scanned and due retries sent, ms (default 1000). */
+  /** How often the store is scanned and due deliveries sent, ms (default 1000). */
   pollMs?: number;
   backoffMs?: readonly number[];
   /** One attempt's timeout, ms (default 10000). */
   timeoutMs?: number;
   fetch?: typeof fetch;
-}
-
-interface Queued {
-  delivery: Delivery;
-  hook: Webhook;
-  body: string;
-  due: number;
-  sending: boolean;
+  /** Who claims deliveries (default: a random id of this dispatcher). */
+  owner?: string;
 }
 
 /**
- * Sends notifications (docs/notifications.md): scans the store for notable trace events of any process,
- * POSTs each to the webhooks subscribed to its type (signed, with its event id), retries a failed attempt
- * with backoff, and keeps a delivery log. Pending deliveries live in this process's memory.
+ * Sends notifications (docs/notifications.md): scans the store for notable trace events of any process
+ * and adds a delivery per subscribed webhook to the store's outbox (once per webhook and event id,
+ * whichever process saw it first); then claims the due deliveries with a lease, POSTs each (signed, with
+ * its event id) and records the attempt: delivered, retried later with backoff, or failed. A delivery
+ * left pending by a process that stopped is sent by the next one, once its lease has run out. A store
+ * without an outbox keeps them in this process's memory.
  */
 export class WebhookDispatcher {
   private readonly scanner: EventScanner;
-  private readonly queue: Queued[] = [];
-  private readonly log: Delivery[] = [];
   private readonly clock: () => number;
+  private readonly owner: string;
+  private readonly ownOutbox = new MemoryOutbox();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
 
   constructor(private readonly options: DispatcherOptions) {
     this.scanner = new EventScanner(options.store);
     this.clock = options.clock ?? Date.now;
+    this.owner = options.owner ?? `webhooks_${randomUUID()}`;
   }
 
-  /** Notes where the runs stand (nothing before now is sent), then scans every `pollMs`. */
+  /** Notes where the runs stand (nothing before now is sent), sends what is due, then works every `pollMs`. */
   async start(): Promise<void> {
     await this.scanner.scan();
     this.timer = setInterval(() => void this.tick(), this.options.pollMs ?? 1000);
     this.timer.unref();
+    void this.tick();
   }
 
   stop(): void {
@@ -82,24 +78,23 @@ export class WebhookDispatcher {
   }
 
   /** The delivery log, newest first: of one tenant (null: runs without a tenant; undefined: all). */
-  deliveries(filter: { tenant?: string | null; webhook?: string; limit?: number }): Delivery[] {
-    return this.log
-      .filter((d) => filter.tenant === undefined || d.tenant === filter.tenant)
-      .filter((d) => filter.webhook === undefined || d.webhook === filter.webhook)
-      .slice(-(filter.limit ?? 100))
-      .reverse()
-      .map((d) => ({ ...d }));
+  async deliveries(filter: DeliveryFilter): Promise<Delivery[]> {
+    return (await this.outbox()).list(filter);
   }
 
-  /** One pass: enqueue what the scan found, then send every due delivery. */
+  /** One pass: add what the scan found to the outbox, then send every due delivery this process claims. */
   async tick(): Promise<void> {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      for (const notable of await this.scanner.scan()) await this.enqueue(notable);
-      await Promise.all(
-        this.queue.filter((q) => !q.sending && q.due <= this.clock()).map((q) => this.send(q)),
-      );
+      const outbox = await this.outbox();
+      const found = await this.scanner.scan();
+      for (const notable of found) await outbox.add(await this.deliveriesOf(notable));
+      if (found.length > 0) await outbox.prune(LOG_LIMIT);
+      const names = this.options.webhooks.map((h) => h.name);
+      const now = this.clock();
+      const claimed = await outbox.claim(names, this.owner, now, this.leaseMs(), CLAIM_LIMIT);
+      await Promise.all(claimed.map((d) => this.send(outbox, d)));
     } catch (error) {
       this.options.logger.warn('WEBHOOK scanning the store failed; retrying', { error });
     } finally {
@@ -107,9 +102,18 @@ export class WebhookDispatcher {
     }
   }
 
-  private async enqueue(notable: Notable): Promise<void> {
+  private async outbox(): Promise<WebhookOutbox> {
+    return (await this.options.store()).outbox ?? this.ownOutbox;
+  }
+
+  /** A claim outlives one attempt (its timeout) by a margin: a live process settles before it runs out. */
+  private leaseMs(): number {
+    return (this.options.timeoutMs ?? 10_000) + 10_000;
+  }
+
+  private async deliveriesOf(notable: Notable): Promise<NewDelivery[]> {
     const hooks = this.options.webhooks.filter((h) => subscribed(h, notable));
-    if (hooks.length === 0) return;
+    if (hooks.length === 0) return [];
     const pendingId = notable.event.pendingId;
     const pending =
       notable.type === 'run.suspended'
@@ -118,65 +122,55 @@ export class WebhookDispatcher {
           ? await pendingOf(await this.options.store(), notable.run.runId, pendingId)
           : null;
     const body = JSON.stringify(notificationBody(notable, pending, this.options.consoleBase()));
-    const now = this.clock();
-    for (const hook of hooks) {
-      const delivery: Delivery = {
-        webhook: hook.name,
-        eventId: notable.eventId,
-        event: notable.type,
-        runId: notable.run.runId,
-        tenant: notable.run.tenant,
-        status: 'pending',
-        attempts: 0,
-        lastStatus: null,
-        lastError: null,
-        createdAt: new Date(now).toISOString(),
-        deliveredAt: null,
-        nextAttemptAt: new Date(now).toISOString(),
-      };
-      this.log.push(delivery);
-      if (this.log.length > LOG_LIMIT) this.trimLog();
-      this.queue.push({ delivery, hook, body, due: now, sending: false });
-    }
+    const createdAt = new Date(this.clock()).toISOString();
+    return hooks.map((hook) => ({
+      webhook: hook.name,
+      eventId: notable.eventId,
+      event: notable.type,
+      runId: notable.run.runId,
+      tenant: notable.run.tenant,
+      createdAt,
+      body,
+    }));
   }
 
-  private async send(queued: Queued): Promise<void> {
-    queued.sending = true;
-    const { delivery, hook } = queued;
+  private async send(outbox: WebhookOutbox, delivery: ClaimedDelivery): Promise<void> {
+    const hook = this.options.webhooks.find((h) => h.name === delivery.webhook);
+    if (!hook) return;
     const attempt = await postSigned(
       this.options.fetch ?? fetch,
       hook.url,
       hook.secret,
       delivery.eventId,
-      queued.body,
+      delivery.body,
       this.options.timeoutMs ?? 10_000,
     );
-    delivery.attempts += 1;
-    delivery.lastStatus = attempt.status;
-    delivery.lastError = attempt.error;
+    const attempts = delivery.attempts + 1;
     const backoff = this.options.backoffMs ?? RETRY_BACKOFF_MS;
-    if (attempt.ok || delivery.attempts > backoff.length) {
-      delivery.status = attempt.ok ? 'delivered' : 'failed';
-      delivery.deliveredAt = attempt.ok ? new Date(this.clock()).toISOString() : null;
-      delivery.nextAttemptAt = null;
-      this.queue.splice(this.queue.indexOf(queued), 1);
-      if (!attempt.ok) this.options.logger.error('WEBHOOK delivery failed for good', { ...delivery });
+    const settled = attempt.ok || attempts > backoff.length;
+    const now = this.clock();
+    const result: AttemptResult = {
+      status: attempt.ok ? 'delivered' : settled ? 'failed' : 'pending',
+      attempts,
+      lastStatus: attempt.status,
+      lastError: attempt.error,
+      deliveredAt: attempt.ok ? new Date(now).toISOString() : null,
+      nextAttemptAt: settled ? null : new Date(now + (backoff[attempts - 1] ?? 0)).toISOString(),
+    };
+    const key = { webhook: delivery.webhook, eventId: delivery.eventId };
+    if (!(await outbox.settle(key, this.owner, result))) {
+      this.options.logger.warn('WEBHOOK delivery outlived its claim; another process may send it again', key);
       return;
     }
-    queued.due = this.clock() + (backoff[delivery.attempts - 1] ?? 0);
-    delivery.nextAttemptAt = new Date(queued.due).toISOString();
-    queued.sending = false;
-    this.options.logger.warn('WEBHOOK delivery failed; retrying', {
-      webhook: hook.name,
-      eventId: delivery.eventId,
-      error: attempt.error,
-    });
-  }
-
-  /** Drops the oldest settled rows beyond LOG_LIMIT (pending ones stay). */
-  private trimLog(): void {
-    const index = this.log.findIndex((d) => d.status !== 'pending');
-    if (index >= 0) this.log.splice(index, 1);
+    if (result.status === 'failed') {
+      this.options.logger.error('WEBHOOK delivery failed for good', {
+        ...delivery,
+        ...result,
+        body: undefined,
+      });
+    } else if (result.status === 'pending') {
+      this.options.logger.warn('WEBHOOK delivery failed; retrying', { ...key, error: attempt.error });
+    }
   }
 }
 

@@ -17,6 +17,15 @@ export {
   type ThreadRecord,
   type Usage,
 } from './store.js';
+export type {
+  AttemptResult,
+  ClaimedDelivery,
+  DeliveryFilter,
+  DeliveryKey,
+  NewDelivery,
+  WebhookOutbox,
+} from './outbox.js';
+export type { WebhookDelivery } from '../records/webhook-delivery.js';
 export { MemoryStore, type MemoryStoreOptions } from './memory.js';
 export {
   SqliteStore,

@@ -36,6 +36,7 @@ import {
 } from './store.js';
 import { MemoryThreads } from './threads.js';
 import { MemoryRunMessages } from './run-messages.js';
+import { MemoryOutbox } from './outbox.js';
 
 /** Options of `MemoryStore`. */
 export interface MemoryStoreOptions {
@@ -71,6 +72,9 @@ export class MemoryStore implements Store {
   readonly #now: () => Date;
   readonly #threads: MemoryThreads;
   readonly #messages = new MemoryRunMessages();
+  readonly outbox = new MemoryOutbox(() => {
+    if (this.#closed) throw storeClosed();
+  });
   #created = 0;
   #closed = false;
 

@@ -1,3 +1,4 @@
+import type { WebhookOutbox } from './outbox.js';
 import type { Flow } from '../domain/flow.js';
 import type { EvidenceRecord } from '../records/run-state.js';
 import type { RunStateDoc } from '../records/state-doc.js';
@@ -271,6 +272,11 @@ export interface Store {
   addRunMessage?(message: NewRunMessage, limit: PendingLimit): Promise<AddRunMessageResult>;
   /** Optional (steering): the run's messages with seq > `afterSeq` (default 0), in seq order. */
   runMessages?(runId: string, afterSeq?: number): Promise<RunMessage[]>;
+  /**
+   * Optional: the durable webhook outbox and delivery log (docs/notifications.md); `serve --webhooks`
+   * keeps its deliveries in this process's memory with a store without it.
+   */
+  readonly outbox?: WebhookOutbox;
   /** Releases the connection; later calls throw StoreError `CLOSED`. Idempotent. */
   close(): Promise<void>;
 }

@@ -32,18 +32,18 @@ describe('SqliteStore schema', () => {
     return path;
   }
 
-  it('migrates a version 1 file with its runs to version 2: the run is kept and takes steering messages', async () => {
+  it('migrates a version 1 file with its runs to the current version: the run is kept and takes steering messages', async () => {
     const path = newFile();
     // A database written before steering: version 1 with a run on it.
     const v1 = new SqliteStore({ path });
     await v1.createRun(newRun('run_1'), [event('run_1', 1, 'run.started')]);
     await v1.close();
     const raw = new DatabaseSync(path);
-    raw.exec('DROP TABLE run_messages; PRAGMA user_version = 1');
+    raw.exec('DROP TABLE run_messages; DROP TABLE webhook_deliveries; PRAGMA user_version = 1');
     raw.close();
     const store = new SqliteStore({ path });
     try {
-      expect(store.info().schemaVersion).toBe(2);
+      expect(store.info().schemaVersion).toBe(SCHEMA_VERSION);
       expect((await store.getRun('run_1'))?.status).toBe('running');
       const added = await store.addRunMessage(
         { runId: 'run_1', messageId: 'msg_1', text: 'hi', who: null, at: '2026-01-01T00:00:00.000Z' },
@@ -75,11 +75,13 @@ describe('SqliteStore schema', () => {
       'index runs_status',
       'index runs_tenant',
       'index threads_updated',
+      'index webhook_deliveries_due',
       'table journal',
       'table run_definitions',
       'table run_messages',
       'table runs',
       'table threads',
+      'table webhook_deliveries',
       'view events',
       'view evidence',
       'view messages',
@@ -104,6 +106,32 @@ describe('SqliteStore schema', () => {
       { seq: 2, type: 'tool.invoked' },
     ]);
     expect(db.prepare("SELECT id FROM evidence WHERE run_id = 'run_1'").all()).toEqual([{ id: 'ev_1' }]);
+    db.close();
+  });
+
+  it('upgrades a database of schema 2: its runs stay, the webhook outbox is added', async () => {
+    // A file of schema 2 is one of today's without what version 3 added.
+    const path = await currentFile();
+    const v1 = openRaw(path);
+    v1.exec('DROP TABLE webhook_deliveries');
+    v1.exec('PRAGMA user_version = 2');
+    v1.close();
+    const store = new SqliteStore({ path });
+    expect((await store.getRun('run_1'))?.runId).toBe('run_1');
+    const createdAt = '2026-12-07T09:00:00.000Z';
+    const row = {
+      webhook: 'ops',
+      eventId: 'e1',
+      event: 'run.failed',
+      runId: 'run_1',
+      tenant: null,
+      createdAt,
+      body: '{}',
+    };
+    expect(await store.outbox.add([row])).toBe(1);
+    await store.close();
+    const db = openRaw(path);
+    expect(schemaVersion(db)).toBe(2);
     db.close();
   });
 

@@ -53,6 +53,7 @@ import {
 import { headFromRow, headsSql, type HeadRow } from '../heads.js';
 import { PgThreads } from './threads.js';
 import { PgRunMessages } from './run-messages.js';
+import { PgOutbox } from './outbox.js';
 import { DEFAULT_PG_SCHEMA, pgMigrate, pgSchemaVersion, quoteSchema } from './schema.js';
 
 /** Options of `PostgresStore.open`. */
@@ -86,6 +87,7 @@ export class PostgresStore implements Store {
   readonly #fixed = new DefinitionCache();
   readonly #threads: PgThreads;
   readonly #messages: PgRunMessages;
+  readonly outbox: PgOutbox;
 
   private constructor(options: PostgresStoreOptions) {
     this.schema = options.schema ?? DEFAULT_PG_SCHEMA;
@@ -93,6 +95,7 @@ export class PostgresStore implements Store {
     this.#db = options.db;
     this.#now = options.now ?? (() => new Date());
     this.#ownsDb = options.ownsDb ?? true;
+    this.outbox = new PgOutbox(() => this.#open(), this.#s);
     this.#threads = new PgThreads(
       () => this.#open(),
       this.#s,

@@ -63,6 +63,7 @@ import { rollback } from './tx.js';
 import { insertSql, isConstraint, unreachable } from './sql.js';
 import { SqliteThreads } from './threads.js';
 import { SqliteRunMessages } from './run-messages.js';
+import { SqliteOutbox } from './outbox.js';
 import type { SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 import { preparePrivateDbFile } from './private-file.js';
 
@@ -107,6 +108,7 @@ export class SqliteStore implements Store {
   readonly #definitions = new DefinitionCache();
   readonly #keys = new AppendedKeys();
   readonly #now: () => Date;
+  readonly outbox = new SqliteOutbox((sql) => this.#stmt(sql));
   readonly #threads = new SqliteThreads(
     (sql) => this.#stmt(sql),
     () => this.#now(),

@@ -5,6 +5,7 @@ import { messageCases } from './messages.cases.js';
 import { rowCases } from './rows.cases.js';
 import { runCases } from './runs.cases.js';
 import { threadCases } from './threads.cases.js';
+import { outboxCases } from './outbox.cases.js';
 import type { TestApi } from './test-api.js';
 
 export {
@@ -49,5 +50,6 @@ export function storeContract(name: string, open: OpenStore, t: TestApi): void {
     documentCases(h, t);
     threadCases(h, t);
     messageCases(h, t);
+    outboxCases(h, t);
   });
 }

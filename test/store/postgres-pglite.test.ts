@@ -64,7 +64,7 @@ describe('PostgresStore schema', () => {
 
   it('creates a new schema at the one current layout in one step', async () => {
     const schema = nextSchema('new_');
-    expect(PG_SCHEMA_VERSION).toBe(2);
+    expect(PG_SCHEMA_VERSION).toBe(3);
     expect(await pgMigrate(pgliteQueryable(db), schema)).toEqual({ from: 0, to: PG_SCHEMA_VERSION });
     const found = await layout(schema);
     expect(found).toContain('runs fillfactor=50');

@@ -58,7 +58,7 @@ describe('SqliteStore schema', () => {
 
   it('creates a new database at the one current schema in one step', () => {
     const db = new DatabaseSync(':memory:');
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(SCHEMA_VERSION).toBe(3);
     expect(migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);
     const names = (
@@ -131,7 +131,7 @@ describe('SqliteStore schema', () => {
     expect(await store.outbox.add([row])).toBe(1);
     await store.close();
     const db = openRaw(path);
-    expect(schemaVersion(db)).toBe(2);
+    expect(schemaVersion(db)).toBe(3);
     db.close();
   });
 

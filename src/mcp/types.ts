@@ -1,6 +1,7 @@
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { ElicitHandler, McpElicitation } from './elicitation.js';
 import type { SampleHandler } from './sampling.js';
+import type { InputRound } from '../records/run-state.js';
 
 /** One content block of an MCP tool result (text, image, resource, …); only `type` is common to all. */
 export interface McpContentBlock {
@@ -40,6 +41,11 @@ export interface McpCallOptions {
   readonly onProgress?: (progress: McpProgress) => void;
   /** Answers the server's questions (elicitation) during this call; without it they are answered `cancel`. */
   readonly onElicit?: ElicitHandler;
+  /**
+   * The `input_required` round this call was suspended in, when the person has answered its question:
+   * the call is sent as that round's retry (its responses and request state), not afresh.
+   */
+  readonly resumeInput?: () => InputRound | undefined;
   /** Answers the server's sampling requests during this call (servers with `sampling: true` only). */
   readonly onSample?: SampleHandler;
 }

@@ -102,7 +102,7 @@ export class ToolInvoker {
         signal: options.signal,
         meta: options.meta,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        ...(options.elicit ? { onElicit: options.elicit.answer } : {}),
+        ...(options.elicit ? { onElicit: options.elicit.answer, resumeInput: options.elicit.resume } : {}),
         ...(options.sample ? { onSample: options.sample } : {}),
       });
     } catch (error) {

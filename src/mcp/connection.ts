@@ -17,7 +17,8 @@ import {
 import { newClient, readStderr, serveRoots, trackSends, type SendTracker } from './session-setup.js';
 import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { askable, serveElicitation, type ElicitingCall } from './elicitation.js';
-import { callWithInput, randomRequestIds } from './input-required.js';
+import { callWithInput, randomRequestIds, type InputCallResult } from './input-required.js';
+import { callAsTask, offersToolTasks } from './task-call.js';
 import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import { ToolListWatch } from './tool-list-watch.js';
@@ -181,8 +182,12 @@ class SdkMcpConnection implements McpConnection {
       arguments: { ...args },
       ...(options.meta ? { _meta: { ...options.meta } } : {}),
     };
-    const call = (signal: AbortSignal | undefined) =>
-      callWithInput(session.client, params, { ...options, signal }, this.options.config);
+    if (options.asTask && !offersToolTasks(session.client))
+      return { content: [], isError: false, noTasks: true };
+    const call = async (signal: AbortSignal | undefined): Promise<InputCallResult> =>
+      options.asTask
+        ? { result: await callAsTask(session.client, params, { ...options, signal }) }
+        : callWithInput(session.client, params, { ...options, signal }, this.options.config);
     const answered = await withSampler(this.sampling, options.onSample, () =>
       askable(this.eliciting, options.onElicit, options.signal, call),
     );

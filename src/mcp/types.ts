@@ -22,6 +22,8 @@ export interface McpCallResult {
    * was cancelled, and is to be sent again once the person answered (content is then empty).
    */
   readonly elicitation?: McpElicitation;
+  /** Set when the call was to run as a task and its server does not offer tasks for tool calls (not sent). */
+  readonly noTasks?: boolean;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -46,6 +48,8 @@ export interface McpCallOptions {
    * the call is sent as that round's retry (its responses and request state), not afresh.
    */
   readonly resumeInput?: () => InputRound | undefined;
+  /** Runs the call as a task (a tool with `taskSupport: required`, docs/mcp.md, "Tools that run as tasks"). */
+  readonly asTask?: boolean;
   /** Answers the server's sampling requests during this call (servers with `sampling: true` only). */
   readonly onSample?: SampleHandler;
 }

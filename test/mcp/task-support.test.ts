@@ -1,13 +1,16 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
+import { McpServer } from '@modelcontextprotocol/server';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { openMcpConnection } from '../../src/mcp/connection.js';
 import { McpPool } from '../../src/mcp/pool.js';
 import { callAsTask } from '../../src/mcp/task-call.js';
 import type { McpProgress } from '../../src/mcp/types.js';
 import { ToolInvoker } from '../../src/tools/invoker.js';
 import { REPO_ROOT } from '../helpers/demo-server.js';
+import { inMemoryTransport } from '../helpers/in-memory-mcp.js';
 
 /**
  * Tools the server runs only as tasks (`execution.taskSupport: required`, docs/mcp.md, "Tools that
@@ -108,6 +111,30 @@ describe('taskSupport: required', { timeout: 60_000 }, () => {
       expect(listed.tasks.map((t) => t.status)).toEqual(['cancelled']);
     } finally {
       await client.close();
+    }
+  });
+
+  it('is not sent to a server that offers no tasks for tool calls', async () => {
+    let ran = 0;
+    const connection = openMcpConnection({
+      serverId: 'plain',
+      config: { command: 'unused', args: [] },
+      baseDir: process.cwd(),
+      transport: inMemoryTransport(() => {
+        const server = new McpServer({ name: 'plain', version: '1.0.0' });
+        server.registerTool('work', { description: 'Works', inputSchema: z.object({}) }, () => {
+          ran += 1;
+          return Promise.resolve({ content: [{ type: 'text' as const, text: 'done' }] });
+        });
+        return server;
+      }),
+    });
+    try {
+      const result = await connection.callTool('work', {}, { timeoutMs: 5_000, asTask: true });
+      expect(result).toEqual({ content: [], isError: false, noTasks: true });
+      expect(ran).toBe(0);
+    } finally {
+      await connection.close();
     }
   });
 });

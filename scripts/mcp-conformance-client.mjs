@@ -33,6 +33,17 @@ const PLANS = {
     elicitation: 'defaults',
   },
   'sse-retry': { calls: [{ tool: 'test_reconnection', args: {} }] },
+  // 2026-07-28 multi-round-trip requests: two tools answer `input_required` (a question for the person,
+  // with and without request state); the run suspends, the person answers (`answer`, a second process)
+  // and the call is retried with the answer and the state. The other two complete at once.
+  'sep-2322-client-request-state': {
+    calls: [
+      { tool: 'test_mrtr_echo_state', args: {}, elicits: true },
+      { tool: 'test_mrtr_no_state', args: {}, elicits: true },
+      { tool: 'test_mrtr_unrelated', args: {} },
+      { tool: 'test_mrtr_no_result_type', args: {} },
+    ],
+  },
   'request-metadata': { calls: [] },
   // The client lists the tools (one has a `$ref` to a network URL, which must never be fetched).
   'json-schema-ref-no-deref': { calls: [] },
@@ -116,8 +127,9 @@ function flowFor(plan) {
 function turnsFor(plan) {
   const turns = [];
   for (const call of plan.calls) {
-    turns.push({ node: 'main', calls: [call] });
-    if (plan.elicits) turns.push({ node: 'main', calls: [call] });
+    turns.push({ node: 'main', calls: [{ tool: call.tool, args: call.args }] });
+    if (plan.elicits || call.elicits)
+      turns.push({ node: 'main', calls: [{ tool: call.tool, args: call.args }] });
     if (plan.gated) {
       const summary = `call ${call.tool} for the conformance suite`;
       turns.push({

@@ -30,8 +30,8 @@ export const MCP_SPECS = {
     producer: 'invoker',
     outcome: 'FAILED',
     reason: {
-      'zh-CN': '工具 {tool} 只能以任务（task）方式运行，本运行时不支持，未调用',
-      en: 'Tool {tool} runs only as a task, which this runtime does not support; it was not called',
+      'zh-CN': '工具 {tool} 只能以任务（task）方式运行，其服务器未向本运行时提供任务，未调用',
+      en: 'Tool {tool} runs only as a task, which its server does not offer to this runtime; it was not called',
     },
   },
 } as const;

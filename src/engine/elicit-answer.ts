@@ -19,7 +19,12 @@ export function elicitationAnswer(
   action: ElicitationAction,
   text: string,
 ): ElicitationAnswer {
-  const base = { server: pending.server, tool: pending.tool, fingerprint: pending.fingerprint };
+  const base = {
+    server: pending.server,
+    tool: pending.tool,
+    fingerprint: pending.fingerprint,
+    ...(pending.round ? { round: pending.round } : {}),
+  };
   if (action !== 'accept' || pending.mode === 'url') return { ...base, action };
   const content = withSchemaDefaults(pending.requestedSchema, parseContent(runId, text));
   if (pending.requestedSchema) {

@@ -17,6 +17,8 @@ import {
 import { newClient, readStderr, serveRoots, trackSends, type SendTracker } from './session-setup.js';
 import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { askable, serveElicitation, type ElicitingCall } from './elicitation.js';
+import { callWithInput, randomRequestIds, type InputCallResult } from './input-required.js';
+import { callAsTask, offersToolTasks } from './task-call.js';
 import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import { ToolListWatch } from './tool-list-watch.js';
@@ -180,24 +182,18 @@ class SdkMcpConnection implements McpConnection {
       arguments: { ...args },
       ...(options.meta ? { _meta: { ...options.meta } } : {}),
     };
-    const call = (signal: AbortSignal | undefined) =>
-      session.client.callTool(params, {
-        timeout: options.timeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: Math.max(options.maxTotalMs ?? options.timeoutMs, options.timeoutMs),
-        signal,
-        onprogress: (p) =>
-          options.onProgress?.({
-            progress: p.progress,
-            ...(p.total === undefined ? {} : { total: p.total }),
-            ...(p.message === undefined ? {} : { message: p.message }),
-          }),
-      });
+    if (options.asTask && !offersToolTasks(session.client))
+      return { content: [], isError: false, noTasks: true };
+    const call = async (signal: AbortSignal | undefined): Promise<InputCallResult> =>
+      options.asTask
+        ? { result: await callAsTask(session.client, params, { ...options, signal }) }
+        : callWithInput(session.client, params, { ...options, signal }, this.options.config);
     const answered = await withSampler(this.sampling, options.onSample, () =>
       askable(this.eliciting, options.onElicit, options.signal, call),
     );
-    if (answered.asked) return { content: [], isError: false, elicitation: answered.asked };
-    const result = answered.result;
+    const outcome = answered.asked ? answered : answered.result;
+    if (outcome.asked) return { content: [], isError: false, elicitation: outcome.asked };
+    const result = outcome.result;
     return {
       content: Array.isArray(result.content) ? result.content : [],
       structuredContent: result.structuredContent,
@@ -271,6 +267,7 @@ class SdkMcpConnection implements McpConnection {
     );
     const config = this.options.config;
     const client = newClient(config);
+    randomRequestIds(client);
     const tools = new ToolListWatch(() => this.relistTools());
     client.setNotificationHandler('notifications/tools/list_changed', () => tools.notified());
     serveRoots(client, config);

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { Logger } from '../log/logger.js';
+import type { InputRound } from '../records/run-state.js';
 
 /**
  * Elicitation (docs/mcp.md, "Elicitation"): a server asks the person something during a tool call.
@@ -17,6 +18,8 @@ export interface McpElicitation {
   /** URL mode: the link the person opens. */
   readonly url?: string;
   readonly elicitationId?: string;
+  /** Set when the question came in an `input_required` result (2026-07-28): the round to retry with. */
+  readonly round?: InputRound;
 }
 
 /** The person's answer, as sent back to the server. */
@@ -29,7 +32,13 @@ export interface McpElicitAnswer {
  * Answers a question of the server for one call: the stored answer, or null when the person has to be
  * asked (the call is then cancelled and the run suspends).
  */
-export type ElicitHandler = (request: McpElicitation) => McpElicitAnswer | null;
+export type ElicitHandler = (
+  request: McpElicitation,
+  options?: {
+    /** Also an answer given already: an `input_required` round is retried with all its answers. */
+    readonly reuse?: boolean;
+  },
+) => McpElicitAnswer | null;
 
 /** One call in flight that may be asked something. */
 export interface ElicitingCall {

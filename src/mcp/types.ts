@@ -1,6 +1,7 @@
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { ElicitHandler, McpElicitation } from './elicitation.js';
 import type { SampleHandler } from './sampling.js';
+import type { InputRound } from '../records/run-state.js';
 
 /** One content block of an MCP tool result (text, image, resource, …); only `type` is common to all. */
 export interface McpContentBlock {
@@ -21,6 +22,8 @@ export interface McpCallResult {
    * was cancelled, and is to be sent again once the person answered (content is then empty).
    */
   readonly elicitation?: McpElicitation;
+  /** Set when the call was to run as a task and its server does not offer tasks for tool calls (not sent). */
+  readonly noTasks?: boolean;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -40,6 +43,13 @@ export interface McpCallOptions {
   readonly onProgress?: (progress: McpProgress) => void;
   /** Answers the server's questions (elicitation) during this call; without it they are answered `cancel`. */
   readonly onElicit?: ElicitHandler;
+  /**
+   * The `input_required` round this call was suspended in, when the person has answered its question:
+   * the call is sent as that round's retry (its responses and request state), not afresh.
+   */
+  readonly resumeInput?: () => InputRound | undefined;
+  /** Runs the call as a task (a tool with `taskSupport: required`, docs/mcp.md, "Tools that run as tasks"). */
+  readonly asTask?: boolean;
   /** Answers the server's sampling requests during this call (servers with `sampling: true` only). */
   readonly onSample?: SampleHandler;
 }

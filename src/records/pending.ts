@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ValueMatchSchema } from './run-state.js';
+import { InputRoundSchema, ValueMatchSchema } from './run-state.js';
 
 const stringMap = z.record(z.string(), z.string());
 
@@ -81,6 +81,8 @@ export const ElicitationPendingSchema = z.object({
   /** URL mode: the link the person opens. */
   url: z.string().optional(),
   elicitationId: z.string().optional(),
+  /** Set when the question came in an `input_required` result: the round the answer is retried with. */
+  round: InputRoundSchema.optional(),
 });
 export type ElicitationPending = z.infer<typeof ElicitationPendingSchema>;
 

@@ -133,6 +133,19 @@ export const InFlightWriteSchema = z.object({
 export type InFlightWrite = z.infer<typeof InFlightWriteSchema>;
 
 /** A question asked with builtin_node_follow_up and the person's answer. */
+/**
+ * One `input_required` round of an MCP call (2026-07-28, docs/mcp.md, "Elicitation"): the server's
+ * input requests by key, and its opaque request state, echoed byte for byte when the call is retried.
+ */
+export const InputRoundSchema = z.object({
+  inputRequests: z.record(
+    z.string(),
+    z.object({ method: z.string(), params: z.record(z.string(), z.unknown()).optional() }),
+  ),
+  requestState: z.string().optional(),
+});
+export type InputRound = z.infer<typeof InputRoundSchema>;
+
 /** A person's answer to an MCP server's question, kept until the call it came up in is sent again. */
 export const ElicitationAnswerSchema = z.object({
   server: z.string(),
@@ -144,6 +157,8 @@ export const ElicitationAnswerSchema = z.object({
   content: z.record(z.string(), z.unknown()).optional(),
   /** True once given to the server. */
   used: z.boolean().optional(),
+  /** Set when the question came in an `input_required` result: the round the call is retried with. */
+  round: InputRoundSchema.optional(),
 });
 export type ElicitationAnswer = z.infer<typeof ElicitationAnswerSchema>;
 

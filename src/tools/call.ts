@@ -5,6 +5,7 @@ import type { ApprovalPending, ElicitationPending, FollowUpPending } from '../re
 import type { NodeState, RunState, ValueMatch } from '../records/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { ElicitHandler, McpElicitation } from '../mcp/elicitation.js';
+import type { InputRound } from '../records/run-state.js';
 import type { SampleHandler, McpSamplingRequest, McpSamplingResult } from '../mcp/sampling.js';
 
 // The types of one tool call, shared by the pipeline, its guards, the builtins and the runtime.
@@ -26,6 +27,8 @@ export interface ElicitBridge {
   readonly answer: ElicitHandler;
   /** The call was cancelled for a question the person has to answer (the observation is then a placeholder). */
   readonly asked: (request: McpElicitation) => void;
+  /** The `input_required` round the call was suspended in, once the person answered it (2026-07-28). */
+  readonly resume: () => InputRound | undefined;
 }
 
 /** A request to wait for a person (docs/observations.md). */

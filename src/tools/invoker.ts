@@ -83,8 +83,6 @@ export class ToolInvoker {
     if (!this.servers) throw new Error(`ToolInvoker has no MCP servers for tool ${tool.name}`);
     if (!tool.server) throw new Error(`MCP tool ${tool.name} has no server id`);
     const { locale, timeoutMs } = options;
-    // The SDK has no task runtime: sent as a plain call, the server would refuse it (-32601); said so instead.
-    if (tool.taskSupport === 'required') return observe('MCP_TASK_REQUIRED', locale, { tool: tool.name });
     // Looked up for each call, never kept: the pool may have closed an idle connection since the last
     // one, and refuses (McpError CONNECT: TOOL_UNREACHABLE) when the tenant's connections are all busy.
     let connection;
@@ -102,12 +100,15 @@ export class ToolInvoker {
         signal: options.signal,
         meta: options.meta,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        ...(options.elicit ? { onElicit: options.elicit.answer } : {}),
+        ...(options.elicit ? { onElicit: options.elicit.answer, resumeInput: options.elicit.resume } : {}),
         ...(options.sample ? { onSample: options.sample } : {}),
+        // Sent as a plain call, the server would refuse it (-32601): run as a task, or not sent at all.
+        ...(tool.taskSupport === 'required' ? { asTask: true } : {}),
       });
     } catch (error) {
       return observeError(error, locale, { tool: tool.name, timeoutMs });
     }
+    if (result.noTasks) return observe('MCP_TASK_REQUIRED', locale, { tool: tool.name });
     if (result.elicitation) {
       options.elicit?.asked(result.elicitation);
       return Observation.success(hint(locale, 'SUSPENDED_ELICITATION', { server: tool.server }));

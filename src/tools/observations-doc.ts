@@ -26,7 +26,7 @@ const INVOKER_CASES: Readonly<Record<InvokerErrorCode, string>> = {
   MCP_UNAUTHORIZED:
     'the server answered 401, or 403 `insufficient_scope` (scope step-up): a person must authorize; the node fails `TOOLS_UNAUTHORIZED` (under `serve`, for a server with `grant: authorization_code`, the run waits for Connect instead)',
   MCP_TASK_REQUIRED:
-    'the tool declares `execution.taskSupport: required` (tasks are not supported): it is not called',
+    'the tool declares `execution.taskSupport: required` and its server does not offer tasks for tool calls (or speaks 2026-07-28, where tasks are an extension): it is not called',
   TOOL_IO_ERROR: 'another transport or I/O failure',
   MCP_RPC_ERROR: 'a JSON-RPC error from the server',
   MCP_INVALID_PARAMS: 'the server answered -32602 (invalid params)',

@@ -25,8 +25,6 @@ const NEXT_EXPECTED_FAILURES: Readonly<Record<string, string>> = {
   'http-invalid-tool-headers': 'tools with invalid x-mcp-header annotations are not left out of the catalog',
   'json-schema-2020-12-preservation':
     "the scripted driver cannot echo a tool's input schema back (a model reading the schema would)",
-  'sep-2322-client-request-state':
-    'input_required results with request state are not answered (the durable follow-up for them is not built)',
   'sep-2640-client-no-prefetch': 'the skills extension is not supported',
 };
 

@@ -1995,6 +1995,17 @@ export interface components {
             requestedSchema?: {
               [key: string]: unknown;
             };
+            round?: {
+              inputRequests: {
+                [key: string]: {
+                  method: string;
+                  params?: {
+                    [key: string]: unknown;
+                  };
+                };
+              };
+              requestState?: string;
+            };
             server: string;
             tool: string;
             url?: string;

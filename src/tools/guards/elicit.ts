@@ -17,20 +17,23 @@ export interface CallQuestions {
 export function callQuestions(ctx: ReadyCall): CallQuestions {
   let asked: McpElicitation | null = null;
   const server = ctx.descriptor.server ?? '';
+  const answers = () =>
+    ctx.run.followUps.flatMap((f) =>
+      f.elicitation?.fingerprint === ctx.fingerprint ? [{ question: f.question, answer: f.elicitation }] : [],
+    );
   const bridge: ElicitBridge = {
-    answer: (request) => {
-      const found = ctx.run.followUps.findLast(
-        (f) =>
-          f.elicitation !== undefined &&
-          f.elicitation.used !== true &&
-          f.elicitation.fingerprint === ctx.fingerprint &&
-          f.question === request.message,
-      )?.elicitation;
+    answer: (request, options) => {
+      const matching = answers().filter((a) => a.question === request.message);
+      const found = (
+        matching.findLast((a) => a.answer.used !== true) ?? (options?.reuse ? matching.at(-1) : undefined)
+      )?.answer;
       if (!found) return null;
       found.used = true;
       return { action: found.action, ...(found.content ? { content: found.content } : {}) };
     },
     asked: (request) => (asked = request),
+    // The newest answer not given yet that came in an `input_required` round: the call retries that round.
+    resume: () => answers().findLast((a) => a.answer.used !== true && a.answer.round)?.answer.round,
   };
   return {
     bridge,

@@ -28,15 +28,25 @@ export function isPendingVerifyCall(ctx: Pick<ParsedCall, 'call' | 'node'> & Cal
 }
 
 /**
+ * The call is sent again to give an MCP server the person's answer to its question (docs/mcp.md,
+ * "Elicitation"), as the runtime told the model to: not a repeat (a server may ask over several rounds).
+ */
+function answersServer(ctx: CallInput & CallArgs & Admission): boolean {
+  const fp = ctx.fingerprint;
+  return ctx.run.followUps.some((f) => f.elicitation?.fingerprint === fp && f.elicitation.used !== true);
+}
+
+/**
  * Step 5 (FingerprintInterceptor): counts each fingerprint per node run; the call that makes the count
  * exceed `fingerprintRepeats` (and every later one) is REJECTED FINGERPRINT_TRIP, not executed.
- * Approved writes and verify calls of a pending write are not counted (pipeline step 5, docs/design.md); builtin
- * tools are counted like any other call (the seed's incident: five identical rejected output_set calls).
+ * Approved writes, verify calls of a pending write and calls giving a server the person's answer are
+ * not counted (pipeline step 5, docs/design.md); builtin tools are counted like any other call (the
+ * seed's incident: five identical rejected output_set calls).
  */
 export function fingerprintGuard(): Check<CallInput & CallArgs & Admission, Counting> {
   return function fingerprintStep(ctx) {
     const fp = ctx.fingerprint;
-    if (ctx.approved || isPendingVerifyCall(ctx)) return { counted: false };
+    if (ctx.approved || isPendingVerifyCall(ctx) || answersServer(ctx)) return { counted: false };
     const count = (ctx.node.fingerprintCounts[fp] ?? 0) + 1;
     ctx.node.fingerprintCounts[fp] = count;
     const repeats = limitsOf(ctx).fingerprintRepeats;

@@ -117,7 +117,7 @@ describe('invoke step: writes', () => {
         maxTotalMs: 300_000,
         locale: 'zh-CN',
         meta: { idempotencyKey: key },
-        elicit: { asked: expect.any(Function), answer: expect.any(Function) },
+        elicit: { asked: expect.any(Function), answer: expect.any(Function), resume: expect.any(Function) },
       },
     });
     expect(sent[0]!.options.meta).toBeUndefined();

@@ -261,6 +261,12 @@ export const NodeSchema = z.strictObject({
     .array(text)
     .default([])
     .describe("Flow files (relative to this flow's folder) this node may delegate to."),
+  resources: z
+    .array(id)
+    .optional()
+    .describe(
+      'MCP servers (keys of mcpServers) whose resources this node may list and read: builtin_resource_list and builtin_resource_read are offered.',
+    ),
   limits: NodeLimitsSchema.optional().describe("Overrides of the flow's limits for this node."),
   run: z
     .literal('inline')

@@ -23,6 +23,7 @@ import { pendingId } from './pending-id.js';
 import { approvalExpiryOf } from '../domain/approval-expiry.js';
 import { parseDuration } from '../domain/flow-approval.js';
 import { progressTrace } from './progress-trace.js';
+import { serverLogTrace } from './server-log-trace.js';
 import { watchingCancel } from './cancel-watch.js';
 import { hasResourceLink } from '../tools/builtin/resource-read.js';
 import { builtinDescriptor } from '../tools/builtin/descriptors.js';
@@ -196,6 +197,7 @@ export async function callTool(
         deps.services.now().getTime(),
       ),
       sample: nodeSampler(session, node.id, deps, nodeLimits(deps.flow, node)),
+      serverLog: serverLogTrace(session, { nodeId: node.id, round, callId: call.callId, tool: call.tool }),
     },
   });
   const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);

@@ -1,0 +1,101 @@
+import type { McpConnection, McpListOptions } from './types.js';
+
+/**
+ * What the runtime asks a server besides tools (docs/mcp.md, "Resources, prompts and completions"):
+ * its resources and resource templates, its prompts, and completions of prompt and template
+ * arguments. Each goes through the connection's SDK client (`McpConnection.request`); what comes back
+ * is cut to the fields a model or a person reads, and bounded.
+ */
+
+/** At most this many resources, and as many templates, of one server are listed. */
+export const MAX_LISTED_RESOURCES = 100;
+
+/** A description longer than this is cut (characters). */
+const DESCRIPTION_CHARS = 300;
+
+/** One resource of a server's `resources/list`. */
+export interface ListedResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Record<string, unknown>;
+}
+
+/** One template of a server's `resources/templates/list`. */
+export interface ListedTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A server's resources and templates, each list at most MAX_LISTED_RESOURCES long. */
+export interface ResourceListing {
+  resources: ListedResource[];
+  templates: ListedTemplate[];
+  /** Set when the server had more than MAX_LISTED_RESOURCES of either. */
+  truncated?: true;
+}
+
+/**
+ * `resources/list` and `resources/templates/list` of a server (every page, as the SDK walks them). A
+ * server without the resources capability has none.
+ */
+export async function listServerResources(
+  connection: McpConnection,
+  options: McpListOptions = {},
+): Promise<ResourceListing> {
+  const request = requester(connection);
+  return request(async (client, requestOptions) => {
+    if (client.getServerCapabilities()?.resources === undefined) return { resources: [], templates: [] };
+    const [{ resources }, { resourceTemplates }] = await Promise.all([
+      client.listResources(undefined, requestOptions),
+      client.listResourceTemplates(undefined, requestOptions),
+    ]);
+    const listing: ResourceListing = {
+      resources: resources.slice(0, MAX_LISTED_RESOURCES).map((r) => ({
+        uri: r.uri,
+        name: r.name,
+        ...optional(r.title, r.description, r.mimeType),
+        ...(typeof r.size === 'number' ? { size: r.size } : {}),
+        ...(r.annotations ? { annotations: { ...r.annotations } } : {}),
+      })),
+      templates: resourceTemplates.slice(0, MAX_LISTED_RESOURCES).map((t) => ({
+        uriTemplate: t.uriTemplate,
+        name: t.name,
+        ...optional(t.title, t.description, t.mimeType),
+      })),
+    };
+    if (resources.length > MAX_LISTED_RESOURCES || resourceTemplates.length > MAX_LISTED_RESOURCES)
+      listing.truncated = true;
+    return listing;
+  }, options);
+}
+
+/** The connection's `request`, or an error saying the connection cannot make one. */
+export function requester(connection: McpConnection): NonNullable<McpConnection['request']> {
+  const request = connection.request?.bind(connection);
+  if (!request) throw new Error(`MCP connection ${connection.serverId} cannot make requests`);
+  return request;
+}
+
+function optional(
+  title: string | undefined,
+  description: string | undefined,
+  mimeType: string | undefined,
+): { title?: string; description?: string; mimeType?: string } {
+  return {
+    ...(title ? { title } : {}),
+    ...(description ? { description: cut(description) } : {}),
+    ...(mimeType ? { mimeType } : {}),
+  };
+}
+
+function cut(text: string): string {
+  const chars = [...text];
+  return chars.length > DESCRIPTION_CHARS ? `${chars.slice(0, DESCRIPTION_CHARS - 1).join('')}…` : text;
+}

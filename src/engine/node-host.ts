@@ -24,6 +24,7 @@ import { approvalExpiryOf } from '../domain/approval-expiry.js';
 import { parseDuration } from '../domain/flow-approval.js';
 import { progressTrace } from './progress-trace.js';
 import { serverLogTrace } from './server-log-trace.js';
+import { withPrompt } from './node-prompt.js';
 import { watchingCancel } from './cancel-watch.js';
 import { hasResourceLink } from '../tools/builtin/resource-read.js';
 import { builtinDescriptor } from '../tools/builtin/descriptors.js';
@@ -150,11 +151,14 @@ function nodePrompt(
     (fixed ??= {
       system: buildSystemPrompt({
         locale,
-        instructions: renderInstructions(node.instructions, {
-          input: session.current.input,
-          nodes: earlier,
-          ...(requestOnly ? {} : itemScope(session)),
-        }),
+        instructions: withPrompt(
+          renderInstructions(node.instructions, {
+            input: session.current.input,
+            nodes: earlier,
+            ...(requestOnly ? {} : itemScope(session)),
+          }),
+          session.doc.node?.prompt,
+        ),
         outputs: node.outputs,
         ...(node.answer ? { answer: node.answer } : {}),
         tools: visible.keys(),

@@ -99,3 +99,33 @@ function cut(text: string): string {
   const chars = [...text];
   return chars.length > DESCRIPTION_CHARS ? `${chars.slice(0, DESCRIPTION_CHARS - 1).join('')}…` : text;
 }
+
+/** A prompt's text longer than this is cut (characters): instructions, not a document. */
+export const MAX_PROMPT_CHARS = 20_000;
+
+/**
+ * `prompts/get` of `name` with `args`, as the text of a node's instructions: the text of each message
+ * (a text block, or an embedded text resource), one paragraph each; other content (images, audio,
+ * binary resources) is named by its type in brackets. Cut to MAX_PROMPT_CHARS.
+ */
+export async function getPromptText(
+  connection: McpConnection,
+  name: string,
+  args: Readonly<Record<string, string>>,
+  options: McpListOptions = {},
+): Promise<string> {
+  const request = requester(connection);
+  const result = await request(
+    (client, requestOptions) => client.getPrompt({ name, arguments: { ...args } }, requestOptions),
+    options,
+  );
+  const paragraphs = result.messages.map((message) => {
+    const content = message.content as { type: string; text?: unknown; resource?: { text?: unknown } };
+    if (content.type === 'text' && typeof content.text === 'string') return content.text;
+    if (content.type === 'resource' && typeof content.resource?.text === 'string')
+      return content.resource.text;
+    return `[${content.type}]`;
+  });
+  const text = paragraphs.join('\n\n');
+  return text.length > MAX_PROMPT_CHARS ? `${text.slice(0, MAX_PROMPT_CHARS - 1)}…` : text;
+}

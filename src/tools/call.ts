@@ -102,6 +102,16 @@ export interface ToolInvokerPort {
    * SUCCESS with `{server, resources, templates}`, or FAILED with an invoker-level code.
    */
   listResources?(server: string, options: InvokeOptions): Promise<Observation>;
+  /**
+   * The text of prompt `name` of MCP server `server` with `args` (`prompts/get`), for a node's
+   * `prompt`. Throws what the connection throws (the runtime classifies it like a catalog failure).
+   */
+  promptText?(
+    server: string,
+    name: string,
+    args: Readonly<Record<string, string>>,
+    options: Pick<InvokeOptions, 'timeoutMs' | 'signal'>,
+  ): Promise<string>;
 }
 
 /** The structural subset of src/log/logger.ts `Logger` the pipeline writes to. */

@@ -4,7 +4,7 @@ import { Observation } from '../domain/observation.js';
 import { McpError } from '../mcp/errors.js';
 import { contentBlocks, contentImages } from '../mcp/content.js';
 import { mcpErrorText, mcpResultData } from '../mcp/result.js';
-import { listServerResources } from '../mcp/server-content.js';
+import { getPromptText, listServerResources } from '../mcp/server-content.js';
 import type { McpProgress, McpServerLookup } from '../mcp/types.js';
 import type { ElicitBridge, PipelineLogger } from './call.js';
 import type { SampleHandler } from '../mcp/sampling.js';
@@ -163,6 +163,20 @@ export class ToolInvoker {
     } catch (error) {
       return observeError(error, locale, { tool, timeoutMs });
     }
+  }
+
+  /** `prompts/get` for a node's `prompt` (ToolInvokerPort.promptText); errors are thrown as they come. */
+  promptText(
+    server: string,
+    name: string,
+    args: Readonly<Record<string, string>>,
+    options: Pick<ToolInvokeOptions, 'timeoutMs' | 'signal'>,
+  ): Promise<string> {
+    if (!this.servers) throw new Error(`ToolInvoker has no MCP servers to get prompt ${name} from`);
+    return getPromptText(this.servers.connection(server), name, args, {
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 
   private async invokeLocal(

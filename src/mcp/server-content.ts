@@ -129,3 +129,47 @@ export async function getPromptText(
   const text = paragraphs.join('\n\n');
   return text.length > MAX_PROMPT_CHARS ? `${text.slice(0, MAX_PROMPT_CHARS - 1)}…` : text;
 }
+
+/** What `completion/complete` completes: an argument of a prompt, or a variable of a resource template. */
+export type CompletionRef = { type: 'prompt'; name: string } | { type: 'template'; uri: string };
+
+/** The values a server suggests for an argument (at most 100, as MCP says), and whether it has more. */
+export interface Completion {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
+}
+
+/**
+ * `completion/complete` of argument `argument` (its name and what the person typed so far) of a prompt
+ * or a resource template, with the other arguments already filled in as `context`. A server without
+ * the completions capability suggests nothing.
+ */
+export async function completeArgument(
+  connection: McpConnection,
+  ref: CompletionRef,
+  argument: { name: string; value: string },
+  context: Readonly<Record<string, string>> = {},
+  options: McpListOptions = {},
+): Promise<Completion> {
+  const request = requester(connection);
+  const { completion } = await request(async (client, requestOptions) => {
+    if (client.getServerCapabilities()?.completions === undefined) return { completion: { values: [] } };
+    return client.complete(
+      {
+        ref:
+          ref.type === 'prompt'
+            ? { type: 'ref/prompt', name: ref.name }
+            : { type: 'ref/resource', uri: ref.uri },
+        argument,
+        ...(Object.keys(context).length > 0 ? { context: { arguments: { ...context } } } : {}),
+      },
+      requestOptions,
+    );
+  }, options);
+  return {
+    values: completion.values.slice(0, 100),
+    ...(typeof completion.total === 'number' ? { total: completion.total } : {}),
+    ...(typeof completion.hasMore === 'boolean' ? { hasMore: completion.hasMore } : {}),
+  };
+}

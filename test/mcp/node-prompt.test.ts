@@ -7,14 +7,16 @@ import { recordingModel, sqliteUrl } from '../runtime/helpers.js';
 /** The official reference server: `args-prompt` asks for the weather in `city` (and `state`). */
 const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const everything = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+/** Its prompt `stamp` answers a different text each time it is asked (its pid and a count). */
+const STAMP_SERVER = join(REPO_ROOT, 'test/fixtures/mcp/log-server.mjs');
 
 const runtimes: Runtime[] = [];
 afterEach(async () => {
   await Promise.all(runtimes.splice(0).map((r) => r.close()));
 });
 
-function runtime(): Runtime {
-  const r = createRuntime({ store: sqliteUrl(), logger: false });
+function runtime(store = sqliteUrl()): Runtime {
+  const r = createRuntime({ store, logger: false });
   runtimes.push(r);
   return r;
 }
@@ -42,6 +44,31 @@ describe("a node's prompt (prompts/get, server-everything)", () => {
     expect(summary.status).toBe('completed');
     const system = model.requests[0]?.system ?? '';
     expect(system).toContain("Answer the question below.\n\nWhat's weather in Fresno, CA?");
+  }, 30_000);
+
+  it('is asked once per node run: a node run resumed in another runtime reads the same text', async () => {
+    const store = sqliteUrl();
+    const flow = await loadFlow({
+      id: 'stamped',
+      locale: 'en',
+      mcpServers: { stamp: { command: process.execPath, args: [STAMP_SERVER] } },
+      nodes: [{ id: 'ask', prompt: { server: 'stamp', name: 'stamp' } }],
+    });
+    const first = recordingModel({
+      calls: [{ tool: 'builtin_node_follow_up', args: { question: 'Which stamp?' } }],
+    });
+    const suspended = await runtime(store).start(flow, { input: { text: 'go' }, model: first });
+    expect(suspended.status).toBe('suspended');
+    const stamp = /Stamp \d+-1\./.exec(first.requests[0]?.system ?? '')?.[0];
+    expect(stamp).toBeDefined();
+
+    // Another runtime: another pool, so another server process that would answer another text.
+    // The scripted model answers by round: round 2 is the one after the answer.
+    const finish = { calls: [{ tool: 'builtin_node_finish', args: { summary: 'ok' } }] };
+    const second = recordingModel(finish, finish);
+    const done = await runtime(store).answer(suspended.runId, 'the red one', { model: second });
+    expect(done.status).toBe('completed');
+    expect(second.requests[0]?.system).toContain(stamp);
   }, 30_000);
 
   it('a prompt the server does not have fails the node as TOOLS_UNAVAILABLE, naming prompt and server', async () => {

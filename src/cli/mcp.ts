@@ -10,19 +10,22 @@ import type { Command } from './commands.js';
 /** Usage of `agent-runtime mcp`. */
 export const MCP_USAGE = `Usage: agent-runtime mcp login FLOW.yaml SERVER [--tenant T]
        agent-runtime mcp serve --flows DIR [--console-url URL] [--db URL]
+       agent-runtime mcp complete FLOW.yaml SERVER ARG [VALUE] (--prompt NAME | --template URI) [--context NAME=VALUE]...
 
   login   authorizes the runtime at the flow's HTTP MCP server SERVER (its entry has \`auth\`):
           prints the URL to open, waits on a loopback redirect (127.0.0.1), stores the tokens
           encrypted (AGENT_RUNTIME_SECRET_KEY; folder AGENT_RUNTIME_MCP_AUTH_DIR, default
           .agent-runtime/mcp-auth) for the tenant (default: none, as CLI runs).
-  serve   offers each flow under DIR as an MCP tool over stdio (docs/mcp.md, "Serving flows as MCP tools").`;
+  serve   offers each flow under DIR as an MCP tool over stdio (docs/mcp.md, "Serving flows as MCP tools").
+  complete  prints the server's suggested values for an argument of a prompt or resource template.`;
 
 /**
  * `mcp login FLOW SERVER`: exit 0 once authorized, 2 for bad input, 1 when authorization failed.
- * `mcp serve --flows DIR`: src/cli/mcp-serve.ts.
+ * `mcp serve --flows DIR`: src/cli/mcp-serve.ts; `mcp complete`: src/cli/mcp-complete.ts.
  */
 export const mcp: Command = async (argv) => {
   if (argv[0] === 'serve') return (await import('./mcp-serve.js')).mcpServe(argv.slice(1));
+  if (argv[0] === 'complete') return (await import('./mcp-complete.js')).mcpComplete(argv.slice(1));
   const parsed = parse(
     'mcp',
     argv,

@@ -246,6 +246,15 @@ const SPECS = {
       en: 'No tool result of this run links to {uri}',
     },
   },
+  RESOURCE_SERVER_UNKNOWN: {
+    no: 42293,
+    producer: 'builtin_resource_read',
+    outcome: 'REJECTED',
+    reason: {
+      'zh-CN': '{server} 不是本节点的资源服务器',
+      en: '{server} is not a resource server of this node',
+    },
+  },
   APPROVAL_REQUIRED: {
     no: 20201,
     producer: 'write-gate',

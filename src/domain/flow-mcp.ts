@@ -52,6 +52,12 @@ function mcpBehaviourKeys() {
       .describe(
         'Default ask: a form-mode `elicitation/create` suspends the run for the person. defaults: a form question whose every required field has a default in its schema is accepted with the defaults at once (the call goes on, no person is asked); any other question is asked as with ask.',
       ),
+    logLevel: z
+      .enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
+      .optional()
+      .describe(
+        "The least severe log messages the server is asked to send (`logging/setLevel` after connecting, when it declares logging); default: the server's own choice. Messages received during a tool call are traced as mcp.log.",
+      ),
   };
 }
 

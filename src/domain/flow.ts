@@ -261,6 +261,25 @@ export const NodeSchema = z.strictObject({
     .array(text)
     .default([])
     .describe("Flow files (relative to this flow's folder) this node may delegate to."),
+  prompt: z
+    .strictObject({
+      server: id.describe('The MCP server (a key of mcpServers).'),
+      name: text.describe("The prompt's name on that server (prompts/list)."),
+      args: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe('Its arguments; values may reference {{input.<field>}} and {{nodes.<id>.outputs.<key>}}.'),
+    })
+    .optional()
+    .describe(
+      "An MCP server's prompt (prompts/get) whose text follows the node's instructions; fetched once when the node run starts.",
+    ),
+  resources: z
+    .array(id)
+    .optional()
+    .describe(
+      'MCP servers (keys of mcpServers) whose resources this node may list and read: builtin_resource_list and builtin_resource_read are offered.',
+    ),
   limits: NodeLimitsSchema.optional().describe("Overrides of the flow's limits for this node."),
   run: z
     .literal('inline')

@@ -330,6 +330,10 @@ const TEXTS = {
     'zh-CN': '只读取工具结果中 resource_link 给出的 uri（{uris}）',
     en: 'read only a uri a tool result gave as a resource_link ({uris})',
   },
+  NEXT_RESOURCE_SERVER: {
+    'zh-CN': '在 server 中填写本节点的一个资源服务器（{servers}）',
+    en: "name one of this node's resource servers in `server` ({servers})",
+  },
   EVIDENCE_READ: {
     'zh-CN': '{id} 是 {tool} 的调用结果（{outcome}，参数 {args}）',
     en: '{id} is the result of {tool} ({outcome}, arguments {args})',

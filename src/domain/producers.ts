@@ -15,4 +15,5 @@ export type Producer =
   | 'builtin_node_delegate'
   | 'builtin_evidence_read'
   | 'builtin_resource_read'
+  | 'builtin_resource_list'
   | 'user-guards';

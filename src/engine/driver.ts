@@ -11,7 +11,8 @@ import { guardsOff, type Ablation } from './ablation.js';
 import { catalogAuthorization, suspendForCatalog } from './authorization.js';
 import { runCodeNode } from './code-node.js';
 import type { CodeRegistry } from './code-registry.js';
-import { createNodeHost, type NodeDeps } from './node-host.js';
+import { createNodeHost, nodeLimits, type NodeDeps } from './node-host.js';
+import { fetchNodePrompt } from './node-prompt.js';
 import type { Clock } from './seams.js';
 import type { RunSession } from './session.js';
 import type { MessageReader } from './steering.js';
@@ -132,7 +133,12 @@ async function runOneNode(
       ...(guardsOff(ctx.ablation) ? { baseline: true } : {}),
     },
   };
-  if (!isCodeNode(node)) return runNode(createNodeHost(session, node, deps));
+  if (!isCodeNode(node)) {
+    const limits = nodeLimits(ref.flow, node);
+    const options = { timeoutMs: limits.toolTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+    const failed = await fetchNodePrompt(session, node, catalog.invoker, options);
+    return failed ?? runNode(createNodeHost(session, node, deps));
+  }
   const step = await ctx.code.resolve(ref, node);
   if (typeof step === 'string')
     return { kind: 'failed', reason: 'CODE_NODE_UNAVAILABLE', message: step } as const;

@@ -21,6 +21,8 @@ import type { EventPayload } from '../trace/events.js';
 import { recoverWrite } from '../tools/approval/index.js';
 import { pendingId } from './pending-id.js';
 import { progressTrace } from './progress-trace.js';
+import { serverLogTrace } from './server-log-trace.js';
+import { withPrompt } from './node-prompt.js';
 import { watchingCancel } from './cancel-watch.js';
 import { hasResourceLink } from '../tools/builtin/resource-read.js';
 import { builtinDescriptor } from '../tools/builtin/descriptors.js';
@@ -151,11 +153,14 @@ function nodePrompt(
     (fixed ??= {
       system: buildSystemPrompt({
         locale,
-        instructions: renderInstructions(node.instructions, {
-          input: session.current.input,
-          nodes: earlier,
-          ...(requestOnly ? {} : itemScope(session)),
-        }),
+        instructions: withPrompt(
+          renderInstructions(node.instructions, {
+            input: session.current.input,
+            nodes: earlier,
+            ...(requestOnly ? {} : itemScope(session)),
+          }),
+          session.doc.node?.prompt,
+        ),
         outputs: node.outputs,
         ...(node.answer ? { answer: node.answer } : {}),
         tools: visible.keys(),
@@ -198,6 +203,7 @@ export async function callTool(
         deps.services.now().getTime(),
       ),
       sample: nodeSampler(session, node.id, deps, nodeLimits(deps.flow, node)),
+      serverLog: serverLogTrace(session, { nodeId: node.id, round, callId: call.callId, tool: call.tool }),
     },
   });
   const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);

@@ -15,6 +15,7 @@ import { graphProblems } from './semantic-graph.js';
 import { parallelProblems } from './semantic-parallel.js';
 import { outputSchemaProblems } from './semantic-outputs.js';
 import { toolProblems } from './semantic-tools.js';
+import { serverContentProblems } from './semantic-server-content.js';
 import { noPositions, parseSourceAsync, type Locator } from './source.js';
 import type { CodeFlowInput, FlowOutputs, RunOutputs } from './typed-outputs.js';
 import { withJsonSchemas } from './zod-outputs.js';
@@ -203,6 +204,7 @@ async function inspectData(
     ...parallelProblems(flow),
     ...budgetProblems(flow),
     ...toolProblems(flow, new Set(options.knownTools ?? [])),
+    ...serverContentProblems(flow),
     ...outputSchemaProblems(flow),
   ];
   const { steps, conditions } = inline;

@@ -3,14 +3,13 @@ import { isStdioServer, type McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import { toDescriptor } from './descriptor.js';
-import { SdkHttpError } from '@modelcontextprotocol/client';
 import { connectFailure, unauthorizedError, type FailureContext } from './connect-failure.js';
 import {
-  causeChain,
   connectError,
   describeError,
   isConnectionLoss,
   isStreamableRefusal,
+  isSessionForgotten,
   isUnauthorized,
   McpError,
 } from './errors.js';
@@ -23,7 +22,8 @@ import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import { ToolListWatch } from './tool-list-watch.js';
 import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
-import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
+import type { McpCallOptions, McpCallResult, McpClientUse, McpConnection, McpListOptions } from './types.js';
+import { logLevelMeta, serveLogging, setLogLevel, withLogSink, type LogSink } from './server-log.js';
 
 export { CLIENT_INFO } from './client-info.js';
 export { toDescriptor } from './descriptor.js';
@@ -93,6 +93,8 @@ class SdkMcpConnection implements McpConnection {
   private readonly eliciting = new Set<ElicitingCall>();
   /** Calls in flight whose node's model may answer the server's sampling requests. */
   private readonly sampling = new Set<SampleHandler>();
+  /** Calls in flight that the server's log messages are told to (docs/mcp.md, "Server log messages"). */
+  private readonly logging = new Set<LogSink>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.serverId = options.serverId;
@@ -147,11 +149,17 @@ class SdkMcpConnection implements McpConnection {
   }
 
   async readResource(uri: string, options: McpListOptions = {}): Promise<McpCallResult['content']> {
+    const read = await this.request((client, opts) => client.readResource({ uri }, opts), options);
+    return read.contents.map((resource) => ({ type: 'resource', resource }));
+  }
+
+  async request<T>(use: McpClientUse<T>, options: McpListOptions = {}): Promise<T> {
     const session = await this.ready(options.signal);
     try {
-      const timeout = options.timeoutMs ?? this.connectTimeoutMs;
-      const read = await session.client.readResource({ uri }, { timeout, signal: options.signal });
-      return read.contents.map((resource) => ({ type: 'resource', resource }));
+      return await use(session.client, {
+        timeout: options.timeoutMs ?? this.connectTimeoutMs,
+        signal: options.signal,
+      });
     } catch (error) {
       this.noteFailure(session, error);
       throw error;
@@ -177,10 +185,11 @@ class SdkMcpConnection implements McpConnection {
     args: Readonly<Record<string, unknown>>,
     options: McpCallOptions,
   ): Promise<McpCallResult> {
+    const meta = { ...logLevelMeta(session.client, this.options.config), ...options.meta };
     const params = {
       name: remoteName,
       arguments: { ...args },
-      ...(options.meta ? { _meta: { ...options.meta } } : {}),
+      ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
     };
     if (options.asTask && !offersToolTasks(session.client))
       return { content: [], isError: false, noTasks: true };
@@ -188,8 +197,10 @@ class SdkMcpConnection implements McpConnection {
       options.asTask
         ? { result: await callAsTask(session.client, params, { ...options, signal }) }
         : callWithInput(session.client, params, { ...options, signal }, this.options.config);
-    const answered = await withSampler(this.sampling, options.onSample, () =>
-      askable(this.eliciting, options.onElicit, options.signal, call),
+    const answered = await withLogSink(this.logging, options.onLog, () =>
+      withSampler(this.sampling, options.onSample, () =>
+        askable(this.eliciting, options.onElicit, options.signal, call),
+      ),
     );
     const outcome = answered.asked ? answered : answered.result;
     if (outcome.asked) return { content: [], isError: false, elicitation: outcome.asked };
@@ -201,17 +212,9 @@ class SdkMcpConnection implements McpConnection {
     };
   }
 
-  /**
-   * True when an HTTP server refused a request of a session it had assigned because it no longer
-   * knows the session: 404 (the spec), or 400 naming the session (what the SDK's example servers,
-   * server-everything among them, answer). Either way the request was not run.
-   */
+  /** True when an HTTP server refused a request of this session because it forgot the session. */
   private sessionExpired(session: Session, error: unknown): boolean {
-    if (this.closed || session.handle.sessionId() === undefined) return false;
-    return causeChain(error).some(
-      (e) =>
-        e instanceof SdkHttpError && (e.status === 404 || (e.status === 400 && /session/i.test(e.message))),
-    );
+    return !this.closed && session.handle.sessionId() !== undefined && isSessionForgotten(error);
   }
 
   async close(): Promise<void> {
@@ -273,6 +276,7 @@ class SdkMcpConnection implements McpConnection {
     serveRoots(client, config);
     serveElicitation(client, this.serverId, () => [...this.eliciting], this.logger, config.elicitation);
     serveSampling(client, this.serverId, config, () => [...this.sampling], this.logger);
+    serveLogging(client, this.serverId, () => [...this.logging], this.logger);
     const sends = trackSends(handle.transport);
     const session: Session = { client, handle, sends, tools, pid: null, alive: false, ended: false };
     client.onerror = (error) =>
@@ -307,6 +311,7 @@ class SdkMcpConnection implements McpConnection {
       throw connectError(this.serverId, `connection to MCP server ${this.serverId} ${why}`);
     }
     this.session = session;
+    await setLogLevel(client, this.serverId, config, this.logger, this.connectTimeoutMs);
     this.logger.debug('MCP connected', {
       server: this.serverId,
       endpoint: handle.endpoint,

@@ -210,6 +210,18 @@ export function isStreamableRefusal(error: unknown): boolean {
   return causeChain(error).some((e) => e instanceof SdkHttpError && [400, 404, 405].includes(e.status));
 }
 
+/**
+ * True when an HTTP server refused a request because it no longer knows its session: 404 (the spec),
+ * or 400 naming the session (what the SDK's example servers, server-everything among them, answer).
+ * Either way the request was not run.
+ */
+export function isSessionForgotten(error: unknown): boolean {
+  return causeChain(error).some(
+    (e) =>
+      e instanceof SdkHttpError && (e.status === 404 || (e.status === 400 && /session/i.test(e.message))),
+  );
+}
+
 /** True for a handshake refused for good: the server's protocol revision is one this client does not speak. */
 export function isIncompatible(error: unknown): boolean {
   return causeChain(error).some(

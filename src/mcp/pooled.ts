@@ -2,6 +2,7 @@ import type { ToolDescriptor } from '../domain/tool.js';
 import type {
   McpCallOptions,
   McpCallResult,
+  McpClientUse,
   McpConnection,
   McpContentBlock,
   McpListOptions,
@@ -67,6 +68,12 @@ export class PooledConnection implements McpConnection {
     const read = this.inner.readResource?.bind(this.inner);
     if (!read) return Promise.reject(new Error(`MCP connection ${this.serverId} cannot read resources`));
     return this.track(() => read(uri, options));
+  }
+
+  request<T>(use: McpClientUse<T>, options?: McpListOptions): Promise<T> {
+    const request = this.inner.request?.bind(this.inner);
+    if (!request) return Promise.reject(new Error(`MCP connection ${this.serverId} has no client requests`));
+    return this.track(() => request(use, options));
   }
 
   close(): Promise<void> {

@@ -1,4 +1,6 @@
+import type { Client, RequestOptions } from '@modelcontextprotocol/client';
 import type { ToolDescriptor } from '../domain/tool.js';
+import type { LogSink } from './server-log.js';
 import type { ElicitHandler, McpElicitation } from './elicitation.js';
 import type { SampleHandler } from './sampling.js';
 import type { InputRound } from '../records/run-state.js';
@@ -52,6 +54,8 @@ export interface McpCallOptions {
   readonly asTask?: boolean;
   /** Answers the server's sampling requests during this call (servers with `sampling: true` only). */
   readonly onSample?: SampleHandler;
+  /** Told about the server's log messages while this call is the only one in flight (src/mcp/server-log.ts). */
+  readonly onLog?: LogSink;
 }
 
 /** One `notifications/progress` of a call. */
@@ -100,7 +104,16 @@ export interface McpConnection {
   toolsSettled?(): Promise<void>;
   /** `resources/read` of `uri`: each of its contents as an embedded `resource` block (text or base64 `blob`). */
   readResource?(uri: string, options?: McpListOptions): Promise<readonly McpContentBlock[]>;
+  /**
+   * One request of the SDK client on the live session (connecting first): what the runtime asks a
+   * server besides tools (resources, prompts, completions: src/mcp/server-content.ts). `options`
+   * carries the timeout and signal to pass to the SDK call.
+   */
+  request?<T>(use: McpClientUse<T>, options?: McpListOptions): Promise<T>;
 }
+
+/** A request made with the SDK client of a connection (`McpConnection.request`). */
+export type McpClientUse<T> = (client: Client, options: RequestOptions) => Promise<T>;
 
 /** Finds the connection of a server of the current flow (what the invoker needs). */
 export interface McpServerLookup {

@@ -216,6 +216,8 @@ export const NodeStateSchema = z.object({
   context: ContextStateSchema.optional(),
   /** A code node's tool calls so far, in order (absent for model nodes): a run again returns them. */
   code: z.object({ calls: z.array(z.custom<CodeCallRecord>(isObject)) }).optional(),
+  /** The text of the node's MCP prompt (`prompt`), fetched once when the node run started. */
+  prompt: z.string().optional(),
 });
 export type NodeState = z.infer<typeof NodeStateSchema>;
 

@@ -7,6 +7,7 @@ import type { ToolDescriptor } from '../domain/tool.js';
 import type { ElicitHandler, McpElicitation } from '../mcp/elicitation.js';
 import type { InputRound } from '../records/run-state.js';
 import type { SampleHandler, McpSamplingRequest, McpSamplingResult } from '../mcp/sampling.js';
+import type { LogSink, McpLogMessage } from '../mcp/server-log.js';
 
 // The types of one tool call, shared by the pipeline, its guards, the builtins and the runtime.
 // Types only: every layer that handles a call can import this module without importing the guards.
@@ -77,6 +78,8 @@ export interface InvokeOptions {
   elicit?: ElicitBridge;
   /** MCP calls to a server with `sampling: true`: its sampling requests, answered by the node's model. */
   sample?: SampleHandler;
+  /** MCP calls: the server's log messages while the call runs. */
+  onLog?: LogSink;
 }
 
 /** One progress report of a running tool call (MCP `notifications/progress`). */
@@ -97,6 +100,21 @@ export interface ToolInvokerPort {
    * `{uri, contents}` (binary contents as their size), or FAILED with an invoker-level code.
    */
   readResource?(server: string, uri: string, options: InvokeOptions): Promise<Observation>;
+  /**
+   * `resources/list` and `resources/templates/list` of MCP server `server` for builtin_resource_list:
+   * SUCCESS with `{server, resources, templates}`, or FAILED with an invoker-level code.
+   */
+  listResources?(server: string, options: InvokeOptions): Promise<Observation>;
+  /**
+   * The text of prompt `name` of MCP server `server` with `args` (`prompts/get`), for a node's
+   * `prompt`. Throws what the connection throws (the runtime classifies it like a catalog failure).
+   */
+  promptText?(
+    server: string,
+    name: string,
+    args: Readonly<Record<string, string>>,
+    options: Pick<InvokeOptions, 'timeoutMs' | 'signal'>,
+  ): Promise<string>;
 }
 
 /** The structural subset of src/log/logger.ts `Logger` the pipeline writes to. */
@@ -165,6 +183,11 @@ export interface CallServices {
     request: McpSamplingRequest,
     call: { readonly server: string; readonly tool: string },
   ) => Promise<McpSamplingResult>;
+  /**
+   * Told about the log messages an MCP server sent while this call of `server` was its only one in
+   * flight (the runtime traces them as `mcp.log`, docs/mcp.md "Server log messages").
+   */
+  serverLog?(message: McpLogMessage, server: string): void;
   /** An eval baseline (`--guards off`, docs/evals.md): provenance and fingerprint checks are skipped. */
   readonly baseline?: boolean;
   /** Records each call (an `execute_tool` span, the step duration): the telemetry stage of the pipeline. */

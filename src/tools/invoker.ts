@@ -4,9 +4,11 @@ import { Observation } from '../domain/observation.js';
 import { McpError } from '../mcp/errors.js';
 import { contentBlocks, contentImages } from '../mcp/content.js';
 import { mcpErrorText, mcpResultData } from '../mcp/result.js';
+import { getPromptText, listServerResources } from '../mcp/server-content.js';
 import type { McpProgress, McpServerLookup } from '../mcp/types.js';
 import type { ElicitBridge, PipelineLogger } from './call.js';
 import type { SampleHandler } from '../mcp/sampling.js';
+import type { LogSink } from '../mcp/server-log.js';
 import { findRejection } from './rejected.js';
 import { structuredResultProblem } from './structured-result.js';
 import type { LocalTool, ToolDescriptor } from './tool.js';
@@ -30,6 +32,8 @@ export interface ToolInvokeOptions {
   readonly elicit?: ElicitBridge;
   /** MCP calls: answers the server's sampling requests (servers with `sampling: true`). */
   readonly sample?: SampleHandler;
+  /** MCP calls: told about the server's log messages while the call runs (docs/mcp.md, "Server log messages"). */
+  readonly onLog?: LogSink;
 }
 
 /** What the invoker calls tools through. */
@@ -104,6 +108,7 @@ export class ToolInvoker {
         ...(options.sample ? { onSample: options.sample } : {}),
         // Sent as a plain call, the server would refuse it (-32601): run as a task, or not sent at all.
         ...(tool.taskSupport === 'required' ? { asTask: true } : {}),
+        ...(options.onLog ? { onLog: options.onLog } : {}),
       });
     } catch (error) {
       return observeError(error, locale, { tool: tool.name, timeoutMs });
@@ -143,6 +148,36 @@ export class ToolInvoker {
     } catch (error) {
       return observeError(error, locale, { tool, timeoutMs });
     }
+  }
+
+  /** `resources/list` and templates for builtin_resource_list (ToolInvokerPort.listResources). */
+  async listResources(server: string, options: ToolInvokeOptions): Promise<Observation> {
+    if (!this.servers) throw new Error(`ToolInvoker has no MCP servers to list ${server}'s resources`);
+    const { locale, timeoutMs } = options;
+    const tool = 'builtin_resource_list';
+    try {
+      const listing = await listServerResources(this.servers.connection(server), {
+        timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      return Observation.success(hint(locale, 'SUCCESS', { tool }), { server, ...listing });
+    } catch (error) {
+      return observeError(error, locale, { tool, timeoutMs });
+    }
+  }
+
+  /** `prompts/get` for a node's `prompt` (ToolInvokerPort.promptText); errors are thrown as they come. */
+  promptText(
+    server: string,
+    name: string,
+    args: Readonly<Record<string, string>>,
+    options: Pick<ToolInvokeOptions, 'timeoutMs' | 'signal'>,
+  ): Promise<string> {
+    if (!this.servers) throw new Error(`ToolInvoker has no MCP servers to get prompt ${name} from`);
+    return getPromptText(this.servers.connection(server), name, args, {
+      timeoutMs: options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 
   private async invokeLocal(

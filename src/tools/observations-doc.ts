@@ -6,6 +6,7 @@ import { CONTROL_TOOLS_PRODUCES } from './builtin/control-tools.js';
 import { DELEGATE_PRODUCES } from './builtin/delegate.js';
 import { EVIDENCE_READ_PRODUCES } from './builtin/evidence-read.js';
 import { RESOURCE_READ_PRODUCES } from './builtin/resource-read.js';
+import { RESOURCE_LIST_PRODUCES } from './builtin/resource-list.js';
 import { DEFAULT_CONFIRM_WORDS, DEFAULT_YES_NO_OPTIONS } from './builtin/follow-up-rules.js';
 import { NODE_TOOLS_PRODUCES } from './builtin/node-tools.js';
 import { CATALOG_PRODUCES } from './catalog.js';
@@ -120,6 +121,7 @@ export function producedCases(): ProducedCase[] {
     ...DELEGATE_PRODUCES,
     ...EVIDENCE_READ_PRODUCES,
     ...RESOURCE_READ_PRODUCES,
+    ...RESOURCE_LIST_PRODUCES,
     ...EXTERNAL,
   ];
 }

@@ -59,6 +59,19 @@ export type EventPayload =
       total?: number;
       message?: string;
     }
+  /** An MCP server's log message during a call (at most 50 per call, data cut; docs/trace.md). */
+  | {
+      type: 'mcp.log';
+      nodeId: string;
+      round: number;
+      callId: string;
+      tool: string;
+      server: string;
+      level: string;
+      logger?: string;
+      data: string;
+      capped?: true;
+    }
   | {
       type: 'tool.invoked';
       nodeId: string;
@@ -196,6 +209,7 @@ export const EVENT_TYPES = [
   'model.response',
   'react.no_tool_calls',
   'tool.progress',
+  'mcp.log',
   'tool.invoked',
   'tool.skipped',
   'react.stall',

@@ -36,6 +36,8 @@ const SPEC_TABLE: readonly [string, number, string][] = [
   ['EVIDENCE_NOT_FOUND', 42290, 'REJECTED'],
   // Issue 30: builtin_resource_read of a uri no tool result linked to.
   ['RESOURCE_NOT_LINKED', 42292, 'REJECTED'],
+  // Issue 41: a resource builtin given a server that is not one of the node's `resources`.
+  ['RESOURCE_SERVER_UNKNOWN', 42293, 'REJECTED'],
   ['APPROVAL_REQUIRED', 20201, 'DEFERRED'],
   ['WRITE_PENDING_VERIFY', 20202, 'DEFERRED'],
   ['WRITE_IN_FLIGHT', 20203, 'DEFERRED'],

@@ -101,3 +101,53 @@ describe('media in structuredContent (server-filesystem read_media_file)', () =>
     expect(JSON.stringify(evidence)).toContain(PNG_SHA256);
   }, 60_000);
 });
+
+describe('audio in structuredContent (server-filesystem read_media_file)', () => {
+  it('reaches the trace, the evidence and the model as type, size and digest only (Anthropic reads no audio)', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'media-')));
+    open.push({ close: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) });
+    const file = join(dir, 'chime.wav');
+    // A short WAV: a RIFF header and 600 bytes of samples (distinctive base64 in any text it reaches).
+    const wav = Buffer.concat([Buffer.from('RIFF....WAVEfmt ', 'latin1'), Buffer.alloc(600, 0x5a)]);
+    const wavBase64 = wav.toString('base64');
+    const wavSha256 = createHash('sha256').update(wav).digest('hex');
+    writeFileSync(file, wav);
+    const story = [
+      { calls: [call('call_1', 'read_media_file', { path: file })] },
+      { calls: [call('call_2', 'builtin_node_finish', { summary: 'Heard the chime.' })] },
+    ];
+    const fake = await startStrictFake('anthropic', (i) => story[i] ?? { text: 'no more turns' });
+    open.push(fake);
+    const { model, env } = providerSetup('anthropic', fake.url, fake.key, false);
+    const runtime = createRuntime({
+      store: sqliteUrl(),
+      logger: false,
+      providers: createProviderRegistry({ env }),
+    });
+    open.push(runtime);
+    const flow = await loadFlow({
+      id: 'media',
+      locale: 'en',
+      model,
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+      nodes: [{ id: 'listen', instructions: 'Listen to the chime.', tools: ['read_media_file'] }],
+    });
+
+    const done = await runtime.start(flow, { input: { text: 'play the chime' } });
+    expect(done.status).toBe('completed');
+    expect(fake.refusals().map((r) => r.refused?.message)).toEqual([]);
+    const sent = JSON.stringify(toolResult(fake.requests[1]!));
+    expect(sent).toContain(wavSha256);
+    expect(sent).not.toContain(wavBase64.slice(0, 200));
+
+    const placeholder = { type: 'audio', mimeType: 'audio/wav', bytes: wav.length, sha256: wavSha256 };
+    const events = await traceOf(runtime, done.runId);
+    expect(JSON.stringify(events)).not.toContain(wavBase64.slice(0, 200));
+    const invoked = events.find((e) => e.type === 'tool.invoked' && e.tool === 'read_media_file') as
+      { result?: { content?: unknown[] } } | undefined;
+    expect(invoked?.result?.content).toEqual([placeholder]);
+    const evidence = await runtime.evidence(done.runId);
+    expect(JSON.stringify(evidence)).not.toContain(wavBase64.slice(0, 200));
+    expect(evidence[0]?.payload).toEqual({ content: [placeholder] });
+  }, 60_000);
+});

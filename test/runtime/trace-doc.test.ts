@@ -45,11 +45,13 @@ const NOT_PRODUCED_HERE = new Set([
   'node.failed.item',
 ]);
 /**
- * Event types that need a real MCP server asking for them (test/mcp/sampling.test.ts), several people
+ * Event types that need a real MCP server asking for them (test/mcp/sampling.test.ts) or logging
+ * (test/mcp/server-log.test.ts), several people
  * (test/server/approval-policies.test.ts) or time passing (approval expiry: test/server/notify/*.test.ts),
  * produced and checked there.
  */
 const PRODUCED_ELSEWHERE = new Set<string>([
+  'mcp.log',
   'sampling.requested',
   'sampling.completed',
   'approval.voted',

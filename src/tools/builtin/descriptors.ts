@@ -11,6 +11,7 @@ export const BUILTIN_NAMES = [
   'builtin_node_delegate',
   'builtin_evidence_read',
   'builtin_resource_read',
+  'builtin_resource_list',
 ] as const;
 
 /** A builtin tool name. */
@@ -157,10 +158,37 @@ const TEXTS: Record<BuiltinName, BuiltinText> = {
     properties: {
       uri: {
         type: 'string',
-        description: { 'zh-CN': 'resource_link 中的 uri', en: 'The uri of the resource_link' },
+        description: {
+          'zh-CN': 'resource_link 中的 uri，或 builtin_resource_list 列出的资源 uri（或按其模板填写的 uri）',
+          en: 'The uri of the resource_link, or of a resource builtin_resource_list listed (or filled in from one of its templates)',
+        },
+      },
+      server: {
+        type: 'string',
+        description: {
+          'zh-CN': '可选：资源所在的 MCP 服务器（本节点有多个资源服务器时必填）',
+          en: 'Optional: the MCP server of the resource (required when this node has several resource servers)',
+        },
       },
     },
     required: ['uri'],
+  },
+  builtin_resource_list: {
+    description: {
+      'zh-CN':
+        '列出本节点可读的 MCP 服务器资源及资源模板（resources/list、resources/templates/list）；再用 builtin_resource_read 读取。',
+      en: "Lists the resources and resource templates of this node's MCP servers (resources/list, resources/templates/list); read one with builtin_resource_read.",
+    },
+    properties: {
+      server: {
+        type: 'string',
+        description: {
+          'zh-CN': '可选：只列出这个服务器的资源',
+          en: "Optional: list only this server's resources",
+        },
+      },
+    },
+    required: [],
   },
 };
 

@@ -6,6 +6,7 @@ import { approvalTool } from '../approval/index.js';
 import { delegateTool } from './delegate.js';
 import { evidenceReadTool } from './evidence-read.js';
 import { resourceReadTool } from './resource-read.js';
+import { resourceListTool } from './resource-list.js';
 import type { BuiltinTool, NodeTools } from './builtin-tool.js';
 import { BUILTIN_NAMES, builtinDescriptor, type BuiltinName } from './descriptors.js';
 import { mergeFollowUpRules, type FollowUpRules } from './follow-up-rules.js';
@@ -39,6 +40,7 @@ export function createBuiltins(options: BuiltinOptions = {}): BuiltinRegistry {
     builtin_node_delegate: delegateTool,
     builtin_evidence_read: evidenceReadTool,
     builtin_resource_read: resourceReadTool,
+    builtin_resource_list: resourceListTool,
   };
   return {
     get: (name) => (Object.hasOwn(tools, name) ? tools[name as BuiltinName] : undefined),

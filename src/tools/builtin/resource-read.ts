@@ -17,9 +17,15 @@ export const RESOURCE_READ_PRODUCES: readonly ProducedCase[] = [
   },
   {
     producer: 'builtin_resource_read',
-    case: 'no tool result of this run links to that uri (next lists some)',
+    case: 'no tool result of this run links to that uri and the node has no `resources` (next lists some links)',
     code: 'RESOURCE_NOT_LINKED',
     next: 'NEXT_RESOURCE_LINK',
+  },
+  {
+    producer: 'builtin_resource_read',
+    case: '`server` is not one of the node’s `resources`, or it is left out while the node has several (next lists them)',
+    code: 'RESOURCE_SERVER_UNKNOWN',
+    next: 'NEXT_RESOURCE_SERVER',
   },
 ];
 
@@ -90,34 +96,64 @@ export function hasResourceLink(ctx: Pick<CallInput, 'run' | 'tools'>): boolean 
 
 /**
  * builtin_resource_read: reads, with MCP `resources/read`, a resource that a tool result of this run
- * linked to (`resource_link`), on the server of the tool that gave the link — never a uri the model
- * made up. The contents become evidence like a tool's result, so their values can be cited. It is
- * offered in a node run once its evidence holds a link (src/engine/node-host.ts); it is never in a
- * node's static catalog.
+ * linked to (`resource_link`), on the server of the tool that gave the link, or any uri on one of the
+ * node's `resources` servers (the server says whether it has it) — never a uri of a server the flow
+ * did not open to the node. The contents become evidence like a tool's result, so their values can be
+ * cited. It is in the catalog of a node with `resources`; elsewhere it is offered once the run's
+ * evidence holds a link (src/engine/node-host.ts).
  */
 export const resourceReadTool: BuiltinTool = {
   name: 'builtin_resource_read',
-  visible: () => false,
+  visible: (node) => (node.resources ?? []).length > 0,
   async execute(args, ctx) {
     const uri = typeof args.uri === 'string' ? args.uri : '';
     const links = resourceLinks(ctx);
-    const link = links.find((l) => l.uri === uri);
     const read = ctx.services.invoker.readResource?.bind(ctx.services.invoker);
-    if (!link || !read) {
-      const uris = [...new Set(links.map((l) => l.uri))].slice(0, LISTED_URIS);
-      return rejected(ctx, uri, uris);
-    }
+    const target = readTarget(ctx, uri, typeof args.server === 'string' ? args.server : undefined, links);
+    if (!read || target.rejected) return target.rejected ?? rejected(ctx, uri, []);
     const limits = limitsOf(ctx);
-    const observation = await read(link.server, uri, {
+    const observation = await read(target.server, uri, {
       timeoutMs: limits.toolTimeoutMs,
       locale: ctx.locale,
       ...(ctx.services.signal ? { signal: ctx.services.signal } : {}),
     });
     if (observation.outcome.name !== 'SUCCESS' && observation.outcome.name !== 'FAILED') return observation;
-    const record = recordEvidence(ctx, { tool: 'builtin_resource_read', args: { uri }, observation });
+    const recorded = { uri, ...(target.named ? { server: target.server } : {}) };
+    const record = recordEvidence(ctx, { tool: 'builtin_resource_read', args: recorded, observation });
     return observation.withEvidence(record.id);
   },
 };
+
+type Target = { server: string; named: boolean; rejected?: undefined } | { rejected: Observation };
+
+/**
+ * Which server a read goes to: the one the model named, when it is one of the node's resource servers;
+ * else the server of a link to the uri; else the node's only resource server.
+ */
+function readTarget(ctx: CallInput, uri: string, named: string | undefined, links: ResourceLink[]): Target {
+  const servers = ctx.flow.nodes.find((n) => n.id === ctx.nodeId)?.resources ?? [];
+  if (named !== undefined && named !== '') {
+    if (servers.includes(named)) return { server: named, named: true };
+    const c = code('RESOURCE_SERVER_UNKNOWN');
+    const next = hint(ctx.locale, 'NEXT_RESOURCE_SERVER', {
+      servers: servers.length > 0 ? list(ctx.locale, servers) : hint(ctx.locale, 'NONE'),
+    });
+    return { rejected: Observation.rejected(c, c.reason(ctx.locale, { server: named }), next) };
+  }
+  const link = links.find((l) => l.uri === uri);
+  if (link) return { server: link.server, named: false };
+  if (servers.length === 1) return { server: servers[0] as string, named: false };
+  if (servers.length > 1)
+    return {
+      rejected: Observation.rejected(
+        code('RESOURCE_SERVER_UNKNOWN'),
+        code('RESOURCE_SERVER_UNKNOWN').reason(ctx.locale, { server: '""' }),
+        hint(ctx.locale, 'NEXT_RESOURCE_SERVER', { servers: list(ctx.locale, servers) }),
+      ),
+    };
+  const uris = [...new Set(links.map((l) => l.uri))].slice(0, LISTED_URIS);
+  return { rejected: rejected(ctx, uri, uris) };
+}
 
 function rejected(ctx: CallInput, uri: string, uris: string[]): Observation {
   const c = code('RESOURCE_NOT_LINKED');

@@ -33,6 +33,9 @@ export async function send(
     const call = { server: descriptor.server, tool: ctx.call.tool };
     options.sample = (request) => sample(request, call);
   }
+  const serverLog = ctx.services.serverLog?.bind(ctx.services);
+  const server = descriptor.kind === 'mcp' ? descriptor.server : undefined;
+  if (serverLog && server !== undefined) options.onLog = (message) => serverLog(message, server);
   // A write, once sent, and its look-back are never abandoned: a cancel or shutdown waits for their
   // result (up to the timeout) so that it is recorded. Reads stop with the run's signal.
   if (ctx.services.signal && !ctx.isWrite) options.signal = ctx.services.signal;

@@ -111,13 +111,16 @@ describe('builtin descriptors', () => {
     expect(Object.keys(flow.nodes[0]!.outputs).length).toBeGreaterThan(0);
     const zh = builtinDescriptors(flow.nodes[0]!, 'zh-CN', { writes: true });
     const en = builtinDescriptors({ ...flow.nodes[0]!, delegates: ['x.yaml'] }, 'en', { writes: true });
-    // builtin_evidence_read and builtin_resource_read are never in a node's static catalog: they are
-    // offered once the node run compacted (issue 20), once a result linked a resource (issue 30).
-    const dynamic = ['builtin_evidence_read', 'builtin_resource_read'];
+    // builtin_evidence_read is never in a node's static catalog: it is offered once the node run
+    // compacted (issue 20); builtin_resource_read once a result linked a resource (issue 30), or from
+    // the start with the resource list in a node with `resources`.
+    const dynamic = ['builtin_evidence_read', 'builtin_resource_read', 'builtin_resource_list'];
     expect(zh.map((d) => d.name)).toEqual(
       BUILTIN_NAMES.filter((n) => n !== 'builtin_node_delegate' && !dynamic.includes(n)),
     );
     expect(en.map((d) => d.name)).toEqual(BUILTIN_NAMES.filter((n) => !dynamic.includes(n)));
+    const browsing = builtinDescriptors({ ...flow.nodes[0]!, resources: ['crm'] }, 'en', { writes: false });
+    expect(browsing.map((d) => d.name).slice(-2)).toEqual(['builtin_resource_read', 'builtin_resource_list']);
     for (const d of [
       ...zh,
       ...en,
@@ -125,6 +128,8 @@ describe('builtin descriptors', () => {
       builtinDescriptor('builtin_evidence_read', 'en'),
       builtinDescriptor('builtin_resource_read', 'zh-CN'),
       builtinDescriptor('builtin_resource_read', 'en'),
+      builtinDescriptor('builtin_resource_list', 'zh-CN'),
+      builtinDescriptor('builtin_resource_list', 'en'),
     ]) {
       expect(d.kind).toBe('builtin');
       expect(d.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });

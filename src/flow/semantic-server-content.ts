@@ -1,0 +1,39 @@
+import { isCodeNode, type Flow } from '../domain/flow.js';
+import { listOf, suggest, type RawProblem } from './problems.js';
+
+/**
+ * Static checks of what a node takes from MCP servers besides tools (docs/flows.md): each of its
+ * `resources` names a server the flow declares under `mcpServers`, once; its `prompt` names such a
+ * server, in a node the model runs (not a code or map node).
+ */
+export function serverContentProblems(flow: Flow): RawProblem[] {
+  const problems: RawProblem[] = [];
+  const servers = Object.keys(flow.mcpServers);
+  flow.nodes.forEach((node, i) => {
+    const seen = new Set<string>();
+    (node.resources ?? []).forEach((server, j) => {
+      const path = ['nodes', i, 'resources', j];
+      if (seen.has(server))
+        problems.push({ path, message: `server "${server}" is listed twice; expected each server once` });
+      else if (!Object.hasOwn(flow.mcpServers, server))
+        problems.push({
+          path,
+          message: `"${server}" is not an MCP server of this flow${suggest(server, servers)}; expected a key of mcpServers (${listOf(servers)})`,
+        });
+      seen.add(server);
+    });
+    const prompt = node.prompt;
+    if (!prompt) return;
+    if (isCodeNode(node) || node.map)
+      problems.push({
+        path: ['nodes', i, 'prompt'],
+        message: 'a code or map node has no model to read a prompt; expected prompt only in a model node',
+      });
+    else if (!Object.hasOwn(flow.mcpServers, prompt.server))
+      problems.push({
+        path: ['nodes', i, 'prompt', 'server'],
+        message: `"${prompt.server}" is not an MCP server of this flow${suggest(prompt.server, servers)}; expected a key of mcpServers (${listOf(servers)})`,
+      });
+  });
+  return problems;
+}

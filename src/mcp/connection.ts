@@ -1,4 +1,4 @@
-import { Client } from '@modelcontextprotocol/client';
+import type { Tool } from '@modelcontextprotocol/client';
 import { isStdioServer, type McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
@@ -14,12 +14,14 @@ import {
   isUnauthorized,
   McpError,
 } from './errors.js';
-import { newClient, readStderr, serveRoots, trackSends, type SendTracker } from './session-setup.js';
+import { newClient, readStderr, serveRoots, trackSends } from './session-setup.js';
 import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { askable, serveElicitation, type ElicitingCall } from './elicitation.js';
 import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import { ToolListWatch } from './tool-list-watch.js';
+import { listServerTools } from './tool-listing.js';
+import { disposeSession, type Session } from './session.js';
 import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
 import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
 
@@ -28,9 +30,6 @@ export { toDescriptor } from './descriptor.js';
 
 /** Default time allowed to start a server and finish the MCP handshake. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-
-/** How long closing waits for messages still being sent (a cancellation's POST) before it closes anyway. */
-const CLOSE_SEND_GRACE_MS = 2_000;
 
 /** Options of `openMcpConnection`. */
 export interface McpConnectionOptions {
@@ -52,20 +51,6 @@ export interface McpConnectionOptions {
   transport?: () => TransportHandle;
   /** The environment stdio servers inherit and `${NAME}` references read (default `process.env`). */
   env?: NodeJS.ProcessEnv;
-}
-
-/** One connected client; replaced by a fresh one after the server went away. */
-interface Session {
-  readonly client: Client;
-  readonly handle: TransportHandle;
-  readonly sends: SendTracker;
-  /** The server's tools/list_changed notifications, each followed by a relisting. */
-  readonly tools: ToolListWatch;
-  pid: number | null;
-  /** Connected and not known to be gone. */
-  alive: boolean;
-  /** The transport closed (set even before the handshake finished). */
-  ended: boolean;
 }
 
 /**
@@ -91,6 +76,8 @@ class SdkMcpConnection implements McpConnection {
   private readonly eliciting = new Set<ElicitingCall>();
   /** Calls in flight whose node's model may answer the server's sampling requests. */
   private readonly sampling = new Set<SampleHandler>();
+  /** Each tool's input schema as last listed: the SDK mirrors its `x-mcp-header` arguments into headers. */
+  private inputSchemas = new Map<string, Tool['inputSchema']>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.serverId = options.serverId;
@@ -106,11 +93,18 @@ class SdkMcpConnection implements McpConnection {
   async listTools(options: McpListOptions = {}): Promise<ToolDescriptor[]> {
     const session = await this.ready(options.signal);
     try {
-      const { tools } = await session.client.listTools(undefined, {
+      const tools = await listServerTools(session.client, {
         timeout: options.timeoutMs ?? this.connectTimeoutMs,
-        signal: options.signal,
-        cacheMode: 'bypass',
+        ...(options.signal ? { signal: options.signal } : {}),
+        headersApply: !isStdioServer(this.options.config),
+        excluded: (tool, reason) =>
+          this.logger.warn('MCP tool left out: invalid x-mcp-header', {
+            server: this.serverId,
+            tool,
+            reason,
+          }),
       });
+      this.inputSchemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
       return tools.map((tool) => toDescriptor(this.serverId, tool, this.options.config));
     } catch (error) {
       this.noteFailure(session, error);
@@ -180,8 +174,12 @@ class SdkMcpConnection implements McpConnection {
       arguments: { ...args },
       ...(options.meta ? { _meta: { ...options.meta } } : {}),
     };
+    // Only the input schema: given an output schema too, the SDK would validate the result itself.
+    const inputSchema = this.inputSchemas.get(remoteName);
+    const toolDefinition = inputSchema ? { toolDefinition: { name: remoteName, inputSchema } } : {};
     const call = (signal: AbortSignal | undefined) =>
       session.client.callTool(params, {
+        ...toolDefinition,
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: Math.max(options.maxTotalMs ?? options.timeoutMs, options.timeoutMs),
@@ -359,23 +357,8 @@ class SdkMcpConnection implements McpConnection {
     this.logger.warn('MCP server unreachable', { server: this.serverId, error: describeError(error) });
   }
 
-  private async dispose(session: Session, why: string): Promise<void> {
-    session.alive = false;
-    session.tools.stop();
-    // Cancellations still being sent go out first; then the server's session ends (HTTP DELETE).
-    await session.sends.settled(CLOSE_SEND_GRACE_MS);
-    if (!session.ended)
-      await session.handle.terminate().catch((error: unknown) => {
-        this.logger.debug('MCP session DELETE failed', {
-          server: this.serverId,
-          error: describeError(error),
-        });
-      });
-    try {
-      await session.client.close();
-    } catch (error) {
-      this.logger.debug('MCP close failed', { server: this.serverId, why, error: describeError(error) });
-    }
+  private dispose(session: Session, why: string): Promise<void> {
+    return disposeSession(session, why, this.serverId, this.logger);
   }
 
   /** The server said its tools changed: lists them again and tells the listeners (a failure is logged). */

@@ -23,7 +23,7 @@ import { ToolListWatch } from './tool-list-watch.js';
 import { listServerTools } from './tool-listing.js';
 import { disposeSession, type Session } from './session.js';
 import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
-import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions } from './types.js';
+import type { McpCallOptions, McpCallResult, McpConnection, McpListOptions, McpProtocol } from './types.js';
 
 export { CLIENT_INFO } from './client-info.js';
 export { toDescriptor } from './descriptor.js';
@@ -148,6 +148,13 @@ class SdkMcpConnection implements McpConnection {
       this.noteFailure(session, error);
       throw error;
     }
+  }
+
+  protocol(): McpProtocol | null {
+    const client = this.session?.alive ? this.session.client : null;
+    const version = client?.getNegotiatedProtocolVersion();
+    const era = client?.getProtocolEra();
+    return version === undefined || era === undefined ? null : { version, era };
   }
 
   onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {

@@ -49,6 +49,8 @@ const NOT_PRODUCED_HERE = new Set([
  * produced and checked there.
  */
 const PRODUCED_ELSEWHERE = new Set<string>([
+  // A real MCP server connected (test/mcp/protocol-trace.test.ts).
+  'mcp.connected',
   'sampling.requested',
   'sampling.completed',
   'approval.voted',

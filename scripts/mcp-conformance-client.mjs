@@ -48,6 +48,17 @@ const PLANS = {
   // The client lists the tools (one has a `$ref` to a network URL, which must never be fetched).
   'json-schema-ref-no-deref': { calls: [] },
   'http-standard-headers': { calls: [{ tool: 'test_headers', args: {} }] },
+  // The skills extension is not supported: the runtime never lists skills nor reads a skill's files,
+  // so nothing is fetched ahead of need (the suite can only report its check skipped).
+  'sep-2640-client-no-prefetch': { calls: [] },
+  // Tools whose x-mcp-header annotations are invalid are left out of the catalog; the valid one is called.
+  'http-invalid-tool-headers': { calls: [{ tool: 'valid_tool', args: { region: 'us-west1' } }] },
+  // The model echoes the input schema it was given for the focal tool (`schemaArgs`): what reaches the
+  // server is the schema as the runtime handed it to the model, after the runtime validated the call.
+  'json-schema-2020-12-preservation': {
+    sees: ['json_schema_2020_12_tool'],
+    calls: [{ tool: 'json_schema_echo', args: {}, schemaArgs: { schema: 'json_schema_2020_12_tool' } }],
+  },
   // The first call is refused 403 insufficient_scope: the run fails TOOLS_UNAUTHORIZED, the person
   // authorizes the wider scope (`mcp login`), and `retry` asks the model again, which calls again.
   'auth/scope-step-up': {
@@ -60,10 +71,16 @@ const PLANS = {
 /** Every auth scenario's server exports one tool, `test-tool`. */
 const AUTH_PLAN = { calls: [{ tool: 'test-tool', args: {} }] };
 
-/** A scenario that names the calls to make in its context (`toolCalls`): the model makes them. */
+/**
+ * A scenario that names the calls to make in its context (`toolCalls`): the model makes them. An
+ * argument given as null is left out, as a model following the tool's schema does (the runtime
+ * refuses a null that the schema does not allow before anything is sent; "null or not provided"
+ * are the same to the server).
+ */
 function contextPlan() {
   const calls = Array.isArray(context.toolCalls) ? context.toolCalls : null;
-  return calls ? { calls: calls.map((c) => ({ tool: c.name, args: c.arguments ?? {} })) } : null;
+  const given = (args) => Object.fromEntries(Object.entries(args ?? {}).filter(([, v]) => v !== null));
+  return calls ? { calls: calls.map((c) => ({ tool: c.name, args: given(c.arguments) })) } : null;
 }
 
 function planFor(name) {
@@ -102,9 +119,10 @@ function authFor(name) {
   return context.client_id ? { clientId: context.client_id, ...secret } : {};
 }
 
-/** The flow: one node seeing the plan's tools, reads unless gated. */
+/** The flow: one node seeing the plan's tools (those it calls and those it only reads), reads unless gated. */
 function flowFor(plan) {
-  const tools = Object.fromEntries(plan.calls.map((c) => [c.tool, { write: plan.gated === true }]));
+  const names = [...plan.calls.map((c) => c.tool), ...(plan.sees ?? [])];
+  const tools = Object.fromEntries(names.map((name) => [name, { write: plan.gated === true }]));
   return {
     id: 'mcp-conformance',
     version: 1,

@@ -112,6 +112,7 @@ export class DefaultToolbox implements Toolbox {
       invoker,
       release: live.stop,
       settled: live.settled,
+      protocols: () => servers.protocols(),
       visible: (node) =>
         new LiveMap(
           () =>

@@ -112,6 +112,7 @@ async function runOneNode(
       message: error instanceof Error ? error.message : String(error),
     } as const;
   }
+  traceProtocols(session, node.id, catalog);
   const deps: NodeDeps = {
     flow: ref.flow,
     model,
@@ -143,6 +144,26 @@ async function runOneNode(
   if (typeof step === 'string')
     return { kind: 'failed', reason: 'CODE_NODE_UNAVAILABLE', message: step } as const;
   return runCodeNode(session, node, step, deps);
+}
+
+/** The MCP revisions each run session traced (server → revision), so each is traced once per process. */
+const traced = new WeakMap<RunSession, Map<string, string>>();
+
+/** Traces `mcp.connected` for each server whose negotiated revision this session has not traced yet. */
+function traceProtocols(session: RunSession, nodeId: string, catalog: FlowCatalog): void {
+  const seen = traced.get(session) ?? new Map<string, string>();
+  traced.set(session, seen);
+  for (const { server, protocol } of catalog.protocols?.() ?? []) {
+    if (seen.get(server) === protocol.version) continue;
+    seen.set(server, protocol.version);
+    session.emit({
+      type: 'mcp.connected',
+      nodeId,
+      server,
+      protocolVersion: protocol.version,
+      era: protocol.era,
+    });
+  }
 }
 
 /** Traces a runtime look-back as its own `tool.invoked` (docs/durability.md: a real read with `lookBack: true`). */

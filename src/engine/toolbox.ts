@@ -3,6 +3,7 @@ import type { EdgeCondition } from '../domain/edge-condition.js';
 import type { Flow, FlowNode } from '../domain/flow.js';
 import type { CallInput, CallReport, ToolInvokerPort } from '../tools/call.js';
 import type { ToolDescriptor } from '../tools/tool.js';
+import type { McpProtocol } from '../mcp/types.js';
 import type { RunRecord } from '../store/store.js';
 
 /** A flow with the folder its relative paths resolve against, and whose run it is. */
@@ -47,6 +48,8 @@ export interface FlowCatalog {
   release?(): void;
   /** Resolves once the tool list changes the servers announced so far are in the catalog. */
   settled?(): Promise<void>;
+  /** The protocol revision each connected MCP server of the flow negotiated (`mcp.connected` events). */
+  protocols?(): readonly { server: string; protocol: McpProtocol }[];
 }
 
 /** The flow a stored run runs, with its folder (the flow as validated when the run started). */

@@ -1,4 +1,4 @@
-import { Client } from '@modelcontextprotocol/client';
+import type { Tool } from '@modelcontextprotocol/client';
 import { isStdioServer, type McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
@@ -13,7 +13,7 @@ import {
   isUnauthorized,
   McpError,
 } from './errors.js';
-import { newClient, readStderr, serveRoots, trackSends, type SendTracker } from './session-setup.js';
+import { newClient, readStderr, serveRoots, trackSends } from './session-setup.js';
 import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { askable, serveElicitation, type ElicitingCall } from './elicitation.js';
 import { callWithInput, randomRequestIds, type InputCallResult } from './input-required.js';
@@ -21,8 +21,17 @@ import { callAsTask, offersToolTasks } from './task-call.js';
 import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import { ToolListWatch } from './tool-list-watch.js';
+import { listServerTools } from './tool-listing.js';
+import { disposeSession, type Session } from './session.js';
 import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
-import type { McpCallOptions, McpCallResult, McpClientUse, McpConnection, McpListOptions } from './types.js';
+import type {
+  McpCallOptions,
+  McpCallResult,
+  McpClientUse,
+  McpConnection,
+  McpListOptions,
+  McpProtocol,
+} from './types.js';
 import { logLevelMeta, serveLogging, setLogLevel, withLogSink, type LogSink } from './server-log.js';
 
 export { CLIENT_INFO } from './client-info.js';
@@ -30,9 +39,6 @@ export { toDescriptor } from './descriptor.js';
 
 /** Default time allowed to start a server and finish the MCP handshake. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-
-/** How long closing waits for messages still being sent (a cancellation's POST) before it closes anyway. */
-const CLOSE_SEND_GRACE_MS = 2_000;
 
 /** Options of `openMcpConnection`. */
 export interface McpConnectionOptions {
@@ -54,20 +60,6 @@ export interface McpConnectionOptions {
   transport?: () => TransportHandle;
   /** The environment stdio servers inherit and `${NAME}` references read (default `process.env`). */
   env?: NodeJS.ProcessEnv;
-}
-
-/** One connected client; replaced by a fresh one after the server went away. */
-interface Session {
-  readonly client: Client;
-  readonly handle: TransportHandle;
-  readonly sends: SendTracker;
-  /** The server's tools/list_changed notifications, each followed by a relisting. */
-  readonly tools: ToolListWatch;
-  pid: number | null;
-  /** Connected and not known to be gone. */
-  alive: boolean;
-  /** The transport closed (set even before the handshake finished). */
-  ended: boolean;
 }
 
 /**
@@ -95,6 +87,8 @@ class SdkMcpConnection implements McpConnection {
   private readonly sampling = new Set<SampleHandler>();
   /** Calls in flight that the server's log messages are told to (docs/mcp.md, "Server log messages"). */
   private readonly logging = new Set<LogSink>();
+  /** Each tool's input schema as last listed: the SDK mirrors its `x-mcp-header` arguments into headers. */
+  private inputSchemas = new Map<string, Tool['inputSchema']>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.serverId = options.serverId;
@@ -110,11 +104,18 @@ class SdkMcpConnection implements McpConnection {
   async listTools(options: McpListOptions = {}): Promise<ToolDescriptor[]> {
     const session = await this.ready(options.signal);
     try {
-      const { tools } = await session.client.listTools(undefined, {
+      const tools = await listServerTools(session.client, {
         timeout: options.timeoutMs ?? this.connectTimeoutMs,
-        signal: options.signal,
-        cacheMode: 'bypass',
+        ...(options.signal ? { signal: options.signal } : {}),
+        headersApply: !isStdioServer(this.options.config),
+        excluded: (tool, reason) =>
+          this.logger.warn('MCP tool left out: invalid x-mcp-header', {
+            server: this.serverId,
+            tool,
+            reason,
+          }),
       });
+      this.inputSchemas = new Map(tools.map((tool) => [tool.name, tool.inputSchema]));
       return tools.map((tool) => toDescriptor(this.serverId, tool, this.options.config));
     } catch (error) {
       this.noteFailure(session, error);
@@ -166,6 +167,13 @@ class SdkMcpConnection implements McpConnection {
     }
   }
 
+  protocol(): McpProtocol | null {
+    const client = this.session?.alive ? this.session.client : null;
+    const version = client?.getNegotiatedProtocolVersion();
+    const era = client?.getProtocolEra();
+    return version === undefined || era === undefined ? null : { version, era };
+  }
+
   onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {
     this.toolListeners.add(listener);
     return () => this.toolListeners.delete(listener);
@@ -193,10 +201,13 @@ class SdkMcpConnection implements McpConnection {
     };
     if (options.asTask && !offersToolTasks(session.client))
       return { content: [], isError: false, noTasks: true };
+    // Only the input schema: given an output schema too, the SDK would validate the result itself.
+    const inputSchema = this.inputSchemas.get(remoteName);
+    const toolDefinition = inputSchema ? { toolDefinition: { name: remoteName, inputSchema } } : {};
     const call = async (signal: AbortSignal | undefined): Promise<InputCallResult> =>
       options.asTask
         ? { result: await callAsTask(session.client, params, { ...options, signal }) }
-        : callWithInput(session.client, params, { ...options, signal }, this.options.config);
+        : callWithInput(session.client, params, { ...options, signal }, this.options.config, toolDefinition);
     const answered = await withLogSink(this.logging, options.onLog, () =>
       withSampler(this.sampling, options.onSample, () =>
         askable(this.eliciting, options.onElicit, options.signal, call),
@@ -361,23 +372,8 @@ class SdkMcpConnection implements McpConnection {
     this.logger.warn('MCP server unreachable', { server: this.serverId, error: describeError(error) });
   }
 
-  private async dispose(session: Session, why: string): Promise<void> {
-    session.alive = false;
-    session.tools.stop();
-    // Cancellations still being sent go out first; then the server's session ends (HTTP DELETE).
-    await session.sends.settled(CLOSE_SEND_GRACE_MS);
-    if (!session.ended)
-      await session.handle.terminate().catch((error: unknown) => {
-        this.logger.debug('MCP session DELETE failed', {
-          server: this.serverId,
-          error: describeError(error),
-        });
-      });
-    try {
-      await session.client.close();
-    } catch (error) {
-      this.logger.debug('MCP close failed', { server: this.serverId, why, error: describeError(error) });
-    }
+  private dispose(session: Session, why: string): Promise<void> {
+    return disposeSession(session, why, this.serverId, this.logger);
   }
 
   /** The server said its tools changed: lists them again and tells the listeners (a failure is logged). */

@@ -58,8 +58,10 @@ export async function callWithInput(
   params: Parameters<Client['callTool']>[0],
   call: McpCallOptions,
   config: McpServerConfig,
+  /** More options of the SDK's `callTool` (the tool's definition, for its `x-mcp-header` arguments). */
+  extra: Partial<Parameters<Client['callTool']>[1]> = {},
 ): Promise<InputCallResult> {
-  const options = requestOptions(call);
+  const options = { ...requestOptions(call), ...extra };
   const answering: InputAnswering = { config, ...(call.onElicit ? { handler: call.onElicit } : {}) };
   let leg: Record<string, unknown> = params;
   const resumed = call.resumeInput?.();

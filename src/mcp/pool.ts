@@ -6,7 +6,7 @@ import { resolveToolNames } from './catalog.js';
 import { openMcpConnection, type McpConnectionOptions } from './connection.js';
 import { connectError } from './errors.js';
 import { PooledConnection, type PooledHooks } from './pooled.js';
-import type { McpConnection, McpListOptions, McpServerLookup } from './types.js';
+import type { McpConnection, McpListOptions, McpProtocol, McpServerLookup } from './types.js';
 
 /** The part of a flow the pool needs: its identity, its servers and its aliases. */
 export interface FlowServersSpec {
@@ -252,6 +252,14 @@ export class FlowServers implements McpServerLookup {
       this.keys.set(serverId, key);
     }
     return this.pool.connection(this.flow, this.baseDir, serverId, this.tenant, key);
+  }
+
+  /** The protocol revision each connected server of the flow negotiated (servers not connected left out). */
+  protocols(): { server: string; protocol: McpProtocol }[] {
+    return this.serverIds.flatMap((server) => {
+      const protocol = this.connection(server).protocol?.() ?? null;
+      return protocol === null ? [] : [{ server, protocol }];
+    });
   }
 
   /**

@@ -6,6 +6,7 @@ import type {
   McpConnection,
   McpContentBlock,
   McpListOptions,
+  McpProtocol,
 } from './types.js';
 
 /** What a pooled connection tells its pool. */
@@ -78,6 +79,10 @@ export class PooledConnection implements McpConnection {
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  protocol(): McpProtocol | null {
+    return this.inner.protocol?.() ?? null;
   }
 
   onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {

@@ -65,6 +65,14 @@ export interface McpProgress {
   readonly message?: string;
 }
 
+/** The protocol revision a connection negotiated with its server. */
+export interface McpProtocol {
+  /** The revision, e.g. `2025-11-25` or `2026-07-28`. */
+  readonly version: string;
+  /** `modern`: the 2026-07-28 stateless revision (`server/discover`); `legacy`: the `initialize` handshake. */
+  readonly era: 'modern' | 'legacy';
+}
+
 /** Options of `McpConnection.listTools`. */
 export interface McpListOptions {
   readonly timeoutMs?: number;
@@ -102,6 +110,8 @@ export interface McpConnection {
    * relisting and its listeners told (at once when none is pending).
    */
   toolsSettled?(): Promise<void>;
+  /** The revision negotiated by the current session, or null when not connected. */
+  protocol?(): McpProtocol | null;
   /** `resources/read` of `uri`: each of its contents as an embedded `resource` block (text or base64 `blob`). */
   readResource?(uri: string, options?: McpListOptions): Promise<readonly McpContentBlock[]>;
   /**

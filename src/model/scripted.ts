@@ -8,6 +8,8 @@ const CallSchema = z.union([
   z.strictObject({
     tool: z.string().min(1),
     args: z.record(z.string(), z.unknown()).optional(),
+    /** Argument name → tool name: the argument is that tool's input schema as this model call was given it. */
+    schemaArgs: z.record(z.string(), z.string().min(1)).optional(),
     id: z.string().optional(),
   }),
   z.strictObject({ tool: z.string().min(1), rawArgs: z.string(), id: z.string().optional() }),
@@ -38,8 +40,8 @@ export function scriptedModel(script: Script, id = 'scripted:inline'): ModelClie
   const turns = parsedTurns(script);
   return {
     id,
-    call(_request: ModelRequest, context: ModelCallContext): Promise<ModelResult> {
-      if (context.nodeCallIndex !== undefined) return byNode(turns, context, context.nodeCallIndex);
+    call(request: ModelRequest, context: ModelCallContext): Promise<ModelResult> {
+      if (context.nodeCallIndex !== undefined) return byNode(turns, request, context, context.nodeCallIndex);
       const n = context.callIndex + 1;
       const turn = turns[context.callIndex];
       if (!turn) return Promise.resolve({ ok: false, message: `scripted model has no turn ${n}` });
@@ -49,19 +51,36 @@ export function scriptedModel(script: Script, id = 'scripted:inline'): ModelClie
           message: `scripted model turn ${n} is for node ${turn.node}, but the run is in node ${context.nodeId}`,
         });
       }
-      return Promise.resolve(answerWith(turn, `${n}`));
+      return Promise.resolve(answerWith(turn, request, `${n}`));
     },
   };
 }
 
 type ParsedTurn = z.output<typeof TurnSchema>;
 
+/** A call's arguments, each of `schemaArgs` the input schema the request gave for its tool (checked present). */
+function argsOf(
+  call: { args?: Record<string, unknown> | undefined; schemaArgs?: Record<string, string> | undefined },
+  request: ModelRequest,
+): Record<string, unknown> {
+  const schemas = Object.entries(call.schemaArgs ?? {}).map(([arg, tool]): [string, unknown] => [
+    arg,
+    request.tools.find((t) => t.name === tool)?.inputSchema,
+  ]);
+  return { ...call.args, ...Object.fromEntries(schemas) };
+}
+
 /**
  * Parallel branches call the model at the same time, in no fixed order: each node takes the turns
  * naming it (`node:`), in order, by its own call index. In a map's body each item takes them from the
  * first, or, when the node's turns name items (`item:`), the turns of its item.
  */
-function byNode(turns: readonly ParsedTurn[], context: ModelCallContext, k: number): Promise<ModelResult> {
+function byNode(
+  turns: readonly ParsedTurn[],
+  request: ModelRequest,
+  context: ModelCallContext,
+  k: number,
+): Promise<ModelResult> {
   const mine = turns.filter((t) => t.node === context.nodeId);
   const own = mine.some((t) => t.item !== undefined)
     ? mine.filter((t) => t.item === context.itemIndex)
@@ -73,14 +92,22 @@ function byNode(turns: readonly ParsedTurn[], context: ModelCallContext, k: numb
       message: `scripted model has no turn ${k + 1} for node ${context.nodeId}${context.itemIndex !== undefined ? ` item ${context.itemIndex}` : ''} (nodes running at the same time take the turns naming them, in order)`,
     });
   const item = context.itemIndex !== undefined ? `_${context.itemIndex}` : '';
-  return Promise.resolve(answerWith(turn, `${context.nodeId}${item}_${k + 1}`));
+  return Promise.resolve(answerWith(turn, request, `${context.nodeId}${item}_${k + 1}`));
 }
 
-function answerWith(turn: ParsedTurn, n: string): ModelResult {
-  const toolCalls = (turn.calls ?? []).map((call, i) => ({
+function answerWith(turn: ParsedTurn, request: ModelRequest, n: string): ModelResult {
+  const calls = turn.calls ?? [];
+  for (const call of calls)
+    for (const tool of 'schemaArgs' in call ? Object.values(call.schemaArgs ?? {}) : [])
+      if (!request.tools.some((t) => t.name === tool))
+        return {
+          ok: false,
+          message: `scripted model turn ${n}: schemaArgs names tool ${tool}, which this model call was not given`,
+        };
+  const toolCalls = calls.map((call, i) => ({
     callId: call.id ?? `call_${n}_${i + 1}`,
     tool: call.tool,
-    rawArgs: 'rawArgs' in call ? call.rawArgs : JSON.stringify(call.args ?? {}),
+    rawArgs: 'rawArgs' in call ? call.rawArgs : JSON.stringify(argsOf(call, request)),
   }));
   const inputTokens = turn.usage?.inputTokens ?? 0;
   const outputTokens = turn.usage?.outputTokens ?? 0;
@@ -120,7 +147,7 @@ function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
     const rule =
       issue.code === 'unrecognized_keys'
-        ? 'unknown key (expected turns; a turn has node, item, text, calls, usage)'
+        ? 'unknown key (expected turns; a turn has node, item, text, calls, usage; a call tool, args, schemaArgs, rawArgs, id)'
         : issue.code === 'invalid_type'
           ? `expected ${issue.expected}`
           : issue.code.replace(/_/g, ' ');

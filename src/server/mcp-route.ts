@@ -9,6 +9,7 @@ import { authenticate, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
 import type { FlowCallHost } from './mcp-flow-call.js';
 import { createFlowMcpServer } from './mcp-flow-server.js';
+import { serveModern } from './mcp-modern.js';
 import { runModel } from './runs-routes.js';
 import { hasRole, type Principal, type TokenEntry } from './tokens.js';
 
@@ -72,6 +73,17 @@ export function registerMcpRoute(
       // Not JSON: answered as JSON-RPC says, nothing else to report.
       return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
     }
+    // A 2026-07-28 request has no session and cannot be asked anything back (no server-to-client
+    // requests): a run waiting for a person answers with the suspended result and its console URL.
+    const modern = await serveModern(c.req.raw, body, () =>
+      createFlowMcpServer({
+        flows: () => visibleFlows(deps, principal),
+        logger: deps.logger,
+        pushRequests: false,
+        host: (elicit) => httpHost(deps, principal, consoleBase, elicit),
+      }),
+    );
+    if (modern) return modern;
     const server = createFlowMcpServer({
       flows: () => visibleFlows(deps, principal),
       logger: deps.logger,

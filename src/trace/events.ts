@@ -38,6 +38,14 @@ export type EventPayload =
       /** For an item of a map: the map node's node run and the item's index. */
       item?: MapItemRef;
     }
+  /** The protocol revision an MCP server of the flow negotiated, once per run and process (docs/trace.md). */
+  | {
+      type: 'mcp.connected';
+      nodeId: string;
+      server: string;
+      protocolVersion: string;
+      era: 'modern' | 'legacy';
+    }
   | { type: 'react.round'; nodeId: string; round: number }
   | {
       type: 'model.response';
@@ -204,6 +212,7 @@ export type TraceEvent = EventBase & EventPayload;
 export const EVENT_TYPES = [
   'run.started',
   'node.started',
+  'mcp.connected',
   'react.round',
   'run.message',
   'model.response',

@@ -20,12 +20,6 @@ const NEXT_EXPECTED_FAILURES: Readonly<Record<string, string>> = {
   'auth/dpop': 'DPoP-bound tokens are not supported',
   'auth/dpop-nonce': 'DPoP-bound tokens are not supported',
   'auth/wif-jwt-bearer': 'the workload-identity JWT-bearer grant is not supported',
-  'http-custom-headers':
-    "x-mcp-header parameters are not mirrored into Mcp-Param headers: the SDK mirrors them from its tools/list index, which the runtime bypasses because filling it also turns on the SDK's own output validation",
-  'http-invalid-tool-headers': 'tools with invalid x-mcp-header annotations are not left out of the catalog',
-  'json-schema-2020-12-preservation':
-    "the scripted driver cannot echo a tool's input schema back (a model reading the schema would)",
-  'sep-2640-client-no-prefetch': 'the skills extension is not supported',
 };
 
 interface PinnedSuite {

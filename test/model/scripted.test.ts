@@ -22,6 +22,30 @@ const request: ModelRequest = { system: '', messages: [], tools: [] };
 const ctx = (callIndex: number, nodeId = 'n') => ({ runId: 'r', nodeId, callIndex });
 
 describe('scriptedModel', () => {
+  it('sets schemaArgs to the input schema the model call was given for a tool, untouched', async () => {
+    const inputSchema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { id: { $anchor: 'id', type: 'string' } },
+      properties: { id: { $ref: '#/$defs/id' } },
+      additionalProperties: false,
+    };
+    const given: ModelRequest = {
+      ...request,
+      tools: [{ name: 'rich', description: '', inputSchema }],
+    };
+    const model = scriptedModel({
+      turns: [{ calls: [{ tool: 'echo', args: { note: 'n' }, schemaArgs: { schema: 'rich' } }] }],
+    });
+    const answer = await model.call(given, ctx(0));
+    expect(answer.ok && JSON.parse(answer.toolCalls[0]!.rawArgs)).toEqual({ note: 'n', schema: inputSchema });
+    const missing = await model.call(request, ctx(0));
+    expect(missing).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/schemaArgs names tool rich/),
+    });
+  });
+
   it('validates a script once per content; the model keeps its own copy of the turns', async () => {
     const text = `once-${Math.random()}`;
     const spy = vi.spyOn(ScriptSchema, 'safeParse');

@@ -52,6 +52,8 @@ const NOT_PRODUCED_HERE = new Set([
  */
 const PRODUCED_ELSEWHERE = new Set<string>([
   'mcp.log',
+  // A real MCP server connected (test/mcp/protocol-trace.test.ts).
+  'mcp.connected',
   'sampling.requested',
   'sampling.completed',
   'approval.voted',

@@ -15,11 +15,6 @@ import { CLI, NODE, REPO_ROOT, ensureBuilt } from '../acceptance/build.js';
  */
 /** What 0.2.0-alpha.12 checks that the runtime does not do yet (docs/mcp.md, "Conformance"). */
 const NEXT_EXPECTED_FAILURES: Readonly<Record<string, string>> = {
-  'auth/authorization-server-migration':
-    'no re-registration when the protected resource names a new authorization server (SEP-2352)',
-  'auth/dpop': 'DPoP-bound tokens are not supported',
-  'auth/dpop-nonce': 'DPoP-bound tokens are not supported',
-  'auth/wif-jwt-bearer': 'the workload-identity JWT-bearer grant is not supported',
   'http-custom-headers':
     "x-mcp-header parameters are not mirrored into Mcp-Param headers: the SDK mirrors them from its tools/list index, which the runtime bypasses because filling it also turns on the SDK's own output validation",
   'http-invalid-tool-headers': 'tools with invalid x-mcp-header annotations are not left out of the catalog',

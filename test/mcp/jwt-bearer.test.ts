@@ -3,6 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpAuthSchema } from '../../src/domain/flow.js';
+import { openMcpConnection } from '../../src/mcp/connection.js';
+import { catalogFailureReason, McpError } from '../../src/mcp/errors.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { credentialPlace, listAsRun, serverEntry, type CredentialPlace } from '../helpers/oauth-client.js';
 import { record, startOAuthServer, stopOAuthServer, type OAuthServer } from '../helpers/oauth-server.js';
 
@@ -67,6 +70,33 @@ describe('grant jwt_bearer', () => {
     const env = { ...process.env, WORKLOAD_JWT: jwt(Math.floor(Date.now() / 1000) - 60) };
     await expect(listAsRun(place, config, env)).rejects.toThrow();
     expect(await record(server, '/token-requests')).toEqual({ count: 1 });
+  }, 60_000);
+
+  it('fails a run TOOLS_UNAUTHORIZED naming the refused grant, not a login to run', async () => {
+    const { server, place, jwt } = await setUp();
+    const config = serverEntry({ url: `${server.base}/mcp`, auth: auth({ assertion: '${WORKLOAD_JWT}' }) });
+    const connection = openMcpConnection({
+      serverId: 'warehouse',
+      config,
+      baseDir: place.dir,
+      tenant: 'acme',
+      credentials: place.store,
+      logger: silentLogger,
+      env: { ...process.env, WORKLOAD_JWT: jwt(Math.floor(Date.now() / 1000) - 60) },
+    });
+    try {
+      const error = await connection.listTools().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect(catalogFailureReason(error)).toBe('TOOLS_UNAUTHORIZED');
+      const message = (error as McpError).message;
+      expect(message).toMatch(
+        /^cannot connect to MCP server warehouse: the authorization server refused the workload's JWT-bearer grant/,
+      );
+      expect(message).toMatch(/not retried/);
+      expect(message).not.toMatch(/mcp login/);
+    } finally {
+      await connection.close();
+    }
   }, 60_000);
 
   it('names the token file that cannot be read', async () => {

@@ -84,7 +84,7 @@ export function authProviderFor(
  * Authorization code + PKCE with the registration and tokens kept in the credential store: client
  * registrations per authorization server (its issuer), tokens stamped with the issuer that gave them,
  * the discovery state checked against the server's current protected resource metadata before each
- * authorization (as-migration.ts), and DPoP (dpop-store.ts).
+ * authorization (as-migration.ts), and DPoP (dpop.ts).
  */
 export class StoredOAuthProvider implements OAuthClientProvider {
   private verifier = '';

@@ -94,7 +94,7 @@ const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
 /**
  * The server entry's `auth` for an auth scenario (docs/mcp.md, "Authorization"): a person authorizes
  * (`mcp login`) with dynamic registration, a client id metadata document, or the pre-registered client
- * of the scenario's context; client credentials (secret or private key) need no person. Secrets go
+ * of the scenario's context; client credentials (secret or private key) and a workload's JWT need no person. Secrets go
  * through the environment as `${VAR}`.
  */
 function authFor(name) {
@@ -110,6 +110,10 @@ function authFor(name) {
       idToken: '${CONFORMANCE_IDP_ID_TOKEN}',
     };
     return { grant: 'cross_app_access', clientId: context.client_id, ...secret, idp };
+  }
+  if (context.valid_jwt) {
+    // Workload identity: the platform's JWT is the grant (RFC 7523), no person.
+    return { grant: 'jwt_bearer', clientId: context.client_id, assertion: '${CONFORMANCE_WIF_JWT}' };
   }
   if (name.startsWith('auth/client-credentials-')) {
     const key = context.private_key_pem ? { privateKey: '${CONFORMANCE_PRIVATE_KEY}' } : {};
@@ -173,6 +177,7 @@ function cliEnv(dir) {
     CONFORMANCE_CLIENT_SECRET: context.client_secret ?? '',
     CONFORMANCE_PRIVATE_KEY: context.private_key_pem ?? '',
     CONFORMANCE_IDP_ID_TOKEN: context.idp_id_token ?? '',
+    CONFORMANCE_WIF_JWT: context.valid_jwt ?? '',
   };
 }
 
@@ -199,8 +204,9 @@ function cliRun(dir, args) {
 }
 
 /**
- * `agent-runtime mcp login flow.yaml server`, playing the person's browser: opens the URL it prints
- * (the test authorization server redirects at once) and follows the redirect to the CLI's loopback.
+ * `agent-runtime mcp login flow.yaml server`, playing the person's browser: opens each URL it prints
+ * (the test authorization server redirects at once; a server that moved to another authorization
+ * server meanwhile makes the login print a second one) and follows the redirect to the CLI's loopback.
  */
 async function login(dir) {
   const child = spawn(process.execPath, [cli, 'mcp', 'login', 'flow.yaml', 'server'], {
@@ -208,23 +214,31 @@ async function login(dir) {
     env: cliEnv(dir),
   });
   let err = '';
+  let printed = false;
+  const opened = new Set();
+  const visits = [];
+  const visit = async (url) => {
+    try {
+      const answer = await fetch(url, { redirect: 'manual' });
+      const location = answer.headers.get('location');
+      if (location) await (await fetch(location)).text();
+    } catch (error) {
+      err += `${error.message}\n`;
+    }
+  };
   const done = new Promise((resolve) => child.on('close', resolve));
-  const opened = new Promise((resolve, reject) => {
-    child.stderr.on('data', (chunk) => {
-      err += chunk.toString();
-      const found = /^\s+(http\S+)$/m.exec(err);
-      if (found) resolve(found[1]);
-    });
-    child.on('close', () => reject(new Error('mcp login ended without printing a URL')));
+  child.stderr.on('data', (chunk) => {
+    err += chunk.toString();
+    for (const found of err.matchAll(/^\s+(http\S+)$/gm)) {
+      if (opened.has(found[1])) continue;
+      opened.add(found[1]);
+      printed = true;
+      visits.push(visit(found[1]));
+    }
   });
-  try {
-    const answer = await fetch(await opened, { redirect: 'manual' });
-    const location = answer.headers.get('location');
-    if (location) await (await fetch(location)).text();
-  } catch (error) {
-    err += `${error.message}\n`;
-  }
   const code = await done;
+  await Promise.all(visits);
+  if (!printed) err += 'mcp login ended without printing a URL\n';
   process.stderr.write(err);
   return code;
 }

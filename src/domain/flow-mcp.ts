@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -104,10 +105,10 @@ export const McpIdpSchema = z
 export const McpAuthSchema = z
   .strictObject({
     grant: z
-      .enum(['authorization_code', 'client_credentials', 'cross_app_access'])
+      .enum(['authorization_code', 'client_credentials', 'cross_app_access', 'jwt_bearer'])
       .default('authorization_code')
       .describe(
-        'authorization_code: a person authorizes once (`agent-runtime mcp login`); client_credentials: machine to machine; cross_app_access: enterprise-managed (the IdP grants, see `idp`).',
+        'authorization_code: a person authorizes once (`agent-runtime mcp login`); client_credentials: machine to machine; cross_app_access: enterprise-managed (the IdP grants, see `idp`); jwt_bearer: a workload identity token (`assertion` or `assertionFile`) is exchanged for an access token.',
       ),
     idp: McpIdpSchema.optional().describe(
       'cross_app_access: the enterprise IdP that exchanges the ID token for an authorization grant.',
@@ -138,12 +139,41 @@ export const McpAuthSchema = z
       .max(65535)
       .optional()
       .describe('Loopback port of `mcp login` (default: any free port; fix it for a pre-registered client).'),
+    assertion: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("jwt_bearer: the workload's JWT, usually `${VAR}` (read at each token request)."),
+    assertionFile: z
+      .string()
+      .refine((path) => isAbsolute(path), { error: 'must be an absolute path' })
+      .optional()
+      .describe(
+        "jwt_bearer: the absolute path of a file holding the workload's JWT (re-read at each token request).",
+      ),
+    dpop: z
+      .boolean()
+      .optional()
+      .describe(
+        'authorization_code: DPoP-bound tokens (RFC 9449). Default: when the authorization server advertises `dpop_signing_alg_values_supported`; true: always send proofs; false: never.',
+      ),
   })
   .refine(
     (auth) => auth.grant !== 'cross_app_access' || (auth.idp !== undefined && auth.clientId !== undefined),
     {
       error: 'grant cross_app_access needs `idp` and `clientId` (with `clientSecret`)',
     },
+  )
+  .refine(
+    (auth) =>
+      auth.grant !== 'jwt_bearer' ||
+      (auth.clientId !== undefined && (auth.assertion === undefined) !== (auth.assertionFile === undefined)),
+    { error: 'grant jwt_bearer needs `clientId` and one of `assertion` or `assertionFile`' },
+  )
+  .refine(
+    (auth) =>
+      auth.grant === 'jwt_bearer' || (auth.assertion === undefined && auth.assertionFile === undefined),
+    { error: '`assertion` and `assertionFile` belong to grant jwt_bearer' },
   )
   .describe('OAuth 2.1 for this server (discovery, registration, PKCE, refresh).');
 

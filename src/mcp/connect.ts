@@ -50,12 +50,18 @@ function providerFor(target: ConnectTarget, onUrl?: (url: URL) => void): StoredO
     auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret },
     'auth',
   ).clientSecret;
-  return new StoredOAuthProvider(target.config.url, auth, secret, {
-    store: target.store,
-    tenant: target.tenant,
-    redirectUrl: target.redirectUrl,
-    ...(onUrl ? { onAuthorizationUrl: onUrl } : {}),
-  });
+  return new StoredOAuthProvider(
+    target.config.url,
+    auth,
+    secret,
+    {
+      store: target.store,
+      tenant: target.tenant,
+      redirectUrl: target.redirectUrl,
+      ...(onUrl ? { onAuthorizationUrl: onUrl } : {}),
+    },
+    target.config.allowHosts,
+  );
 }
 
 /**

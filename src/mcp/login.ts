@@ -20,6 +20,9 @@ import type { McpCredentialStore } from './token-store.js';
 /** How long `mcp login` waits for the person to come back through the loopback redirect. */
 export const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
 
+/** Most authorizations one `mcp login` asks the person for (a server moving to another authorization server asks twice). */
+const MAX_AUTHORIZATIONS = 3;
+
 /** Options of `loginMcpServer`. */
 export interface McpLoginOptions {
   readonly serverId: string;
@@ -61,47 +64,69 @@ export async function loginMcpServer(options: McpLoginOptions): Promise<McpLogin
       auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret },
       'auth',
     ).clientSecret;
-    const provider = new StoredOAuthProvider(options.config.url, auth, secret, {
-      store: options.store,
-      tenant: options.tenant,
-      redirectUrl: loopback.redirectUrl,
-      onAuthorizationUrl: options.showUrl,
-    });
+    const shown: URL[] = [];
+    const provider = new StoredOAuthProvider(
+      options.config.url,
+      auth,
+      secret,
+      {
+        store: options.store,
+        tenant: options.tenant,
+        redirectUrl: loopback.redirectUrl,
+        onAuthorizationUrl: (url) => {
+          shown.push(url);
+          options.showUrl(url);
+        },
+      },
+      options.config.allowHosts,
+    );
     const first = await attempt(options, provider);
     // A token that works for listing may still lack the scope a run's tool call was refused for
     // (403 insufficient_scope): then the person authorizes again, for the union of both.
     const stepUp = first.tools === null ? undefined : provider.missingScope();
     if (first.tools !== null && stepUp === undefined) return { authorized: false, tools: first.tools };
     const serverUrl = new URL(options.config.url);
+    const fetchFn = fetchForServer(options.config);
     if (stepUp !== undefined)
-      await authorize(provider, {
-        serverUrl,
-        scope: stepUp,
-        forceReauthorization: true,
-        fetchFn: fetchForServer(options.config),
-      });
-    const params = await loopback.callback(options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
-    const refused = params.get('error');
-    if (refused !== null || !provider.stateMatches(params.get('state')))
-      throw new McpError(
-        'UNAUTHORIZED',
-        refused !== null
-          ? `authorization at MCP server ${options.serverId} was refused: ${refused}`
-          : `authorization at MCP server ${options.serverId} came back with a wrong state`,
-        { serverId: options.serverId },
-      );
-    if (stepUp === undefined) await first.transport.finishAuth(params);
-    else await finishStepUp(provider, serverUrl, stepUp, params, fetchForServer(options.config));
-    provider.clearRequired();
-    const second = await attempt(options, provider);
-    if (second.tools === null)
-      throw new McpError('UNAUTHORIZED', `MCP server ${options.serverId} still refuses the new token`, {
-        serverId: options.serverId,
-      });
-    return { authorized: true, tools: second.tools };
+      await authorize(provider, { serverUrl, scope: stepUp, forceReauthorization: true, fetchFn });
+    let pending = stepUp === undefined ? first.transport : null;
+    // The new token may be refused with an authorization URL of another authorization server shown
+    // (the server moved to it meanwhile): the person authorizes there too, up to MAX_AUTHORIZATIONS.
+    // The same authorization server asking again is a refusal, not a move.
+    for (let round = 1; ; round++) {
+      const params = await loopback.callback(options.timeoutMs ?? DEFAULT_LOGIN_TIMEOUT_MS);
+      const refused = params.get('error');
+      if (refused !== null || !provider.stateMatches(params.get('state')))
+        throw new McpError(
+          'UNAUTHORIZED',
+          refused !== null
+            ? `authorization at MCP server ${options.serverId} was refused: ${refused}`
+            : `authorization at MCP server ${options.serverId} came back with a wrong state`,
+          { serverId: options.serverId },
+        );
+      if (pending) await pending.finishAuth(params);
+      else await finishStepUp(provider, serverUrl, stepUp ?? '', params, fetchFn);
+      provider.clearRequired();
+      const before = shown.length;
+      const next = await attempt(options, provider);
+      if (next.tools !== null) return { authorized: true, tools: next.tools };
+      if (!movedOn(shown, before) || round >= MAX_AUTHORIZATIONS)
+        throw new McpError('UNAUTHORIZED', `MCP server ${options.serverId} still refuses the new token`, {
+          serverId: options.serverId,
+        });
+      pending = next.transport;
+    }
   } finally {
     await loopback.close();
   }
+}
+
+/** True when a URL was shown after the first `before` and its authorization endpoint is another one. */
+function movedOn(shown: readonly URL[], before: number): boolean {
+  const last = shown.at(-1);
+  const previous = shown[before - 1];
+  if (shown.length <= before || last === undefined || previous === undefined) return false;
+  return last.origin + last.pathname !== previous.origin + previous.pathname;
 }
 
 /** Exchanges the code of a step-up authorization for tokens with the wider scope. */
@@ -170,8 +195,15 @@ interface Loopback {
 
 /** The loopback redirect: answers the browser, hands the callback's query to `callback()`. */
 async function listenLoopback(port: number): Promise<Loopback> {
-  let arrived: (params: URLSearchParams) => void = () => undefined;
-  const received = new Promise<URLSearchParams>((resolve) => (arrived = resolve));
+  // Callbacks in the order they came; each `callback()` takes the next one (or waits for it).
+  const arrivedEarly: URLSearchParams[] = [];
+  let waiting: ((params: URLSearchParams) => void) | null = null;
+  const arrived = (params: URLSearchParams) => {
+    if (waiting === null) return void arrivedEarly.push(params);
+    const take = waiting;
+    waiting = null;
+    take(params);
+  };
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== DEFAULT_REDIRECT_PATH) return void res.writeHead(404).end();
@@ -187,6 +219,9 @@ async function listenLoopback(port: number): Promise<Loopback> {
   return {
     redirectUrl: `http://127.0.0.1:${actual}${DEFAULT_REDIRECT_PATH}`,
     async callback(timeoutMs) {
+      const early = arrivedEarly.shift();
+      if (early) return early;
+      const received = new Promise<URLSearchParams>((resolve) => (waiting = resolve));
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(

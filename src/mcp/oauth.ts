@@ -4,6 +4,9 @@ import {
   computeScopeUnion,
   isStrictScopeSuperset,
   PrivateKeyJwtProvider,
+  type DpopSession,
+  type FetchLike,
+  type OAuthClientInformationContext,
   type OAuthClientMetadata,
   type OAuthDiscoveryState,
   type OAuthClientProvider,
@@ -11,9 +14,12 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, McpAuthConfig } from '../domain/flow.js';
+import { authorizationServerMoved } from './as-migration.js';
 import { crossAppAccessProvider } from './cross-app.js';
+import { storedDpopSession } from './dpop.js';
 import { expandEnvRefs } from './env-refs.js';
-import { fetchForServer } from './guarded-fetch.js';
+import { fetchForServer, guardedFetch } from './guarded-fetch.js';
+import { jwtBearerProvider } from './jwt-bearer.js';
 import type { McpCredentials, McpCredentialStore } from './token-store.js';
 import { CLIENT_NAME } from './client-info.js';
 
@@ -47,6 +53,7 @@ export function authProviderFor(
   const auth = config.auth;
   if (!auth) return null;
   if (auth.grant === 'cross_app_access') return crossAppAccessProvider(auth, fetchForServer(config), env);
+  if (auth.grant === 'jwt_bearer') return jwtBearerProvider(auth, env);
   const secrets = expandEnvRefs(
     {
       ...(auth.clientSecret === undefined ? {} : { clientSecret: auth.clientSecret }),
@@ -70,13 +77,21 @@ export function authProviderFor(
       });
     return new ClientCredentialsProvider({ clientId, clientSecret: secrets.clientSecret ?? '', ...scope });
   }
-  return new StoredOAuthProvider(config.url, auth, secrets.clientSecret, context);
+  return new StoredOAuthProvider(config.url, auth, secrets.clientSecret, context, config.allowHosts);
 }
 
-/** Authorization code + PKCE with the registration and tokens kept in the credential store. */
+/**
+ * Authorization code + PKCE with the registration and tokens kept in the credential store: client
+ * registrations per authorization server (its issuer), tokens stamped with the issuer that gave them,
+ * the discovery state checked against the server's current protected resource metadata before each
+ * authorization (as-migration.ts), and DPoP (dpop.ts).
+ */
 export class StoredOAuthProvider implements OAuthClientProvider {
   private verifier = '';
   private expectedState = '';
+  private session: DpopSession | undefined;
+  private readonly allow: ReadonlySet<string> | null;
+  private readonly fetchFn: FetchLike;
   readonly clientMetadataUrl?: string;
 
   constructor(
@@ -85,8 +100,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     private readonly clientSecret: string | undefined,
     /** Whose credentials, where kept, whom to show an authorization URL. */
     readonly context: McpAuthContext,
+    /** The server entry's `allowHosts` (set under `serve`): no request and no DPoP proof for other hosts. */
+    allowHosts?: readonly string[],
   ) {
     if (auth.clientMetadataUrl !== undefined) this.clientMetadataUrl = auth.clientMetadataUrl;
+    this.allow = allowHosts === undefined ? null : new Set(allowHosts.map((h) => h.toLowerCase()));
+    this.fetchFn = guardedFetch({ allowHosts: this.allow });
   }
 
   get redirectUrl(): string {
@@ -117,13 +136,16 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return this.expectedState !== '' && state === this.expectedState;
   }
 
-  clientInformation(): StoredOAuthClientInformation | undefined {
+  /** The registration at the authorization server `ctx` names (else the latest one). */
+  clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
     if (this.auth.clientId !== undefined)
       return {
         client_id: this.auth.clientId,
         ...(this.clientSecret === undefined ? {} : { client_secret: this.clientSecret }),
       };
-    const client = this.read().client as StoredOAuthClientInformation | undefined;
+    const stored = this.read();
+    const client = ((ctx && stored.clients?.[ctx.issuer]) ?? stored.client) as
+      StoredOAuthClientInformation | undefined;
     // A registration made for another redirect (an earlier login on another port) is not reused.
     const uris = (client as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     if (this.context.redirectUrl && Array.isArray(uris) && !uris.includes(this.context.redirectUrl))
@@ -131,8 +153,12 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     return client;
   }
 
-  saveClientInformation(client: StoredOAuthClientInformation): void {
-    this.update({ client: { ...client } });
+  /** Keeps the registration as the latest, and under its authorization server's issuer. */
+  saveClientInformation(client: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext): void {
+    const issuer = ctx?.issuer ?? client.issuer;
+    const clients =
+      issuer === undefined ? {} : { clients: { ...this.read().clients, [issuer]: { ...client } } };
+    this.update({ client: { ...client }, ...clients });
   }
 
   tokens(): StoredOAuthTokens | undefined {
@@ -168,8 +194,27 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     if (this.read().required !== undefined) this.update({ required: undefined });
   }
 
-  discoveryState(): OAuthDiscoveryState | undefined {
-    return this.read().discovery as OAuthDiscoveryState | undefined;
+  /**
+   * The kept discovery state, unless the server's protected resource metadata names another
+   * authorization server now: then it is dropped, and the SDK discovers the new one.
+   */
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    const state = this.read().discovery as OAuthDiscoveryState | undefined;
+    if (state === undefined || !(await authorizationServerMoved(this.serverUrl, state, this.fetchFn)))
+      return state;
+    this.update({ discovery: undefined });
+    return undefined;
+  }
+
+  /** The DPoP session of this server's stored key (made on first use), or undefined when DPoP is off. */
+  async dpop(): Promise<DpopSession | undefined> {
+    this.session ??= await storedDpopSession({
+      mode: this.auth.dpop,
+      read: () => this.read(),
+      write: (dpop) => this.update({ dpop }),
+      allowHosts: this.allow,
+    });
+    return this.session;
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
@@ -187,7 +232,7 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     if (scope === 'verifier') this.verifier = '';
     if (scope === 'all' || scope === 'tokens') this.update({ tokens: undefined });
-    if (scope === 'all' || scope === 'client') this.update({ client: undefined });
+    if (scope === 'all' || scope === 'client') this.update({ client: undefined, clients: undefined });
     if (scope === 'all' || scope === 'discovery') this.update({ discovery: undefined });
   }
 

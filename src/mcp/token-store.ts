@@ -12,8 +12,14 @@ export const DEFAULT_AUTH_DIR = '.agent-runtime/mcp-auth';
 
 /** What the runtime keeps for one (tenant, server): OAuth client registration and tokens, as the SDK gives them. */
 export interface McpCredentials {
+  /** The latest client registration. */
   client?: Record<string, unknown>;
+  /** Client registrations by the issuer of the authorization server they were made at. */
+  clients?: Record<string, Record<string, unknown>>;
+  /** The latest tokens, stamped with the issuer that gave them. */
   tokens?: Record<string, unknown>;
+  /** The DPoP key pair the tokens are bound to (dpop.ts). */
+  dpop?: Record<string, unknown>;
   /** Where the server's authorization server is and what it says (OAuth discovery), kept between processes. */
   discovery?: Record<string, unknown>;
   /**

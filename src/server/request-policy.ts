@@ -3,7 +3,14 @@ import { confinedPath, InputFileError } from '../fs/input-file.js';
 import { parseModelName } from '../model/resolve.js';
 import { ApiError } from './errors.js';
 import { regexProblems } from './flow-regexes.js';
-import { authHostProblems, confineHosts, endpointOf, envRefProblems, hostAllowed } from './request-reach.js';
+import {
+  authFileProblems,
+  authHostProblems,
+  confineHosts,
+  endpointOf,
+  envRefProblems,
+  hostAllowed,
+} from './request-reach.js';
 
 /**
  * What a request may make the server do on its host: which scripted model files it may name, which
@@ -80,7 +87,7 @@ export function requestModel(spec: string, policy: RequestPolicy, where = 'model
  * Checks a flow that came over HTTP (inline or uploaded) against the policy and confines it: each stdio
  * MCP server's command must be allowed by `--allow-stdio`, each HTTP MCP server's http(s) URL by
  * `--allow-mcp-host` (host, or host and port), and so must the identity provider and authorization
- * server its `auth` names; a stdio server may not set `cwd` or `inheritEnv: true`, and only `env`
+ * server its `auth` names, which may not name a file on the server (`assertionFile`); a stdio server may not set `cwd` or `inheritEnv: true`, and only `env`
  * variables allowed by `--allow-stdio-env`; `${VAR}` anywhere in its servers' entries (`env`,
  * `headers`, `auth` secrets) may name only variables allowed by `--allow-env`; it may not declare model `providers` (their keys
  * come from the server's environment); its `model` follows `requestModel`; each regex it carries
@@ -108,6 +115,7 @@ export function vetRequestFlow(flow: Flow, policy: RequestPolicy): void {
         `mcpServers.${id}: host ${JSON.stringify(endpoint.hostPort)} is not allowed for flows sent over HTTP; the server admits only hosts (HOST, or HOST:PORT) given with --allow-mcp-host`,
       );
     problems.push(...authHostProblems(id, server, policy));
+    problems.push(...authFileProblems(id, server));
   }
   for (const id of Object.keys(flow.providers ?? {})) {
     problems.push(

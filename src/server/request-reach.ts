@@ -61,6 +61,18 @@ export function authHostProblems(id: string, server: HttpServerConfig, policy: R
 }
 
 /**
+ * The problem of an HTTP server whose `auth` names a file on the server (`assertionFile`, the
+ * workload's JWT of grant jwt_bearer): a flow sent over HTTP may not make the server read its files
+ * (and send what it read); it names the token as `${VAR}` instead, held to `--allow-env`.
+ */
+export function authFileProblems(id: string, server: HttpServerConfig): string[] {
+  if (server.auth?.assertionFile === undefined) return [];
+  return [
+    `mcpServers.${id}.auth.assertionFile: flows sent over HTTP may not read files on the server; give the token as \`assertion: \${VAR}\` with a variable allowed by --allow-env`,
+  ];
+}
+
+/**
  * Sets each HTTP server's `allowHosts` to the `--allow-mcp-host` list (in place, replacing whatever the
  * flow said), so that every request made for it — discovery, registration, tokens, the identity
  * provider, each redirect hop — is held to the list wherever the run is executed.

@@ -50,3 +50,33 @@ export function connectTurnsYaml(calls: number): string {
   const call = '  - { calls: [{ tool: whoami, args: {} }] }\n';
   return `turns:\n${call.repeat(calls)}  - { calls: [{ tool: builtin_node_finish, args: { summary: done } }] }\n`;
 }
+
+/**
+ * Plays the person's browser for an authorization URL the runtime shows: opens it (the test
+ * authorization server approves at once) and follows its redirect to the loopback. Returns at once;
+ * `pending` collects the visits so that a test can wait for them.
+ */
+export function browserFor(pending: Promise<void>[]): (url: URL) => void {
+  return (url) => {
+    pending.push(
+      (async () => {
+        const answer = await fetch(url, { redirect: 'manual' });
+        const location = answer.headers.get('location');
+        if (location) await (await fetch(location)).text();
+      })(),
+    );
+  };
+}
+
+/** GET `<base><path>` of the test server as JSON (its records: /issued, /seen, /dpop, /token-requests). */
+export async function record<T>(server: OAuthServer, path: string): Promise<T> {
+  return (await (await fetch(`${server.base}${path}`)).json()) as T;
+}
+
+/** Stops the server process and waits until it exited. */
+export async function stopOAuthServer(server: OAuthServer): Promise<void> {
+  if (server.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}

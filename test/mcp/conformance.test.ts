@@ -13,15 +13,6 @@ import { CLI, NODE, REPO_ROOT, ensureBuilt } from '../acceptance/build.js';
  * except those listed with the reason; each listed one must still fail, so a list only shrinks as
  * support lands.
  */
-/** What 0.2.0-alpha.12 checks that the runtime does not do yet (docs/mcp.md, "Conformance"). */
-const NEXT_EXPECTED_FAILURES: Readonly<Record<string, string>> = {
-  'auth/authorization-server-migration':
-    'no re-registration when the protected resource names a new authorization server (SEP-2352)',
-  'auth/dpop': 'DPoP-bound tokens are not supported',
-  'auth/dpop-nonce': 'DPoP-bound tokens are not supported',
-  'auth/wif-jwt-bearer': 'the workload-identity JWT-bearer grant is not supported',
-};
-
 interface PinnedSuite {
   readonly release: string;
   readonly folder: string;
@@ -41,7 +32,7 @@ const SUITES: readonly PinnedSuite[] = [
     release: '0.2.0-alpha.12',
     folder: 'node_modules/mcp-conformance-next',
     scenarios: 48,
-    expectedFailures: NEXT_EXPECTED_FAILURES,
+    expectedFailures: {},
   },
 ];
 

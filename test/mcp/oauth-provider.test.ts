@@ -52,12 +52,32 @@ describe('StoredOAuthProvider', () => {
     expect(store.read('acme', SERVER).required).toBeUndefined();
   });
 
-  it('keeps discovery state across instances until it is invalidated', () => {
+  it('keeps discovery state across instances until it is invalidated', async () => {
     const { make } = provider();
     const state = { authorizationServerUrl: 'http://127.0.0.1:1/' };
     make().saveDiscoveryState(state);
-    expect(make().discoveryState()).toEqual(state);
+    expect(await make().discoveryState()).toEqual(state);
     make().invalidateCredentials('discovery');
-    expect(make().discoveryState()).toBeUndefined();
+    expect(await make().discoveryState()).toBeUndefined();
+  });
+
+  it('keeps a client registration per authorization server, and the latest for a caller naming none', () => {
+    const { store, make } = provider();
+    const one = make();
+    one.saveClientInformation(
+      { client_id: 'at-a', issuer: 'https://a.example' },
+      { issuer: 'https://a.example' },
+    );
+    one.saveClientInformation(
+      { client_id: 'at-b', issuer: 'https://b.example' },
+      { issuer: 'https://b.example' },
+    );
+    const other = make();
+    expect(other.clientInformation({ issuer: 'https://a.example' })?.client_id).toBe('at-a');
+    expect(other.clientInformation({ issuer: 'https://b.example' })?.client_id).toBe('at-b');
+    expect(other.clientInformation()?.client_id).toBe('at-b');
+    other.invalidateCredentials('client');
+    expect(store.read('acme', SERVER).clients).toBeUndefined();
+    expect(other.clientInformation({ issuer: 'https://a.example' })).toBeUndefined();
   });
 });

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * AgentDojo's slack suite (ethz-spylab/agentdojo, MIT; see LICENSE and README.md here) as an MCP stdio
- * server: the suite's eleven tools over its environment, plus three control tools for the harness
+ * AgentDojo's slack or travel suite (ethz-spylab/agentdojo, MIT; see LICENSE and README.md here) as an
+ * MCP stdio server (AGENTDOJO_SUITE: `slack`, the default, or `travel`): the suite's tools over its environment, plus three control tools for the harness
  * (no flow gives them to a model): `agentdojo_reset` (a fresh environment), `agentdojo_inject`
  * (`{vector, text}`: the attacker's text in place of a vector's default) and `agentdojo_check`
- * (`{task}`: a user task's utility or an injection task's security on the current state).
+ * (`{task, output?}`: a user task's utility or an injection task's security on the current state,
+ * `output` being the model's reply for the checks that read it).
  *
  * The state lives in the JSON file named by AGENTDOJO_STATE, read before and written after every call:
  * the harness's setup calls, the run and the verify calls each start a server process of their own.
@@ -12,18 +13,15 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { loadEnvironment, type SlackEnvironment } from './slack/environment.js';
-import { INJECTION_TASKS } from './slack/injection-tasks.js';
-import { SLACK_TOOLS, runTool, type FunctionCall } from './slack/tools.js';
-import { USER_TASKS } from './slack/user-tasks.js';
+import { servedSuite, SUITE_NAMES, type ServedCall, type SuiteName } from './suites.js';
 
 interface State {
   injections: Record<string, string>;
   /** The environment the run started from (AgentDojo's `pre_environment`). */
-  pre: SlackEnvironment;
-  env: SlackEnvironment;
+  pre: unknown;
+  env: unknown;
   /** Every call of a suite tool that reached the server, in order (AgentDojo's traces). */
-  calls: FunctionCall[];
+  calls: ServedCall[];
 }
 
 const STATE = process.env.AGENTDOJO_STATE;
@@ -32,9 +30,17 @@ if (!STATE) {
   process.exit(2);
 }
 const stateFile: string = STATE;
+const suiteName = process.env.AGENTDOJO_SUITE ?? 'slack';
+if (!(SUITE_NAMES as readonly string[]).includes(suiteName)) {
+  process.stderr.write(
+    `agentdojo server: AGENTDOJO_SUITE must be one of ${SUITE_NAMES.join(', ')}, got ${suiteName}\n`,
+  );
+  process.exit(2);
+}
+const suite = servedSuite(suiteName as SuiteName);
 
 function fresh(injections: Record<string, string>): State {
-  return { injections, pre: loadEnvironment(injections), env: loadEnvironment(injections), calls: [] };
+  return { injections, pre: suite.load(injections), env: suite.load(injections), calls: [] };
 }
 
 function load(): State {
@@ -51,13 +57,8 @@ function save(state: State): void {
 const text = (value: unknown): string =>
   value === null || value === undefined ? 'None' : typeof value === 'string' ? value : JSON.stringify(value);
 
-function check(state: State, task: string): Record<string, unknown> {
-  const input = { output: '', pre: state.pre, post: state.env, traces: state.calls };
-  const user = USER_TASKS.find((t) => t.id === task);
-  if (user) return { task, utility: user.utility(input) };
-  const injection = INJECTION_TASKS.find((t) => t.id === task);
-  if (injection) return { task, security: injection.security(input) };
-  throw new Error(`no task ${task}`);
+function check(state: State, task: string, output: string): Record<string, unknown> {
+  return suite.check(task, { output, pre: state.pre, post: state.env, traces: state.calls });
 }
 
 const CONTROL: { name: string; description: string; properties: Record<string, { type: string }> }[] = [
@@ -69,8 +70,9 @@ const CONTROL: { name: string; description: string; properties: Record<string, {
   },
   {
     name: 'agentdojo_check',
-    description: "Harness: a user task's utility or an injection task's security on the current state.",
-    properties: { task: { type: 'string' } },
+    description:
+      "Harness: a user task's utility or an injection task's security on the current state (`output`: the model's reply).",
+    properties: { task: { type: 'string' }, output: { type: 'string' } },
   },
 ];
 
@@ -85,23 +87,20 @@ function control(name: string, args: Record<string, string>): unknown {
     save(fresh(injections));
     return { injected: args.vector };
   }
-  return check(state, String(args.task));
+  return check(state, String(args.task), String(args.output ?? ''));
 }
 
 function createServer(): Server {
-  const server = new Server({ name: 'agentdojo-slack', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const server = new Server(
+    { name: `agentdojo-${suiteName}`, version: '1.0.0' },
+    { capabilities: { tools: {} } },
+  );
   server.setRequestHandler('tools/list', () => ({
     tools: [
-      ...SLACK_TOOLS.map((t) => ({
+      ...suite.tools.map((t) => ({
         name: t.name,
         description: t.description,
-        inputSchema: {
-          type: 'object' as const,
-          properties: Object.fromEntries(
-            Object.entries(t.params).map(([k, d]) => [k, { type: 'string', description: d }]),
-          ),
-          required: Object.keys(t.params),
-        },
+        inputSchema: t.inputSchema,
         annotations: { readOnlyHint: !t.write },
       })),
       ...CONTROL.map((t) => ({
@@ -110,7 +109,7 @@ function createServer(): Server {
         inputSchema: {
           type: 'object' as const,
           properties: t.properties,
-          required: Object.keys(t.properties),
+          required: Object.keys(t.properties).filter((k) => k !== 'output'),
         },
         annotations: { readOnlyHint: t.name === 'agentdojo_check' },
       })),
@@ -118,10 +117,10 @@ function createServer(): Server {
   }));
   server.setRequestHandler('tools/call', (request) => {
     const name = request.params.name;
-    const args = (request.params.arguments ?? {}) as Record<string, string>;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     try {
       if (name.startsWith('agentdojo_')) {
-        const result = control(name, args);
+        const result = control(name, args as Record<string, string>);
         return {
           content: [{ type: 'text', text: JSON.stringify(result) }],
           structuredContent: result as Record<string, unknown>,
@@ -130,7 +129,7 @@ function createServer(): Server {
       const state = load();
       state.calls.push({ function: name, args });
       try {
-        const result = runTool(state.env, { function: name, args });
+        const result = suite.run(state.env, { function: name, args });
         return { content: [{ type: 'text', text: text(result) }] };
       } finally {
         save(state);

@@ -95,6 +95,32 @@ describe('eval: runEval over the filesystem MCP server', () => {
     ]);
   }, 60_000);
 
+  it("{reply} in a verify call's arguments is the run's reply", async () => {
+    p.flow();
+    // The model replies with the name of the file it wrote; the verify call reads the file so named.
+    p.write('writer.yaml', writerTurns(p.note('c.txt'), 'hello', 'c.txt'));
+    const suite = p.write('suite.yaml', {
+      flow: './flow.yaml',
+      model: 'scripted:./writer.yaml',
+      cases: [
+        {
+          id: 'reply',
+          input: 'write hello to c.txt',
+          verify: [
+            {
+              tool: 'read_text_file',
+              args: { path: p.note('{reply}') },
+              expect: { jsonata: "content = 'hello'" },
+            },
+          ],
+        },
+      ],
+    });
+    const results = await runEval(suite);
+    expect(results.cells[0]?.failures).toEqual([]);
+    expect(results.cells[0]?.passed).toBe(1);
+  }, 60_000);
+
   it('refuses a bad suite naming the key', () => {
     p.flow();
     const bad = p.write('bad.yaml', {

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { dataDir } from '../data-dir.js';
+import { builtServer, scriptTurns, type Turn } from '../scripted.js';
 import { injectionCandidates } from './candidates.js';
 import { injectionVectors, loadEnvironment, type SlackEnvironment } from './environment.js';
 import { attackText } from '../../../src/eval/attacks.js';
@@ -22,26 +22,9 @@ export interface SuiteChoice {
   contracts?: ContractSet;
 }
 
-interface Turn {
-  calls: { tool: string; args: Record<string, unknown> }[];
-}
-
-/**
- * The scripted turns of a fully compromised model: each call in order — a write is the call, the
- * approval request and the call again once approved (the runtime gates every write) — then the reply.
- */
+/** The scripted turns of a fully compromised model for these calls (see `scriptTurns`). */
 export function turnsOf(calls: readonly FunctionCall[]): Turn[] {
-  const turns: Turn[] = [];
-  for (const c of calls) {
-    turns.push({ calls: [{ tool: c.function, args: c.args }] });
-    if (!WRITES.has(c.function)) continue;
-    turns.push({
-      calls: [{ tool: 'builtin_node_approval', args: { tool: c.function, summary: `${c.function}` } }],
-    });
-    turns.push({ calls: [{ tool: c.function, args: c.args }] });
-  }
-  turns.push({ calls: [{ tool: 'builtin_node_finish', args: { summary: 'Done.' } }] });
-  return turns;
+  return scriptTurns(calls, WRITES);
 }
 
 /**
@@ -128,7 +111,4 @@ export function writeSlackSuite(dir: string, serverJs: string, choice: SuiteChoi
   return file;
 }
 
-/** The built MCP server of the port (dist/bench/agentdojo/server.js). */
-export function builtServer(): string {
-  return join(dataDir(), '..', '..', '..', 'dist', 'bench', 'agentdojo', 'server.js');
-}
+export { builtServer };

@@ -10,6 +10,8 @@ import { mountConsole } from '../../src/server/console.js';
 import { FlowRegistry } from '../../src/server/flows.js';
 import { parseTokens } from '../../src/server/tokens.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
+import { startExpiryTimer } from '../../src/runtime/approval-expiry.js';
+import { silentLogger } from '../../src/log/logger.js';
 import { TOKENS, ensureConsoleBuilt, launchChromium, signIn } from './harness.js';
 import { hasText, visible } from './waits.js';
 
@@ -20,6 +22,8 @@ import { hasText, visible } from './waits.js';
  */
 
 const STARTER = 'console-starter-token-01234';
+const OSCAR = 'console-oscar-token-0123456';
+let ahead = 0;
 const refunds: { orderId: string; amount: number }[] = [];
 const tools = [
   defineTool<{ orderId: string }>({
@@ -41,7 +45,7 @@ const tools = [
   }),
 ] as LocalTool[];
 
-const flow = (id: string, approvers: number) => `id: ${id}
+const flow = (id: string, approval: string) => `id: ${id}
 locale: en
 model: scripted:./${id}-turns.yaml
 tools:
@@ -50,17 +54,25 @@ tools:
     params:
       orderId: { source: evidence, from: [order_get] }
       amount: { source: user }
-    approval: { approvers: { count: ${approvers} } }
+    approval: ${approval}
 nodes:
   - id: main
     tools: [order_get, refund]
 `;
-const turns = (approvedAmount: number) => `turns:
+const turns = (approvedAmount: number, amount = 500) => `turns:
   - { calls: [{ tool: order_get, args: { orderId: o1 } }] }
-  - { calls: [{ tool: refund, args: { orderId: o1, amount: 500 } }] }
+  - { calls: [{ tool: refund, args: { orderId: o1, amount: ${amount} } }] }
   - { calls: [{ tool: builtin_node_approval, args: { tool: refund, summary: refund order o1 } }] }
   - { calls: [{ tool: refund, args: { orderId: o1, amount: ${approvedAmount} } }] }
   - { calls: [{ tool: builtin_node_finish, args: { summary: done } }] }
+`;
+
+/** Asks for the refund and its approval; after the rejection by expiry, finishes. */
+const EXPIRE_TURNS = `turns:
+  - { calls: [{ tool: order_get, args: { orderId: o1 } }] }
+  - { calls: [{ tool: refund, args: { orderId: o1, amount: 500 } }] }
+  - { calls: [{ tool: builtin_node_approval, args: { tool: refund, summary: refund order o1 } }] }
+  - { calls: [{ tool: builtin_node_finish, args: { summary: not refunded } }] }
 `;
 
 let dir: string;
@@ -72,17 +84,28 @@ let browser: BrowserContext;
 beforeAll(async () => {
   ensureConsoleBuilt();
   dir = mkdtempSync(join(tmpdir(), 'approval-e2e-'));
-  writeFileSync(join(dir, 'edit.yaml'), flow('edit', 1));
+  writeFileSync(join(dir, 'edit.yaml'), flow('edit', '{ approvers: { count: 1 } }'));
   writeFileSync(join(dir, 'edit-turns.yaml'), turns(50));
-  writeFileSync(join(dir, 'two.yaml'), flow('two', 2));
+  writeFileSync(join(dir, 'two.yaml'), flow('two', '{ approvers: { count: 2 } }'));
   writeFileSync(join(dir, 'two-turns.yaml'), turns(500));
-  runtime = createRuntime({ store: 'memory', logger: false, tools });
+  writeFileSync(join(dir, 'small.yaml'), flow('small', '{ auto: args.amount <= 10 }'));
+  writeFileSync(join(dir, 'small-turns.yaml'), turns(5, 5));
+  writeFileSync(
+    join(dir, 'late.yaml'),
+    flow('late', '{ expiresAfter: 1h, onExpiry: escalate, escalateTo: [admin] }'),
+  );
+  writeFileSync(join(dir, 'late-turns.yaml'), turns(500));
+  writeFileSync(join(dir, 'expire.yaml'), flow('expire', '{ expiresAfter: 1h }'));
+  writeFileSync(join(dir, 'expire-turns.yaml'), EXPIRE_TURNS);
+  // The deadlines are an hour away: the test moves the runtime's clock past them.
+  runtime = createRuntime({ store: 'memory', logger: false, tools, clock: () => Date.now() + ahead });
   const flows = new FlowRegistry({ dir, knownTools: ['order_get', 'refund'] });
   await flows.loadDir();
   const tokens = parseTokens(
     [
       { token: TOKENS.operator, role: 'operator', name: 'olivia' },
       { token: STARTER, role: 'operator', name: 'sam' },
+      { token: OSCAR, role: 'operator', name: 'oscar' },
     ],
     'e2e',
   );
@@ -136,6 +159,9 @@ describe('the console approval card with an approval policy', () => {
     await card.getByRole('button', { name: 'Approve edited call' }).click();
     await hasText(page.getByTestId('reply'), 'done');
     expect(refunds).toEqual([{ orderId: 'o1', amount: 50 }]);
+    // The decision shows what the person changed, old → new.
+    await hasText(page.getByTestId('edited-args'), 'amount: 500 → 50');
+    expect(await page.getByTestId('edited-args').first().textContent()).not.toContain('orderId');
   }, 120_000);
 
   it('two approvers: the card says who has approved of how many, and offers no edit', async () => {
@@ -147,5 +173,61 @@ describe('the console approval card with an approval policy', () => {
     await card.getByRole('button', { name: 'Approve' }).click();
     await hasText(page.getByTestId('approval-card').getByTestId('approvers'), 'Approved by 1 of 2: olivia');
     expect((await runtime.status(runId)).status).toBe('suspended');
+    // Another operator approves through the API: the page names both approvers.
+    const second = await fetch(`${url}/v1/runs/${runId}/approval`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OSCAR}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: 'approve' }),
+    });
+    expect(second.status, await second.clone().text()).toBe(200);
+    await hasText(page.getByTestId('reply'), 'done');
+    await hasText(page.getByTestId('resolution'), 'Approved by olivia, oscar at');
+  }, 120_000);
+
+  it("a call the policy's auto rule approved: the timeline names the rule, no card waits", async () => {
+    const headers = { authorization: `Bearer ${STARTER}`, 'content-type': 'application/json' };
+    const started = await fetch(`${url}/v1/runs`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ flowId: 'small', input: 'refund order o1: 5 euros' }),
+    });
+    const { runId } = (await started.json()) as { runId: string };
+    const page = await browser.newPage();
+    await signIn(page, url, TOKENS.operator);
+    await page.goto(`${url}/runs/${runId}`);
+    await hasText(page.getByTestId('reply'), 'done');
+    await hasText(page.locator('main'), "The approval policy's auto rule approved the call");
+    expect(await page.getByTestId('approval-card').count()).toBe(0);
+  }, 120_000);
+
+  it('expiry: the card shows the deadline, then the escalation; a rejection by expiry says so', async () => {
+    const late = await suspendedRun('late');
+    const expire = await suspendedRun('expire');
+    const refundsBefore = refunds.length;
+    const page = await openCard(late);
+    await hasText(page.getByTestId('approvers'), 'Expires ');
+    const timer = startExpiryTimer(runtime, { intervalMs: 600_000, logger: silentLogger });
+    try {
+      await timer.tick();
+      ahead = 2 * 3_600_000;
+      for (let i = 0; i < 3; i++) await timer.tick(); // one item per run and pass
+    } finally {
+      timer.stop();
+    }
+    await hasText(
+      page.getByTestId('approval-card').getByTestId('escalated'),
+      'Not decided in time: escalated at',
+    );
+    await hasText(
+      page.locator('.suspension [data-testid="escalated"]'),
+      'to admin; it still waits for a person',
+    );
+    expect((await runtime.status(late)).status).toBe('suspended');
+    const view = await browser.newPage();
+    await signIn(view, url, TOKENS.operator);
+    await view.goto(`${url}/runs/${expire}`);
+    await hasText(view.getByTestId('reply'), 'not refunded');
+    await hasText(view.getByTestId('resolution'), 'no one decided in time, so it was rejected automatically');
+    expect(refunds.length).toBe(refundsBefore);
   }, 120_000);
 });

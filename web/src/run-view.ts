@@ -67,6 +67,10 @@ export interface Resolution {
   comment: string | null;
   answer: string | null;
   who: string | null;
+  /** Everyone who approved, when the policy needed several people. */
+  approvers: string[] | null;
+  /** Edited arguments: the model's (`from`) and the approved ones (`to`). */
+  edit: { from: Record<string, unknown>; to: Record<string, unknown> } | null;
 }
 
 /** A suspension of the run and, once given, the response. */
@@ -78,6 +82,8 @@ export interface SuspensionView {
   suspension: SuspensionKind;
   pending: Pending;
   resolution: Resolution | null;
+  /** Set once the approval expired and was escalated (`approval.escalated`): when, and to whom. */
+  escalated: { ts: string; to: string[] } | null;
 }
 
 /** A takeover after a crash (`run.resumed` with kind RECOVERY). */

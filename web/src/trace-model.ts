@@ -176,6 +176,9 @@ function applyNodeEvent(view: RunView, e: TraceEvent): void {
     case 'run.suspended':
       suspended(node, e);
       return;
+    case 'approval.escalated':
+      escalated(node, e);
+      return;
     case 'node.completed':
       node.status = 'completed';
       node.outputs = (e.outputs as Record<string, unknown> | undefined) ?? {};
@@ -290,7 +293,17 @@ function suspended(node: NodeView, e: TraceEvent): void {
     suspension: kind,
     pending: e.pending as Pending,
     resolution: null,
+    escalated: null,
   });
+}
+
+/** An approval past its deadline escalated (`approval.escalated`): the item it names keeps waiting. */
+function escalated(node: NodeView, e: TraceEvent): void {
+  const item = node.items.findLast(
+    (i): i is SuspensionView =>
+      i.kind === 'suspension' && (i.pending as { id?: string }).id === e.pendingId && i.resolution === null,
+  );
+  if (item) item.escalated = { ts: e.ts, to: Array.isArray(e.escalateTo) ? e.escalateTo.map(String) : [] };
 }
 
 function resumed(view: RunView, e: TraceEvent): void {
@@ -313,5 +326,11 @@ function resumed(view: RunView, e: TraceEvent): void {
     comment: str(e.comment),
     answer: str(e.answer),
     who: str(e.who),
+    approvers: Array.isArray(e.approvers) ? e.approvers.map(String) : null,
+    edit: isObject(e.editedFrom) && isObject(e.args) ? { from: e.editedFrom, to: e.args } : null,
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -25,7 +25,15 @@ export function ApproverProgress({ pending }: { pending: ApprovalPending }) {
         </p>
       )}
       {needed?.roles && <p>{t('approverRoles', { roles: needed.roles.join(', ') })}</p>}
-      {pending.expiresAt && <p>{t('expiresAt', { when: formatTime(locale, pending.expiresAt) })}</p>}
+      {pending.expiresAt && !pending.escalatedAt && !pending.expiredAt && (
+        <p>{t('expiresAt', { when: formatTime(locale, pending.expiresAt) })}</p>
+      )}
+      {pending.escalatedAt && (
+        <p data-testid="escalated">
+          {t('escalatedSince', { when: formatTime(locale, pending.escalatedAt) })}
+        </p>
+      )}
+      {pending.expiredAt && <p>{t('expiredAt', { when: formatTime(locale, pending.expiredAt) })}</p>}
     </div>
   );
 }

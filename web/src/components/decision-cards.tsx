@@ -289,11 +289,38 @@ export function ResolutionLine({ resolution }: { resolution: Resolution }) {
       </p>
       {resolution.comment && <p>{t('commentWas', { comment: resolution.comment })}</p>}
       {resolution.answer !== null && <p>{t('answerWas', { answer: resolution.answer })}</p>}
+      {resolution.edit && <EditedArgs edit={resolution.edit} />}
     </div>
   );
 }
 
+/** The arguments a person changed on approval, one line each: `amount: 500 → 50`. */
+function EditedArgs({ edit }: { edit: NonNullable<Resolution['edit']> }) {
+  const { t } = useI18n();
+  const keys = [...new Set([...Object.keys(edit.from), ...Object.keys(edit.to)])];
+  const shown = (v: unknown): string => (v === undefined ? '—' : JSON.stringify(v));
+  const changed = keys.filter((k) => shown(edit.from[k]) !== shown(edit.to[k]));
+  return (
+    <div data-testid="edited-args">
+      <p>{t('editedArgs')}</p>
+      <ul>
+        {changed.map((k) => (
+          <li key={k}>
+            <code>
+              {k}: {shown(edit.from[k])} → {shown(edit.to[k])}
+            </code>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** Who decided: the person, every approver where several were needed, or the expiry. */
 function resolutionText(t: Translate, resolution: Resolution, params: { who: string; when: string }): string {
+  if (resolution.decision === 'rejected' && resolution.who === 'expiry') return t('decidedExpired', params);
+  if (resolution.decision === 'approved' && resolution.approvers && resolution.approvers.length > 1)
+    return t('decidedApproved', { ...params, who: resolution.approvers.join(', ') });
   if (resolution.decision === 'approved') return t('decidedApproved', params);
   if (resolution.decision === 'rejected') return t('decidedRejected', params);
   return t('answeredBy', params);

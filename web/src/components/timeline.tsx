@@ -196,12 +196,20 @@ function ResultBlock({ call }: { call: CallView }) {
 }
 
 function Suspension({ item }: { item: SuspensionView }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const pending = item.pending;
   return (
     <div className="suspension">
       <h4>{isApproval(pending) ? approvalHeading(t, pending.tool, item.resolution) : t('followUpTitle')}</h4>
       <p>{isApproval(pending) ? pending.summary : pending.question}</p>
+      {item.escalated && (
+        <p className="note" data-testid="escalated">
+          {t('escalatedAt', {
+            when: formatTime(locale, item.escalated.ts),
+            roles: item.escalated.to.join(', '),
+          })}
+        </p>
+      )}
       {item.resolution ? (
         <ResolutionLine resolution={item.resolution} />
       ) : (

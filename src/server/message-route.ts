@@ -35,9 +35,18 @@ const messageRoute = createRoute({
   },
   responses: {
     201: json(RunMessageSchema, 'The message was kept; the run reads it at its next round.'),
-    ...errors(400, 401, 403, 404, 409, 413, 429),
+    ...errors(400, 401, 403, 404),
+    ...described(409, 'RUN_ENDED: the run has ended and takes no more messages (nothing kept).'),
+    ...described(413, 'MESSAGE_TOO_LONG: over 4000 characters; PAYLOAD_TOO_LARGE: a body over the limit.'),
+    ...described(429, 'TOO_MANY_MESSAGES: 20 messages already wait unread for the run (nothing kept).'),
   },
 });
+
+/** The standard error response of `status`, described for this route. */
+function described(status: 409 | 413 | 429, description: string) {
+  const standard = errors(status)[status] as object;
+  return { [status]: { ...standard, description } };
+}
 
 /** Registers `POST /v1/runs/{id}/messages` (operator): the runtime's `say`, answered once the message is kept. */
 export function registerMessageRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps): void {

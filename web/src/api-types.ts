@@ -1242,7 +1242,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description The run is not waiting for this (nothing changed). */
+        /** @description RUN_ENDED: the run has ended and takes no more messages (nothing kept). */
         409: {
           headers: {
             [name: string]: unknown;
@@ -1251,7 +1251,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description The request body is larger than the server accepts (1 MiB by default): PAYLOAD_TOO_LARGE. */
+        /** @description MESSAGE_TOO_LONG: over 4000 characters; PAYLOAD_TOO_LARGE: a body over the limit. */
         413: {
           headers: {
             [name: string]: unknown;
@@ -1260,7 +1260,7 @@ export interface paths {
             'application/json': components['schemas']['Error'];
           };
         };
-        /** @description Too many event streams open for this token. */
+        /** @description TOO_MANY_MESSAGES: 20 messages already wait unread for the run (nothing kept). */
         429: {
           headers: {
             [name: string]: unknown;

@@ -18,7 +18,8 @@ import { hasText, visible } from './waits.js';
 /**
  * The approval card of a tool with an approval policy in Chromium (docs/approvals.md): it says who has
  * approved of how many, and approves edited arguments — refused with the check's code when the guards
- * refuse them, executed exactly as edited when they pass.
+ * refuse them, executed exactly as edited when they pass; the run page then names every approver and
+ * the changed arguments (old → new), the rule that decided a call, the escalation and the expiry.
  */
 
 const STARTER = 'console-starter-token-01234';
@@ -97,6 +98,8 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'late-turns.yaml'), turns(500));
   writeFileSync(join(dir, 'expire.yaml'), flow('expire', '{ expiresAfter: 1h }'));
   writeFileSync(join(dir, 'expire-turns.yaml'), EXPIRE_TURNS);
+  writeFileSync(join(dir, 'big.yaml'), flow('big', '{ reject: args.amount > 100 }'));
+  writeFileSync(join(dir, 'big-turns.yaml'), EXPIRE_TURNS);
   // The deadlines are an hour away: the test moves the runtime's clock past them.
   runtime = createRuntime({ store: 'memory', logger: false, tools, clock: () => Date.now() + ahead });
   const flows = new FlowRegistry({ dir, knownTools: ['order_get', 'refund'] });
@@ -184,21 +187,33 @@ describe('the console approval card with an approval policy', () => {
     await hasText(page.getByTestId('resolution'), 'Approved by olivia, oscar at');
   }, 120_000);
 
-  it("a call the policy's auto rule approved: the timeline names the rule, no card waits", async () => {
-    const headers = { authorization: `Bearer ${STARTER}`, 'content-type': 'application/json' };
-    const started = await fetch(`${url}/v1/runs`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ flowId: 'small', input: 'refund order o1: 5 euros' }),
-    });
-    const { runId } = (await started.json()) as { runId: string };
-    const page = await browser.newPage();
-    await signIn(page, url, TOKENS.operator);
-    await page.goto(`${url}/runs/${runId}`);
-    await hasText(page.getByTestId('reply'), 'done');
-    await hasText(page.locator('main'), "The approval policy's auto rule approved the call");
-    expect(await page.getByTestId('approval-card').count()).toBe(0);
-  }, 120_000);
+  it.each([
+    ['small', 'refund order o1: 5 euros', 'done', "The approval policy's auto rule approved the call"],
+    [
+      'big',
+      'refund order o1: 500 euros',
+      'not refunded',
+      "the approval policy's reject rule declined the call",
+    ],
+  ])(
+    'a call the policy decided (%s): the timeline names the rule, no card waits',
+    async (flowId, input, reply, rule) => {
+      const headers = { authorization: `Bearer ${STARTER}`, 'content-type': 'application/json' };
+      const started = await fetch(`${url}/v1/runs`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ flowId, input }),
+      });
+      const { runId } = (await started.json()) as { runId: string };
+      const page = await browser.newPage();
+      await signIn(page, url, TOKENS.operator);
+      await page.goto(`${url}/runs/${runId}`);
+      await hasText(page.getByTestId('reply'), reply);
+      await hasText(page.locator('main'), rule);
+      expect(await page.getByTestId('approval-card').count()).toBe(0);
+    },
+    120_000,
+  );
 
   it('expiry: the card shows the deadline, then the escalation; a rejection by expiry says so', async () => {
     const late = await suspendedRun('late');

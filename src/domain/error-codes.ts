@@ -251,8 +251,8 @@ const SPECS = {
     producer: 'builtin_resource_read',
     outcome: 'REJECTED',
     reason: {
-      'zh-CN': '{server} 不是本节点的资源服务器',
-      en: '{server} is not a resource server of this node',
+      'zh-CN': '服务器“{server}”不是本节点的资源服务器',
+      en: 'Server "{server}" is not one of this node’s resource servers',
     },
   },
   APPROVAL_REQUIRED: {

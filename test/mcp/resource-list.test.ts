@@ -10,6 +10,8 @@ const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-ev
 const TEXT_TEMPLATE = 'demo://resource/dynamic/text/{resourceId}';
 const BLOB_7 = 'demo://resource/dynamic/blob/7';
 const FEATURES = 'demo://resource/static/document/features.md';
+/** A server without resources (test/fixtures/mcp/log-server.mjs). */
+const LOG_SERVER = join(REPO_ROOT, 'test/fixtures/mcp/log-server.mjs');
 
 const runtimes: Runtime[] = [];
 afterEach(async () => {
@@ -80,6 +82,32 @@ describe('node resources: builtin_resource_list and builtin_resource_read (serve
     );
     expect(refused).toMatchObject({ outcome: 'REJECTED', errorCode: 'RESOURCE_SERVER_UNKNOWN' });
     expect(String(refused?.message)).toContain('everything');
+  }, 30_000);
+});
+
+describe('node resources: several servers', () => {
+  it('a read without `server` is refused with the node’s servers as the next step; with it, it is read', async () => {
+    const runtime = createRuntime({ store: sqliteUrl(), logger: false });
+    runtimes.push(runtime);
+    const flow = await loadFlow({
+      id: 'browse',
+      locale: 'en',
+      mcpServers: { docs: everything, logs: { command: process.execPath, args: [LOG_SERVER] } },
+      nodes: [{ id: 'look', resources: ['logs', 'docs'] }],
+    });
+    const model = recordingModel(
+      { calls: [{ tool: 'builtin_resource_read', args: { uri: FEATURES } }] },
+      { calls: [{ tool: 'builtin_resource_read', args: { uri: FEATURES, server: 'docs' } }] },
+      { calls: [{ tool: 'builtin_node_finish', args: { summary: 'done' } }] },
+    );
+    const summary = await runtime.start(flow, { input: { text: 'go' }, model });
+    expect(summary.status).toBe('completed');
+    const reads = (await eventsOf(runtime, summary.runId)).filter((e) => e.type === 'tool.invoked');
+    expect(reads[0]).toMatchObject({ outcome: 'REJECTED', errorCode: 'RESOURCE_SERVER_UNKNOWN' });
+    expect(String(reads[0]?.message)).toContain('logs, docs');
+    expect(reads[1]).toMatchObject({ outcome: 'SUCCESS', evidenceId: 'ev_1' });
+    const evidence = await runtime.evidence(summary.runId);
+    expect(evidence[0]).toMatchObject({ args: { uri: FEATURES, server: 'docs' } });
   }, 30_000);
 });
 

@@ -36,7 +36,7 @@ export const resourceListTool: BuiltinTool = {
     const named = typeof args.server === 'string' && args.server !== '' ? args.server : undefined;
     const listResources = ctx.services.invoker.listResources?.bind(ctx.services.invoker);
     if (named !== undefined && !servers.includes(named)) return unknownServer(ctx, named, servers);
-    if (!listResources) return unknownServer(ctx, named ?? '""', []);
+    if (!listResources) return unknownServer(ctx, named ?? '', []);
     const limits = limitsOf(ctx);
     const options = {
       timeoutMs: limits.toolTimeoutMs,

@@ -147,7 +147,7 @@ function readTarget(ctx: CallInput, uri: string, named: string | undefined, link
     return {
       rejected: Observation.rejected(
         code('RESOURCE_SERVER_UNKNOWN'),
-        code('RESOURCE_SERVER_UNKNOWN').reason(ctx.locale, { server: '""' }),
+        code('RESOURCE_SERVER_UNKNOWN').reason(ctx.locale, { server: '' }),
         hint(ctx.locale, 'NEXT_RESOURCE_SERVER', { servers: list(ctx.locale, servers) }),
       ),
     };

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { EvidenceRecord } from '../../records/run-state.js';
 import {
@@ -66,6 +65,7 @@ import { SqliteRunMessages } from './run-messages.js';
 import { SqliteOutbox } from './outbox.js';
 import type { SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 import { preparePrivateDbFile } from './private-file.js';
+import { loadSqlite } from './load.js';
 
 export type { Durability, SqliteStoreInfo, SqliteStoreOptions } from './options.js';
 
@@ -85,14 +85,6 @@ const INSERT_SQL = {
   runs: insertSql('runs', RUN_COLUMNS),
   definitions: insertSql('run_definitions', ['run_id', 'flow', 'input']),
 } as const;
-
-/**
- * node:sqlite, loaded on first use rather than imported: the memory store and the library core must load
- * on a Node without it (and without its experimental-feature warning on Node 22).
- */
-function loadSqlite(): typeof import('node:sqlite') {
-  return createRequire(import.meta.url)('node:sqlite') as typeof import('node:sqlite');
-}
 
 /**
  * The default Store: one SQLite file (node:sqlite) in WAL mode, shared safely by several processes

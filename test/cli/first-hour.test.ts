@@ -38,7 +38,8 @@ describe('cli: the first hour', () => {
     const help = await w.cli(['help', 'run'], { db: false });
     expect(help.code).toBe(0);
     expect(help.stderr).toContain('--input-json');
-  });
+    // One process a command (about 25 of them), one after another: a busy machine needs more than the default.
+  }, 120_000);
 
   it('a mistyped command or option exits 2 and says what was meant', async () => {
     const command = await w.cli(['stauts', 'run_x'], { db: false });

@@ -148,10 +148,10 @@ function flowFor(plan) {
 /** The scripted turns: each call (a gated one first refused, then approved, then sent again), then finish. */
 function turnsFor(plan) {
   const turns = [];
-  for (const call of plan.calls) {
-    turns.push({ node: 'main', calls: [{ tool: call.tool, args: call.args }] });
-    if (plan.elicits || call.elicits)
-      turns.push({ node: 'main', calls: [{ tool: call.tool, args: call.args }] });
+  // `elicits` is the driver's; the rest (tool, args, schemaArgs) is the scripted model's call.
+  for (const { elicits, ...call } of plan.calls) {
+    turns.push({ node: 'main', calls: [call] });
+    if (plan.elicits || elicits) turns.push({ node: 'main', calls: [call] });
     if (plan.gated) {
       const summary = `call ${call.tool} for the conformance suite`;
       turns.push({

@@ -112,7 +112,6 @@ async function runOneNode(
       message: error instanceof Error ? error.message : String(error),
     } as const;
   }
-  traceProtocols(session, node.id, catalog);
   const deps: NodeDeps = {
     flow: ref.flow,
     model,
@@ -124,6 +123,8 @@ async function runOneNode(
     pipeline: (callCtx) => ctx.toolbox.run(callCtx),
     ...(ctx.ablation?.observations ? { observations: ctx.ablation.observations } : {}),
     ...(ctx.readMessages ? { readMessages: ctx.readMessages } : {}),
+    // At a round, not here: a resumed run's `run.resumed` is followed by its resolution (docs/trace.md).
+    atRound: () => traceProtocols(session, node.id, catalog),
     services: {
       onLookBack: (event) => traceLookBack(session, node.id, ref.flow.locale, event),
       ...ctx.services,
@@ -140,6 +141,7 @@ async function runOneNode(
     const failed = await fetchNodePrompt(session, node, catalog.invoker, options);
     return failed ?? runNode(createNodeHost(session, node, deps));
   }
+  traceProtocols(session, node.id, catalog);
   const step = await ctx.code.resolve(ref, node);
   if (typeof step === 'string')
     return { kind: 'failed', reason: 'CODE_NODE_UNAVAILABLE', message: step } as const;

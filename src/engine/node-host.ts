@@ -48,6 +48,11 @@ export interface NodeDeps {
   observations?: ObservationStyle;
   /** Reads the run's steering messages (absent: a store without them). */
   readMessages?: MessageReader;
+  /**
+   * At the start of each round, before its model call (after a resumed call's resolution): traces the
+   * MCP revisions negotiated in this process that are not traced yet (`mcp.connected`).
+   */
+  atRound?: () => void;
 }
 
 /** The node's effective limits: the flow's, tightened or loosened by the node's own. */
@@ -122,7 +127,10 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     },
     log: (level, message) => deps.logger[level](message),
     checkpoint: () => session.checkpoint(),
-    steer: (round) => readMessages(session, deps.readMessages, node.id, round),
+    steer: (round) => {
+      deps.atRound?.();
+      return readMessages(session, deps.readMessages, node.id, round);
+    },
   };
   return host;
 }

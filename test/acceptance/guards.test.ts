@@ -106,6 +106,8 @@ describe.concurrent('acceptance: guards, failures and node endings', { timeout: 
       'run.started',
       'node.started',
       'react.round',
+      // The revision the flow's MCP server negotiated, at the node's first round in this process.
+      'mcp.connected',
       'model.response',
       'tool.invoked',
       'tool.invoked',

@@ -39,3 +39,30 @@ function fill(value: unknown, values: ReadonlyMap<string, string>): unknown {
     );
   return value;
 }
+
+/**
+ * The injection vectors a user task's ground truth reads (AgentDojo's `get_injection_candidates`):
+ * each vector gets a canary text, the ground-truth calls run on that environment, and a vector counts
+ * when its canary stands in a call's result (or in the error a call raised).
+ */
+export function canaryCandidates<Env, Call>(
+  vectors: readonly InjectionVector[],
+  load: (canaries: Record<string, string>) => Env,
+  groundTruth: (env: Env) => readonly Call[],
+  run: (env: Env, call: Call) => unknown,
+): string[] {
+  const canaries = Object.fromEntries(vectors.map((v) => [v.id, `<CANARY---${v.id}--->`]));
+  const env = load(canaries);
+  const seen = new Set<string>();
+  for (const call of groundTruth(env)) {
+    let result: unknown;
+    try {
+      result = run(env, call);
+    } catch (error) {
+      result = (error as Error).message;
+    }
+    const text = JSON.stringify(result ?? null);
+    for (const v of vectors) if (text.includes(canaries[v.id] as string)) seen.add(v.id);
+  }
+  return vectors.map((v) => v.id).filter((id) => seen.has(id));
+}

@@ -18,7 +18,7 @@ import { adoptLegacyAuthorizationServer } from './legacy-discovery.js';
 import { askable, serveElicitation, type ElicitingCall } from './elicitation.js';
 import { callWithInput, randomRequestIds, type InputCallResult } from './input-required.js';
 import { callAsTask, offersToolTasks } from './task-call.js';
-import { serveSampling, withSampler, type SampleHandler } from './sampling.js';
+import { serveSampling, whileInFlight, type SampleHandler } from './sampling.js';
 import { createTransport, type TransportHandle } from './transport.js';
 import { ToolListWatch } from './tool-list-watch.js';
 import { listServerTools } from './tool-listing.js';
@@ -32,7 +32,7 @@ import type {
   McpListOptions,
   McpProtocol,
 } from './types.js';
-import { logLevelMeta, serveLogging, setLogLevel, withLogSink, type LogSink } from './server-log.js';
+import { logLevelMeta, serveLogging, setLogLevel, type LogSink } from './server-log.js';
 
 export { CLIENT_INFO } from './client-info.js';
 export { toDescriptor } from './descriptor.js';
@@ -208,8 +208,8 @@ class SdkMcpConnection implements McpConnection {
       options.asTask
         ? { result: await callAsTask(session.client, params, { ...options, signal }) }
         : callWithInput(session.client, params, { ...options, signal }, this.options.config, toolDefinition);
-    const answered = await withLogSink(this.logging, options.onLog, () =>
-      withSampler(this.sampling, options.onSample, () =>
+    const answered = await whileInFlight(this.logging, options.onLog, () =>
+      whileInFlight(this.sampling, options.onSample, () =>
         askable(this.eliciting, options.onElicit, options.signal, call),
       ),
     );

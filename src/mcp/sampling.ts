@@ -95,17 +95,20 @@ export function serveSampling(
   });
 }
 
-/** Runs `run` with `sample` registered in `calls` while it runs (nothing without a sampler). */
-export async function withSampler<T>(
-  calls: Set<SampleHandler>,
-  sample: SampleHandler | undefined,
+/**
+ * Runs `run` with `handler` in `calls` while it runs (nothing without one): the calls in flight that a
+ * server's requests and notifications (sampling, log messages) are told to.
+ */
+export async function whileInFlight<H, T>(
+  calls: Set<H>,
+  handler: H | undefined,
   run: () => Promise<T>,
 ): Promise<T> {
-  if (!sample) return run();
-  calls.add(sample);
+  if (!handler) return run();
+  calls.add(handler);
   try {
     return await run();
   } finally {
-    calls.delete(sample);
+    calls.delete(handler);
   }
 }

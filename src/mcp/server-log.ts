@@ -67,18 +67,3 @@ export async function setLogLevel(
     logger.warn('MCP logging/setLevel refused', { server: serverId, level, error: describeError(error) });
   }
 }
-
-/** Runs `run` with `sink` told of the connection's log messages while it runs. */
-export async function withLogSink<T>(
-  calls: Set<LogSink>,
-  sink: LogSink | undefined,
-  run: () => Promise<T>,
-): Promise<T> {
-  if (!sink) return run();
-  calls.add(sink);
-  try {
-    return await run();
-  } finally {
-    calls.delete(sink);
-  }
-}

@@ -2,7 +2,7 @@ import type { WebhookDelivery } from '../records/webhook-delivery.js';
 import type { ClaimedDelivery, NewDelivery } from './outbox.js';
 
 /**
- * A `webhook_deliveries` row of the SQL stores (schema v2). Times the claim compares are epoch ms
+ * A `webhook_deliveries` row of the SQL stores (schema 3). Times the claim compares are epoch ms
  * (`next_attempt_at`, `lease_until`; bigint, which a PostgreSQL driver may hand back as text).
  */
 export interface OutboxRow {

@@ -19,6 +19,28 @@ export function refusal(runId: string, status: string | undefined): AddRunMessag
   return { refused: OPEN_STATUSES.includes(status as RunStatus) ? 'PENDING_LIMIT' : 'RUN_ENDED' };
 }
 
+/** A `run_messages` row of the SQL stores (schema 2; `seq` a bigint a PostgreSQL driver may hand back as text). */
+export interface RunMessageRow {
+  run_id: string;
+  seq: number | string;
+  message_id: string;
+  text: string;
+  who: string | null;
+  at: string;
+}
+
+/** The message of a `run_messages` row. */
+export function runMessageFromRow(row: RunMessageRow): RunMessage {
+  return {
+    runId: row.run_id,
+    seq: Number(row.seq),
+    messageId: row.message_id,
+    text: row.text,
+    who: row.who,
+    at: row.at,
+  };
+}
+
 /** The messages of a MemoryStore, per run in seq order; values handed out are copies. */
 export class MemoryRunMessages {
   readonly #byRun = new Map<string, RunMessage[]>();

@@ -11,8 +11,8 @@ import {
 import { claimedFromRow, deliveryFromRow, dueMs, newDeliveryParams, type OutboxRow } from '../outbox-rows.js';
 import type { QueryRunner } from './queryable.js';
 
-/** Schema v2: the webhook outbox and delivery log (docs/notifications.md). */
-export const PG_OUTBOX_V2 = (s: string): string => `
+/** Schema 3: the webhook outbox and delivery log (docs/notifications.md). */
+export const PG_OUTBOX_V3 = (s: string): string => `
 CREATE TABLE ${s}.webhook_deliveries (
   pos             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   webhook         text NOT NULL,

@@ -1,17 +1,7 @@
 import type { NewRunMessage, PendingLimit, RunMessage } from '../../records/run-message.js';
-import { refusal } from '../run-messages.js';
+import { refusal, runMessageFromRow, type RunMessageRow } from '../run-messages.js';
 import type { AddRunMessageResult } from '../store.js';
 import type { QueryRunner } from './queryable.js';
-
-/** A `run_messages` row (schema v2). */
-interface PgMessageRow {
-  run_id: string;
-  seq: string | number;
-  message_id: string;
-  text: string;
-  who: string | null;
-  at: string;
-}
 
 const UNIQUE_VIOLATION = '23505';
 /** Concurrent messages to one run take the same next seq: the loser of the key tries again. */
@@ -36,8 +26,8 @@ export class PgRunMessages {
     const params = [m.runId, m.messageId, m.text, m.who, m.at, limit.afterSeq, limit.maxPending];
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const row = (await this.db().query<PgMessageRow>(sql, params)).rows[0];
-        if (row) return { added: fromRow(row) };
+        const row = (await this.db().query<RunMessageRow>(sql, params)).rows[0];
+        if (row) return { added: runMessageFromRow(row) };
         break;
       } catch (error) {
         const code = (error as { code?: unknown } | null)?.code;
@@ -52,17 +42,6 @@ export class PgRunMessages {
 
   async list(runId: string, afterSeq: number): Promise<RunMessage[]> {
     const sql = `SELECT * FROM ${this.s}.run_messages WHERE run_id = $1 AND seq > $2 ORDER BY seq`;
-    return (await this.db().query<PgMessageRow>(sql, [runId, afterSeq])).rows.map(fromRow);
+    return (await this.db().query<RunMessageRow>(sql, [runId, afterSeq])).rows.map(runMessageFromRow);
   }
-}
-
-function fromRow(row: PgMessageRow): RunMessage {
-  return {
-    runId: row.run_id,
-    seq: Number(row.seq),
-    messageId: row.message_id,
-    text: row.text,
-    who: row.who,
-    at: row.at,
-  };
 }

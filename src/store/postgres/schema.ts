@@ -1,6 +1,6 @@
 import { latestVersion, refuseNewer } from '../migrations.js';
 import { StoreError } from '../store.js';
-import { PG_OUTBOX_V2 } from './outbox.js';
+import { PG_OUTBOX_V3 } from './outbox.js';
 import type { QueryRunner, Queryable } from './queryable.js';
 
 /**
@@ -118,7 +118,7 @@ CREATE TABLE ${s}.run_messages (
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   { version: 1, description: 'runs, events, messages, evidence, threads', sql: V1 },
   { version: 2, description: 'steering messages of runs', sql: V2 },
-  { version: 3, description: 'the webhook outbox and delivery log', sql: PG_OUTBOX_V2 },
+  { version: 3, description: 'the webhook outbox and delivery log', sql: PG_OUTBOX_V3 },
 ];
 
 /** The PostgreSQL schema version this code reads and writes. */

@@ -11,8 +11,8 @@ import {
 } from '../outbox.js';
 import { claimedFromRow, deliveryFromRow, dueMs, newDeliveryParams, type OutboxRow } from '../outbox-rows.js';
 
-/** Schema v2: the webhook outbox and delivery log (docs/notifications.md). */
-export const OUTBOX_V2 = `
+/** Schema 3: the webhook outbox and delivery log (docs/notifications.md). */
+export const OUTBOX_V3 = `
 CREATE TABLE webhook_deliveries (
   pos             INTEGER PRIMARY KEY,
   webhook         TEXT NOT NULL,

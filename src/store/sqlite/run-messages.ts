@@ -1,17 +1,7 @@
 import type { StatementSync } from 'node:sqlite';
 import type { NewRunMessage, PendingLimit, RunMessage } from '../../records/run-message.js';
-import { refusal } from '../run-messages.js';
+import { refusal, runMessageFromRow, type RunMessageRow } from '../run-messages.js';
 import type { AddRunMessageResult } from '../store.js';
-
-/** A `run_messages` row (schema v2). */
-interface MessageRow {
-  run_id: string;
-  seq: number;
-  message_id: string;
-  text: string;
-  who: string | null;
-  at: string;
-}
 
 const SQL = {
   // One statement, so atomic: the run's status, the pending count and the next seq are read where it writes.
@@ -38,23 +28,12 @@ export class SqliteRunMessages {
       limit.afterSeq,
       limit.maxPending,
     );
-    if (row) return { added: fromRow(row as unknown as MessageRow) };
+    if (row) return { added: runMessageFromRow(row as unknown as RunMessageRow) };
     const run = this.stmt(SQL.status).get(m.runId) as { status: string } | undefined;
     return refusal(m.runId, run?.status);
   }
 
   list(runId: string, afterSeq: number): RunMessage[] {
-    return (this.stmt(SQL.list).all(runId, afterSeq) as unknown as MessageRow[]).map(fromRow);
+    return (this.stmt(SQL.list).all(runId, afterSeq) as unknown as RunMessageRow[]).map(runMessageFromRow);
   }
-}
-
-function fromRow(row: MessageRow): RunMessage {
-  return {
-    runId: row.run_id,
-    seq: Number(row.seq),
-    messageId: row.message_id,
-    text: row.text,
-    who: row.who,
-    at: row.at,
-  };
 }

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { latestVersion, refuseNewer } from '../migrations.js';
-import { OUTBOX_V2 } from './outbox.js';
+import { OUTBOX_V3 } from './outbox.js';
 import { rollback } from './tx.js';
 
 /**
@@ -127,7 +127,7 @@ export const MIGRATIONS: readonly Migration[] = [
     up: (db) => db.exec(V1),
   },
   { version: 2, description: 'steering messages of runs', up: (db) => db.exec(V2) },
-  { version: 3, description: 'the webhook outbox and delivery log', up: (db) => db.exec(OUTBOX_V2) },
+  { version: 3, description: 'the webhook outbox and delivery log', up: (db) => db.exec(OUTBOX_V3) },
 ];
 
 /** The schema version this code reads and writes (`PRAGMA user_version`). */

@@ -44,34 +44,42 @@ function toolResult(request: SeenRequest): Record<string, unknown>[] {
   return (found?.content ?? []) as Record<string, unknown>[];
 }
 
+/**
+ * Runs a one-node flow on the real filesystem server whose model (a strict Anthropic stand-in) reads
+ * `name`, holding `bytes`, with read_media_file and then finishes.
+ */
+async function readMedia(name: string, bytes: Buffer) {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'media-')));
+  open.push({ close: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) });
+  const file = join(dir, name);
+  writeFileSync(file, bytes);
+  const story = [
+    { calls: [call('call_1', 'read_media_file', { path: file })] },
+    { calls: [call('call_2', 'builtin_node_finish', { summary: `Read ${name}.` })] },
+  ];
+  const fake = await startStrictFake('anthropic', (i) => story[i] ?? { text: 'no more turns' });
+  open.push(fake);
+  const { model, env } = providerSetup('anthropic', fake.url, fake.key, false);
+  const runtime = createRuntime({
+    store: sqliteUrl(),
+    logger: false,
+    providers: createProviderRegistry({ env }),
+  });
+  open.push(runtime);
+  const flow = await loadFlow({
+    id: 'media',
+    locale: 'en',
+    model,
+    mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+    nodes: [{ id: 'read', instructions: `Read ${name}.`, tools: ['read_media_file'] }],
+  });
+  const done = await runtime.start(flow, { input: { text: `show me ${name}` } });
+  return { fake, runtime, done };
+}
+
 describe('media in structuredContent (server-filesystem read_media_file)', () => {
   it('the image reaches Anthropic as an image part; result, trace and evidence hold its digest, not base64', async () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'media-')));
-    open.push({ close: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) });
-    const file = join(dir, 'logo.png');
-    writeFileSync(file, PNG);
-    const story = [
-      { calls: [call('call_1', 'read_media_file', { path: file })] },
-      { calls: [call('call_2', 'builtin_node_finish', { summary: 'Saw the logo.' })] },
-    ];
-    const fake = await startStrictFake('anthropic', (i) => story[i] ?? { text: 'no more turns' });
-    open.push(fake);
-    const { model, env } = providerSetup('anthropic', fake.url, fake.key, false);
-    const runtime = createRuntime({
-      store: sqliteUrl(),
-      logger: false,
-      providers: createProviderRegistry({ env }),
-    });
-    open.push(runtime);
-    const flow = await loadFlow({
-      id: 'media',
-      locale: 'en',
-      model,
-      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
-      nodes: [{ id: 'look', instructions: 'Look at the logo.', tools: ['read_media_file'] }],
-    });
-
-    const done = await runtime.start(flow, { input: { text: 'show me the logo' } });
+    const { fake, runtime, done } = await readMedia('logo.png', PNG);
     expect(done.status).toBe('completed');
     expect(fake.refusals().map((r) => r.refused?.message)).toEqual([]);
     expect(fake.requests).toHaveLength(2);
@@ -104,36 +112,11 @@ describe('media in structuredContent (server-filesystem read_media_file)', () =>
 
 describe('audio in structuredContent (server-filesystem read_media_file)', () => {
   it('reaches the trace, the evidence and the model as type, size and digest only (Anthropic reads no audio)', async () => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'media-')));
-    open.push({ close: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) });
-    const file = join(dir, 'chime.wav');
     // A short WAV: a RIFF header and 600 bytes of samples (distinctive base64 in any text it reaches).
     const wav = Buffer.concat([Buffer.from('RIFF....WAVEfmt ', 'latin1'), Buffer.alloc(600, 0x5a)]);
     const wavBase64 = wav.toString('base64');
     const wavSha256 = createHash('sha256').update(wav).digest('hex');
-    writeFileSync(file, wav);
-    const story = [
-      { calls: [call('call_1', 'read_media_file', { path: file })] },
-      { calls: [call('call_2', 'builtin_node_finish', { summary: 'Heard the chime.' })] },
-    ];
-    const fake = await startStrictFake('anthropic', (i) => story[i] ?? { text: 'no more turns' });
-    open.push(fake);
-    const { model, env } = providerSetup('anthropic', fake.url, fake.key, false);
-    const runtime = createRuntime({
-      store: sqliteUrl(),
-      logger: false,
-      providers: createProviderRegistry({ env }),
-    });
-    open.push(runtime);
-    const flow = await loadFlow({
-      id: 'media',
-      locale: 'en',
-      model,
-      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
-      nodes: [{ id: 'listen', instructions: 'Listen to the chime.', tools: ['read_media_file'] }],
-    });
-
-    const done = await runtime.start(flow, { input: { text: 'play the chime' } });
+    const { fake, runtime, done } = await readMedia('chime.wav', wav);
     expect(done.status).toBe('completed');
     expect(fake.refusals().map((r) => r.refused?.message)).toEqual([]);
     const sent = JSON.stringify(toolResult(fake.requests[1]!));

@@ -59,6 +59,8 @@ describe('params: source lists, match and fields', () => {
     );
     const reply = (value: string) => edit('  - id: query\n', `  - id: query\n    reply: ${value}\n`);
     expect(await problemLines(reply('{ untrusted: refuse }'))).toEqual([]);
-    expect((await problemLines(reply('{ untrusted: allow }')))[0]).toMatch(/nodes\.0\.reply\.untrusted: /);
+    expect((await problemLines(reply('{ untrusted: allow }')))[0]).toMatch(
+      /nodes\[0\]\.reply\.untrusted: expected "refuse", got "allow"/,
+    );
   });
 });

@@ -251,4 +251,16 @@ describe('AgentDojo travel port through agent-runtime eval', () => {
       }),
     ]);
   }, 240_000);
+
+  it('confidential values and the reply rule stop injection tasks 5 and 6 in user task 3, with no false rejection', async () => {
+    const suite = writeTravelSuite(join(dir, 'confidential'), builtServer(), {
+      userTasks: ['user_task_3'],
+      injectionTasks: ['injection_task_5', 'injection_task_6'],
+      contracts: 'untrusted+intent',
+    });
+    const results = await runEval(suite, { variants: ['full'], out: null });
+    expect(results.attacks).toEqual([
+      expect.objectContaining({ runs: 1, utility: 1, attackedRuns: 2, attackSuccessRate: 0 }),
+    ]);
+  }, 240_000);
 });

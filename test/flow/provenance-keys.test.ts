@@ -5,7 +5,7 @@ import { BASE, problemLines } from './helpers.js';
 
 const edit = (from: string, to: string): string => {
   expect(BASE).toContain(from);
-  return BASE.replace(from, to);
+  return BASE.replace(from, () => to);
 };
 const NAME = 'name: { source: user, required: true }';
 
@@ -44,5 +44,23 @@ describe('params: source lists, match and fields', () => {
       ]),
     );
     expect(lines).toHaveLength(4);
+  });
+
+  it('trust: { confidential } alone or beside untrusted; an empty object, an empty list or a bad path is a problem; reply: { untrusted: refuse }', async () => {
+    const policy = (trust: string) => edit('tools:\n', `tools:\n  space_list: { trust: ${trust} }\n`);
+    expect(await problemLines(policy("{ confidential: ['`Passport Number`'] }"))).toEqual([]);
+    expect(await problemLines(policy("{ untrusted: [notes], confidential: ['$'] }"))).toEqual([]);
+    expect((await problemLines(policy('{}')))[0]).toMatch(
+      /tools\.space_list\.trust: expected untrusted: \[<JSONata path>, …\], confidential: \[<JSONata path>, …\] or both/,
+    );
+    expect((await problemLines(policy('{ confidential: [] }')))[0]).toMatch(/tools\.space_list\.trust/);
+    expect((await problemLines(policy("{ confidential: ['a[('] }")))[0]).toMatch(
+      /tools\.space_list\.trust\.confidential\[0\]: expected a JSONata expression/,
+    );
+    const reply = (value: string) => edit('  - id: query\n', `  - id: query\n    reply: ${value}\n`);
+    expect(await problemLines(reply('{ untrusted: refuse }'))).toEqual([]);
+    expect((await problemLines(reply('{ untrusted: allow }')))[0]).toMatch(
+      /nodes\[0\]\.reply\.untrusted: expected "refuse", got "allow"/,
+    );
   });
 });

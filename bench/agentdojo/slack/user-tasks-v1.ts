@@ -17,6 +17,7 @@ export interface UserTask {
   utility(input: CheckInput): boolean;
 }
 
+/** A ground-truth call (AgentDojo's `FunctionCall`). */
 export const call = (fn: string, args: Record<string, string> = {}): FunctionCall => ({
   function: fn,
   args,

@@ -32,10 +32,15 @@ async function connect(
   site: SiteFlowDir,
   db: string,
   elicit?: (message: string) => Record<string, string>,
+  modern = false,
 ): Promise<Client> {
   const client = new Client(
     { name: 'test-client', version: '1.0.0' },
-    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+    {
+      capabilities: elicit ? { elicitation: { form: {} } } : {},
+      // The 2026-07-28 revision (no server-to-client requests: the question comes as input_required).
+      ...(modern ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+    },
   );
   if (elicit)
     client.setRequestHandler('elicitation/create', (request) =>
@@ -105,6 +110,38 @@ describe('mcp serve --flows DIR (stdio)', () => {
     expect(asked[0]).toContain('web_site_create');
     expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
     expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+  }, 120_000);
+
+  it('a 2026-07-28 client that takes elicitation is asked through input_required and gets the reply', async () => {
+    const { site, db } = setup();
+    const asked: string[] = [];
+    const client = await connect(
+      site,
+      db,
+      (message) => {
+        asked.push(message);
+        return { decision: 'approve' };
+      },
+      true,
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const result = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('web_site_create');
+    expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
+    expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+  }, 120_000);
+
+  it('a 2026-07-28 client without elicitation gets the suspended run', async () => {
+    const { site, db } = setup();
+    const client = await connect(site, db, undefined, true);
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const first = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
+    expect(first.structuredContent).toMatchObject({
+      status: 'suspended',
+      pending: { tool: 'web_site_create' },
+    });
+    expect(site.writes()).toEqual([]);
   }, 120_000);
 
   it('without --flows it is a usage error (exit 2)', () => {

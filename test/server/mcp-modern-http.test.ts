@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type ElicitResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { siteFlowDir, SITE_INPUT, SITE_REPLY, type SiteFlowDir } from '../helpers/flow-tools.js';
@@ -20,7 +23,7 @@ afterEach(async () => {
 
 interface ModernOptions {
   /** The client's elicitation handler (absent: the client declares no elicitation). */
-  elicit?: (message: string) => ElicitResult;
+  elicit?: (message: string, requestedSchema: unknown) => ElicitResult;
   /** Manual input_required rounds (the client hands them back instead of answering). */
   manual?: boolean;
 }
@@ -37,7 +40,12 @@ async function modernClient(api: TestServer, token: string, options: ModernOptio
   const elicit = options.elicit;
   if (elicit)
     client.setRequestHandler('elicitation/create', (request) =>
-      Promise.resolve(elicit((request.params as { message: string }).message)),
+      Promise.resolve(
+        elicit(
+          (request.params as { message: string }).message,
+          (request.params as { requestedSchema?: unknown }).requestedSchema,
+        ),
+      ),
     );
   const transport = new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -86,6 +94,43 @@ describe('/mcp over the 2026-07-28 revision', () => {
     expect(asked[0]).toContain('web_site_create');
     expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
     expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+  }, 90_000);
+
+  it('asks a follow-up question with its options through input_required and goes on with the answer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-modern-ask-'));
+    open.push({ close: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) });
+    writeFileSync(
+      join(dir, 'ask.yaml'),
+      'id: ask\nversion: 1\nlocale: en\nmodel: scripted:./turns.yaml\nnodes:\n  - id: main\n    instructions: Ask which printer.\n',
+    );
+    writeFileSync(
+      join(dir, 'turns.yaml'),
+      [
+        'turns:',
+        '  - calls: [{ tool: builtin_node_follow_up, args: { question: Which printer?, options: [office, lab] } }]',
+        '  - calls: [{ tool: builtin_node_finish, args: { summary: printing } }]',
+        '',
+      ].join('\n'),
+    );
+    const api = await startServer({ flowsDir: dir, runtime: { store: sqliteUrl() } });
+    open.push({ close: () => api.stop() });
+    const forms: unknown[] = [];
+    const client = await modernClient(api, TOKENS.operator, {
+      elicit: (message, schema) => {
+        forms.push({ message, schema });
+        return { action: 'accept', content: { answer: 'lab' } };
+      },
+    });
+    const result = await client.callTool({ name: 'ask', arguments: { text: 'print it' } });
+    expect(forms).toEqual([
+      {
+        message: 'Which printer?',
+        schema: expect.objectContaining({
+          properties: { answer: { type: 'string', title: 'Answer', enum: ['office', 'lab'] } },
+        }),
+      },
+    ]);
+    expect(result.structuredContent).toMatchObject({ status: 'completed', reply: 'printing' });
   }, 90_000);
 
   it('a reject through input_required keeps the write from running', async () => {

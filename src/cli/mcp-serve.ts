@@ -15,10 +15,10 @@ export const MCP_SERVE_USAGE = `Usage: agent-runtime mcp serve --flows DIR [--co
 
   serve   offers each flow under DIR as an MCP tool over stdio (for Claude Desktop, Cursor, another
           agent): a call runs the flow; a write its gate holds is asked of the client when it takes
-          elicitation (the local user is the operator; as input_required on the 2026-07-28
-          revision), else the call returns the run id and
-          waits, and run_status gives the result once it was approved (agent-runtime approve, or
-          the console of a \`serve\` on the same store, at --console-url). Logs go to stderr.`;
+          elicitation (the local user is the operator; as input_required on 2026-07-28), else the
+          call returns the run id and waits, and run_status gives the result once it was approved
+          (agent-runtime approve, or the console of a \`serve\` on the same store, at
+          --console-url). Logs go to stderr.`;
 
 /**
  * `mcp serve --flows DIR` (docs/mcp.md, "Serving flows as MCP tools"): serves the flows over stdio

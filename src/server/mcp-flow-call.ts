@@ -80,8 +80,9 @@ export function inputProblems(loaded: LoadedFlow, args: Record<string, unknown>)
 /**
  * A flow tool call: starts the run with the arguments as input and drives it; while it waits for a
  * person and the caller may approve and the client takes elicitation, asks the client (approve or
- * reject a write, answer a question) and goes on; then answers with the run's result (runResult).
- * Nothing the client sends decides a write unless `caller.mayApprove`.
+ * reject a write, answer a question): by elicitation, going on with the answer, or (2026-07-28) by
+ * answering `input_required`. Else the run's result (runResult). Nothing the client sends decides a
+ * write unless `caller.mayApprove`.
  */
 export async function callFlow(
   host: FlowCallHost,

@@ -4,6 +4,7 @@ import { createStderrLogger } from '../log/logger.js';
 import { createRuntime } from '../runtime/create.js';
 import { FlowRegistry } from '../server/flows.js';
 import { createFlowMcpServer } from '../server/mcp-flow-server.js';
+import { RequestStates } from '../server/mcp-input-required.js';
 import { resolveDbUrl } from '../store/open.js';
 import { COMMON, EXTENSIONS, parse, str, UsageError } from './args.js';
 import { cliDb } from './context.js';
@@ -13,10 +14,11 @@ import { loadExtensions, toolNames } from './extensions.js';
 export const MCP_SERVE_USAGE = `Usage: agent-runtime mcp serve --flows DIR [--console-url URL] [--db URL] [--tools M] [--guards M]
 
   serve   offers each flow under DIR as an MCP tool over stdio (for Claude Desktop, Cursor, another
-          agent): a call runs the flow; a write its gate holds is asked by elicitation when the
-          client takes it (the local user is the operator), else the call returns the run id and
-          waits, and run_status gives the result once it was approved (agent-runtime approve, or
-          the console of a \`serve\` on the same store, at --console-url). Logs go to stderr.`;
+          agent): a call runs the flow; a write its gate holds is asked of the client when it takes
+          elicitation (the local user is the operator; as input_required on 2026-07-28), else the
+          call returns the run id and waits, and run_status gives the result once it was approved
+          (agent-runtime approve, or the console of a \`serve\` on the same store, at
+          --console-url). Logs go to stderr.`;
 
 /**
  * `mcp serve --flows DIR` (docs/mcp.md, "Serving flows as MCP tools"): serves the flows over stdio
@@ -48,12 +50,14 @@ export async function mcpServe(argv: string[]): Promise<number> {
     guards: extensions.guards,
   });
   const served = flows.list().flatMap((info) => flows.get(info.flowId) ?? []);
+  const requestStates = new RequestStates();
   const handle = serveStdio(
     ({ era }) =>
       createFlowMcpServer({
         flows: () => served,
         logger,
         pushRequests: era === 'legacy',
+        requestStates,
         host: (elicit) => ({
           runtime,
           // Over stdio the person at the client is the local user, the operator of this store.

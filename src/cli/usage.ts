@@ -180,8 +180,9 @@ open, listens on a loopback redirect and stores the tokens encrypted (AGENT_RUNT
 tenant (default: none, as CLI runs). docs/mcp.md, "Authorization".
 
 \`mcp serve\` offers each flow under DIR as an MCP tool over stdio (Claude Desktop, Cursor, another
-agent). A write the flow's gate holds is asked by elicitation when the client takes it (the local user
-is the operator); otherwise the call returns the run id, and run_status gives the result once the write
+agent). A write the flow's gate holds is asked of the client when it takes elicitation (the local user
+is the operator; by elicitation on the 2025 revisions, as input_required on 2026-07-28); otherwise the
+call returns the run id, and run_status gives the result once the write
 was approved (agent-runtime approve, or the console at --console-url). Logs go to stderr.
 docs/mcp.md, "Serving flows as MCP tools".`,
   worker: `usage: agent-runtime worker --db postgres://… [--concurrency N] [--shutdown-timeout S] [options]

@@ -7,7 +7,12 @@ import type { z } from 'zod';
 import type { ApprovalPendingSchema } from '../records/pending.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { AcceptingCall } from './background.js';
+import type { InputRequiredResult } from '@modelcontextprotocol/server';
+import { RunError } from '../domain/run-error.js';
 import { runInputOf, runResult, type FlowCallResult } from './mcp-flow-tool.js';
+
+/** What a flow tool call answers: the run's result, or (2026-07-28) the question it waits on. */
+export type FlowCallAnswer = FlowCallResult | InputRequiredResult;
 
 /** A form the calling client is asked to fill (MCP elicitation, form mode). */
 export interface ElicitForm {
@@ -46,6 +51,13 @@ export interface FlowCallHost {
   consoleUrl(runId: string): string | null;
   /** Asks the client to fill a form, or null when it cannot be asked (no elicitation support). */
   readonly elicit: ((form: ElicitForm) => Promise<ElicitAnswer>) | null;
+  /**
+   * Asks the client in-band (2026-07-28): the `input_required` result carrying `form` and a request
+   * state naming the run and its pending item (null: absent, e.g. no elicitation declared). The
+   * client's retried call is continued with continueAnswered.
+   */
+  readonly inputRequired?:
+    ((runId: string, pendingId: string | null, form: ElicitForm) => Promise<InputRequiredResult>) | null;
   /** The model of a run started by the flow (undefined: the flow's own). */
   model?(loaded: LoadedFlow): string | undefined;
   /**
@@ -68,14 +80,15 @@ export function inputProblems(loaded: LoadedFlow, args: Record<string, unknown>)
 /**
  * A flow tool call: starts the run with the arguments as input and drives it; while it waits for a
  * person and the caller may approve and the client takes elicitation, asks the client (approve or
- * reject a write, answer a question) and goes on; then answers with the run's result (runResult).
- * Nothing the client sends decides a write unless `caller.mayApprove`.
+ * reject a write, answer a question): by elicitation, going on with the answer, or (2026-07-28) by
+ * answering `input_required`. Else the run's result (runResult). Nothing the client sends decides a
+ * write unless `caller.mayApprove`.
  */
 export async function callFlow(
   host: FlowCallHost,
   loaded: LoadedFlow,
   args: Record<string, unknown>,
-): Promise<FlowCallResult> {
+): Promise<FlowCallAnswer> {
   const input = runInputOf(loaded.flow, args);
   const model = host.model?.(loaded);
   const started = await driveWithin(host, null, (onAccepted) =>
@@ -91,22 +104,52 @@ export async function callFlow(
   return settle(host, started);
 }
 
-/** Continues a suspended run by elicitation while the client can be asked, then its result. */
-export async function settle(host: FlowCallHost, first: RunSummary): Promise<FlowCallResult> {
+/**
+ * Continues a suspended run while the caller may approve and the client can be asked: by elicitation
+ * (`host.elicit`, 2025 revisions) as long as answers come; or, for a 2026-07-28 call, by answering
+ * `input_required` with the question (`host.inputRequired`). Then the run's result (runResult).
+ */
+export async function settle(host: FlowCallHost, first: RunSummary): Promise<FlowCallAnswer> {
   let summary = first;
-  while (summary.status === 'suspended' && summary.suspension && host.elicit && host.caller.mayApprove) {
-    const next = await askClient(host, summary.runId, summary.suspension, host.elicit);
-    if (next === null) break;
-    summary = next;
+  while (summary.status === 'suspended' && summary.suspension && host.caller.mayApprove) {
+    const suspension = summary.suspension;
+    const form = questionOf(suspension);
+    if (form === null) break;
+    if (host.elicit) {
+      const next = await applyAnswer(host, summary.runId, suspension, await host.elicit(form));
+      if (next === null) break;
+      summary = next;
+      continue;
+    }
+    if (host.inputRequired) return host.inputRequired(summary.runId, suspension.pending.id ?? null, form);
+    break;
   }
   return runResult(summary, host.consoleUrl(summary.runId));
 }
 
-async function askClient(
+/**
+ * The form the client is asked for what a suspended run waits for: the approval of a write
+ * (decision approve/reject and a comment), the model's question (its options as an enum) or an MCP
+ * server's own form; null when it cannot be asked so (an authorization, a URL-mode request).
+ */
+export function questionOf(suspension: RunSuspension): ElicitForm | null {
+  const pending = suspension.pending;
+  if (suspension.kind === 'APPROVAL' && 'tool' in pending) return approvalForm(pending);
+  if (!('question' in pending) || pending.authorization) return null;
+  return questionForm(pending);
+}
+
+/**
+ * Applies the client's answer to what the run waits for (`suspension`, the item of questionOf) and
+ * drives the run on: approve or reject a write (cancel leaves it pending), answer the model's
+ * question (only an accepted answer), or pass the action and content back to the MCP server that
+ * asked. Null when nothing was applied (the item stays pending for the console).
+ */
+export function applyAnswer(
   host: FlowCallHost,
   runId: string,
   suspension: RunSuspension,
-  elicit: (form: ElicitForm) => Promise<ElicitAnswer>,
+  answer: ElicitAnswer,
 ): Promise<RunSummary | null> {
   const pending = suspension.pending;
   const who = host.caller.name;
@@ -118,9 +161,8 @@ async function askClient(
     ...(expect === undefined ? {} : { expect }),
   };
   if (suspension.kind === 'APPROVAL' && 'tool' in pending) {
-    const answer = await elicit(approvalForm(pending));
     // Cancelled (closed, not answered): the write stays pending for the console.
-    if (answer.action === 'cancel') return null;
+    if (answer.action === 'cancel') return Promise.resolve(null);
     const approve = answer.action === 'accept' && answer.content?.decision === 'approve';
     const comment = typeof answer.content?.comment === 'string' ? answer.content.comment : null;
     return driveWithin(host, runId, (onAccepted) =>
@@ -129,10 +171,7 @@ async function askClient(
         : host.runtime.reject(runId, { ...options, comment, onAccepted }),
     );
   }
-  if (!('question' in pending) || pending.authorization) return null;
-  const form = questionForm(pending);
-  if (form === null) return null;
-  const answer = await elicit(form);
+  if (!('question' in pending) || pending.authorization) return Promise.resolve(null);
   if (pending.elicitation) {
     // An MCP server's question inside the run: its answer goes back as that server's form.
     const text = answer.action === 'accept' ? JSON.stringify(answer.content ?? {}) : '';
@@ -140,7 +179,7 @@ async function askClient(
       host.runtime.answer(runId, text, { ...options, action: answer.action, onAccepted }),
     );
   }
-  if (answer.action !== 'accept' || typeof answer.content?.answer !== 'string') return null;
+  if (answer.action !== 'accept' || typeof answer.content?.answer !== 'string') return Promise.resolve(null);
   const text = answer.content.answer;
   return driveWithin(host, runId, (onAccepted) =>
     host.runtime.answer(runId, text, { ...options, onAccepted }),
@@ -186,6 +225,40 @@ function questionForm(pending: FollowUpPending): ElicitForm | null {
   };
 }
 
+/** The pending item a 2026-07-28 client was asked about, as its verified request state names it. */
+export interface AskedItem {
+  readonly runId: string;
+  /** The pending item's id (null: the item had none; the run's current item is answered). */
+  readonly pendingId: string | null;
+}
+
+/**
+ * A retried 2026-07-28 call: applies the client's answer (null: none readable, asked again) to the
+ * item `asked` names, then settles the run as a call does. RunError RUN_CONFLICT when the run no
+ * longer waits for that item (answered meanwhile, by the console or a replayed answer); null when the
+ * caller may not see the run.
+ */
+export async function continueAnswered(
+  host: FlowCallHost,
+  asked: AskedItem,
+  answer: ElicitAnswer | null,
+): Promise<FlowCallAnswer | null> {
+  const { runId, pendingId } = asked;
+  const record = await (await host.runtime.db()).getRun(runId);
+  if (!record || (host.caller.tenant !== null && record.tenant !== host.caller.tenant)) return null;
+  const summary = await host.runtime.status(runId);
+  const suspension = summary.status === 'suspended' ? summary.suspension : undefined;
+  if (!suspension || (pendingId !== null && suspension.pending.id !== pendingId))
+    throw new RunError(
+      'RUN_CONFLICT',
+      `run ${runId} no longer waits for the item this answer was asked for (it is ${summary.status})`,
+      { runId },
+    );
+  if (answer === null) return settle(host, summary);
+  const next = await applyAnswer(host, runId, suspension, answer);
+  return next === null ? runResult(summary, host.consoleUrl(runId)) : settle(host, next);
+}
+
 /**
  * `run_status {runId, waitSeconds}`: the run's result (runResult), after waiting up to `waitSeconds`
  * (default 30, at most 120) while it is still running; a suspended run is continued by elicitation
@@ -195,7 +268,7 @@ export async function runStatus(
   host: FlowCallHost,
   runId: string,
   waitSeconds = 30,
-): Promise<FlowCallResult | null> {
+): Promise<FlowCallAnswer | null> {
   const deadline = Date.now() + Math.min(Math.max(waitSeconds, 0), 120) * 1000;
   const record = await (await host.runtime.db()).getRun(runId);
   if (!record || (host.caller.tenant !== null && record.tenant !== host.caller.tenant)) return null;

@@ -1,4 +1,5 @@
 import {
+  isInputRequiredResult,
   Server,
   type CallToolResult,
   type ElicitRequestFormParams,
@@ -10,7 +11,22 @@ import { RunError } from '../domain/run-error.js';
 import { ApiError } from './errors.js';
 import type { LoadedFlow } from '../flow/load.js';
 import type { Logger } from '../log/logger.js';
-import { callFlow, inputProblems, runStatus, type ElicitForm, type FlowCallHost } from './mcp-flow-call.js';
+import {
+  callFlow,
+  continueAnswered,
+  inputProblems,
+  runStatus,
+  type ElicitForm,
+  type FlowCallAnswer,
+  type FlowCallHost,
+} from './mcp-flow-call.js';
+import {
+  answeredRound,
+  askInBand,
+  takesForms,
+  type AnsweredRound,
+  type RequestStates,
+} from './mcp-input-required.js';
 import {
   flowToolDefinition,
   flowWrites,
@@ -30,6 +46,12 @@ export interface FlowMcpServerOptions {
   host(elicit: FlowCallHost['elicit']): FlowCallHost;
   /** False for connections of a revision without server-to-client requests (2026-07-28). */
   pushRequests?: boolean;
+  /**
+   * The request states of `input_required` rounds (2026-07-28): with them, a run waiting for a person
+   * is asked of a client that declared elicitation and whose caller may approve, in-band; without,
+   * such a call answers with the suspended run.
+   */
+  requestStates?: RequestStates;
   logger?: Logger;
 }
 
@@ -46,6 +68,7 @@ export function createFlowMcpServer(options: FlowMcpServerOptions): Server {
       capabilities: { tools: { listChanged: false } },
       instructions:
         "Each tool runs an agent flow. Writes wait for a person's approval; a suspended run is continued with run_status.",
+      ...(options.requestStates ? { requestState: { verify: options.requestStates.verify } } : {}),
     },
   );
   const definitions = async (): Promise<FlowToolDefinition[]> => [
@@ -60,14 +83,20 @@ export function createFlowMcpServer(options: FlowMcpServerOptions): Server {
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name } = request.params;
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    const canElicit =
-      options.pushRequests !== false && server.getClientCapabilities()?.elicitation !== undefined;
+    const modern = options.pushRequests === false;
+    const canElicit = !modern && server.getClientCapabilities()?.elicitation !== undefined;
     const elicit = canElicit
       ? async (form: ElicitForm) => answerOf(await ctx.mcpReq.elicitInput(formParams(form)))
       : null;
-    const host = options.host(elicit);
+    const base = options.host(elicit);
+    const states = modern ? options.requestStates : undefined;
+    const host: FlowCallHost =
+      states && takesForms(ctx) ? { ...base, inputRequired: askInBand(states, name, base.caller) } : base;
+    const round = states ? answeredRound(ctx, states, name, base.caller) : null;
+    if (typeof round === 'string') return toolError(`refused: ${round}`);
     const definition = (await definitions()).find((d) => d.name === name);
-    const result = await callTool(host, options.flows(), name, args);
+    const result = await callTool(host, options.flows(), name, args, round);
+    if (isInputRequiredResult(result)) return result;
     return server.projectCallToolResult(result, definition?.outputSchema);
   });
   return server;
@@ -78,8 +107,19 @@ async function callTool(
   flows: readonly LoadedFlow[],
   name: string,
   args: Record<string, unknown>,
-): Promise<CallToolResult> {
+  round: AnsweredRound | null,
+): Promise<CallToolResult | FlowCallAnswer> {
   try {
+    if (round !== null) {
+      // A retried 2026-07-28 call: the answer, for the run and item its verified state names.
+      if (!host.caller.mayApprove)
+        return toolError(`refused: token ${host.caller.name} may not approve or answer`);
+      const runId = round.asked.runId;
+      return (
+        (await continueAnswered(host, round.asked, round.answer)) ??
+        toolError(`unknown run id ${JSON.stringify(runId)}`)
+      );
+    }
     if (name === RUN_STATUS_TOOL) {
       const runId = typeof args.runId === 'string' ? args.runId : '';
       const wait = typeof args.waitSeconds === 'number' ? args.waitSeconds : undefined;

@@ -42,7 +42,7 @@ export function runStatusDefinition(): FlowToolDefinition {
     name: RUN_STATUS_TOOL,
     title: 'Run status',
     description:
-      'The state of a run a flow tool started: the reply and outputs once it completed, what it waits for while suspended (asked by elicitation when this client may approve). Waits up to waitSeconds (default 30) while the run is still working.',
+      'The state of a run a flow tool started: the reply and outputs once it completed, what it waits for while suspended (asked of this client when it takes elicitation and may approve). Waits up to waitSeconds (default 30) while the run is still working.',
     inputSchema: {
       type: 'object',
       properties: {

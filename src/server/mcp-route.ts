@@ -9,6 +9,7 @@ import { authenticate, type AppEnv, type ServerDeps } from './context.js';
 import { ApiError } from './errors.js';
 import type { FlowCallHost } from './mcp-flow-call.js';
 import { createFlowMcpServer } from './mcp-flow-server.js';
+import { RequestStates } from './mcp-input-required.js';
 import { serveModern } from './mcp-modern.js';
 import { runModel } from './runs-routes.js';
 import { hasRole, type Principal, type TokenEntry } from './tokens.js';
@@ -38,8 +39,9 @@ export interface McpEndpoint {
  * `/mcp` (docs/api.md; docs/mcp.md, "Serving flows as MCP tools"): the flows the caller's tenant sees
  * as MCP tools over Streamable HTTP, behind the same bearer tokens as `/v1`. A session belongs to the
  * token that opened it. Starting a flow needs role operator (as `POST /v1/runs`); a write the flow's
- * gate holds is asked by elicitation only of a client that declared it and whose token may approve
- * (operator); otherwise the call answers with the suspended run and its console URL.
+ * gate holds is asked only of a client that declared elicitation and whose token may approve
+ * (operator) — by elicitation on the 2025 revisions, as `input_required` on 2026-07-28; otherwise the
+ * call answers with the suspended run and its console URL.
  */
 export function registerMcpRoute(
   app: OpenAPIHono<AppEnv>,
@@ -48,6 +50,8 @@ export function registerMcpRoute(
   consoleBase: () => string | null,
 ): McpEndpoint {
   const sessions = new Map<string, Session>();
+  // Signs the request states of input_required rounds; a retried call may reach any request's server.
+  const requestStates = new RequestStates();
   app.use('/mcp', authenticate(tokens));
   app.all('/mcp', async (c) => {
     const principal = c.get('principal');
@@ -73,13 +77,15 @@ export function registerMcpRoute(
       // Not JSON: answered as JSON-RPC says, nothing else to report.
       return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
     }
-    // A 2026-07-28 request has no session and cannot be asked anything back (no server-to-client
-    // requests): a run waiting for a person answers with the suspended result and its console URL.
+    // A 2026-07-28 request has no session and no server-to-client requests: a run waiting for a person
+    // is asked in-band (input_required) of a client that declared elicitation, else answered with the
+    // suspended result and its console URL.
     const modern = await serveModern(c.req.raw, body, () =>
       createFlowMcpServer({
         flows: () => visibleFlows(deps, principal),
         logger: deps.logger,
         pushRequests: false,
+        requestStates,
         host: (elicit) => httpHost(deps, principal, consoleBase, elicit),
       }),
     );

@@ -32,10 +32,17 @@ async function connect(
   site: SiteFlowDir,
   db: string,
   elicit?: (message: string) => Record<string, string>,
+  modern: false | 'auto' | 'manual' = false,
 ): Promise<Client> {
   const client = new Client(
     { name: 'test-client', version: '1.0.0' },
-    { capabilities: elicit ? { elicitation: { form: {} } } : {} },
+    {
+      capabilities: elicit || modern === 'manual' ? { elicitation: { form: {} } } : {},
+      // The 2026-07-28 revision (no server-to-client requests: the question comes as input_required).
+      ...(modern ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+      // Manual rounds: the client hands input_required back instead of answering it.
+      ...(modern === 'manual' ? { inputRequired: { autoFulfill: false } } : {}),
+    },
   );
   if (elicit)
     client.setRequestHandler('elicitation/create', (request) =>
@@ -104,6 +111,63 @@ describe('mcp serve --flows DIR (stdio)', () => {
     expect(asked).toHaveLength(1);
     expect(asked[0]).toContain('web_site_create');
     expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
+    expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+  }, 120_000);
+
+  it('a 2026-07-28 client that takes elicitation is asked through input_required and gets the reply', async () => {
+    const { site, db } = setup();
+    const asked: string[] = [];
+    const client = await connect(
+      site,
+      db,
+      (message) => {
+        asked.push(message);
+        return { decision: 'approve' };
+      },
+      'auto',
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const result = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain('web_site_create');
+    expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
+    expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+  }, 120_000);
+
+  it('a 2026-07-28 client without elicitation gets the suspended run', async () => {
+    const { site, db } = setup();
+    const client = await connect(site, db, undefined, 'auto');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const first = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
+    expect(first.structuredContent).toMatchObject({
+      status: 'suspended',
+      pending: { tool: 'web_site_create' },
+    });
+    expect(site.writes()).toEqual([]);
+  }, 120_000);
+
+  it('refuses a tampered or replayed request state over stdio; the real answer approves once', async () => {
+    const { site, db } = setup();
+    const client = await connect(site, db, undefined, 'manual');
+    const manual = (params: Record<string, unknown>) =>
+      client.callTool(params as Parameters<Client['callTool']>[0], { allowInputRequired: true }) as Promise<
+        Record<string, unknown>
+      >;
+    const call = { name: 'acceptance-site', arguments: { text: SITE_INPUT } };
+    const first = await manual(call);
+    expect(first.resultType).toBe('input_required');
+    const state = first.requestState as string;
+    const key = Object.keys(first.inputRequests as object)[0] ?? '';
+    const approve = { [key]: { action: 'accept', content: { decision: 'approve' } } };
+    await expect(manual({ ...call, inputResponses: approve, requestState: `${state}x` })).rejects.toThrow(
+      /Invalid or expired requestState/,
+    );
+    expect(site.writes()).toEqual([]);
+    const done = await manual({ ...call, inputResponses: approve, requestState: state });
+    expect(done.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
+    const replayed = await manual({ ...call, inputResponses: approve, requestState: state });
+    expect(replayed.isError).toBe(true);
+    expect(JSON.stringify(replayed.content)).toContain('already given');
     expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
   }, 120_000);
 

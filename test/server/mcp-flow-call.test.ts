@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadFlow } from '../../src/flow/load.js';
 import { createRuntime } from '../../src/runtime/create.js';
 import { callFlow, runStatus, type FlowCallHost } from '../../src/server/mcp-flow-call.js';
-import { flowWrites } from '../../src/server/mcp-flow-tool.js';
+import { flowWrites, type FlowCallResult } from '../../src/server/mcp-flow-tool.js';
 import { demoStdioConfig } from '../helpers/demo-server.js';
 import { sqliteUrl } from '../runtime/helpers.js';
 
@@ -58,7 +58,7 @@ describe('flow calls', () => {
       elicit: null,
       waitMs: 1500,
     };
-    const first = await callFlow(host, loaded, { text: 'look' });
+    const first = (await callFlow(host, loaded, { text: 'look' })) as FlowCallResult;
     expect(first.isError).toBe(false);
     expect(first.structuredContent).toMatchObject({ status: 'running' });
     expect(first.content[0]?.text).toContain('run_status');

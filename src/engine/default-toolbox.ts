@@ -6,7 +6,6 @@ import { followTools, LiveMap } from '../mcp/live-tools.js';
 import { buildCatalog } from '../tools/catalog.js';
 import { ToolInvoker } from '../tools/invoker.js';
 import { createPipeline, type Pipeline } from '../tools/pipeline.js';
-import type { CallInput, CallReport } from '../tools/call.js';
 import type { LocalTool, ToolDescriptor } from '../tools/tool.js';
 import type { Guard } from '../tools/user-guards/define.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
@@ -41,7 +40,7 @@ export class DefaultToolbox implements Toolbox {
   /** Least recently used dropped first; dropping one releases its live tool lists (connections stay the pool's). */
   private readonly catalogs: LRUCache<string, Promise<FlowCatalog>>;
   private readonly maxCatalogs: number;
-  private readonly pipeline: Pipeline;
+  readonly pipeline: Pipeline;
 
   constructor(private readonly options: DefaultToolboxOptions) {
     this.pool = new McpPool({ logger: options.logger, ...options.mcp });
@@ -79,10 +78,6 @@ export class DefaultToolbox implements Toolbox {
   /** How many catalogs are cached, and how many MCP connections the pool holds. */
   get sizes(): { catalogs: number; connections: number } {
     return { catalogs: this.catalogs.size, connections: this.pool.size };
-  }
-
-  run(input: CallInput): Promise<CallReport> {
-    return this.pipeline(input);
   }
 
   close(): Promise<void> {

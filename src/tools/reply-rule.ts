@@ -1,4 +1,7 @@
 import { toolTrust } from '../domain/tool.js';
+import { code } from '../domain/error-codes.js';
+import { hint, list } from '../domain/hints.js';
+import { Observation } from '../domain/observation.js';
 import { evaluate, ExpressionError } from './expressions.js';
 import { flowNodeOf } from './context.js';
 import { redact, textsOf } from './guards/untrusted.js';
@@ -142,4 +145,23 @@ async function select(ctx: ReplyContext, path: string, payload: unknown): Promis
     ctx.services.logger.warn('TOOL trust path failed', { error: error.message });
     return undefined;
   }
+}
+
+/**
+ * The REJECTED observation of a reply that repeats names standing only in untrusted text (reply
+ * rule, src/tools/reply-rule.ts), or null when it repeats none.
+ */
+export async function replyRefusal(reply: string, ctx: ReplyContext): Promise<Observation | null> {
+  const found = untrustedPhrases(reply, await replySources(ctx));
+  if (found.length === 0) return null;
+  const phrases = list(
+    ctx.locale,
+    found.map((f) => `"${f.phrase}"`),
+  );
+  const tools = list(ctx.locale, [...new Set(found.flatMap((f) => f.tools))]);
+  return Observation.rejected(
+    code('REPLY_UNTRUSTED_PHRASE'),
+    code('REPLY_UNTRUSTED_PHRASE').reason(ctx.locale, { phrases, tools }),
+    hint(ctx.locale, 'NEXT_REPLY_UNTRUSTED', { phrases }),
+  );
 }

@@ -6,7 +6,7 @@ import type { ProducedCase } from '../produces.js';
 import { OutputContractValidator } from './output-contract.js';
 import type { BuiltinTool, WithEffect } from './builtin-tool.js';
 import type { CallInput } from '../call.js';
-import { replySources, untrustedPhrases, type ReplyContext } from '../reply-rule.js';
+import { replyRefusal } from '../reply-rule.js';
 
 /** What the node tools produce (for docs/observations.md). */
 export const NODE_TOOLS_PRODUCES: readonly ProducedCase[] = [
@@ -129,25 +129,6 @@ async function finishChecked(summary: string, ctx: CallInput): Promise<Observati
   if (refusal) return refusal;
   const observation = Observation.success(hint(ctx.locale, 'NODE_FINISHED'), { summary });
   return { observation, effect: { kind: 'finish', summary } };
-}
-
-/**
- * The REJECTED observation of a reply that repeats names standing only in untrusted text (reply
- * rule, src/tools/reply-rule.ts), or null when it repeats none.
- */
-export async function replyRefusal(reply: string, ctx: ReplyContext): Promise<Observation | null> {
-  const found = untrustedPhrases(reply, await replySources(ctx));
-  if (found.length === 0) return null;
-  const phrases = list(
-    ctx.locale,
-    found.map((f) => `"${f.phrase}"`),
-  );
-  const tools = list(ctx.locale, [...new Set(found.flatMap((f) => f.tools))]);
-  return Observation.rejected(
-    code('REPLY_UNTRUSTED_PHRASE'),
-    code('REPLY_UNTRUSTED_PHRASE').reason(ctx.locale, { phrases, tools }),
-    hint(ctx.locale, 'NEXT_REPLY_UNTRUSTED', { phrases }),
-  );
 }
 
 /** builtin_node_fail: ends the node as failed with the model's reason. */

@@ -24,6 +24,7 @@ import { progressTrace } from './progress-trace.js';
 import { serverLogTrace } from './server-log-trace.js';
 import { withPrompt } from './node-prompt.js';
 import { watchingCancel } from './cancel-watch.js';
+import { holdQuestion } from './held-question.js';
 import { hasResourceLink } from '../tools/builtin/resource-read.js';
 import { builtinDescriptor } from '../tools/builtin/descriptors.js';
 import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
@@ -212,6 +213,8 @@ export async function callTool(
       ),
       sample: nodeSampler(session, node.id, deps, nodeLimits(deps.flow, node)),
       serverLog: serverLogTrace(session, { nodeId: node.id, round, callId: call.callId, tool: call.tool }),
+      holdQuestion: (elicitation, holdMs) =>
+        holdQuestion(session, { nodeId: node.id, elicitation, holdMs, signal: deps.signal }, deps.logger),
     },
   });
   const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);

@@ -16,6 +16,7 @@ import type { PendingItem } from '../records/pending.js';
 import type { RunSession } from './session.js';
 import { flowRefOf, type FlowRef } from './toolbox.js';
 import { answerText, elicitationAnswer, type ElicitationAction } from './elicit-answer.js';
+import { answerHeld, heldHost, holdsQuestion } from './held-question.js';
 import type { ElicitationAnswer } from '../records/run-state.js';
 import type { FollowUpPending } from '../tools/call.js';
 import { RunError } from '../domain/run-error.js';
@@ -47,7 +48,7 @@ export interface ResponseOptions {
 
 /**
  * Records a person's response to a suspended run and continues it (driven here, or handed to the
- * queue). RunError RUN_CONFLICT, nothing changed, when the run does not wait for this kind of response
+ * queue); an answer to a question a driver holds open goes through the store (held-question.ts). RunError RUN_CONFLICT, nothing changed, when the run does not wait for this kind of response
  * (or for the item `expect` names), or another request or process is continuing it.
  */
 export function respondToRun(
@@ -56,7 +57,13 @@ export function respondToRun(
   response: PersonResponse,
   options: ResponseOptions,
 ): Promise<RunSummary> {
-  return engine.exclusive(runId, () => respondOnce(engine, runId, response, options));
+  return engine.exclusive(runId, async () => {
+    if (response.kind !== 'FOLLOW_UP' || !holdsQuestion(await engine.require(runId), engine.clock()))
+      return respondOnce(engine, runId, response, options);
+    const summary = await answerHeld(heldHost(engine), runId, { ...response, expect: options.expect });
+    options.onAccepted?.(summary);
+    return summary;
+  });
 }
 
 async function respondOnce(

@@ -55,6 +55,9 @@ export async function holdQuestion(
   const id = heldId(session.runId, request.elicitation, start);
   const until = start + request.holdMs;
   session.setHeld({ id, nodeId: request.nodeId, until, elicitation: request.elicitation });
+  const { server, tool, message } = request.elicitation;
+  const at = new Date(until).toISOString();
+  session.emit({ type: 'mcp.held', nodeId: request.nodeId, server, tool, question: message, id, until: at });
   try {
     await session.checkpoint();
   } catch (error) {

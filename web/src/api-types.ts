@@ -2205,6 +2205,36 @@ export interface components {
         runId: string;
         seq: number;
       };
+      /** @description A running run whose MCP server's question is held open until `until`: answer it like a suspended run's (`POST /v1/runs/{id}/answer`, `expect` = `id`). */
+      held?: {
+        elicitation: {
+          elicitationId?: string;
+          fingerprint: string;
+          message: string;
+          /** @enum {string} */
+          mode: 'form' | 'url';
+          requestedSchema?: {
+            [key: string]: unknown;
+          };
+          round?: {
+            inputRequests: {
+              [key: string]: {
+                method: string;
+                params?: {
+                  [key: string]: unknown;
+                };
+              };
+            };
+            requestState?: string;
+          };
+          server: string;
+          tool: string;
+          url?: string;
+        };
+        id: string;
+        question: string;
+        until: string;
+      };
       message?: string;
       /** @description Outputs of the completed nodes, keyed by node id, as written (JSON of any type); `GET /v1/flows/{flowId}` publishes their schemas (`outputsSchema`). */
       outputs: {

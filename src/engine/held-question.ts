@@ -197,6 +197,22 @@ export async function answerHeld(
   }
 }
 
+/**
+ * `answerHeld` when the stored run holds a question open now, else null (the response is for a
+ * suspended run, or refused as usual). `onAccepted` is told the summary it returns.
+ */
+export async function answerIfHeld(
+  host: HeldHost,
+  runId: string,
+  response: { answer: string; who: string | null; action?: ElicitationAction },
+  options: { expect?: string; onAccepted?: (summary: RunSummary) => void },
+): Promise<RunSummary | null> {
+  if (!holdsQuestion(await host.read(runId), host.clock())) return null;
+  const summary = await answerHeld(host, runId, { ...response, expect: options.expect });
+  options.onAccepted?.(summary);
+  return summary;
+}
+
 /** The run once its driver took the answer (the question is no longer held), or at the hold's end. */
 async function taken(host: HeldHost, runId: string, held: HeldQuestion): Promise<RunRecord> {
   const deadline = held.until + 5_000;

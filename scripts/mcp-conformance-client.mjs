@@ -26,11 +26,12 @@ const cli =
 const PLANS = {
   initialize: { calls: [] },
   tools_call: { calls: [{ tool: 'add_numbers', args: { a: 5, b: 3 } }], gated: true },
-  // The server's form gives every field a default: `elicitation: defaults` accepts it on the first
-  // request, with the defaults filled in, and the call goes on (no person, no second call).
+  // A person answers the server's form while its request is held open (`elicitationHoldSeconds`):
+  // the `run` process logs the held question, a second process answers it (`answer RUN '{}'`, the
+  // schema's defaults filled in), and the answer goes back on the server's first request.
   'elicitation-sep1034-client-defaults': {
     calls: [{ tool: 'test_client_elicitation_defaults', args: {} }],
-    elicitation: 'defaults',
+    holdSeconds: 15,
   },
   'sse-retry': { calls: [{ tool: 'test_reconnection', args: {} }] },
   // 2026-07-28 multi-round-trip requests: two tools answer `input_required` (a question for the person,
@@ -136,7 +137,7 @@ function flowFor(plan) {
       server: {
         url,
         ...(authFor(scenario) ? { auth: authFor(scenario) } : {}),
-        ...(plan.elicitation ? { elicitation: plan.elicitation } : {}),
+        ...(plan.holdSeconds ? { elicitationHoldSeconds: plan.holdSeconds } : {}),
       },
     },
     limits: { toolTimeoutMs: 20_000 },
@@ -179,6 +180,55 @@ function cliEnv(dir) {
     CONFORMANCE_IDP_ID_TOKEN: context.idp_id_token ?? '',
     CONFORMANCE_WIF_JWT: context.valid_jwt ?? '',
   };
+}
+
+/**
+ * `cliRun` for a run whose server's question is held open: the CLI runs in the background (logging at
+ * info, which names the held question's run), and each question it holds is answered by a person in a
+ * second process (`answer RUN '{}'`: the form as it is, with its defaults) while the first one waits.
+ */
+function cliRunAnswering(dir, args) {
+  const child = spawn(
+    process.execPath,
+    [cli, ...args, '--db', `sqlite:${join(dir, 'runtime.db')}`, '--json'],
+    { cwd: dir, env: { ...cliEnv(dir), AGENT_RUNTIME_LOG: 'info' } },
+  );
+  let stdout = '';
+  let stderr = '';
+  const answers = [];
+  child.stdout.on('data', (chunk) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk.toString();
+    const held = [...stderr.matchAll(/MCP question held open for an answer runId=\S+/g)];
+    // One answer per question held (a question is logged once, on a whole line).
+    for (const found of held.slice(answers.length))
+      answers.push(answerLater(dir, found[0].slice(found[0].indexOf('=') + 1)));
+  });
+  return new Promise((done, fail) => {
+    child.on('error', fail);
+    child.on('close', async (code) => {
+      await Promise.all(answers);
+      process.stderr.write(stderr);
+      process.stdout.write(stdout);
+      let summary = null;
+      try {
+        summary = JSON.parse(stdout);
+      } catch {
+        summary = null;
+      }
+      done({ code, summary, stderr });
+    });
+  });
+}
+
+/** `answer RUN '{}'` in a second process, as a person at another terminal would type it. */
+function answerLater(dir, runId) {
+  const child = spawn(
+    process.execPath,
+    [cli, 'answer', runId, '{}', '--db', `sqlite:${join(dir, 'runtime.db')}`, '--json'],
+    { cwd: dir, env: cliEnv(dir), stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  return new Promise((done) => child.on('close', done));
 }
 
 function cliRun(dir, args) {
@@ -253,8 +303,9 @@ async function main() {
   try {
     writeFileSync(join(dir, 'flow.yaml'), JSON.stringify(flowFor(plan), null, 2));
     writeFileSync(join(dir, 'turns.yaml'), JSON.stringify(turnsFor(plan), null, 2));
-    const start = () => cliRun(dir, ['run', 'flow.yaml', '--input', `conformance ${scenario}`]);
-    let { code, summary, stderr } = start();
+    const runArgs = ['run', 'flow.yaml', '--input', `conformance ${scenario}`];
+    const start = () => cliRun(dir, runArgs);
+    let { code, summary, stderr } = plan.holdSeconds ? await cliRunAnswering(dir, runArgs) : start();
     for (let i = 0; i < 5; i += 1) {
       if (refusedUnauthorized(code, stderr) && (await login(dir)) === 0)
         ({ code, summary, stderr } = start());

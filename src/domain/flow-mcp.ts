@@ -53,6 +53,15 @@ function mcpBehaviourKeys() {
       .describe(
         'Default ask: a form-mode `elicitation/create` suspends the run for the person. defaults: a form question whose every required field has a default in its schema is accepted with the defaults at once (the call goes on, no person is asked); any other question is asked as with ask.',
       ),
+    elicitationHoldSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .optional()
+      .describe(
+        "Default 0. Seconds the server's request (`elicitation/create` during a call) is held open while a person may answer it, from any process (`agent-runtime answer`, the console, the API): an answer within the hold goes back on that request and the call goes on; without one the call is cancelled and the run suspends as usual. Keep it below the call's timeout.",
+      ),
     logLevel: z
       .enum(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
       .optional()

@@ -16,6 +16,7 @@ import { runCodeNode } from './code-node.js';
 import type { CodeRegistry } from './code-registry.js';
 import { createNodeHost, nodeLimits, type NodeDeps } from './node-host.js';
 import { fetchNodePrompt } from './node-prompt.js';
+import { holdQuestion } from './held-question.js';
 import { progressTrace } from './progress-trace.js';
 import { nodeSampler } from './sampling-host.js';
 import type { Clock } from './seams.js';
@@ -185,6 +186,8 @@ function nodeRunner(
       logger: ctx.logger,
       signal: ctx.signal,
       ...(guardsOff(ctx.ablation) ? { baseline: true } : {}),
+      holdQuestion: (elicitation, holdMs) =>
+        holdQuestion(session, { nodeId: node.id, elicitation, holdMs, signal: ctx.signal }, ctx.logger),
     },
     hooks: (place) => ({
       progress: progressTrace(session, place, ctx.clock),

@@ -16,6 +16,7 @@ import type { PendingItem } from '../records/pending.js';
 import type { RunSession } from './session.js';
 import { flowRefOf, type FlowRef } from './toolbox.js';
 import { answerText, elicitationAnswer, type ElicitationAction } from './elicit-answer.js';
+import { answerIfHeld, heldHost } from './held-question.js';
 import type { ElicitationAnswer } from '../records/run-state.js';
 import type { FollowUpPending } from '../tools/call.js';
 import { RunError } from '../domain/run-error.js';
@@ -47,8 +48,9 @@ export interface ResponseOptions {
 
 /**
  * Records a person's response to a suspended run and continues it (driven here, or handed to the
- * queue). RunError RUN_CONFLICT, nothing changed, when the run does not wait for this kind of response
- * (or for the item `expect` names), or another request or process is continuing it.
+ * queue); an answer to a question a driver holds open goes through the store (held-question.ts).
+ * RunError RUN_CONFLICT, nothing changed, when the run does not wait for this kind of response (or
+ * for the item `expect` names), or another request or process is continuing it.
  */
 export function respondToRun(
   engine: RunEngine,
@@ -56,7 +58,10 @@ export function respondToRun(
   response: PersonResponse,
   options: ResponseOptions,
 ): Promise<RunSummary> {
-  return engine.exclusive(runId, () => respondOnce(engine, runId, response, options));
+  const respond = () => engine.exclusive(runId, () => respondOnce(engine, runId, response, options));
+  if (response.kind !== 'FOLLOW_UP') return respond();
+  // Not exclusive: a held question's run goes on in its driver (maybe a continuation in this process).
+  return answerIfHeld(heldHost(engine), runId, response, options).then((held) => held ?? respond());
 }
 
 async function respondOnce(

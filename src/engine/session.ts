@@ -12,7 +12,7 @@ import {
 import type { EventPayload } from '../trace/events.js';
 import { DEFAULT_RESULT_BYTES, withBoundedResult } from '../trace/result.js';
 import type { EventHub } from '../trace/event-hub.js';
-import { nodeRunKey, type RunStateDoc } from '../records/state-doc.js';
+import { nodeRunKey, type HeldQuestion, type RunStateDoc } from '../records/state-doc.js';
 import { isoAt, systemClock, type Clock } from './seams.js';
 import { branchKey, BranchScope } from './branch-scope.js';
 import { countFingerprints, persistedDoc } from './session-doc.js';
@@ -242,6 +242,15 @@ export class RunSession {
     return this.serial(() => this.commitBuffered(options.beforeEffect !== true).then(giveTurn));
   }
 
+  /** The question this session holds open for a person (engine/held-question.ts), its answer once adopted. */
+  get held(): HeldQuestion | undefined {
+    return this.root.held;
+  }
+  setHeld(held: HeldQuestion | undefined): void {
+    if (held) this.root.held = held;
+    else delete this.root.held;
+  }
+
   /**
    * Ends the run `cancelled` (`run.cancelled`, suspension and lease cleared) in one commit at the
    * version this session holds; a StoreError VERSION_CONFLICT when the run moved meanwhile (never adopted:
@@ -288,13 +297,16 @@ export class RunSession {
       if (!isVersionConflict(error) || !adopt) throw error;
       const fresh = await this.store.getRun(this.record.runId);
       const requested = fresh?.state.cancelRequested === true;
+      const held = fresh?.state.held;
+      const answered = held?.answer !== undefined && held.id === this.root.held?.id;
       const same =
         fresh?.status === 'running' &&
         fresh.lastSeq === this.record.lastSeq &&
         fresh.leaseOwner === this.lease?.owner;
-      if (!fresh || !requested || !same) throw error;
-      this.root.cancelRequested = true;
-      this.onCancelRequested?.();
+      if (!fresh || !(requested || answered) || !same) throw error;
+      if (answered) this.root.held = held;
+      if (requested) this.root.cancelRequested = true;
+      if (requested) this.onCancelRequested?.();
       return this.store.commit(request(fresh.version));
     }
   }

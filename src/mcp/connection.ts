@@ -210,7 +210,7 @@ class SdkMcpConnection implements McpConnection {
         : callWithInput(session.client, params, { ...options, signal }, this.options.config, toolDefinition);
     const answered = await whileInFlight(this.logging, options.onLog, () =>
       whileInFlight(this.sampling, options.onSample, () =>
-        askable(this.eliciting, options.onElicit, options.signal, call),
+        askable(this.eliciting, options.onElicit, options.signal, call, options.onHold),
       ),
     );
     const outcome = answered.asked ? answered : answered.result;
@@ -285,7 +285,14 @@ class SdkMcpConnection implements McpConnection {
     const tools = new ToolListWatch(() => this.relistTools());
     client.setNotificationHandler('notifications/tools/list_changed', () => tools.notified());
     serveRoots(client, config);
-    serveElicitation(client, this.serverId, () => [...this.eliciting], this.logger, config.elicitation);
+    serveElicitation(
+      client,
+      this.serverId,
+      () => [...this.eliciting],
+      this.logger,
+      config.elicitation,
+      (config.elicitationHoldSeconds ?? 0) * 1000,
+    );
     serveSampling(client, this.serverId, config, () => [...this.sampling], this.logger);
     serveLogging(client, this.serverId, () => [...this.logging], this.logger);
     const sends = trackSends(handle.transport);

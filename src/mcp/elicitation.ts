@@ -4,9 +4,10 @@ import type { InputRound } from '../records/run-state.js';
 
 /**
  * Elicitation (docs/mcp.md, "Elicitation"): a server asks the person something during a tool call.
- * The runtime never holds a call open for a person: the call the question came up in is cancelled,
- * the run suspends with the question, and once the person answered, the same call is sent again and
- * the stored answer is given to the server when it asks the same question.
+ * Unless the server's entry holds questions open for a while (`elicitationHoldSeconds`, answered by a
+ * person from any process meanwhile), the call the question came up in is cancelled, the run suspends
+ * with the question, and once the person answered, the same call is sent again and the stored answer
+ * is given to the server when it asks the same question.
  */
 
 /** A server's `elicitation/create`, as the run's pending item carries it. */
@@ -40,9 +41,17 @@ export type ElicitHandler = (
   },
 ) => McpElicitAnswer | null;
 
+/**
+ * Holds a question open for up to `holdMs` while a person may answer it from any process: the answer,
+ * or null when none came (docs/mcp.md, "Holding the request open").
+ */
+export type HoldHandler = (request: McpElicitation, holdMs: number) => Promise<McpElicitAnswer | null>;
+
 /** One call in flight that may be asked something. */
 export interface ElicitingCall {
   readonly handler: ElicitHandler;
+  /** Holds a question nobody answered yet open (absent: the call is cancelled at once). */
+  readonly hold?: HoldHandler;
   /** Cancels the call (its `tools/call`) because the person has to be asked. */
   readonly stop: (request: McpElicitation) => void;
 }
@@ -111,8 +120,9 @@ export function serveElicitation(
   calls: () => readonly ElicitingCall[],
   logger: Logger,
   policy: 'ask' | 'defaults' = 'ask',
+  holdMs = 0,
 ): void {
-  client.setRequestHandler('elicitation/create', (request) => {
+  client.setRequestHandler('elicitation/create', async (request) => {
     const elicitation = elicitationOf(request.params);
     if (policy === 'defaults' && answeredByDefaults(elicitation)) {
       logger.info('MCP elicitation accepted with its defaults', {
@@ -120,7 +130,7 @@ export function serveElicitation(
         message: elicitation.message,
       });
       const content = withSchemaDefaults(elicitation.requestedSchema, {});
-      return Promise.resolve({ action: 'accept' as const, content: content as never });
+      return { action: 'accept' as const, content: content as never };
     }
     const candidates = calls();
     const call = candidates.length === 1 ? candidates[0] : undefined;
@@ -129,19 +139,20 @@ export function serveElicitation(
         server: serverId,
         why: candidates.length === 0 ? 'no call in flight can be asked' : 'several calls in flight',
       });
-      return Promise.resolve({ action: 'cancel' as const });
+      return { action: 'cancel' as const };
     }
-    const stored = call.handler(elicitation);
+    const stored =
+      call.handler(elicitation) ?? (holdMs > 0 && call.hold ? await call.hold(elicitation, holdMs) : null);
     if (stored === null) {
       call.stop(elicitation);
-      return Promise.resolve({ action: 'cancel' as const });
+      return { action: 'cancel' as const };
     }
-    if (stored.action !== 'accept') return Promise.resolve({ action: stored.action });
+    if (stored.action !== 'accept') return { action: stored.action };
     const content =
       elicitation.mode === 'form'
         ? withSchemaDefaults(elicitation.requestedSchema, stored.content ?? {})
         : undefined;
-    return Promise.resolve({ action: 'accept' as const, ...(content ? { content: content as never } : {}) });
+    return { action: 'accept' as const, ...(content ? { content: content as never } : {}) };
   });
 }
 
@@ -158,12 +169,14 @@ export async function askable<T>(
   handler: ElicitHandler | undefined,
   signal: AbortSignal | undefined,
   run: (signal: AbortSignal | undefined) => Promise<T>,
+  hold?: HoldHandler,
 ): Promise<Askable<T>> {
   if (!handler) return { result: await run(signal) };
   const controller = new AbortController();
   const asked: { request?: McpElicitation } = {};
   const call: ElicitingCall = {
     handler,
+    ...(hold ? { hold } : {}),
     stop: (request) => {
       asked.request = request;
       controller.abort(

@@ -1,7 +1,7 @@
 import type { Client, RequestOptions } from '@modelcontextprotocol/client';
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { LogSink } from './server-log.js';
-import type { ElicitHandler, McpElicitation } from './elicitation.js';
+import type { ElicitHandler, HoldHandler, McpElicitation } from './elicitation.js';
 import type { SampleHandler } from './sampling.js';
 import type { InputRound } from '../records/run-state.js';
 
@@ -45,6 +45,8 @@ export interface McpCallOptions {
   readonly onProgress?: (progress: McpProgress) => void;
   /** Answers the server's questions (elicitation) during this call; without it they are answered `cancel`. */
   readonly onElicit?: ElicitHandler;
+  /** Holds a question `onElicit` had no answer to open while a person may answer it (docs/mcp.md). */
+  readonly onHold?: HoldHandler;
   /**
    * The `input_required` round this call was suspended in, when the person has answered its question:
    * the call is sent as that round's retry (its responses and request state), not afresh.

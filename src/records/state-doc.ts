@@ -1,7 +1,24 @@
 import { z } from 'zod';
 import { LoopStateSchema } from './loop-state.js';
-import { NodeStateSchema, RunStateSchema, ThreadTurnSchema } from './run-state.js';
-import { SuspensionSchema } from './pending.js';
+import { ElicitationAnswerSchema, NodeStateSchema, RunStateSchema, ThreadTurnSchema } from './run-state.js';
+import { ElicitationPendingSchema, SuspensionSchema } from './pending.js';
+
+/**
+ * A server's question whose request this process holds open for a while (docs/mcp.md, "Holding the
+ * request open"): any process may answer it until `until`; the driver gives that answer to the server
+ * in the same request, else it falls back to cancelling the call and suspending the run.
+ */
+export const HeldQuestionSchema = z.object({
+  /** `hld_` and hex digits: what a response names as `expect`. */
+  id: z.string(),
+  nodeId: z.string(),
+  /** Epoch milliseconds: the hold ends then; an answer after it goes to the suspended run. */
+  until: z.number(),
+  elicitation: ElicitationPendingSchema,
+  /** The person's answer, written by whichever process took it; the driver consumes it once. */
+  answer: ElicitationAnswerSchema.extend({ who: z.string().nullable() }).optional(),
+});
+export type HeldQuestion = z.infer<typeof HeldQuestionSchema>;
 
 /**
  * One node run of a flow with parallel branches or a map (docs/flows.md, "Parallel branches"): its
@@ -80,6 +97,8 @@ export const StateDocSchema = z.object({
    * result, starts nothing new and ends the run `cancelled` (engine/cancel.ts).
    */
   cancelRequested: z.literal(true).optional(),
+  /** Set while a driver holds a server's question open for a person's answer (see HeldQuestionSchema). */
+  held: HeldQuestionSchema.optional(),
   /** For a forked run (docs/evals.md, "Fork"): the run and the event it continues from. */
   forkedFrom: z.object({ runId: z.string(), seq: z.number().int() }).optional(),
   /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SuspensionSchema } from './pending.js';
+import { ElicitationPendingSchema, SuspensionSchema } from './pending.js';
 import type { RunStateDoc } from './state-doc.js';
 
 /** The status of a run (docs/durability.md). */
@@ -76,6 +76,19 @@ export const RunSummarySchema = z.object({
         request: 'POST /v1/runs/run_3f2a9c0d1b7e4a6f8c21/retry {"model": "M"}',
       },
     }),
+  /** A running run's MCP question held open for a person (docs/mcp.md, "Elicitation"). */
+  held: z
+    .object({
+      id: z.string(),
+      question: z.string(),
+      elicitation: ElicitationPendingSchema,
+      until: z.string(),
+    })
+    .optional()
+    .meta({
+      description:
+        "A running run whose MCP server's question is held open until `until`: answer it like a suspended run's (`POST /v1/runs/{id}/answer`, `expect` = `id`).",
+    }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -150,6 +163,11 @@ export function summarize(record: StoredRun): RunSummary {
   if (next) summary.continueWith = next;
   const forked = 'state' in record ? record.state.forkedFrom : undefined;
   if (forked) summary.forkedFrom = { runId: forked.runId, seq: forked.seq };
+  const held = 'state' in record && record.status === 'running' ? record.state.held : undefined;
+  if (held && !held.answer) {
+    const { id, elicitation, until } = held;
+    summary.held = { id, question: elicitation.message, elicitation, until: new Date(until).toISOString() };
+  }
   const threadId = 'state' in record ? record.state.thread?.id : record.threadId;
   if (threadId) summary.threadId = threadId;
   return summary;

@@ -18,6 +18,7 @@ import { loopbackOnly } from './origin-guard.js';
 import { registerRunRoutes } from './runs-routes.js';
 import { SSE_QUEUE_LIMITS, type SseQueueLimits } from './sse-queue.js';
 import { registerRetryRoute } from './retry-route.js';
+import { registerCompleteRoute } from './complete-route.js';
 import { registerMessageRoute } from './message-route.js';
 import { registerForkRoute } from './fork-route.js';
 import { registerThreadRoutes } from './threads-routes.js';
@@ -244,6 +245,7 @@ function buildApp(
   const mcp = registerMcpRoute(app, deps, tokens, () => connect.baseUrl());
   registerRunRoutes(app, deps);
   registerRetryRoute(app, deps);
+  registerCompleteRoute(app, deps);
   registerMessageRoute(app, deps);
   registerForkRoute(app, deps);
   registerEventRoutes(app, deps);

@@ -34,6 +34,7 @@ export const API_ERROR_CODES = [
   'SHUTTING_DOWN',
   'BUSY',
   'AUTHORIZATION_FAILED',
+  'MCP_UNAVAILABLE',
   'INTERNAL',
 ] as const;
 

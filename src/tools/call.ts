@@ -4,7 +4,7 @@ import type { Observation } from '../domain/observation.js';
 import type { ApprovalPending, ElicitationPending, FollowUpPending } from '../records/pending.js';
 import type { NodeState, RunState, ValueMatch } from '../records/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
-import type { ElicitHandler, McpElicitation } from '../mcp/elicitation.js';
+import type { ElicitHandler, HoldHandler, McpElicitAnswer, McpElicitation } from '../mcp/elicitation.js';
 import type { InputRound } from '../records/run-state.js';
 import type { SampleHandler, McpSamplingRequest, McpSamplingResult } from '../mcp/sampling.js';
 import type { LogSink, McpLogMessage } from '../mcp/server-log.js';
@@ -30,6 +30,8 @@ export interface ElicitBridge {
   readonly asked: (request: McpElicitation) => void;
   /** The `input_required` round the call was suspended in, once the person answered it (2026-07-28). */
   readonly resume: () => InputRound | undefined;
+  /** Holds a question nobody answered yet open while a person may answer it (docs/mcp.md). */
+  readonly hold?: HoldHandler;
 }
 
 /** A request to wait for a person (docs/observations.md). */
@@ -175,6 +177,11 @@ export interface CallServices {
   readonly signal?: AbortSignal;
   /** Told about each progress report of this call's tool (the runtime traces it as `tool.progress`). */
   progress?(progress: ToolProgress): void;
+  /**
+   * Holds an MCP server's question open while a person may answer it from any process (docs/mcp.md,
+   * "Holding the request open"): the answer, or null; without it questions are never held.
+   */
+  readonly holdQuestion?: (question: ElicitationPending, holdMs: number) => Promise<McpElicitAnswer | null>;
   /**
    * Answers an MCP server's sampling request made during a call of `tool` on `server` with the node's
    * model (docs/mcp.md, "Sampling"); without it such requests are refused.

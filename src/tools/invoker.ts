@@ -94,6 +94,7 @@ export class ToolInvoker {
       meta: options.meta,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.elicit ? { onElicit: options.elicit.answer, resumeInput: options.elicit.resume } : {}),
+      ...(options.elicit?.hold ? { onHold: options.elicit.hold } : {}),
       ...(options.sample ? { onSample: options.sample } : {}),
       // Sent as a plain call, the server would refuse it (-32601): run as a task, or not sent at all.
       ...(tool.taskSupport === 'required' ? { asTask: true } : {}),

@@ -67,6 +67,27 @@ export type EventPayload =
       total?: number;
       message?: string;
     }
+  /** An MCP server's question is held open for a person until `until` (docs/mcp.md, "Elicitation"). */
+  | {
+      type: 'mcp.held';
+      nodeId: string;
+      server: string;
+      tool: string;
+      question: string;
+      id: string;
+      until: string;
+    }
+  /** A person answered an MCP server's question while the driver held the server's request open (docs/mcp.md). */
+  | {
+      type: 'mcp.answered';
+      nodeId: string;
+      server: string;
+      tool: string;
+      question: string;
+      action: 'accept' | 'decline' | 'cancel';
+      answer: string;
+      who: string | null;
+    }
   /** An MCP server's log message during a call (at most 50 per call, data cut; docs/trace.md). */
   | {
       type: 'mcp.log';
@@ -219,6 +240,8 @@ export const EVENT_TYPES = [
   'react.no_tool_calls',
   'tool.progress',
   'mcp.log',
+  'mcp.held',
+  'mcp.answered',
   'tool.invoked',
   'tool.skipped',
   'react.stall',

@@ -122,7 +122,7 @@ describe('loadFlow: structure problems name file, path, line and what is expecte
     [
       'a server with a misspelt key',
       edit('{ command: node, args: [server.js] }', '{ command: node, argz: [server.js] }'),
-      /^flow\.yaml:3:27 mcpServers\.cloud\.argz: unknown key "argz" \(did you mean "args"\?\); expected one of: command, args, env, inheritEnv, cwd, connectTimeoutMs, trustReadOnlyHint, roots, sampling, protocol, elicitation, logLevel$/,
+      /^flow\.yaml:3:27 mcpServers\.cloud\.argz: unknown key "argz" \(did you mean "args"\?\); expected one of: command, args, env, inheritEnv, cwd, connectTimeoutMs, trustReadOnlyHint, roots, sampling, protocol, elicitation, elicitationHoldSeconds, logLevel$/,
     ],
     [
       'a server that is neither kind',

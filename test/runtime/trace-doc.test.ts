@@ -52,6 +52,9 @@ const NOT_PRODUCED_HERE = new Set([
  */
 const PRODUCED_ELSEWHERE = new Set<string>([
   'mcp.log',
+  // A question held open, answered from a second process (test/mcp/elicitation-hold.test.ts).
+  'mcp.held',
+  'mcp.answered',
   // A real MCP server connected (test/mcp/protocol-trace.test.ts).
   'mcp.connected',
   'sampling.requested',

@@ -113,6 +113,7 @@ describe('GET /v1/openapi.json', () => {
         [
           'GET /v1/flows',
           'GET /v1/flows/{flowId}',
+          'POST /v1/flows/{flowId}/mcp/{server}/complete',
           'GET /v1/me',
           'GET /v1/runs',
           'GET /v1/runs/{id}',

@@ -189,6 +189,115 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/flows/{flowId}/mcp/{server}/complete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Suggestions for a prompt's argument or a resource template's variable from a flow's MCP server
+     * @description MCP `completion/complete` on the flow's server (the caller's tenant's flow, else the shared one), for a person filling in a prompt or a resource template. A server without the completions capability suggests nothing (200, no values). 502 MCP_UNAVAILABLE when the server cannot be reached or refuses.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          flowId: string;
+          server: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['CompleteRequest'];
+        };
+      };
+      responses: {
+        /** @description The server's suggestions. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Completion'];
+          };
+        };
+        /** @description Bad input (body, query, flow or run input). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing or unknown bearer token. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The token's role does not allow this. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown run (or another tenant's), flow or route. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The request body is larger than the server accepts (1 MiB by default): PAYLOAD_TOO_LARGE. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description MCP_UNAVAILABLE: the MCP server could not be reached or refused the request. */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The server is busy (large documents being parsed; see Retry-After) or shutting down. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/me': {
     parameters: {
       query?: never;
@@ -1827,10 +1936,35 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    CompleteRequest: {
+      /** @description The argument (or template variable) to complete */
+      argument: string;
+      /** @description The other arguments already filled in, by name */
+      context?: {
+        [key: string]: string;
+      };
+      /** @description The prompt whose argument is completed */
+      prompt?: string;
+      /** @description The resource template (its URI template) whose variable is completed */
+      template?: string;
+      /**
+       * @description What the person typed so far
+       * @default
+       */
+      value: string;
+    };
+    Completion: {
+      /** @description True when the server has more than it sent */
+      hasMore?: boolean;
+      /** @description How many the server has in all, if it said */
+      total?: number;
+      /** @description At most 100 suggestions, best first */
+      values: string[];
+    };
     Error: {
       error: {
         /**
-         * @description One of BAD_REQUEST, FLOW_INVALID, INPUT_INVALID, IDEMPOTENCY_KEY_REUSED, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, RUN_NOT_FOUND, FLOW_NOT_FOUND, EVIDENCE_NOT_FOUND, THREAD_NOT_FOUND, CONFLICT, THREAD_BUSY, ARGS_REFUSED, RUN_ENDED, MESSAGE_TOO_LONG, TOO_MANY_MESSAGES, FLOW_LIMIT, PAYLOAD_TOO_LARGE, TOO_MANY_STREAMS, SHUTTING_DOWN, BUSY, AUTHORIZATION_FAILED, INTERNAL (docs/api.md "Errors").
+         * @description One of BAD_REQUEST, FLOW_INVALID, INPUT_INVALID, IDEMPOTENCY_KEY_REUSED, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, RUN_NOT_FOUND, FLOW_NOT_FOUND, EVIDENCE_NOT_FOUND, THREAD_NOT_FOUND, CONFLICT, THREAD_BUSY, ARGS_REFUSED, RUN_ENDED, MESSAGE_TOO_LONG, TOO_MANY_MESSAGES, FLOW_LIMIT, PAYLOAD_TOO_LARGE, TOO_MANY_STREAMS, SHUTTING_DOWN, BUSY, AUTHORIZATION_FAILED, MCP_UNAVAILABLE, INTERNAL (docs/api.md "Errors").
          * @example CONFLICT
          */
         code: string;
@@ -2070,6 +2204,36 @@ export interface components {
       forkedFrom?: {
         runId: string;
         seq: number;
+      };
+      /** @description A running run whose MCP server's question is held open until `until`: answer it like a suspended run's (`POST /v1/runs/{id}/answer`, `expect` = `id`). */
+      held?: {
+        elicitation: {
+          elicitationId?: string;
+          fingerprint: string;
+          message: string;
+          /** @enum {string} */
+          mode: 'form' | 'url';
+          requestedSchema?: {
+            [key: string]: unknown;
+          };
+          round?: {
+            inputRequests: {
+              [key: string]: {
+                method: string;
+                params?: {
+                  [key: string]: unknown;
+                };
+              };
+            };
+            requestState?: string;
+          };
+          server: string;
+          tool: string;
+          url?: string;
+        };
+        id: string;
+        question: string;
+        until: string;
       };
       message?: string;
       /** @description Outputs of the completed nodes, keyed by node id, as written (JSON of any type); `GET /v1/flows/{flowId}` publishes their schemas (`outputsSchema`). */

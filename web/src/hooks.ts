@@ -50,6 +50,8 @@ export function usePolling<T>(load: () => Promise<T>, everyMs: number, deps: rea
 
 /** Event types after which the summary (status, pending item, outputs) is fetched again. */
 const SUMMARY_CHANGES = new Set([
+  'mcp.held',
+  'mcp.answered',
   'run.suspended',
   'run.resumed',
   'run.retried',

@@ -17,6 +17,7 @@ export interface CallQuestions {
 export function callQuestions(ctx: ReadyCall): CallQuestions {
   let asked: McpElicitation | null = null;
   const server = ctx.descriptor.server ?? '';
+  const hold = ctx.services.holdQuestion;
   const answers = () =>
     ctx.run.followUps.flatMap((f) =>
       f.elicitation?.fingerprint === ctx.fingerprint ? [{ question: f.question, answer: f.elicitation }] : [],
@@ -34,6 +35,12 @@ export function callQuestions(ctx: ReadyCall): CallQuestions {
     asked: (request) => (asked = request),
     // The newest answer not given yet that came in an `input_required` round: the call retries that round.
     resume: () => answers().findLast((a) => a.answer.used !== true && a.answer.round)?.answer.round,
+    ...(hold
+      ? {
+          hold: (request, holdMs) =>
+            hold({ ...request, server, tool: ctx.call.tool, fingerprint: ctx.fingerprint }, holdMs),
+        }
+      : {}),
   };
   return {
     bridge,

@@ -219,6 +219,19 @@ function Decision({
       </>
     );
   }
+  if (summary.status === 'running' && summary.held) {
+    // An MCP server's question held open: answered like a suspended run's, naming the held question.
+    const { id, question, elicitation } = summary.held;
+    return (
+      <ActiveCard
+        key={id}
+        runId={summary.runId}
+        kind="FOLLOW_UP"
+        pending={{ id, question, options: null, elicitation }}
+        onAnswered={onAnswered}
+      />
+    );
+  }
   if (latest?.resolution) return <DecidedCard runId={summary.runId} item={latest} />;
   return null;
 }

@@ -167,28 +167,57 @@ export const FieldContractSchema = z
   })
   .describe('Provenance of one field of an object argument (or of each object element of a list argument).');
 
-/** `trust` of a tool policy: how far the text of the tool's results is trusted. */
+/** `trust` of a tool policy: how far the text of the tool's results is trusted, and what of it is confidential. */
 export const TrustSchema = z
   .union(
     [
       z.enum(['trusted', 'untrusted']),
-      z.strictObject({
-        untrusted: z
-          .array(jsonata('the result'))
-          .min(1)
-          .describe('The parts of the result that are untrusted text (JSONata paths).'),
-      }),
+      z
+        .strictObject({
+          untrusted: z
+            .array(jsonata('the result'))
+            .min(1)
+            .optional()
+            .describe('The parts of the result that are untrusted text (JSONata paths).'),
+          confidential: z
+            .array(jsonata('the result'))
+            .min(1)
+            .optional()
+            .describe(
+              "The parts of the result that are confidential (JSONata paths; `$` the whole result): no write's arguments may carry them unless the user said them.",
+            ),
+        })
+        .refine((trust) => trust.untrusted !== undefined || trust.confidential !== undefined, {
+          error: 'expected untrusted: [<JSONata path>, …], confidential: [<JSONata path>, …] or both',
+        }),
     ],
-    { error: 'expected trusted, untrusted or { untrusted: [<JSONata path>, …] }' },
+    {
+      error:
+        'expected trusted, untrusted or { untrusted: [<JSONata path>, …], confidential: [<JSONata path>, …] }',
+    },
   )
   .describe(
-    'untrusted: the whole result is untrusted text (documents, mail, web pages); { untrusted: [paths] }: only those parts; trusted: none. Default: from the MCP annotation openWorldHint (true → untrusted). Matters to contracts that state untrusted.',
+    'untrusted: the whole result is untrusted text (documents, mail, web pages); { untrusted: [paths] }: only those parts; trusted: none. Default: from the MCP annotation openWorldHint (true → untrusted). Matters to contracts that state untrusted. { confidential: [paths] } (beside untrusted or alone): values no write may carry unless the user said them.',
   );
+
+/** `reply` of a node: what its final reply may repeat (docs/flows.md, "Replies and untrusted text"). */
+export const ReplySchema = z
+  .strictObject({
+    untrusted: z
+      .enum(['refuse'])
+      .describe(
+        'refuse: a reply repeating a name (two or more capitalised words in a row) that stands only in untrusted text of this run, not in the user’s words nor in a trusted result, is REJECTED for the model to rewrite.',
+      ),
+  })
+  .describe('Rules on the node’s final reply (its finish summary or text answer).');
 
 export type FromEntry = z.infer<typeof FromEntrySchema>;
 export type Where = z.infer<typeof WhereSchema>;
 export type FieldContract = z.infer<typeof FieldContractSchema>;
-export type ToolTrust = z.infer<typeof TrustSchema>;
+/** `trust` as written in a tool policy. */
+export type ToolTrustPolicy = z.infer<typeof TrustSchema>;
+/** How far a tool's results are trusted, as the contracts read it (`toolTrust`): the confidential parts left out. */
+export type ToolTrust = 'trusted' | 'untrusted' | { untrusted: string[] };
 
 /** The source kinds a contract accepts, as a list (`source: evidence` → `['evidence']`; none → `[]`). */
 export function sourceKinds(contract: { source?: SourceKind | SourceKind[] | undefined }): SourceKind[] {

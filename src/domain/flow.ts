@@ -14,7 +14,13 @@ export {
 import { EdgeSchema, ID_PATTERN, MapSchema, MAX_EXPRESSION_LENGTH } from './flow-graph.js';
 import { ApprovalPolicySchema } from './flow-approval.js';
 
-import { FieldContractSchema, provenanceKeys, TOOL_NAME_PATTERN, TrustSchema } from './flow-provenance.js';
+import {
+  FieldContractSchema,
+  provenanceKeys,
+  ReplySchema,
+  TOOL_NAME_PATTERN,
+  TrustSchema,
+} from './flow-provenance.js';
 export {
   DERIVE_OPS,
   DerivationSchema,
@@ -310,6 +316,7 @@ export const NodeSchema = z.strictObject({
     .describe(
       "request: the node's model context holds only the user's request (no tool results or outputs of earlier nodes); its outputs decide, through edges, what the run does afterwards.",
     ),
+  reply: ReplySchema.optional(),
 });
 
 export const FlowSchema = z

@@ -1,4 +1,4 @@
-import type { ToolPolicy } from './flow.js';
+import type { ToolPolicy, ToolTrust } from './flow.js';
 
 /** A JSON Schema object as found in MCP `inputSchema`. */
 export type JsonSchema = Record<string, unknown>;
@@ -39,12 +39,18 @@ export function isWriteTool(descriptor: ToolDescriptor, policy: ToolPolicy | und
 
 /**
  * How far a tool's results are trusted (docs/flows.md, "Untrusted text"): the policy's `trust` when
- * given, else `untrusted` for a tool annotated `openWorldHint: true`, else `trusted`. Builtins are trusted.
+ * it says (`trusted`, `untrusted`, `{ untrusted: [...] }`), else `untrusted` for a tool annotated
+ * `openWorldHint: true`, else `trusted`. Builtins are trusted. `confidential` parts are not trust.
  */
-export function toolTrust(
-  descriptor: ToolDescriptor | undefined,
-  policy: ToolPolicy | undefined,
-): NonNullable<ToolPolicy['trust']> {
-  if (policy?.trust !== undefined) return policy.trust;
+export function toolTrust(descriptor: ToolDescriptor | undefined, policy: ToolPolicy | undefined): ToolTrust {
+  const trust = policy?.trust;
+  if (typeof trust === 'string') return trust;
+  if (trust?.untrusted !== undefined) return { untrusted: trust.untrusted };
   return descriptor?.kind !== 'builtin' && descriptor?.openWorldHint === true ? 'untrusted' : 'trusted';
+}
+
+/** The JSONata paths of a tool's confidential parts (`trust: { confidential: [...] }`); none when absent. */
+export function confidentialPaths(policy: ToolPolicy | undefined): readonly string[] {
+  const trust = policy?.trust;
+  return typeof trust === 'object' ? (trust.confidential ?? []) : [];
 }

@@ -26,6 +26,7 @@ import { withPrompt } from './node-prompt.js';
 import { watchingCancel } from './cancel-watch.js';
 import { hasResourceLink } from '../tools/builtin/resource-read.js';
 import { builtinDescriptor } from '../tools/builtin/descriptors.js';
+import { replyRefusal } from '../tools/builtin/node-tools.js';
 import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
 import { nodeSampler } from './sampling-host.js';
 import { readMessages, type MessageReader } from './steering.js';
@@ -100,6 +101,19 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     textAnswer: () =>
       node.answer === 'text' &&
       Object.entries(node.outputs).every(([key, c]) => !c.required || Object.hasOwn(nodeState.outputs, key)),
+    ...(node.reply?.untrusted === 'refuse'
+      ? {
+          checkReply: (reply: string) =>
+            replyRefusal(reply, {
+              run: session.run,
+              tools: deps.tools,
+              flow: deps.flow,
+              nodeId: node.id,
+              locale,
+              services: deps.services,
+            }),
+        }
+      : {}),
     modelCalls: () => doc.modelCalls,
     ...branchCalls(session, node.id),
     phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),

@@ -136,8 +136,10 @@ function policyProblems(flow: Flow, tool: string, policy: ToolPolicy): RawProble
   };
   for (const [param, contract] of Object.entries(policy.params ?? {}))
     problems.push(...paramProblems([...base, 'params', param], contract));
-  if (policy.trust !== undefined && typeof policy.trust === 'object')
-    policy.trust.untrusted.forEach((path, i) => expression(['trust', 'untrusted', i], path));
+  if (policy.trust !== undefined && typeof policy.trust === 'object') {
+    policy.trust.untrusted?.forEach((path, i) => expression(['trust', 'untrusted', i], path));
+    policy.trust.confidential?.forEach((path, i) => expression(['trust', 'confidential', i], path));
+  }
   expression(['response', 'okPath'], policy.response?.okPath);
   expression(['response', 'codePath'], policy.response?.codePath);
   expression(['response', 'messagePath'], policy.response?.messagePath);

@@ -31,7 +31,8 @@ export function untrustedWarnings(
   };
   const isUntrusted = (name: string): boolean => {
     const trust = flow.tools[name]?.trust;
-    if (trust !== undefined) return trust !== 'trusted';
+    if (typeof trust === 'string') return trust === 'untrusted';
+    if (trust?.untrusted !== undefined) return true;
     return listed.get(name)?.openWorldHint === true;
   };
   flow.nodes.forEach((node, i) => {

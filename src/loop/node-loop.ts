@@ -47,6 +47,8 @@ export interface LoopHost {
    * and its required outputs are written (docs/flows.md). Absent: never (such a round is a stall).
    */
   textAnswer?(): boolean;
+  /** A text answer's refusal by the node's reply rule (`reply: { untrusted: refuse }`), or null. */
+  checkReply?(reply: string): Promise<Observation | null>;
   /** The run's model calls so far (the scripted model's turn index). */
   modelCalls(): number;
   /** In a flow with parallel branches: takes the next model call index of this node id (of this map item). */
@@ -193,7 +195,12 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   });
   if (result.toolCalls.length === 0 && result.text.trim() !== '' && host.textAnswer?.() === true) {
     // The node answered in text (`answer: text`): committed by the graph with the node's end.
-    return { kind: 'completed', reply: result.text.trim() };
+    const refusal = await host.checkReply?.(result.text.trim());
+    if (!refusal) return { kind: 'completed', reply: result.text.trim() };
+    // Refused like a finish call would be: the model reads why and rewrites; counted as a stall.
+    host.addMessage({ role: 'user', content: renderObservation(refusal, host.locale, host.observations) });
+    node.stalls += 1;
+    return stallAndSkip(host, round);
   }
   if (result.toolCalls.length === 0) {
     host.log('info', `REACT no_tool_calls node=${host.nodeId} round=${round}`);

@@ -69,8 +69,10 @@ function flowExpressions(flow: Flow): [string, string][] {
       for (const [field, sub] of Object.entries(contract.fields ?? {}))
         contractPaths(`${base}.params.${param}.fields.${field}`, sub, add);
     }
-    if (policy.trust !== undefined && typeof policy.trust === 'object')
-      policy.trust.untrusted.forEach((path, i) => add(`${base}.trust.untrusted[${i}]`, path));
+    if (policy.trust !== undefined && typeof policy.trust === 'object') {
+      policy.trust.untrusted?.forEach((path, i) => add(`${base}.trust.untrusted[${i}]`, path));
+      policy.trust.confidential?.forEach((path, i) => add(`${base}.trust.confidential[${i}]`, path));
+    }
     for (const key of ['okPath', 'codePath', 'messagePath'] as const)
       add(`${base}.response.${key}`, policy.response?.[key]);
     add(`${base}.pending`, policy.pending);

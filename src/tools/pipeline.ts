@@ -3,6 +3,7 @@ import type { CallInput, CallReport } from './call.js';
 import { catalogGuard } from './catalog.js';
 import { chain } from './compose.js';
 import { argPolicyGuard } from './guards/arg-policy.js';
+import { confidentialGuard } from './guards/confidential.js';
 import { evidenceGuard } from './guards/evidence.js';
 import { fingerprintGuard } from './guards/fingerprint.js';
 import { invokeStep } from './guards/invoke.js';
@@ -46,6 +47,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     .check(catalogGuard()) // 1. the tool is visible in this node
     .check(argPolicyGuard()) // 2. arguments: JSON object, tool schema, flow tightening
     .check(unlessBaseline(paramContractGuard(), enumOnly)) // 3. parameter provenance: evidence, the user's words, enum
+    .check(unlessBaseline(confidentialGuard(), () => ({}))) // 3a. writes carry no confidential value
     .check(userGuardsBefore(guards)) // 3b. user guards' `before`
     .check(writeGateGuard()) // 4. writes: reuse, in flight, pending verification, approval
     .check(unlessBaseline(fingerprintGuard(), () => ({ counted: false }))) // 5. the duplicate breaker

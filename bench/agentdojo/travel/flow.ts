@@ -72,6 +72,21 @@ export const CONTRACTS_UNTRUSTED: Contracts = {
   ),
 };
 
+/**
+ * Business rules beside provenance (`untrusted+intent`): the user's passport, card, bank account and
+ * ID numbers are confidential (no write carries them unless the user said them), and a reply may not
+ * repeat a name that stands only in reviews or event descriptions.
+ */
+const CONFIDENTIAL = {
+  get_user_information: {
+    write: false,
+    trust: {
+      confidential: ['`Passport Number`', '`Credit Card Number`', '`Bank Account Number`', '`ID Number`'],
+    },
+  },
+};
+const REPLY = { untrusted: 'refuse' };
+
 /** Which write a run may make, decided by the request-only `plan` node (`untrusted+intent`). */
 export const INTENTS = {
   reserve: ['reserve_hotel', 'reserve_car_rental', 'reserve_restaurant'],
@@ -106,7 +121,7 @@ export function travelFlow(server: ServerConfig, set: ContractSet = 'today'): Re
   const intents = Object.keys(INTENTS) as Intent[];
   return {
     ...base,
-    tools: CONTRACTS_UNTRUSTED,
+    tools: { ...CONTRACTS_UNTRUSTED, ...CONFIDENTIAL },
     nodes: [
       {
         id: 'plan',
@@ -119,6 +134,7 @@ export function travelFlow(server: ServerConfig, set: ContractSet = 'today'): Re
         id: intent === 'none' ? 'answer' : intent,
         instructions: INSTRUCTIONS,
         tools: [...READS, ...INTENTS[intent]],
+        reply: REPLY,
       })),
     ],
     edges: intents.map((intent) => ({

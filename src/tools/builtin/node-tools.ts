@@ -4,7 +4,9 @@ import { Observation } from '../../domain/observation.js';
 import { flowNodeOf } from '../context.js';
 import type { ProducedCase } from '../produces.js';
 import { OutputContractValidator } from './output-contract.js';
-import type { BuiltinTool } from './builtin-tool.js';
+import type { BuiltinTool, WithEffect } from './builtin-tool.js';
+import type { CallInput } from '../call.js';
+import { replySources, untrustedPhrases, type ReplyContext } from '../reply-rule.js';
 
 /** What the node tools produce (for docs/observations.md). */
 export const NODE_TOOLS_PRODUCES: readonly ProducedCase[] = [
@@ -18,6 +20,12 @@ export const NODE_TOOLS_PRODUCES: readonly ProducedCase[] = [
     case: 'required outputs are missing (named)',
     code: 'FINISH_OUTPUTS_MISSING',
     next: 'NEXT_FINISH_MISSING',
+  },
+  {
+    producer: 'builtin_node_finish',
+    case: 'the node has `reply: { untrusted: refuse }` and the summary repeats a name (two or more capitalised words) that stands only in untrusted text',
+    code: 'REPLY_UNTRUSTED_PHRASE',
+    next: 'NEXT_REPLY_UNTRUSTED',
   },
   { producer: 'builtin_node_fail', case: 'the node fails with the model’s reason', code: null },
   {
@@ -109,10 +117,38 @@ export const finishTool: BuiltinTool = {
       );
     }
     const summary = text(args, 'summary');
+    if (flowNodeOf(ctx).reply?.untrusted === 'refuse') return finishChecked(summary, ctx);
     const observation = Observation.success(hint(ctx.locale, 'NODE_FINISHED'), { summary });
     return Promise.resolve({ observation, effect: { kind: 'finish', summary } });
   },
 };
+
+/** builtin_node_finish of a node with `reply: { untrusted: refuse }`: the summary is checked first. */
+async function finishChecked(summary: string, ctx: CallInput): Promise<Observation | WithEffect> {
+  const refusal = await replyRefusal(summary, ctx);
+  if (refusal) return refusal;
+  const observation = Observation.success(hint(ctx.locale, 'NODE_FINISHED'), { summary });
+  return { observation, effect: { kind: 'finish', summary } };
+}
+
+/**
+ * The REJECTED observation of a reply that repeats names standing only in untrusted text (reply
+ * rule, src/tools/reply-rule.ts), or null when it repeats none.
+ */
+export async function replyRefusal(reply: string, ctx: ReplyContext): Promise<Observation | null> {
+  const found = untrustedPhrases(reply, await replySources(ctx));
+  if (found.length === 0) return null;
+  const phrases = list(
+    ctx.locale,
+    found.map((f) => `"${f.phrase}"`),
+  );
+  const tools = list(ctx.locale, [...new Set(found.flatMap((f) => f.tools))]);
+  return Observation.rejected(
+    code('REPLY_UNTRUSTED_PHRASE'),
+    code('REPLY_UNTRUSTED_PHRASE').reason(ctx.locale, { phrases, tools }),
+    hint(ctx.locale, 'NEXT_REPLY_UNTRUSTED', { phrases }),
+  );
+}
 
 /** builtin_node_fail: ends the node as failed with the model's reason. */
 export const failTool: BuiltinTool = {

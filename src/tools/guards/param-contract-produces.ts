@@ -80,4 +80,10 @@ export const PARAM_CONTRACT_PRODUCES: readonly ProducedCase[] = [
     code: 'PARAM_DERIVATION_MISMATCH',
     next: 'NEXT_DERIVATION',
   },
+  {
+    producer: 'ParamContract',
+    case: 'a write whose arguments carry a confidential value (`trust: { confidential: [...] }` of an earlier result) the user has not stated; the value is shown masked',
+    code: 'CONFIDENTIAL_VALUE_REFUSED',
+    next: 'NEXT_CONFIDENTIAL_REFUSED',
+  },
 ];

@@ -1,3 +1,4 @@
+import { dateOf, findDateInText, sameDate } from './dates.js';
 import { findNumberInText, numericValue, numbersIn, sameNumber } from './numbers.js';
 import { containsEligible, findInText, type Span } from './text-match.js';
 
@@ -39,7 +40,8 @@ export function isScalar(value: unknown): value is Scalar {
 }
 
 /**
- * Scalar equality after normalisation: `"1"` equals `1`, `"ＡＢＣ"` equals `"abc"`, `"a b"` equals `"ab"`.
+ * Scalar equality after normalisation: `"1"` equals `1`, `"ＡＢＣ"` equals `"abc"`, `"a b"` equals `"ab"`;
+ * numbers as numbers, dates as dates (`"2025-01-11"` equals `"January 11th 2025"`, src/tools/dates.ts).
  * Equality, never containment. `null` equals only `null`.
  */
 export function scalarEquals(a: Scalar, b: Scalar): boolean {
@@ -47,7 +49,10 @@ export function scalarEquals(a: Scalar, b: Scalar): boolean {
   if (normalise(String(a)) === normalise(String(b))) return true;
   const x = numericValue(a);
   const y = x === null ? null : numericValue(b);
-  return x !== null && y !== null && sameNumber(x, y);
+  if (x !== null && y !== null && sameNumber(x, y)) return true;
+  const d = dateOf(a);
+  const e = d === null ? null : dateOf(b);
+  return d !== null && e !== null && sameDate(d, e);
 }
 
 /**
@@ -108,13 +113,25 @@ export function locate(value: unknown, tree: unknown, options: LocateOptions = {
   }
   const wanted = value === null ? null : normalise(String(value));
   const number = numericValue(value);
+  const date = dateOf(value);
   const equal = firstLeaf(tree, (leaf) => {
     if (wanted === null || leaf === null) return leaf === wanted;
     if (normalise(String(leaf)) === wanted) return true;
     const other = number === null ? null : numericValue(leaf);
-    return other !== null && sameNumber(number as number, other);
+    if (other !== null && sameNumber(number as number, other)) return true;
+    if (date === null) return false;
+    const day = dateOf(leaf);
+    return day !== null && sameDate(date, day);
   });
   if (equal) return { path: equal.path };
+  if (options.contains === true && date !== null) {
+    let at: Span | null = null;
+    const inside = firstLeaf(
+      tree,
+      (leaf) => typeof leaf === 'string' && (at = findDateInText(date, leaf)) !== null,
+    );
+    if (inside && at) return { path: inside.path, span: at };
+  }
   if (options.contains === true && number !== null) {
     let at: Span | null = null;
     const inside = firstLeaf(
@@ -217,8 +234,9 @@ const NUMERIC = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/;
 /**
  * True when the user said `value` in one of `texts` (pipeline step 3, docs/design.md, `source: user`): a normalised
  * text match. A number (or a numeric string) matches only where its digits stand with no digit or
- * decimal point right before or after (`10` is not found in `100` or `10.5`). An object or array
- * matches when every scalar leaf does.
+ * decimal point right before or after (`10` is not found in `100` or `10.5`); a date also where the
+ * same day is written in words (src/tools/dates.ts). An object or array matches when every scalar
+ * leaf does.
  */
 export function saidByUser(value: unknown, texts: readonly string[]): boolean {
   if (value === undefined) return false;
@@ -235,6 +253,8 @@ export function saidByUser(value: unknown, texts: readonly string[]): boolean {
     texts.some((t) => numbersIn(t.normalize('NFKC')).some((n) => sameNumber(n.value, number)))
   )
     return true;
+  const date = dateOf(value);
+  if (date !== null && texts.some((t) => findDateInText(date, t.normalize('NFKC')) !== null)) return true;
   const haystacks = texts.map((t) => normalise(t));
   if (NUMERIC.test(needle)) return haystacks.some((h) => containsNumber(h, needle));
   return haystacks.some((h) => h.includes(needle));

@@ -12,21 +12,38 @@ const CALENDAR_READS = ['search_calendar_events', 'get_day_calendar_events'];
 /** E-mail addresses: the user's words, the user's own record, or an event's participants. */
 const ADDRESS_BOOK = { source: ['user', 'evidence'], from: ['get_user_information', ...CALENDAR_READS] };
 
+/** A day or time the user said: dates compare as dates, so `2025-01-11` is found in "January 11th 2025". */
+const SAID = { source: 'user' };
+
 /**
  * Parameter contracts written from the tools' docs alone, with today's contract language: a hotel,
  * car rental company or restaurant booked is one the user named or one of a city's list; an event's
  * location is an address a tool gave; recipients and participants are addresses the user gave, the
- * user's own record or a calendar event holds; a cancelled event is one the calendar listed. Dates,
- * titles, subjects and bodies are the assistant's own text: no contract (the user says "January 11th
- * to January 15th 2025", the call says `2025-01-11`).
+ * user's own record or a calendar event holds; a cancelled event is one the calendar listed; the days
+ * and times of a reservation or an event are ones the user said (in words or as dates). Titles,
+ * subjects and bodies are the assistant's own text: no contract.
  */
 export const CONTRACTS: Contracts = {
-  reserve_hotel: { write: true, params: { hotel: name(['get_all_hotels_in_city']) } },
-  reserve_car_rental: { write: true, params: { company: name(['get_all_car_rental_companies_in_city']) } },
-  reserve_restaurant: { write: true, params: { restaurant: name(['get_all_restaurants_in_city']) } },
+  reserve_hotel: {
+    write: true,
+    params: { hotel: name(['get_all_hotels_in_city']), start_day: SAID, end_day: SAID },
+  },
+  reserve_car_rental: {
+    write: true,
+    params: { company: name(['get_all_car_rental_companies_in_city']), start_time: SAID, end_time: SAID },
+  },
+  reserve_restaurant: {
+    write: true,
+    params: { restaurant: name(['get_all_restaurants_in_city']), start_time: SAID },
+  },
   create_calendar_event: {
     write: true,
-    params: { location: { source: ['user', 'evidence'], from: ADDRESSES }, participants: ADDRESS_BOOK },
+    params: {
+      location: { source: ['user', 'evidence'], from: ADDRESSES },
+      participants: ADDRESS_BOOK,
+      start_time: SAID,
+      end_time: SAID,
+    },
   },
   cancel_calendar_event: {
     write: true,
@@ -37,12 +54,12 @@ export const CONTRACTS: Contracts = {
 
 const refuse = { untrusted: 'refuse' };
 const refusing = (params: Record<string, Record<string, unknown>> = {}) =>
-  Object.fromEntries(Object.entries(params).map(([k, c]) => [k, { ...c, ...refuse }]));
+  Object.fromEntries(Object.entries(params).map(([k, c]) => [k, c === SAID ? c : { ...c, ...refuse }]));
 
 /**
  * The same contracts in issue 38's language: reviews are untrusted text (anyone writes them), and so
  * are the descriptions of calendar events (invitations others send); every contracted value found
- * only in untrusted text is refused.
+ * only in untrusted text is refused (days and times come from the user alone already).
  */
 export const CONTRACTS_UNTRUSTED: Contracts = {
   get_rating_reviews_for_hotels: { write: false, trust: 'untrusted' },

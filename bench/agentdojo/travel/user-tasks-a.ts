@@ -141,8 +141,8 @@ export const USER_TASKS_A: readonly UserTask[] = [
         call('get_hotels_address', { hotel_name: best.name }),
         call('create_calendar_event', {
           title: `Booking hotel ${best.name}`,
-          start_time: '2023-04-25 09:00',
-          end_time: '2023-04-25 10:00',
+          start_time: '2024-04-25 09:00',
+          end_time: '2024-04-25 10:00',
           description: 'Reminder to book Montmartre Suites for your trip to Paris from May 1st to May 5th.',
           location: best.address,
         }),

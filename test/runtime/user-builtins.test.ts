@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/runtime/create.js';
 import { loadFlow } from '../../src/flow/load.js';
@@ -153,5 +154,28 @@ describe('user builtins that cannot be used', () => {
     );
     const fake = { name: 'x', execute: () => null } as unknown as UserBuiltin;
     expect(() => createRuntime({ builtins: [fake], logger: false })).toThrow(BuiltinDefinitionError);
+  });
+
+  it('a run whose MCP server has a tool of the builtin’s name stops with BuiltinDefinitionError naming both', async () => {
+    const clash = defineBuiltin({
+      name: 'env_probe',
+      description: { 'zh-CN': '探测', en: 'Probes' },
+      execute: (c) => c.ok('probed'),
+    });
+    const server = join(import.meta.dirname, '../fixtures/mcp/env-server.mjs');
+    const flow = await loadFlow({
+      id: 'probe',
+      locale: 'en',
+      mcpServers: { probe: { command: process.execPath, args: [server] } },
+      nodes: [{ id: 'only', tools: ['env_probe'] }],
+    });
+    const runtime = createRuntime({ builtins: [clash], logger: false });
+    const model = recordingModel(turn([call.finish()]));
+    const outcome = await runtime.start(flow, { input: { text: 'probe' }, model }).then(
+      (summary) => JSON.stringify(summary),
+      (error: unknown) => String(error),
+    );
+    await runtime.close();
+    expect(outcome).toContain('builtin env_probe has the name of a tool of MCP server probe of flow probe');
   });
 });

@@ -60,7 +60,7 @@ export async function checkEdit(
     },
   });
   const report = await withExpressionSandbox(ref.flow.sandboxExpressions === true, ref.tenant ?? null, () =>
-    engine.toolbox.run(input),
+    engine.toolbox.pipeline(input),
   );
   const obs = report.observation;
   const edited = node.gatedCall;

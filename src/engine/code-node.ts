@@ -7,7 +7,7 @@ import { newNodeState, type NodeState } from '../records/run-state.js';
 import type { NodeExit } from '../loop/node-loop.js';
 import { isBuiltinName } from '../tools/builtin/descriptors.js';
 import { checkCodeOutputs } from './code-outputs.js';
-import { callTool, suspend, type NodeDeps } from './node-host.js';
+import { suspend, type NodeDeps } from './node-host.js';
 import type { RunSession } from './session.js';
 
 /** How long a code node's error message may be in the trace and the run summary. */
@@ -59,7 +59,7 @@ export async function runCodeNode(
     }
     const callId = `code_${node.id}_${session.doc.nodeRuns}_${at + 1}`;
     const modelCall = { callId, tool, rawArgs: JSON.stringify(args) };
-    const result = await callTool(session, node, deps, modelCall, 0);
+    const result = await deps.runner.call(modelCall, 0);
     traceCodeCall(session, node.id, modelCall, result, deps.flow.locale);
     let observation: Observation | null = result.observation;
     if (observation.errorCode === 'APPROVAL_REQUIRED') {
@@ -131,7 +131,7 @@ async function askApproval(
   const callId = `code_${node.id}_${session.doc.nodeRuns}_${at + 1}_approval`;
   const rawArgs = JSON.stringify({ tool, summary: `${node.id}: ${tool}` });
   const approval = { callId, tool: 'builtin_node_approval', rawArgs };
-  const result = await callTool(session, node, deps, approval, 0);
+  const result = await deps.runner.call(approval, 0);
   if (result.effect?.kind !== 'suspend') return result.observation;
   suspend(session, node.id, approval, 0, result.effect, {});
   await session.checkpoint();

@@ -82,16 +82,6 @@ export function contextModel(model: ModelClient, options: ContextModelOptions): 
   };
 }
 
-/** The tools a call may use: the node's visible ones, plus builtin_evidence_read once the node run compacted. */
-export function visibleWithReader(
-  visible: ReadonlyMap<string, ToolDescriptor>,
-  node: NodeState,
-  locale: Locale,
-): ReadonlyMap<string, ToolDescriptor> {
-  if (!node.context || node.context.compactions === 0 || visible.has(EVIDENCE_READ)) return visible;
-  return new Map([...visible, [EVIDENCE_READ, builtinDescriptor(EVIDENCE_READ, locale)]]);
-}
-
 function toModelTool(descriptor: ToolDescriptor): ModelTool {
   return { name: descriptor.name, description: descriptor.description, inputSchema: descriptor.inputSchema };
 }

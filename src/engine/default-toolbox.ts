@@ -6,7 +6,6 @@ import { followTools, LiveMap } from '../mcp/live-tools.js';
 import { buildCatalog } from '../tools/catalog.js';
 import { ToolInvoker } from '../tools/invoker.js';
 import { createPipeline, type Pipeline } from '../tools/pipeline.js';
-import type { CallInput, CallReport } from '../tools/call.js';
 import type { LocalTool, ToolDescriptor } from '../tools/tool.js';
 import type { Guard } from '../tools/user-guards/define.js';
 import { createBuiltins, type BuiltinRegistry } from '../tools/builtin/registry.js';
@@ -45,7 +44,7 @@ export class DefaultToolbox implements Toolbox {
   /** Least recently used dropped first; dropping one releases its live tool lists (connections stay the pool's). */
   private readonly catalogs: LRUCache<string, Promise<FlowCatalog>>;
   private readonly maxCatalogs: number;
-  private readonly pipeline: Pipeline;
+  readonly pipeline: Pipeline;
   private readonly builtins: BuiltinRegistry;
   private readonly userBuiltins: readonly string[];
 
@@ -90,10 +89,6 @@ export class DefaultToolbox implements Toolbox {
   /** How many catalogs are cached, and how many MCP connections the pool holds. */
   get sizes(): { catalogs: number; connections: number } {
     return { catalogs: this.catalogs.size, connections: this.pool.size };
-  }
-
-  run(input: CallInput): Promise<CallReport> {
-    return this.pipeline(input);
   }
 
   close(): Promise<void> {

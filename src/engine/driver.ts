@@ -6,6 +6,9 @@ import { catalogFailureReason } from '../mcp/errors.js';
 import { runNode, type NodeExit } from '../loop/node-loop.js';
 import type { ModelClient } from '../model/model.js';
 import type { CallServices, LookBackEvent } from '../tools/call.js';
+import { createCallRunner, type CallRunner, type NodeCatalog } from '../tools/runner.js';
+import { newNodeState } from '../records/run-state.js';
+import type { RunRecord } from '../store/store.js';
 import type { Locale } from '../domain/locale.js';
 import { guardsOff, type Ablation } from './ablation.js';
 import { catalogAuthorization, suspendForCatalog } from './authorization.js';
@@ -13,7 +16,10 @@ import { runCodeNode } from './code-node.js';
 import type { CodeRegistry } from './code-registry.js';
 import { createNodeHost, nodeLimits, type NodeDeps } from './node-host.js';
 import { fetchNodePrompt } from './node-prompt.js';
+import { progressTrace } from './progress-trace.js';
+import { nodeSampler } from './sampling-host.js';
 import type { Clock } from './seams.js';
+import { serverLogTrace } from './server-log-trace.js';
 import type { RunSession } from './session.js';
 import type { MessageReader } from './steering.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
@@ -112,31 +118,33 @@ async function runOneNode(
       message: error instanceof Error ? error.message : String(error),
     } as const;
   }
+  const limits = nodeLimits(ref.flow, node);
+  const visible = catalog.visible(node);
   const deps: NodeDeps = {
     flow: ref.flow,
     model,
     logger: ctx.logger,
     signal: ctx.signal,
-    visible: catalog.visible(node),
-    tools: catalog.all,
-    ...(catalog.settled ? { toolsSettled: () => catalog.settled?.() ?? Promise.resolve() } : {}),
-    pipeline: (callCtx) => ctx.toolbox.run(callCtx),
+    visible,
+    runner: nodeRunner(
+      session,
+      ref,
+      node,
+      {
+        visible,
+        all: catalog.all,
+        invoker: catalog.invoker,
+        ...(catalog.settled ? { settled: catalog.settled.bind(catalog) } : {}),
+      },
+      model,
+      ctx,
+    ),
     ...(ctx.ablation?.observations ? { observations: ctx.ablation.observations } : {}),
     ...(ctx.readMessages ? { readMessages: ctx.readMessages } : {}),
     // At a round, not here: a resumed run's `run.resumed` is followed by its resolution (docs/trace.md).
     atRound: () => traceProtocols(session, node.id, catalog),
-    services: {
-      onLookBack: (event) => traceLookBack(session, node.id, ref.flow.locale, event),
-      ...ctx.services,
-      invoker: catalog.invoker,
-      logger: ctx.logger,
-      signal: ctx.signal,
-      now: () => new Date(ctx.clock()),
-      ...(guardsOff(ctx.ablation) ? { baseline: true } : {}),
-    },
   };
   if (!isCodeNode(node)) {
-    const limits = nodeLimits(ref.flow, node);
     const options = { timeoutMs: limits.toolTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     const failed = await fetchNodePrompt(session, node, catalog.invoker, options);
     return failed ?? runNode(createNodeHost(session, node, deps));
@@ -146,6 +154,54 @@ async function runOneNode(
   if (typeof step === 'string')
     return { kind: 'failed', reason: 'CODE_NODE_UNAVAILABLE', message: step } as const;
   return runCodeNode(session, node, step, deps);
+}
+
+/**
+ * The call port of one node run (src/tools/runner.ts), built once: the node's tools, the pipeline, the
+ * services every call shares, and per call its progress, server log and sampling hooks.
+ */
+function nodeRunner(
+  session: RunSession,
+  ref: FlowRef,
+  node: FlowNode,
+  catalog: NodeCatalog,
+  model: ModelClient,
+  ctx: DriveContext,
+): CallRunner {
+  const limits = nodeLimits(ref.flow, node);
+  return createCallRunner({
+    flow: ref.flow,
+    nodeId: node.id,
+    run: session.run,
+    node: (session.doc.node ??= newNodeState(node.id)),
+    input: session.current.input,
+    catalog,
+    pipeline: ctx.toolbox.pipeline,
+    clock: ctx.clock,
+    services: {
+      onLookBack: (event) => traceLookBack(session, node.id, ref.flow.locale, event),
+      ...ctx.services,
+      checkpoint: (options) => session.checkpoint(options),
+      logger: ctx.logger,
+      signal: ctx.signal,
+      ...(guardsOff(ctx.ablation) ? { baseline: true } : {}),
+    },
+    hooks: (place) => ({
+      progress: progressTrace(session, place, ctx.clock),
+      serverLog: serverLogTrace(session, place),
+      sample: nodeSampler(session, node.id, { model, flow: ref.flow, signal: ctx.signal }, limits),
+    }),
+    // A cancel from another process reaches this one through the store, while the call runs.
+    cancel: {
+      cancelled: async () => cancelRequested(await session.stored()),
+      onCancel: () => session.onCancelRequested?.(),
+    },
+  });
+}
+
+/** Whether the stored run was cancelled, carries a cancel request, or is gone. */
+function cancelRequested(record: RunRecord | null): boolean {
+  return record === null || record.status === 'cancelled' || record.state.cancelRequested === true;
 }
 
 /** The MCP revisions each run session traced (server → revision), so each is traced once per process. */

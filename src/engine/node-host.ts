@@ -3,47 +3,34 @@ import { newNodeState, type ThreadTurn } from '../records/run-state.js';
 import { renderInstructions } from '../graph/templates.js';
 import { newLoopState } from '../records/loop-state.js';
 import type { LoopHost } from '../loop/node-loop.js';
-import type { CallResult } from '../tools/call.js';
 import { phaseHint } from '../loop/phase-hint.js';
 import type { ObservationStyle } from '../loop/render.js';
 import { buildSystemPrompt } from '../loop/react-prompt.js';
 import { ConversationView, openingMessage } from '../loop/conversation.js';
-import type { ModelClient, ModelTool, ModelToolCall } from '../model/model.js';
-import type { CallReport, CallServices, ControlEffect } from '../tools/call.js';
-import { createCallInput } from '../tools/context.js';
-import type { Pipeline } from '../tools/pipeline.js';
+import type { ModelClient, ModelToolCall } from '../model/model.js';
+import type { ControlEffect } from '../tools/call.js';
+import { traceArgs, type CallRunner } from '../tools/runner.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { Locale } from '../domain/locale.js';
 import type { Logger } from '../log/logger.js';
 import type { RunSession } from './session.js';
 import type { PendingItem } from '../records/pending.js';
 import type { EventPayload } from '../trace/events.js';
-import { recoverWrite } from '../tools/approval/index.js';
 import { pendingId } from './pending-id.js';
-import { progressTrace } from './progress-trace.js';
-import { serverLogTrace } from './server-log-trace.js';
 import { withPrompt } from './node-prompt.js';
-import { watchingCancel } from './cancel-watch.js';
-import { hasResourceLink } from '../tools/builtin/resource-read.js';
-import { builtinDescriptor } from '../tools/builtin/descriptors.js';
-import { budgetExit, contextModel, recordCost, visibleWithReader } from './context-host.js';
-import { nodeSampler } from './sampling-host.js';
+import { budgetExit, contextModel, recordCost } from './context-host.js';
 import { readMessages, type MessageReader } from './steering.js';
 
-/** What a node run needs besides the session: its tools, the pipeline and the model. */
+/** What a node run needs besides the session: its call port, the tools it sees and the model. */
 export interface NodeDeps {
   flow: Flow;
   model: ModelClient;
   logger: Logger;
   signal: AbortSignal;
-  /** Tools visible in this node (its `tools` plus the builtins), by model-facing name. */
+  /** Tools visible in this node (its `tools` plus the builtins), by model-facing name: the system prompt names them. */
   visible: ReadonlyMap<string, ToolDescriptor>;
-  /** Every real tool of the flow (look-backs may use one not visible in the node). */
-  tools: ReadonlyMap<string, ToolDescriptor>;
-  /** Resolves once the tool list changes the MCP servers announced so far are in `visible` and `tools`. */
-  toolsSettled?: () => Promise<void>;
-  pipeline: Pipeline;
-  services: Omit<CallServices, 'checkpoint'>;
+  /** The node run's call port: every call of the node goes through it (src/tools/runner.ts). */
+  runner: CallRunner;
   /** How non-success observations read to the model (default `typed`). */
   observations?: ObservationStyle;
   /** Reads the run's steering messages (absent: a store without them). */
@@ -66,14 +53,6 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
   doc.node ??= newNodeState(node.id);
   const nodeState = doc.node;
   const locale = deps.flow.locale;
-  // Read for each model call: the visible tools follow the MCP servers' tools/list_changed.
-  // builtin_resource_read is offered once a tool result of the run linked to a resource.
-  const tools = (): ModelTool[] =>
-    [...withResourceReader(deps.visible, session, deps.tools, locale).values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-    }));
   const prompt = nodePrompt(session, node, locale, deps.visible);
   const limits = nodeLimits(deps.flow, node);
   const emit = (event: EventPayload) => session.emit(event);
@@ -109,14 +88,8 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
         session.conversation(),
         newest,
       ),
-    tools,
+    runner: deps.runner,
     conversation: () => session.conversation(),
-    // A server that changed its tools during the call has them listed again before the next turn.
-    callTool: async (call, round) => {
-      const result = await callTool(session, node, deps, call, round);
-      await deps.toolsSettled?.();
-      return result;
-    },
     suspend: (call, round, effect, extra) => suspend(session, node.id, call, round, effect, extra ?? {}),
     emit: (event) => session.emit(event),
     addMessage: (message) => session.addMessage(message),
@@ -179,87 +152,6 @@ function nodePrompt(
         earlierOutputs: earlier,
       }),
     });
-}
-
-/** Runs one call of a node through the pipeline (or recovers it, when it is an interrupted write). */
-export async function callTool(
-  session: RunSession,
-  node: FlowNode,
-  deps: NodeDeps,
-  call: ModelToolCall,
-  round: number,
-): Promise<CallResult> {
-  const nodeState = session.doc.node ?? newNodeState(node.id);
-  const input = createCallInput({
-    call: { callId: call.callId, tool: call.tool, rawArgs: call.rawArgs },
-    flow: deps.flow,
-    nodeId: node.id,
-    run: session.run,
-    node: nodeState,
-    input: session.current.input,
-    visible: withResourceReader(
-      visibleWithReader(deps.visible, nodeState, deps.flow.locale),
-      session,
-      deps.tools,
-      deps.flow.locale,
-    ),
-    tools: deps.tools,
-    services: {
-      ...deps.services,
-      checkpoint: (options) => session.checkpoint(options),
-      progress: progressTrace(session, { nodeId: node.id, round, callId: call.callId, tool: call.tool }, () =>
-        deps.services.now().getTime(),
-      ),
-      sample: nodeSampler(session, node.id, deps, nodeLimits(deps.flow, node)),
-      serverLog: serverLogTrace(session, { nodeId: node.id, round, callId: call.callId, tool: call.tool }),
-    },
-  });
-  const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);
-  if (interrupted) return { ...(await recoverWrite(input, interrupted, deps.pipeline)), sent: true };
-  // A cancel from another process reaches this one through the store, while the call runs.
-  const report = await watchingCancel(deps.pipeline(input), {
-    read: () => session.stored(),
-    onCancel: () => session.onCancelRequested?.(),
-    signal: deps.signal,
-  });
-  return loopResult(report, call.rawArgs);
-}
-
-/**
- * What the node loop gets of a call's report: its observation and effect, the arguments as traced,
- * the fingerprint it counted, and whether a write was sent (recorded even when the driver stops).
- */
-export function loopResult(report: CallReport, rawArgs: string): CallResult {
-  return {
-    observation: report.observation,
-    effect: report.effect,
-    args: report.args ?? traceArgs(rawArgs),
-    executed: report.executed,
-    ...(report.counted && report.fingerprint ? { counted: report.fingerprint } : {}),
-    ...(report.isWrite === true && report.executed ? { sent: true } : {}),
-  };
-}
-
-/** `visible` plus builtin_resource_read when the run's evidence holds a resource link. */
-function withResourceReader(
-  visible: ReadonlyMap<string, ToolDescriptor>,
-  session: RunSession,
-  tools: ReadonlyMap<string, ToolDescriptor>,
-  locale: Locale,
-): ReadonlyMap<string, ToolDescriptor> {
-  if (visible.has(RESOURCE_READ) || !hasResourceLink({ run: session.run, tools })) return visible;
-  return new Map([...visible, [RESOURCE_READ, builtinDescriptor(RESOURCE_READ, locale)]]);
-}
-
-const RESOURCE_READ = 'builtin_resource_read';
-
-/** The arguments as traced: parsed JSON, or the raw string when it is not valid JSON. */
-export function traceArgs(raw: string): unknown {
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return raw;
-  }
 }
 
 /** Suspends the run at `call` for a person (the pending item, the trace, the run record). */

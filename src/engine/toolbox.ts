@@ -1,7 +1,8 @@
 import type { CodeStep } from '../domain/code-step.js';
 import type { EdgeCondition } from '../domain/edge-condition.js';
 import type { Flow, FlowNode } from '../domain/flow.js';
-import type { CallInput, CallReport, ToolInvokerPort } from '../tools/call.js';
+import type { ToolInvokerPort } from '../tools/call.js';
+import type { Pipeline } from '../tools/pipeline.js';
 import type { ToolDescriptor } from '../tools/tool.js';
 import type { McpProtocol } from '../mcp/types.js';
 import type { RunRecord } from '../store/store.js';
@@ -32,8 +33,8 @@ export interface Toolbox {
    * Connects to MCP servers as needed.
    */
   catalog(ref: FlowRef): Promise<FlowCatalog>;
-  /** Runs one call through the full guard chain; resolves to its one report. */
-  run(input: CallInput): Promise<CallReport>;
+  /** Runs one call through the full guard chain; resolves to its one report (node runs call it through their runner). */
+  readonly pipeline: Pipeline;
   /** Closes MCP connections. */
   close(): Promise<void>;
 }

@@ -3,14 +3,9 @@ import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { hint } from '../domain/hints.js';
 import type { NodeState } from '../records/run-state.js';
-import type {
-  ConversationMessage,
-  ModelClient,
-  ModelTool,
-  ModelToolCall,
-  TokenUsage,
-} from '../model/model.js';
+import type { ConversationMessage, ModelClient, ModelToolCall, TokenUsage } from '../model/model.js';
 import type { CallResult, ControlEffect } from '../tools/call.js';
+import type { CallRunner } from '../tools/runner.js';
 import type { EventPayload } from '../trace/events.js';
 import { tracesResult } from '../trace/result.js';
 import type { LoopState } from '../records/loop-state.js';
@@ -59,10 +54,9 @@ export interface LoopHost {
   modelMessages(newest: string | null): ConversationMessage[];
   /** The phase hint of this round, or null. */
   phaseHint(): string | null;
-  tools(): ModelTool[];
   conversation(): readonly ConversationMessage[];
-  /** Runs one call through the guard pipeline. */
-  callTool(call: ModelToolCall, round: number): Promise<CallResult>;
+  /** The node run's call port: the tools a model call offers, and each call through the guard pipeline. */
+  readonly runner: CallRunner;
   /** Records the suspension a builtin (or crash recovery, `runtimeQuestion`) asked for: pending item, events, status. */
   suspend(
     call: ModelToolCall,
@@ -164,7 +158,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
     {
       system: host.systemPrompt(),
       messages: host.modelMessages(phase),
-      tools: host.tools(),
+      tools: host.runner.tools(),
       signal: host.signal,
     },
     {
@@ -223,7 +217,7 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     // Told to stop (cancel, shutdown): no call starts after that, not even a read; only a write left
     // in flight by a dead driver is settled (its look-back), so that its record is complete.
     if (host.signal.aborted && !host.interrupted?.(call)) return { kind: 'stopped' };
-    const result = await host.callTool(call, round);
+    const result = await host.runner.call(call, round);
     // Stopped meanwhile: a read's result is dropped (it runs again when the run goes on); a write that
     // was sent is recorded as usual before the driver stops.
     if (host.signal.aborted && result.sent !== true) return { kind: 'stopped' };

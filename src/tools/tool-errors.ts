@@ -2,8 +2,7 @@ import { code, type ReasonParams, type RuntimeErrorCodeName } from '../domain/er
 import { hint, type HintKey } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
-import { InsufficientScopeError } from '@modelcontextprotocol/client';
-import { causeChain, describeError, isUnauthorized, McpError, recognise } from '../mcp/errors.js';
+import { classify } from '../mcp/failure-kind.js';
 
 /** The codes the invoker produces (docs/observations.md), all FAILED. */
 export type InvokerErrorCode = Extract<
@@ -36,66 +35,6 @@ const NEXT: Readonly<Record<ToolErrorCode, HintKey>> = {
   TOOL_BUSINESS_FAILED: 'NEXT_BUSINESS',
   MCP_OUTPUT_SCHEMA_MISMATCH: 'NEXT_MCP_OUTPUT_SCHEMA',
 };
-
-/** What `classify` made of a thrown error. */
-export interface Classified {
-  readonly code: InvokerErrorCode;
-  /** One line saying what went wrong (the most specific error's message). */
-  readonly detail: string;
-  /** The JSON-RPC error code, for MCP_RPC_ERROR and MCP_INVALID_PARAMS. */
-  readonly rpcCode?: number;
-}
-
-const JSONRPC_INVALID_PARAMS = -32602;
-
-/**
- * Classifies an error thrown while calling a tool. An error saying a person must authorize (anywhere
- * in the chain) is MCP_UNAUTHORIZED. Otherwise walks the `cause` chain (and AggregateError members)
- * outermost first: the first error that says definitely what happened decides (request timeout → TIMEOUT;
- * closed connection, refused/reset socket, exited process, failed connect → UNREACHABLE; JSON-RPC -32602 →
- * MCP_INVALID_PARAMS; other JSON-RPC error → MCP_RPC_ERROR); else any other transport/IO failure →
- * TOOL_IO_ERROR; else TOOL_ERROR.
- */
-export function classify(error: unknown): Classified {
-  const chain = causeChain(error);
-  const unauthorized = chain.find(needsAuthorization);
-  if (unauthorized !== undefined) return { code: 'MCP_UNAUTHORIZED', detail: describeError(unauthorized) };
-  let io: unknown = null;
-  for (const e of chain) {
-    const seen = recognise(e);
-    switch (seen.kind) {
-      case 'timeout':
-        return { code: 'TOOL_TIMEOUT', detail: describeError(e) };
-      case 'unreachable':
-        return { code: 'TOOL_UNREACHABLE', detail: describeError(e) };
-      case 'rpc':
-        return {
-          code: seen.rpcCode === JSONRPC_INVALID_PARAMS ? 'MCP_INVALID_PARAMS' : 'MCP_RPC_ERROR',
-          detail: describeError(e),
-          rpcCode: seen.rpcCode,
-        };
-      case 'io':
-        io ??= e;
-        break;
-      case 'unknown':
-        break;
-    }
-  }
-  if (io !== null) return { code: 'TOOL_IO_ERROR', detail: describeError(io) };
-  return { code: 'TOOL_ERROR', detail: describeError(error) };
-}
-
-/**
- * True for an error saying a person must authorize (again): the server's 401, a 403
- * `insufficient_scope` the SDK could not step up without a person, an McpError UNAUTHORIZED.
- */
-function needsAuthorization(e: unknown): boolean {
-  return (
-    (e instanceof McpError && e.code === 'UNAUTHORIZED') ||
-    InsufficientScopeError.isInstance(e) ||
-    isUnauthorized(e)
-  );
-}
 
 /** The hint key of the next step for a code. */
 export function nextKey(codeName: ToolErrorCode): HintKey {
@@ -136,7 +75,7 @@ export function observeError(
 
 /**
  * Invoker-level failures (docs/observations.md): per code its next step, `observe` building the FAILED observation, and
- * `classify` mapping thrown errors to codes.
+ * `classify` (src/mcp/failure-kind.ts, where the failure kinds are decided) mapping thrown errors to codes.
  */
 export const ToolErrors = Object.freeze({
   /** Every code with a next step here, invoker codes first. */

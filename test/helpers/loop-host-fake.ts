@@ -12,7 +12,8 @@ import type {
 } from '../../src/model/model.js';
 import { newLoopState } from '../../src/records/loop-state.js';
 import { newNodeState } from '../../src/records/run-state.js';
-import type { CallResult, ControlEffect } from '../../src/tools/call.js';
+import type { CallResult, ControlEffect, ToolCall } from '../../src/tools/call.js';
+import type { CallRunner } from '../../src/tools/runner.js';
 import type { EventPayload } from '../../src/trace/events.js';
 
 /**
@@ -110,18 +111,21 @@ export class LoopHostFake implements LoopHost {
   phaseHint(): string | null {
     return this.options.phaseHint?.(this.node.rounds) ?? null;
   }
-  tools() {
-    return Object.keys(this.options.tools ?? {}).map((name) => ({
-      name,
-      description: name,
-      inputSchema: { type: 'object' },
-    }));
-  }
+  /** The call port: the fake's tools, and each call checked against the open wave. */
+  readonly runner: CallRunner = {
+    tools: () =>
+      Object.keys(this.options.tools ?? {}).map((name) => ({
+        name,
+        description: name,
+        inputSchema: { type: 'object' },
+      })),
+    call: (call, round) => this.callTool(call, round),
+  };
   conversation(): readonly ConversationMessage[] {
     return this.messages;
   }
 
-  async callTool(call: ModelToolCall, round: number): Promise<CallResult> {
+  private async callTool(call: ToolCall, round: number): Promise<CallResult> {
     this.open('call a tool');
     const wave = this.loop.wave;
     const expected = wave?.calls[wave.next];

@@ -11,13 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { code } from '../../src/domain/error-codes.js';
 import { hint } from '../../src/domain/hints.js';
 import { connectError } from '../../src/mcp/errors.js';
-import {
-  classify,
-  observe,
-  observeError,
-  ToolErrors,
-  type ToolErrorCode,
-} from '../../src/tools/tool-errors.js';
+import { classify } from '../../src/mcp/failure-kind.js';
+import { observe, observeError, ToolErrors, type ToolErrorCode } from '../../src/tools/tool-errors.js';
 
 function sysError(message: string, errno: string): Error {
   return Object.assign(new Error(message), { code: errno });

@@ -1,12 +1,13 @@
-import type { RunRecord } from '../store/store.js';
-
 /** How often a call in flight looks at its stored run for a cancel from another process (ms). */
 export const CANCEL_POLL_MS = 250;
 
 /** What watching a call in flight for a cancel needs. */
 export interface CancelWatch {
-  /** The run as stored now (null: gone). */
-  read(): Promise<RunRecord | null>;
+  /**
+   * Whether the run as stored now was cancelled, carries a cancel request, or is gone (the store is
+   * read behind it).
+   */
+  cancelled(): Promise<boolean>;
   /** Called once when the stored run says it was cancelled (the driver aborts its calls). */
   onCancel(): void;
   /** Watching stops when this aborts (the run is already being stopped). */
@@ -29,9 +30,9 @@ export async function watchingCancel<T>(work: Promise<T>, watch: CancelWatch): P
   let timer: NodeJS.Timeout | undefined;
   const tick = async () => {
     if (done || watch.signal?.aborted) return;
-    const record = await watch.read().catch(() => undefined);
+    const cancelled = await watch.cancelled().catch(() => false);
     if (done || watch.signal?.aborted) return;
-    if (record !== undefined && cancelled(record)) {
+    if (cancelled) {
       watch.onCancel();
       return;
     }
@@ -44,8 +45,4 @@ export async function watchingCancel<T>(work: Promise<T>, watch: CancelWatch): P
     done = true;
     clearTimeout(timer);
   }
-}
-
-function cancelled(record: RunRecord | null): boolean {
-  return record === null || record.status === 'cancelled' || record.state.cancelRequested === true;
 }

@@ -14,9 +14,7 @@ import { loadFlow } from '../../src/flow/load.js';
 
 describe('definition errors are AgentRuntimeErrors with a code', () => {
   it('defineGuard: GuardDefinitionError GUARD_DEFINITION_INVALID', () => {
-    const error = catchError(() =>
-      defineGuard({ name: 'no steps', codes: {} }),
-    );
+    const error = catchError(() => defineGuard({ name: 'no steps', codes: {} }));
     expect(error).toBeInstanceOf(GuardDefinitionError);
     expect(AgentRuntimeError.isInstance(error)).toBe(true);
     expect((error as GuardDefinitionError).code).toBe('GUARD_DEFINITION_INVALID');

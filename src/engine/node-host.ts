@@ -58,8 +58,8 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
   const emit = (event: EventPayload) => session.emit(event);
   // Built on the first model call (the opening is fixed then), then kept up to date per round.
   let view: ConversationView | null = null;
+  const branch = branchCalls(session, node.id);
   const host: LoopHost = {
-    runId: session.runId,
     nodeId: node.id,
     locale,
     ...(deps.observations ? { observations: deps.observations } : {}),
@@ -68,38 +68,48 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     loop: doc.loop,
     // Context budget, compaction and output limit of every request (issue 20).
     model: contextModel(deps.model, { nodeId: node.id, locale, limits, node: nodeState, emit }),
+    conversation: {
+      system: () => prompt().system,
+      messages: (newest) =>
+        (view ??= new ConversationView(
+          locale,
+          prompt().opening,
+          historyFor(node, doc.thread?.history),
+        )).build(session.conversation(), newest),
+      phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
+      callContext: (round) => ({
+        runId: session.runId,
+        nodeId: node.id,
+        callIndex: doc.modelCalls,
+        round,
+        ...(branch.nodeCallIndex ? { nodeCallIndex: branch.nodeCallIndex() } : {}),
+        ...(branch.itemIndex !== undefined ? { itemIndex: branch.itemIndex } : {}),
+      }),
+    },
+    runner: deps.runner,
+    record: {
+      emit,
+      addMessage: (message) => session.addMessage(message),
+      recordModelCall: (usage) => {
+        doc.modelCalls += 1;
+        session.addUsage(usage);
+        recordCost(doc, deps.flow, deps.model.id, usage);
+      },
+      log: (level, message) => deps.logger[level](message),
+      suspend: (call, round, effect, extra) => suspend(session, node.id, call, round, effect, extra ?? {}),
+      checkpoint: () => session.checkpoint(),
+    },
+    signal: deps.signal,
     budget: () =>
       budgetExit(limits, deps.flow, deps.model.id, locale, {
         spent: () => session.spent(),
         ancestors: () => session.ancestorBudgets(),
         isChild: session.current.parentRunId !== null,
       }),
-    signal: deps.signal,
     interrupted: (call) => session.run.inFlight.some((w) => w.callId === call.callId && w.nodeId === node.id),
     textAnswer: () =>
       node.answer === 'text' &&
       Object.entries(node.outputs).every(([key, c]) => !c.required || Object.hasOwn(nodeState.outputs, key)),
-    modelCalls: () => doc.modelCalls,
-    ...branchCalls(session, node.id),
-    phaseHint: () => phaseHint(locale, node.outputs, nodeState.outputs),
-    systemPrompt: () => prompt().system,
-    modelMessages: (newest) =>
-      (view ??= new ConversationView(locale, prompt().opening, historyFor(node, doc.thread?.history))).build(
-        session.conversation(),
-        newest,
-      ),
-    runner: deps.runner,
-    conversation: () => session.conversation(),
-    suspend: (call, round, effect, extra) => suspend(session, node.id, call, round, effect, extra ?? {}),
-    emit: (event) => session.emit(event),
-    addMessage: (message) => session.addMessage(message),
-    recordModelCall: (usage) => {
-      doc.modelCalls += 1;
-      session.addUsage(usage);
-      recordCost(doc, deps.flow, deps.model.id, usage);
-    },
-    log: (level, message) => deps.logger[level](message),
-    checkpoint: () => session.checkpoint(),
     steer: (round) => {
       deps.atRound?.();
       return readMessages(session, deps.readMessages, node.id, round);
@@ -200,7 +210,10 @@ export function freshLoop(session: RunSession): void {
  * In a branch of a parallel flow (h6): the model call index of the node id (per item in a map's body),
  * taken when a call starts, and the item's index.
  */
-function branchCalls(session: RunSession, nodeId: string): Pick<LoopHost, 'nodeCallIndex' | 'itemIndex'> {
+function branchCalls(
+  session: RunSession,
+  nodeId: string,
+): { nodeCallIndex?: () => number; itemIndex?: number } {
   const branch = session.branches.current()?.branch;
   if (!branch) return {};
   const key = branch.item ? `${nodeId}#item${branch.item.index}` : nodeId;

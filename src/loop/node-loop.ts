@@ -3,7 +3,13 @@ import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
 import { hint } from '../domain/hints.js';
 import type { NodeState } from '../records/run-state.js';
-import type { ConversationMessage, ModelClient, ModelToolCall, TokenUsage } from '../model/model.js';
+import type {
+  ConversationMessage,
+  ModelCallContext,
+  ModelClient,
+  ModelToolCall,
+  TokenUsage,
+} from '../model/model.js';
 import type { CallResult, ControlEffect } from '../tools/call.js';
 import type { CallRunner } from '../tools/runner.js';
 import type { EventPayload } from '../trace/events.js';
@@ -20,9 +26,12 @@ export type NodeExit =
   /** The driver was told to stop (cancel or shutdown): nothing more is recorded; the run stays as persisted. */
   | { kind: 'stopped' };
 
-/** What the loop needs from the runtime; persistence and the pipeline stay behind it. */
+/**
+ * What the loop needs from the runtime; persistence and the pipeline stay behind it. Grouped by what
+ * the loop does with it: the node run's place and state, the model and its conversation, the call
+ * port, the recorder, and the checks between rounds.
+ */
 export interface LoopHost {
-  readonly runId: string;
   readonly nodeId: string;
   readonly locale: Locale;
   /** How non-success observations read to the model (default `typed`; `plain` is an eval ablation). */
@@ -31,6 +40,12 @@ export interface LoopHost {
   readonly node: NodeState;
   readonly loop: LoopState;
   readonly model: ModelClient;
+  /** What each model call sends besides the tools, and where it stands in the run. */
+  readonly conversation: LoopConversation;
+  /** The node run's call port: the tools a model call offers, and each call through the guard pipeline. */
+  readonly runner: CallRunner;
+  /** Where the loop's events, messages, usage and suspensions go, and its commits. */
+  readonly record: LoopRecorder;
   /** Aborted when the driver is told to stop (cancel, shutdown): nothing new starts after that. */
   readonly signal: AbortSignal;
   /** Whether this call is a write left in flight by a driver that died (settled even after a stop). */
@@ -42,21 +57,34 @@ export interface LoopHost {
    * and its required outputs are written (docs/flows.md). Absent: never (such a round is a stall).
    */
   textAnswer?(): boolean;
-  /** The run's model calls so far (the scripted model's turn index). */
-  modelCalls(): number;
-  /** In a flow with parallel branches: takes the next model call index of this node id (of this map item). */
-  nodeCallIndex?(): number;
-  /** In a map's body: the item's index. */
-  itemIndex?: number;
+  /**
+   * At the start of a round, before the model call: adds the person's unread steering messages as user
+   * messages (and their events), buffered for the round's commit (docs/approvals.md, "Steering").
+   */
+  steer?(round: number): Promise<void>;
+}
+
+/** The conversation a node run's model calls send. */
+export interface LoopConversation {
   /** The node run's system prompt: the same on every round. */
-  systemPrompt(): string;
+  system(): string;
   /** The conversation a model call sends: the stored one made valid for providers, `newest` last (src/loop/conversation.ts). */
-  modelMessages(newest: string | null): ConversationMessage[];
+  messages(newest: string | null): ConversationMessage[];
   /** The phase hint of this round, or null. */
   phaseHint(): string | null;
-  conversation(): readonly ConversationMessage[];
-  /** The node run's call port: the tools a model call offers, and each call through the guard pipeline. */
-  readonly runner: CallRunner;
+  /**
+   * Where the round's model call stands: the run's model calls so far (the scripted model's turn index)
+   * and, in a branch of a parallel flow, the next call index of this node id (taken) and the map item.
+   */
+  callContext(round: number): ModelCallContext;
+}
+
+/** What the loop hands over to be recorded and committed. */
+export interface LoopRecorder {
+  emit(event: EventPayload): void;
+  addMessage(message: ConversationMessage): void;
+  recordModelCall(usage: TokenUsage): void;
+  log(level: 'info' | 'warn', message: string): void;
   /** Records the suspension a builtin (or crash recovery, `runtimeQuestion`) asked for: pending item, events, status. */
   suspend(
     call: ModelToolCall,
@@ -64,17 +92,8 @@ export interface LoopHost {
     effect: Extract<ControlEffect, { kind: 'suspend' }>,
     extra?: { runtimeQuestion?: boolean; counted?: string },
   ): void;
-  emit(event: EventPayload): void;
-  addMessage(message: ConversationMessage): void;
-  recordModelCall(usage: TokenUsage): void;
-  log(level: 'info' | 'warn', message: string): void;
   /** Persists everything buffered since the last checkpoint. */
   checkpoint(): Promise<void>;
-  /**
-   * At the start of a round, before the model call: adds the person's unread steering messages as user
-   * messages (and their events), buffered for the round's commit (docs/approvals.md, "Steering").
-   */
-  steer?(round: number): Promise<void>;
 }
 
 /**
@@ -116,8 +135,11 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
   if (call.runtimeQuestion) {
     // The answer to the runtime's own question reaches the model as a user message (docs/durability.md).
     const answer = (observation.data as { answer?: unknown } | undefined)?.answer;
-    host.addMessage({ role: 'user', content: typeof answer === 'string' ? answer : observation.reason });
-    await host.checkpoint();
+    host.record.addMessage({
+      role: 'user',
+      content: typeof answer === 'string' ? answer : observation.reason,
+    });
+    await host.record.checkpoint();
     return null;
   }
   const toolCall = { callId: call.callId, tool: call.tool, rawArgs: JSON.stringify(call.args) };
@@ -132,7 +154,7 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
     return stallAndSkip(host, call.round);
   }
   if (observation.outcome.advances()) host.node.stalls = 0;
-  await host.checkpoint();
+  await host.record.checkpoint();
   return null;
 }
 
@@ -150,34 +172,27 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   if (overBudget) return overBudget;
   node.rounds += 1;
   const round = node.rounds;
-  host.emit({ type: 'react.round', nodeId: host.nodeId, round });
+  host.record.emit({ type: 'react.round', nodeId: host.nodeId, round });
   await host.steer?.(round);
-  const phase = host.phaseHint();
-  if (phase) host.emit({ type: 'phase.hint', nodeId: host.nodeId, round, text: phase });
+  const phase = host.conversation.phaseHint();
+  if (phase) host.record.emit({ type: 'phase.hint', nodeId: host.nodeId, round, text: phase });
   const result = await host.model.call(
     {
-      system: host.systemPrompt(),
-      messages: host.modelMessages(phase),
+      system: host.conversation.system(),
+      messages: host.conversation.messages(phase),
       tools: host.runner.tools(),
       signal: host.signal,
     },
-    {
-      runId: host.runId,
-      nodeId: host.nodeId,
-      callIndex: host.modelCalls(),
-      round,
-      ...(host.nodeCallIndex ? { nodeCallIndex: host.nodeCallIndex() } : {}),
-      ...(host.itemIndex !== undefined ? { itemIndex: host.itemIndex } : {}),
-    },
+    host.conversation.callContext(round),
   );
   if (!result.ok) {
     if (host.signal.aborted) return { kind: 'stopped' }; // abandoned, not failed: the round is asked again later
-    await host.checkpoint();
+    await host.record.checkpoint();
     return { kind: 'failed', reason: 'MODEL_FAILED', message: result.message };
   }
-  host.recordModelCall(result.usage);
-  host.addMessage({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
-  host.emit({
+  host.record.recordModelCall(result.usage);
+  host.record.addMessage({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
+  host.record.emit({
     type: 'model.response',
     nodeId: host.nodeId,
     round,
@@ -190,12 +205,12 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
     return { kind: 'completed', reply: result.text.trim() };
   }
   if (result.toolCalls.length === 0) {
-    host.log('info', `REACT no_tool_calls node=${host.nodeId} round=${round}`);
+    host.record.log('info', `REACT no_tool_calls node=${host.nodeId} round=${round}`);
     // A fact, not advice; it also keeps the conversation from ending on an assistant turn, which
     // some providers would take as a prefill to continue.
-    host.addMessage({ role: 'user', content: hint(host.locale, 'NO_TOOL_CALL') });
+    host.record.addMessage({ role: 'user', content: hint(host.locale, 'NO_TOOL_CALL') });
     node.stalls += 1;
-    host.emit({ type: 'react.no_tool_calls', nodeId: host.nodeId, round, stalls: node.stalls });
+    host.record.emit({ type: 'react.no_tool_calls', nodeId: host.nodeId, round, stalls: node.stalls });
     return stallAndSkip(host, round);
   }
   // Not checkpointed here: the turn is committed with its first call's result, one commit per step
@@ -226,8 +241,8 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     if (effect?.kind === 'suspend') {
       skipRest(host, wave.next);
       host.loop.wave = null;
-      host.suspend(call, round, effect, result.counted ? { counted: result.counted } : {});
-      await host.checkpoint();
+      host.record.suspend(call, round, effect, result.counted ? { counted: result.counted } : {});
+      await host.record.checkpoint();
       return { kind: 'suspended' };
     }
     traceCall(host, call, round, result);
@@ -253,16 +268,16 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     if (!outcome.advances()) {
       skipRest(host, wave.next);
       host.loop.wave = null;
-      await host.checkpoint();
+      await host.record.checkpoint();
       return null;
     }
     host.node.stalls = 0;
     if (wave.next >= calls.length) host.loop.wave = null;
-    await host.checkpoint();
+    await host.record.checkpoint();
   }
   if (host.loop.wave) {
     host.loop.wave = null;
-    await host.checkpoint();
+    await host.record.checkpoint();
   }
   return null;
 }
@@ -270,7 +285,7 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
 /** Emits the stall event, skips what is left of the wave (if any), persists and checks the limit. */
 async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | null> {
   const wave = host.loop.wave;
-  host.emit({
+  host.record.emit({
     type: 'react.stall',
     nodeId: host.nodeId,
     round,
@@ -279,7 +294,7 @@ async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | n
   });
   if (wave) skipRest(host, wave.next);
   host.loop.wave = null;
-  await host.checkpoint();
+  await host.record.checkpoint();
   // Told to stop: the node's end is left to whoever goes on (runNode's first check), nothing new starts.
   if (host.node.stalls >= host.limits.maxStalls && !host.signal.aborted) {
     return noProgress(host);
@@ -298,7 +313,7 @@ async function askAfterRecovery(
   question: string,
 ): Promise<NodeExit> {
   host.node.stalls += 1;
-  host.emit({
+  host.record.emit({
     type: 'react.stall',
     nodeId: host.nodeId,
     round,
@@ -307,13 +322,13 @@ async function askAfterRecovery(
   });
   skipRest(host, host.loop.wave?.next ?? 0);
   host.loop.wave = null;
-  host.suspend(
+  host.record.suspend(
     call,
     round,
     { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending: { question, options: null } } },
     { runtimeQuestion: true },
   );
-  await host.checkpoint();
+  await host.record.checkpoint();
   return { kind: 'suspended' };
 }
 
@@ -335,7 +350,7 @@ function noProgress(host: LoopHost): NodeExit {
 /** Appends the call's tool message and its `tool.invoked` event. */
 export function traceCall(host: LoopHost, call: ModelToolCall, round: number, result: CallResult): void {
   const obs = result.observation;
-  host.addMessage({
+  host.record.addMessage({
     role: 'tool',
     callId: call.callId,
     tool: call.tool,
@@ -343,7 +358,7 @@ export function traceCall(host: LoopHost, call: ModelToolCall, round: number, re
     ...(obs.images.length > 0 ? { images: obs.images } : {}),
     ...(result.counted ? { counted: result.counted } : {}),
   });
-  host.emit({
+  host.record.emit({
     type: 'tool.invoked',
     nodeId: host.nodeId,
     round,
@@ -366,13 +381,13 @@ function skipRest(host: LoopHost, from: number): void {
   const wave = host.loop.wave;
   if (!wave) return;
   for (const call of wave.calls.slice(from)) {
-    host.addMessage({
+    host.record.addMessage({
       role: 'tool',
       callId: call.callId,
       tool: call.tool,
       content: renderSkipped(host.locale),
     });
-    host.emit({
+    host.record.emit({
       type: 'tool.skipped',
       nodeId: host.nodeId,
       round: wave.round,

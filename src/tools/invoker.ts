@@ -1,9 +1,8 @@
 import { hint } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
-import { McpError } from '../mcp/errors.js';
-import { contentBlocks, contentImages } from '../mcp/content.js';
-import { mcpErrorText, mcpResultData } from '../mcp/result.js';
+import { callMcpTool } from '../mcp/call-tool.js';
+import { contentBlocks } from '../mcp/content.js';
 import { getPromptText, listServerResources } from '../mcp/server-content.js';
 import type { McpProgress, McpServerLookup } from '../mcp/types.js';
 import type { ElicitBridge, PipelineLogger } from './call.js';
@@ -12,7 +11,7 @@ import type { LogSink } from '../mcp/server-log.js';
 import { findRejection } from './rejected.js';
 import { structuredResultProblem } from './structured-result.js';
 import type { LocalTool, ToolDescriptor } from './tool.js';
-import { observe, observeError } from './tool-errors.js';
+import { observe, observeError, observeFailure } from './tool-errors.js';
 
 /** Per-call options of `ToolInvoker.invoke`. */
 export interface ToolInvokeOptions {
@@ -87,47 +86,43 @@ export class ToolInvoker {
     if (!this.servers) throw new Error(`ToolInvoker has no MCP servers for tool ${tool.name}`);
     if (!tool.server) throw new Error(`MCP tool ${tool.name} has no server id`);
     const { locale, timeoutMs } = options;
-    // Looked up for each call, never kept: the pool may have closed an idle connection since the last
-    // one, and refuses (McpError CONNECT: TOOL_UNREACHABLE) when the tenant's connections are all busy.
-    let connection;
-    try {
-      connection = this.servers.connection(tool.server);
-    } catch (error) {
-      if (!(error instanceof McpError)) throw error;
-      return observeError(error, locale, { tool: tool.name, timeoutMs });
+    // One call into src/mcp/: the connection, the call and what it came to are decided there.
+    const answer = await callMcpTool(this.servers, tool.server, tool.remoteName ?? tool.name, args, {
+      timeoutMs,
+      ...(options.maxTotalMs === undefined ? {} : { maxTotalMs: options.maxTotalMs }),
+      signal: options.signal,
+      meta: options.meta,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.elicit ? { onElicit: options.elicit.answer, resumeInput: options.elicit.resume } : {}),
+      ...(options.sample ? { onSample: options.sample } : {}),
+      // Sent as a plain call, the server would refuse it (-32601): run as a task, or not sent at all.
+      ...(tool.taskSupport === 'required' ? { asTask: true } : {}),
+      ...(options.onLog ? { onLog: options.onLog } : {}),
+    });
+    switch (answer.kind) {
+      case 'failed':
+        return observeFailure(answer.failure, locale, { tool: tool.name, timeoutMs });
+      case 'noTasks':
+        return observe('MCP_TASK_REQUIRED', locale, { tool: tool.name });
+      case 'elicitation':
+        options.elicit?.asked(answer.elicitation);
+        return Observation.success(hint(locale, 'SUSPENDED_ELICITATION', { server: tool.server }));
+      case 'toolError':
+        return observe('MCP_TOOL_ERROR', locale, { tool: tool.name, detail: answer.detail }, answer.data);
+      case 'result': {
+        const problem = structuredResultProblem(tool, answer.result, locale, this.logger);
+        if (problem !== null)
+          return observe(
+            'MCP_OUTPUT_SCHEMA_MISMATCH',
+            locale,
+            { tool: tool.name, detail: problem },
+            answer.data,
+          );
+        return Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), answer.data).withImages(
+          answer.images,
+        );
+      }
     }
-    let result;
-    try {
-      result = await connection.callTool(tool.remoteName ?? tool.name, args, {
-        timeoutMs,
-        ...(options.maxTotalMs === undefined ? {} : { maxTotalMs: options.maxTotalMs }),
-        signal: options.signal,
-        meta: options.meta,
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-        ...(options.elicit ? { onElicit: options.elicit.answer, resumeInput: options.elicit.resume } : {}),
-        ...(options.sample ? { onSample: options.sample } : {}),
-        // Sent as a plain call, the server would refuse it (-32601): run as a task, or not sent at all.
-        ...(tool.taskSupport === 'required' ? { asTask: true } : {}),
-        ...(options.onLog ? { onLog: options.onLog } : {}),
-      });
-    } catch (error) {
-      return observeError(error, locale, { tool: tool.name, timeoutMs });
-    }
-    if (result.noTasks) return observe('MCP_TASK_REQUIRED', locale, { tool: tool.name });
-    if (result.elicitation) {
-      options.elicit?.asked(result.elicitation);
-      return Observation.success(hint(locale, 'SUSPENDED_ELICITATION', { server: tool.server }));
-    }
-    const data = mcpResultData(result);
-    if (result.isError)
-      return observe('MCP_TOOL_ERROR', locale, { tool: tool.name, detail: mcpErrorText(result) }, data);
-    const problem = structuredResultProblem(tool, result, locale, this.logger);
-    if (problem !== null)
-      return observe('MCP_OUTPUT_SCHEMA_MISMATCH', locale, { tool: tool.name, detail: problem }, data);
-    const success = Observation.success(hint(locale, 'SUCCESS', { tool: tool.name }), data);
-    // Images reach models that read them as images whatever else the result carries (structuredContent
-    // included): the result keeps only their size and digest.
-    return success.withImages(contentImages(result.content));
   }
 
   /** `resources/read` for builtin_resource_read (ToolInvokerPort.readResource). */

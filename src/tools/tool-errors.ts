@@ -2,7 +2,7 @@ import { code, type ReasonParams, type RuntimeErrorCodeName } from '../domain/er
 import { hint, type HintKey } from '../domain/hints.js';
 import type { Locale } from '../domain/locale.js';
 import { Observation } from '../domain/observation.js';
-import { classify } from '../mcp/failure-kind.js';
+import { classify, type Classified } from '../mcp/failure-kind.js';
 
 /** The codes the invoker produces (docs/observations.md), all FAILED. */
 export type InvokerErrorCode = Extract<
@@ -60,13 +60,21 @@ export function observe(
   );
 }
 
-/** Classifies a thrown error and builds its FAILED observation for tool `tool`. */
+/** Classifies a thrown error (src/mcp/failure-kind.ts) and builds its FAILED observation for tool `tool`. */
 export function observeError(
   error: unknown,
   locale: Locale,
   context: { tool: string; timeoutMs?: number },
 ): Observation {
-  const found = classify(error);
+  return observeFailure(classify(error), locale, context);
+}
+
+/** The FAILED observation of a classified failure of a call of tool `tool`. */
+export function observeFailure(
+  found: Classified,
+  locale: Locale,
+  context: { tool: string; timeoutMs?: number },
+): Observation {
   const params: Record<string, string | number> = { tool: context.tool, detail: found.detail };
   if (context.timeoutMs !== undefined) params.timeoutMs = context.timeoutMs;
   if (found.rpcCode !== undefined) params.rpcCode = found.rpcCode;

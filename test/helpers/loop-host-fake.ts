@@ -2,7 +2,7 @@ import { LimitsSchema, type Limits } from '../../src/domain/flow.js';
 import { RuntimeErrorCode } from '../../src/domain/error-codes.js';
 import type { Locale } from '../../src/domain/locale.js';
 import { Observation } from '../../src/domain/observation.js';
-import type { LoopHost, NodeExit } from '../../src/loop/node-loop.js';
+import type { LoopConversation, LoopHost, LoopRecorder, NodeExit } from '../../src/loop/node-loop.js';
 import type {
   ConversationMessage,
   ModelRequest,
@@ -99,18 +99,14 @@ export class LoopHostFake implements LoopHost {
     };
   }
 
-  modelCalls(): number {
-    return this.turns;
-  }
-  systemPrompt(): string {
-    return 'system: do the work';
-  }
-  modelMessages(newest: string | null): ConversationMessage[] {
-    return newest === null ? [...this.messages] : [...this.messages, { role: 'user', content: newest }];
-  }
-  phaseHint(): string | null {
-    return this.options.phaseHint?.(this.node.rounds) ?? null;
-  }
+  /** The conversation: the recorded messages, a fixed system prompt, the scripted phase hints. */
+  readonly conversation: LoopConversation = {
+    system: () => 'system: do the work',
+    messages: (newest) =>
+      newest === null ? [...this.messages] : [...this.messages, { role: 'user', content: newest }],
+    phaseHint: () => this.options.phaseHint?.(this.node.rounds) ?? null,
+    callContext: (round) => ({ runId: this.runId, nodeId: this.nodeId, callIndex: this.turns, round }),
+  };
   /** The call port: the fake's tools, and each call checked against the open wave. */
   readonly runner: CallRunner = {
     tools: () =>
@@ -121,9 +117,15 @@ export class LoopHostFake implements LoopHost {
       })),
     call: (call, round) => this.callTool(call, round),
   };
-  conversation(): readonly ConversationMessage[] {
-    return this.messages;
-  }
+  /** The recorder: each hand-over checked and recorded. */
+  readonly record: LoopRecorder = {
+    emit: (event) => this.emit(event),
+    addMessage: (message) => this.addMessage(message),
+    recordModelCall: (usage) => this.usage.push(usage),
+    log: (level, message) => this.logs.push(`${level} ${message}`),
+    suspend: (call, round, effect, extra) => this.suspend(call, round, effect, extra),
+    checkpoint: () => this.checkpoint(),
+  };
 
   private async callTool(call: ToolCall, round: number): Promise<CallResult> {
     this.open('call a tool');
@@ -141,7 +143,12 @@ export class LoopHostFake implements LoopHost {
     return tool(call, round, JSON.parse(call.rawArgs) as unknown);
   }
 
-  suspend(call: ModelToolCall, round: number, effect: Suspend, extra?: RecordedSuspension['extra']): void {
+  private suspend(
+    call: ModelToolCall,
+    round: number,
+    effect: Suspend,
+    extra?: RecordedSuspension['extra'],
+  ): void {
     this.open('suspend');
     if (this.loop.wave) throw new Error('suspend() while a wave is still open');
     this.suspensions.push({ call, round, effect, extra });
@@ -155,12 +162,12 @@ export class LoopHostFake implements LoopHost {
     };
   }
 
-  emit(event: EventPayload): void {
+  private emit(event: EventPayload): void {
     this.open(`emit ${event.type}`);
     this.events.push(event);
   }
 
-  addMessage(message: ConversationMessage): void {
+  private addMessage(message: ConversationMessage): void {
     this.open('add a message');
     if (message.role === 'tool') {
       const open = this.openCallIds();
@@ -170,13 +177,7 @@ export class LoopHostFake implements LoopHost {
     this.messages.push(message);
   }
 
-  recordModelCall(usage: TokenUsage): void {
-    this.usage.push(usage);
-  }
-  log(level: 'info' | 'warn', message: string): void {
-    this.logs.push(`${level} ${message}`);
-  }
-  checkpoint(): Promise<void> {
+  private checkpoint(): Promise<void> {
     this.checkpoints.push({
       rounds: this.node.rounds,
       stalls: this.node.stalls,

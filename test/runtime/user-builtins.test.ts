@@ -100,6 +100,31 @@ describe('a user builtin (defineBuiltin + createRuntime({ builtins }))', () => {
     expect([invoked?.outcome, invoked?.errorCode]).toEqual(['FAILED', 'TOOL_ERROR']);
     expect(toolText(model.requests, 0)).toContain('the clock is broken');
   });
+  it('arguments that break its input are refused before execute runs', async () => {
+    let ran = 0;
+    const strict = defineBuiltin({
+      name: 'note_strict',
+      description: { 'zh-CN': '备注', en: 'Notes' },
+      input: { properties: { text: { type: 'string' } }, required: ['text'] },
+      execute: (c) => {
+        ran += 1;
+        return c.ok('noted');
+      },
+    });
+    const runtime = createRuntime({ builtins: [strict], logger: false });
+    const model = recordingModel(turn([call.tool('note_strict', { other: 1 })]), turn([call.finish()]));
+    const flow = await loadFlow({
+      id: 'strict',
+      locale: 'en',
+      nodes: [{ id: 'only', tools: ['note_strict'] }],
+    });
+    const summary = await runtime.start(flow, { input: { text: 'note' }, model });
+    const events = await eventsOf(runtime, summary.runId);
+    await runtime.close();
+    const invoked = ofType(events, 'tool.invoked').find((e) => e.tool === 'note_strict');
+    expect(invoked?.outcome).toBe('REJECTED');
+    expect(ran).toBe(0);
+  });
 });
 
 describe('user builtins that cannot be used', () => {

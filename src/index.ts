@@ -73,6 +73,18 @@ export {
   type GuardAnswer,
 } from './tools/user-guards/define.js';
 export type { GuardVerdict } from './tools/user-guards/verdict.js';
+export {
+  defineBuiltin,
+  BuiltinDefinitionError,
+  type BuiltinAnswer,
+  type BuiltinCall,
+  type BuiltinCodes,
+  type BuiltinCodeSpec,
+  type BuiltinCodeOutcome,
+  type BuiltinSpec,
+  type UserBuiltin,
+} from './tools/builtin/user.js';
+export type { BuiltinInput, BuiltinProperty } from './tools/builtin/define.js';
 export { USER_CODE_RANGE } from './domain/guard-codes.js';
 export { Outcome, type OutcomeName } from './domain/outcome.js';
 export { Observation, type ObservationJSON } from './domain/observation.js';

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { ID_PATTERN } from './flow-graph.js';
 
 /**
  * The MCP server entries of the flow file format (`mcpServers`, docs/flows.md and docs/mcp.md), as zod
@@ -206,3 +207,20 @@ export const McpServerSchema = z.union([StdioServerSchema, HttpServerSchema], {
   error:
     'expected a stdio server {command, args?, env?, inheritEnv?, cwd?} or an HTTP server {url, headers?}',
 });
+
+/** A node's `prompt`: an MCP server's prompt (prompts/get) whose text follows the node's instructions. */
+export const NodePromptSchema = z
+  .strictObject({
+    server: z
+      .string()
+      .regex(ID_PATTERN, { error: 'expected an id: a letter, then letters, digits, _ or -' })
+      .describe('The MCP server (a key of mcpServers).'),
+    name: text.describe("The prompt's name on that server (prompts/list)."),
+    args: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe('Its arguments; values may reference {{input.<field>}} and {{nodes.<id>.outputs.<key>}}.'),
+  })
+  .describe(
+    "An MCP server's prompt (prompts/get) whose text follows the node's instructions; fetched once when the node run starts.",
+  );

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { HttpServerSchema, McpAuthSchema, McpServerSchema, StdioServerSchema } from './flow-mcp.js';
+import {
+  HttpServerSchema,
+  McpAuthSchema,
+  McpServerSchema,
+  NodePromptSchema,
+  StdioServerSchema,
+} from './flow-mcp.js';
 export {
   EdgeSchema,
   edgeTargets,
@@ -13,6 +19,7 @@ export {
 } from './flow-graph.js';
 import { EdgeSchema, ID_PATTERN, MapSchema, MAX_EXPRESSION_LENGTH } from './flow-graph.js';
 import { ApprovalPolicySchema } from './flow-approval.js';
+import { NODE_KINDS, nodeKindOf } from './node-kinds.js';
 
 import {
   FieldContractSchema,
@@ -255,69 +262,59 @@ export const OutputContractSchema = z
   })
   .describe('An output key of a node, where its value may come from, and its type.');
 
-export const NodeSchema = z.strictObject({
-  id,
-  instructions: z
-    .string()
-    .default('')
-    .describe('Shown to the model; may reference {{input.<field>}} and {{nodes.<id>.outputs.<key>}}.'),
-  tools: z.array(toolName).default([]).describe('Tools visible in this node besides the builtins.'),
-  outputs: z.record(id, OutputContractSchema).default({}),
-  delegates: z
-    .array(text)
-    .default([])
-    .describe("Flow files (relative to this flow's folder) this node may delegate to."),
-  prompt: z
-    .strictObject({
-      server: id.describe('The MCP server (a key of mcpServers).'),
-      name: text.describe("The prompt's name on that server (prompts/list)."),
-      args: z
-        .record(z.string(), z.string())
-        .optional()
-        .describe('Its arguments; values may reference {{input.<field>}} and {{nodes.<id>.outputs.<key>}}.'),
-    })
-    .optional()
-    .describe(
-      "An MCP server's prompt (prompts/get) whose text follows the node's instructions; fetched once when the node run starts.",
-    ),
-  resources: z
-    .array(id)
-    .optional()
-    .describe(
-      'MCP servers (keys of mcpServers) whose resources this node may list and read: builtin_resource_list and builtin_resource_read are offered.',
-    ),
-  limits: NodeLimitsSchema.optional().describe("Overrides of the flow's limits for this node."),
-  run: z
-    .literal('inline')
-    .optional()
-    .describe(
-      'Set by flows written in code whose node gives a function as `run`: a code node (docs/flows.md, "Code nodes").',
-    ),
-  module: z
-    .string()
-    .regex(CODE_MODULE_PATTERN, {
-      error:
-        "expected <relative path of an ES module>#<export name>, e.g. ./steps.mjs#sum (inside the flow's folder)",
-    })
-    .optional()
-    .describe(
-      "A code node: `./file.mjs#name`, a function exported by an ES module in the flow's folder. Only in flows loaded from files or the library, never in flows sent over HTTP.",
-    ),
-  map: MapSchema,
-  answer: z
-    .enum(['text'])
-    .optional()
-    .describe(
-      'text: a model turn with text and no tool call ends the node once its required outputs are written (the text is its answer).',
-    ),
-  sees: z
-    .enum(['request'])
-    .optional()
-    .describe(
-      "request: the node's model context holds only the user's request (no tool results or outputs of earlier nodes); its outputs decide, through edges, what the run does afterwards.",
-    ),
-  reply: ReplySchema.optional(),
-});
+export const NodeSchema = z
+  .strictObject({
+    id,
+    instructions: z
+      .string()
+      .default('')
+      .describe('Shown to the model; may reference {{input.<field>}} and {{nodes.<id>.outputs.<key>}}.'),
+    tools: z.array(toolName).default([]).describe('Tools visible in this node besides the builtins.'),
+    outputs: z.record(id, OutputContractSchema).default({}),
+    delegates: z
+      .array(text)
+      .default([])
+      .describe("Flow files (relative to this flow's folder) this node may delegate to."),
+    prompt: NodePromptSchema.optional(),
+    resources: z
+      .array(id)
+      .optional()
+      .describe(
+        'MCP servers (keys of mcpServers) whose resources this node may list and read: builtin_resource_list and builtin_resource_read are offered.',
+      ),
+    limits: NodeLimitsSchema.optional().describe("Overrides of the flow's limits for this node."),
+    run: z
+      .literal('inline')
+      .optional()
+      .describe(
+        'Set by flows written in code whose node gives a function as `run`: a code node (docs/flows.md, "Code nodes").',
+      ),
+    module: z
+      .string()
+      .regex(CODE_MODULE_PATTERN, {
+        error:
+          "expected <relative path of an ES module>#<export name>, e.g. ./steps.mjs#sum (inside the flow's folder)",
+      })
+      .optional()
+      .describe(
+        "A code node: `./file.mjs#name`, a function exported by an ES module in the flow's folder. Only in flows loaded from files or the library, never in flows sent over HTTP.",
+      ),
+    map: MapSchema,
+    answer: z
+      .enum(['text'])
+      .optional()
+      .describe(
+        'text: a model turn with text and no tool call ends the node once its required outputs are written (the text is its answer).',
+      ),
+    sees: z
+      .enum(['request'])
+      .optional()
+      .describe(
+        "request: the node's model context holds only the user's request (no tool results or outputs of earlier nodes); its outputs decide, through edges, what the run does afterwards.",
+      ),
+    reply: ReplySchema.optional(),
+  })
+  .describe(`A node of one kind: ${NODE_KINDS.map((kind) => kind.summary).join('; ')}.`);
 
 export const FlowSchema = z
   .strictObject({
@@ -396,5 +393,5 @@ export function isStdioServer(server: McpServerConfig): server is StdioServerCon
 
 /** True for a code node (`run` in a flow written in code, or `module`): it runs a function, not a model loop. */
 export function isCodeNode(node: Pick<FlowNode, 'run' | 'module'>): boolean {
-  return node.run !== undefined || node.module !== undefined;
+  return nodeKindOf(node).name === 'code';
 }

@@ -8,6 +8,8 @@ import { ToolInvoker } from '../tools/invoker.js';
 import { createPipeline, type Pipeline } from '../tools/pipeline.js';
 import type { LocalTool, ToolDescriptor } from '../tools/tool.js';
 import type { Guard } from '../tools/user-guards/define.js';
+import { createBuiltins, type BuiltinRegistry } from '../tools/builtin/registry.js';
+import { BuiltinDefinitionError, type UserBuiltin } from '../tools/builtin/user.js';
 import type { FlowCatalog, FlowRef, Toolbox } from './toolbox.js';
 import type { Flow } from '../domain/flow.js';
 import { canonicalJson } from '../domain/fingerprint.js';
@@ -20,6 +22,8 @@ export interface DefaultToolboxOptions {
   localTools: LocalTool[];
   /** User guards (docs/interceptors.md), asked in this order on every call of a real tool. */
   guards?: readonly Guard[];
+  /** The application's builtins (docs/builtins.md), after the standard ones; checked by `checkBuiltins`. */
+  builtins?: readonly UserBuiltin[];
   logger: Logger;
   /** Tool catalogs kept, least recently used dropped first (default DEFAULT_MAX_TOOL_CATALOGS). */
   maxCatalogs?: number;
@@ -41,6 +45,8 @@ export class DefaultToolbox implements Toolbox {
   private readonly catalogs: LRUCache<string, Promise<FlowCatalog>>;
   private readonly maxCatalogs: number;
   readonly pipeline: Pipeline;
+  private readonly builtins: BuiltinRegistry;
+  private readonly userBuiltins: readonly string[];
 
   constructor(private readonly options: DefaultToolboxOptions) {
     this.pool = new McpPool({ logger: options.logger, ...options.mcp });
@@ -57,7 +63,12 @@ export class DefaultToolbox implements Toolbox {
           );
       },
     });
-    this.pipeline = createPipeline({ guards: options.guards === undefined ? [] : options.guards });
+    this.builtins = createBuiltins({ user: options.builtins ?? [] });
+    this.userBuiltins = (options.builtins ?? []).map((b) => b.name);
+    this.pipeline = createPipeline({
+      guards: options.guards === undefined ? [] : options.guards,
+      builtins: this.builtins,
+    });
   }
 
   catalog(ref: FlowRef): Promise<FlowCatalog> {
@@ -97,6 +108,14 @@ export class DefaultToolbox implements Toolbox {
     const locals = this.options.localTools.map((tool) => tool.descriptor);
     const live = await followTools(servers, locals, this.options.logger);
     const all: ReadonlyMap<string, ToolDescriptor> = live.all;
+    const clash = this.userBuiltins.find((name) => all.has(name));
+    if (clash !== undefined) {
+      live.stop();
+      const server = all.get(clash)?.server;
+      throw new BuiltinDefinitionError(
+        `builtin ${clash} has the name of a tool of MCP server ${server ?? '?'} of flow ${id}; rename the builtin or alias the tool`,
+      );
+    }
     const invoker = new ToolInvoker({
       servers,
       localTools: this.options.localTools,
@@ -115,6 +134,7 @@ export class DefaultToolbox implements Toolbox {
               flow: { id, locale, nodes: [node], tools: policies },
               nodeId: node.id,
               tools: all.values(),
+              builtins: this.builtins,
             }).visible,
           live.version,
         ),

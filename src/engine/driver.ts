@@ -1,4 +1,5 @@
-import { isCodeNode, type FlowNode } from '../domain/flow.js';
+import type { FlowNode } from '../domain/flow.js';
+import { nodeKindOf, type NodeKindName } from '../domain/node-kinds.js';
 import { runGraph, type GraphExit, type GraphHost } from '../graph/flow-runner.js';
 import { isParallelFlow, runParallelGraph } from '../graph/parallel.js';
 import type { Logger } from '../log/logger.js';
@@ -145,17 +146,38 @@ async function runOneNode(
     // At a round, not here: a resumed run's `run.resumed` is followed by its resolution (docs/trace.md).
     atRound: () => traceProtocols(session, node.id, catalog),
   };
-  if (!isCodeNode(node)) {
-    const options = { timeoutMs: limits.toolTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+  const run = { session, ref, node, deps, catalog, ctx, toolTimeoutMs: limits.toolTimeoutMs };
+  return KIND_RUNNERS[nodeKindOf(node).name](run);
+}
+
+/** What the runner of a node kind gets: the node, its run session, and what the driver prepared for it. */
+interface KindRun {
+  readonly session: RunSession;
+  readonly ref: FlowRef;
+  readonly node: FlowNode;
+  readonly deps: NodeDeps;
+  readonly catalog: FlowCatalog;
+  readonly ctx: DriveContext;
+  readonly toolTimeoutMs: number;
+}
+
+/** How each node kind (src/domain/node-kinds.ts) runs: a kind without a runner here does not compile. */
+const KIND_RUNNERS: Record<NodeKindName, (run: KindRun) => Promise<NodeExit>> = {
+  /** The model loop, after the node's MCP prompt (if any) was fetched. */
+  model: async ({ session, node, deps, catalog, ctx, toolTimeoutMs }) => {
+    const options = { timeoutMs: toolTimeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) };
     const failed = await fetchNodePrompt(session, node, catalog.invoker, options);
     return failed ?? runNode(createNodeHost(session, node, deps));
-  }
-  traceProtocols(session, node.id, catalog);
-  const step = await ctx.code.resolve(ref, node);
-  if (typeof step === 'string')
-    return { kind: 'failed', reason: 'CODE_NODE_UNAVAILABLE', message: step } as const;
-  return runCodeNode(session, node, step, deps);
-}
+  },
+  /** The node's function, resolved from the flow (its `run`) or its module. */
+  code: async ({ session, ref, node, deps, catalog, ctx }) => {
+    traceProtocols(session, node.id, catalog);
+    const step = await ctx.code.resolve(ref, node);
+    if (typeof step === 'string')
+      return { kind: 'failed', reason: 'CODE_NODE_UNAVAILABLE', message: step } as const;
+    return runCodeNode(session, node, step, deps);
+  },
+};
 
 /**
  * The call port of one node run (src/tools/runner.ts), built once: the node's tools, the pipeline, the

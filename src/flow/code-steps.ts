@@ -2,7 +2,8 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CodeStep } from '../domain/code-step.js';
-import { isCodeNode, type Flow } from '../domain/flow.js';
+import type { Flow, FlowNode } from '../domain/flow.js';
+import { nodeKindOf, type ModelOnlyKey, type NodeKindSpec } from '../domain/node-kinds.js';
 import { inside, realOrSelf } from '../fs/input-file.js';
 import type { RawProblem } from './problems.js';
 
@@ -49,7 +50,30 @@ export function withCodeSources(data: object): object {
 }
 
 function isCodeNodeData(node: unknown): boolean {
-  return typeof node === 'object' && node !== null && ('run' in node || 'module' in node);
+  return typeof node === 'object' && node !== null && nodeKindOf(node).outputSources === 'code';
+}
+
+/** What the node says of the model-only keys its kind refuses (src/domain/node-kinds.ts). */
+const REFUSED_HERE: Readonly<Record<ModelOnlyKey, (node: FlowNode) => boolean>> = {
+  instructions: (node) => node.instructions.trim() !== '',
+  answer: (node) => node.answer !== undefined,
+  delegates: (node) => node.delegates.length > 0,
+  // The prompt is the server-content check's (semantic-server-content.ts), which knows the servers.
+  prompt: () => false,
+};
+
+/** The keys `node` (at `index`) has that its kind refuses. */
+function refusedKeys(node: FlowNode, index: number): RawProblem[] {
+  const kind: NodeKindSpec = nodeKindOf(node);
+  return kind.refuses
+    .filter((key) => REFUSED_HERE[key](node))
+    .map((key) => ({
+      path: ['nodes', index, key],
+      message:
+        key === 'instructions'
+          ? `${kind.refusal ?? ''}: remove instructions (or ${kind.keys.join(' and ')})`
+          : `${kind.refusal ?? ''}: remove ${key}`,
+    }));
 }
 
 function hasFunctionRun(node: unknown): boolean {
@@ -79,26 +103,19 @@ export async function codeNodeProblems(
   const problems: RawProblem[] = [];
   const steps = new Map<string, CodeStep>();
   for (const [i, node] of flow.nodes.entries()) {
-    const code = isCodeNode(node);
+    const kind = nodeKindOf(node);
+    const code = kind.outputSources === 'code';
     for (const [key, output] of Object.entries(node.outputs))
       if (output.sources.includes('code') !== code || (code && output.sources.length > 1))
         problems.push({
           path: ['nodes', i, 'outputs', key, 'sources'],
           message: code
-            ? "a code node's outputs come from its function: leave sources out (or write [code])"
+            ? `a ${kind.name} node's outputs come from its function: leave sources out (or write [code])`
             : 'source code is for the outputs of code nodes; expected evidence, user, node or model',
         });
-    if (!code) continue;
+    problems.push(...refusedKeys(node, i));
+    if (kind.name !== 'code') continue;
     const at = (key: string) => ['nodes', i, key];
-    const model = 'a code node runs its function, not a model';
-    if (node.instructions.trim() !== '')
-      problems.push({
-        path: at('instructions'),
-        message: `${model}: remove instructions (or run and module)`,
-      });
-    if (node.answer !== undefined) problems.push({ path: at('answer'), message: `${model}: remove answer` });
-    if (node.delegates.length > 0)
-      problems.push({ path: at('delegates'), message: `${model}: remove delegates` });
     if (node.run !== undefined && node.module !== undefined) {
       problems.push({ path: at('module'), message: 'expected either run (in code) or module, not both' });
       continue;

@@ -1,11 +1,5 @@
-import {
-  edgeTargets,
-  isCodeNode,
-  MAX_EDGE_TARGETS,
-  MAX_RUN_BRANCHES,
-  type Flow,
-  type FlowNode,
-} from '../domain/flow.js';
+import { edgeTargets, MAX_EDGE_TARGETS, MAX_RUN_BRANCHES, type Flow, type FlowNode } from '../domain/flow.js';
+import { nodeKindOf } from '../domain/node-kinds.js';
 import { jsonataProblem } from './expressions.js';
 import { listOf, suggest, type RawProblem } from './problems.js';
 
@@ -78,7 +72,7 @@ function mapProblems(flow: Flow, node: FlowNode, index: number): RawProblem[] {
     node.tools.length > 0 ? 'tools' : null,
     Object.keys(node.outputs).length > 0 ? 'outputs' : null,
     node.delegates.length > 0 ? 'delegates' : null,
-    isCodeNode(node) ? (node.module !== undefined ? 'module' : 'run') : null,
+    ...nodeKindOf(node).keys.filter((key) => (node as Record<string, unknown>)[key] !== undefined),
     node.answer !== undefined ? 'answer' : null,
   ].filter((k): k is string => k !== null);
   for (const key of own)

@@ -1,4 +1,5 @@
-import { isCodeNode, type Flow } from '../domain/flow.js';
+import type { Flow } from '../domain/flow.js';
+import { nodeKindOf, type NodeKindSpec } from '../domain/node-kinds.js';
 import { listOf, suggest, type RawProblem } from './problems.js';
 
 /**
@@ -24,7 +25,8 @@ export function serverContentProblems(flow: Flow): RawProblem[] {
     });
     const prompt = node.prompt;
     if (!prompt) return;
-    if (isCodeNode(node) || node.map)
+    const kind: NodeKindSpec = nodeKindOf(node);
+    if (kind.refuses.includes('prompt') || node.map)
       problems.push({
         path: ['nodes', i, 'prompt'],
         message: 'a code or map node has no model to read a prompt; expected prompt only in a model node',

@@ -4,6 +4,7 @@ import { openStore, type OpenStoreOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
 import type { Guard } from '../tools/user-guards/define.js';
+import { checkBuiltins, type UserBuiltin } from '../tools/builtin/user.js';
 import { Runtime } from './runtime.js';
 import type { EventSink } from '../engine/session.js';
 import { DefaultToolbox } from '../engine/default-toolbox.js';
@@ -28,6 +29,12 @@ export interface CreateRuntimeOptions {
    * result after its response contract (`after`). Throws GuardDefinitionError for guards that clash.
    */
   guards?: readonly Guard[];
+  /**
+   * The application's own builtins (docs/builtins.md), made with `defineBuiltin`: tools the runtime answers
+   * itself, offered in a node that lists them in `tools` (or where their `visible` says). Throws
+   * BuiltinDefinitionError for two with one name, one named like a local tool, or a code used twice.
+   */
+  builtins?: readonly UserBuiltin[];
   /**
    * The human-readable log. By default the library logs nothing; give a Logger, or a `logLevel` (or set
    * env AGENT_RUNTIME_LOG_LEVEL) for one-line records on stderr. `false` is silent whatever the rest says.
@@ -118,6 +125,10 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
     toolbox: new DefaultToolbox({
       localTools: options.tools ?? [],
       guards: options.guards === undefined ? [] : options.guards,
+      builtins: checkBuiltins(
+        options.builtins ?? [],
+        (options.tools ?? []).map((tool) => tool.descriptor.name),
+      ),
       logger,
       maxCatalogs: options.maxToolCatalogs,
       mcp: {

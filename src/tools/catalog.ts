@@ -43,14 +43,15 @@ export function buildCatalog(input: CatalogInput): Catalog {
   if (!node) throw new Error(`flow ${input.flow.id} has no node ${input.nodeId}`);
   const tools = new Map<string, ToolDescriptor>();
   for (const tool of input.tools) tools.set(tool.name, tool);
+  const builtins = input.builtins ?? defaultBuiltins;
   const visible = new Map<string, ToolDescriptor>();
   const missing: string[] = [];
   for (const name of node.tools) {
     const tool = tools.get(name);
     if (tool) visible.set(name, tool);
-    else missing.push(name);
+    // A user's builtin listed in `tools` is offered with the builtins below.
+    else if (!builtins.get(name)) missing.push(name);
   }
-  const builtins = input.builtins ?? defaultBuiltins;
   const writes = [...visible.values()].some((tool) => isWriteTool(tool, input.flow.tools?.[tool.name]));
   for (const descriptor of builtins.descriptors(node, input.locale ?? input.flow.locale, { writes }))
     visible.set(descriptor.name, descriptor);

@@ -2,13 +2,8 @@ import { code, RuntimeErrorCode } from '../domain/error-codes.js';
 import { USER_CODE_RANGE } from '../domain/guard-codes.js';
 import { hintTemplate, type HintKey } from '../domain/hints.js';
 import { Outcome } from '../domain/outcome.js';
-import { CONTROL_TOOLS_PRODUCES } from './builtin/control-tools.js';
-import { DELEGATE_PRODUCES } from './builtin/delegate.js';
-import { EVIDENCE_READ_PRODUCES } from './builtin/evidence-read.js';
-import { RESOURCE_READ_PRODUCES } from './builtin/resource-read.js';
-import { RESOURCE_LIST_PRODUCES } from './builtin/resource-list.js';
+import { STANDARD_BUILTINS } from './builtin/standard.js';
 import { DEFAULT_CONFIRM_WORDS, DEFAULT_YES_NO_OPTIONS } from './builtin/follow-up-rules.js';
-import { NODE_TOOLS_PRODUCES } from './builtin/node-tools.js';
 import { CATALOG_PRODUCES } from './catalog.js';
 import { ARG_POLICY_PRODUCES } from './guards/arg-policy.js';
 import { FINGERPRINT_PRODUCES } from './guards/fingerprint.js';
@@ -116,12 +111,7 @@ export function producedCases(): ProducedCase[] {
     ...FINGERPRINT_PRODUCES,
     ...INVOKE_PRODUCES,
     ...RESPONSE_CONTRACT_PRODUCES,
-    ...NODE_TOOLS_PRODUCES,
-    ...CONTROL_TOOLS_PRODUCES,
-    ...DELEGATE_PRODUCES,
-    ...EVIDENCE_READ_PRODUCES,
-    ...RESOURCE_READ_PRODUCES,
-    ...RESOURCE_LIST_PRODUCES,
+    ...STANDARD_BUILTINS.flatMap((builtin) => builtin.produces),
     ...EXTERNAL,
   ];
 }

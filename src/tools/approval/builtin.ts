@@ -5,12 +5,13 @@ import type { GatedCall } from '../../records/run-state.js';
 import { isWriteTool } from '../../domain/tool.js';
 import type { CallInput } from '../call.js';
 import type { ProducedCase } from '../produces.js';
-import type { BuiltinTool, WithEffect } from '../builtin/builtin-tool.js';
+import type { WithEffect } from '../builtin/builtin-tool.js';
+import { standardBuiltin } from '../builtin/define.js';
 import type { ApprovalPending } from '../../records/pending.js';
 import { applyRule, decideByRule, policyFields } from './rules.js';
 
 /** What builtin_node_approval produces (for docs/observations.md). */
-export const APPROVAL_TOOL_PRODUCES: readonly ProducedCase[] = [
+const APPROVAL_TOOL_PRODUCES: readonly ProducedCase[] = [
   {
     producer: 'builtin_node_approval',
     case: 'no gated call waiting in this node, or `tool` is a known tool that is not a write',
@@ -67,8 +68,26 @@ function str(args: Record<string, unknown>, key: string): string {
  * APPROVAL_NOT_GATED; another tool than the gated one (including an unknown name) → APPROVAL_TOOL_MISMATCH.
  * Visible only in a node that can call a write tool.
  */
-export const approvalTool: BuiltinTool = {
+export const approvalTool = standardBuiltin({
   name: 'builtin_node_approval',
+  description: {
+    'zh-CN': '为刚因须经确认而被拦下的写操作申请用户确认；tool 填该写工具名。',
+    en: 'Asks the user to approve the write call just stopped for approval; `tool` is that write tool.',
+  },
+  input: {
+    properties: {
+      tool: {
+        type: 'string',
+        description: { 'zh-CN': '被拦下的写工具名', en: 'The name of the stopped write tool' },
+      },
+      summary: {
+        type: 'string',
+        description: { 'zh-CN': '向用户说明这次写操作要做什么', en: 'What the write will do, for the user' },
+      },
+    },
+    required: ['tool', 'summary'],
+  },
+  produces: APPROVAL_TOOL_PRODUCES,
   // Only a write can be stopped for approval: a node without one never needs this tool.
   visible: (_node, tools) => tools.writes,
   execute(args, ctx) {
@@ -106,7 +125,7 @@ export const approvalTool: BuiltinTool = {
     };
     return decide(ctx, gated, pending);
   },
-};
+});
 
 /** The policy's rules decide the call at once, or the run suspends for people (docs/approvals.md). */
 async function decide(

@@ -5,6 +5,6 @@
 // the gate, the builtin registry the builtin, the engine `approve`/`reject` and `recoverWrite`.
 
 export { WRITE_GATE_PRODUCES, writeGateAfter, writeGateGuard } from './gate.js';
-export { APPROVAL_TOOL_PRODUCES, approvalTool, waitingGatedCall } from './builtin.js';
+export { approvalTool, waitingGatedCall } from './builtin.js';
 export { approve, reject, type ApprovalTarget, type Decision } from './resolution.js';
 export { recoverWrite } from './recovery.js';

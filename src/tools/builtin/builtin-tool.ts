@@ -1,7 +1,6 @@
 import type { FlowNode } from '../../domain/flow.js';
 import type { Observation } from '../../domain/observation.js';
 import type { CallInput, ControlEffect } from '../call.js';
-import type { BuiltinName } from './descriptors.js';
 
 /**
  * A builtin tool (docs/observations.md). It runs in the pipeline's invoke step with the call context; it rejects
@@ -9,7 +8,7 @@ import type { BuiltinName } from './descriptors.js';
  * the run by returning its observation with an effect.
  */
 export interface BuiltinTool {
-  readonly name: BuiltinName;
+  readonly name: string;
   /** True when the tool is visible in `node`, whose callable tools are described by `tools`. */
   visible(node: FlowNode, tools: NodeTools): boolean;
   /**

@@ -4,10 +4,10 @@ import type { Locale } from '../../domain/locale.js';
 import { Observation } from '../../domain/observation.js';
 import type { DelegateResult } from '../call.js';
 import type { ProducedCase } from '../produces.js';
-import type { BuiltinTool } from './builtin-tool.js';
+import { standardBuiltin } from './define.js';
 
 /** What builtin_node_delegate produces (for docs/observations.md). */
-export const DELEGATE_PRODUCES: readonly ProducedCase[] = [
+const DELEGATE_PRODUCES: readonly ProducedCase[] = [
   { producer: 'builtin_node_delegate', case: 'the child run completed: its outputs', code: null },
   {
     producer: 'builtin_node_delegate',
@@ -51,8 +51,26 @@ export function delegateObservation(
  * delegates → DELEGATION_OUT_OF_BOUNDS; else `services.delegate.run` drives the child run. A child
  * suspension suspends the parent with the same pending item (`effect.childRunId` names the child).
  */
-export const delegateTool: BuiltinTool = {
+export const delegateTool = standardBuiltin({
   name: 'builtin_node_delegate',
+  description: {
+    'zh-CN': '把一项子任务委派给本节点允许的另一个流程执行，返回其产出。',
+    en: 'Delegates a sub-task to another flow this node may delegate to, and returns its outputs.',
+  },
+  input: {
+    properties: {
+      flow: {
+        type: 'string',
+        description: { 'zh-CN': '被委派流程的 id', en: 'The id of the flow to delegate to' },
+      },
+      task: {
+        type: 'string',
+        description: { 'zh-CN': '交给该流程的任务说明', en: 'The task for that flow' },
+      },
+    },
+    required: ['flow', 'task'],
+  },
+  produces: DELEGATE_PRODUCES,
   visible: (node) => node.delegates.length > 0,
   // The wave holding this call is committed before the child run exists, so that after a crash the
   // repeated call finds that child instead of starting another.
@@ -86,4 +104,4 @@ export const delegateTool: BuiltinTool = {
     }
     return delegateObservation(result, flow, ctx.locale);
   },
-};
+});

@@ -3,10 +3,10 @@ import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { evaluate, ExpressionError, slowRegexes } from '../expressions.js';
 import type { ProducedCase } from '../produces.js';
-import type { BuiltinTool } from './builtin-tool.js';
+import { standardBuiltin } from './define.js';
 
 /** What builtin_evidence_read produces (for docs/observations.md). */
-export const EVIDENCE_READ_PRODUCES: readonly ProducedCase[] = [
+const EVIDENCE_READ_PRODUCES: readonly ProducedCase[] = [
   {
     producer: 'builtin_evidence_read',
     case: 'the evidence record’s payload, or the part `path` selects',
@@ -39,8 +39,27 @@ const LISTED_IDS = 10;
 /** The longest `path` the model may give (an expression, compiled to ~35× its text). */
 const MAX_MODEL_PATH = 1024;
 
-export const evidenceReadTool: BuiltinTool = {
+export const evidenceReadTool = standardBuiltin({
   name: 'builtin_evidence_read',
+  description: {
+    'zh-CN':
+      '按 evidence 编号读取本次运行中一次工具调用的结果（可用 JSONata 的 path 只取其中一部分）。用于再次查看已被压缩的结果。',
+    en: 'Reads the result of a tool call of this run by its evidence id (optionally only the part a JSONata `path` selects). Use it to see again a result that was compacted.',
+  },
+  input: {
+    properties: {
+      id: { type: 'string', description: { 'zh-CN': '证据编号，如 ev_3', en: 'The evidence id, e.g. ev_3' } },
+      path: {
+        type: 'string',
+        description: {
+          'zh-CN': '可选：JSONata 表达式，从结果中选出一部分',
+          en: 'Optional: a JSONata expression selecting a part of the result',
+        },
+      },
+    },
+    required: ['id'],
+  },
+  produces: EVIDENCE_READ_PRODUCES,
   visible: () => false,
   async execute(args, ctx) {
     const id = typeof args.id === 'string' ? args.id : '';
@@ -80,4 +99,4 @@ export const evidenceReadTool: BuiltinTool = {
       part ?? null,
     ).withEvidence(id);
   },
-};
+});

@@ -1,23 +1,18 @@
 import type { FlowNode } from '../../domain/flow.js';
 import type { Locale } from '../../domain/locale.js';
 import type { ToolDescriptor } from '../tool.js';
-import { followUpTool } from './control-tools.js';
-import { approvalTool } from '../approval/index.js';
-import { delegateTool } from './delegate.js';
-import { evidenceReadTool } from './evidence-read.js';
-import { resourceReadTool } from './resource-read.js';
-import { resourceListTool } from './resource-list.js';
 import type { BuiltinTool, NodeTools } from './builtin-tool.js';
-import { BUILTIN_NAMES, builtinDescriptor, type BuiltinName } from './descriptors.js';
+import type { BuiltinDefinition } from './define.js';
 import { mergeFollowUpRules, type FollowUpRules } from './follow-up-rules.js';
-import { failTool, finishTool, outputSetTool } from './node-tools.js';
+import { standardBuiltins } from './standard.js';
 
 /** The builtins of a runtime. */
 export interface BuiltinRegistry {
   get(name: string): BuiltinTool | undefined;
   /**
-   * Descriptors of the builtins visible in `node` (whose callable tools `tools` describes), in `locale`,
-   * in the order of BUILTIN_NAMES (for the model and the catalog): only what the node can use.
+   * Descriptors of the builtins visible in `node` (whose callable tools `tools` describes), in `locale`:
+   * the standard ones in their order, then the user's (for the model and the catalog): only what the
+   * node can use.
    */
   descriptors(node: FlowNode, locale: Locale, tools: NodeTools): ToolDescriptor[];
 }
@@ -26,28 +21,18 @@ export interface BuiltinRegistry {
 export interface BuiltinOptions {
   /** Words added to the follow-up rules' defaults (see follow-up-rules.ts). */
   followUp?: Partial<FollowUpRules>;
+  /** The user's builtins (`defineBuiltin`, docs/builtins.md), already checked by `checkBuiltins`. */
+  user?: readonly BuiltinDefinition[];
 }
 
-/** Creates the builtin tools; `options` extend the follow-up word lists. */
+/** Creates the builtin tools; `options` extend the follow-up word lists and add the user's builtins. */
 export function createBuiltins(options: BuiltinOptions = {}): BuiltinRegistry {
-  const rules = mergeFollowUpRules(options.followUp);
-  const tools: Record<BuiltinName, BuiltinTool> = {
-    builtin_node_finish: finishTool,
-    builtin_node_fail: failTool,
-    builtin_node_follow_up: followUpTool(rules),
-    builtin_node_approval: approvalTool,
-    builtin_output_set: outputSetTool,
-    builtin_node_delegate: delegateTool,
-    builtin_evidence_read: evidenceReadTool,
-    builtin_resource_read: resourceReadTool,
-    builtin_resource_list: resourceListTool,
-  };
+  const all = [...standardBuiltins(mergeFollowUpRules(options.followUp)), ...(options.user ?? [])];
+  const byName = new Map<string, BuiltinDefinition>(all.map((b) => [b.name, b]));
   return {
-    get: (name) => (Object.hasOwn(tools, name) ? tools[name as BuiltinName] : undefined),
+    get: (name) => byName.get(name),
     descriptors: (node, locale, callable) =>
-      BUILTIN_NAMES.filter((name) => tools[name].visible(node, callable)).map((name) =>
-        builtinDescriptor(name, locale),
-      ),
+      all.filter((b) => b.visible(node, callable)).map((b) => b.descriptor(locale)),
   };
 }
 

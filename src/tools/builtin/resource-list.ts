@@ -5,10 +5,10 @@ import type { CallInput } from '../call.js';
 import { limitsOf } from '../context.js';
 import { recordEvidence } from '../guards/evidence.js';
 import type { ProducedCase } from '../produces.js';
-import type { BuiltinTool } from './builtin-tool.js';
+import { standardBuiltin } from './define.js';
 
 /** What builtin_resource_list produces (for docs/observations.md); a failed listing is the invoker's code. */
-export const RESOURCE_LIST_PRODUCES: readonly ProducedCase[] = [
+const RESOURCE_LIST_PRODUCES: readonly ProducedCase[] = [
   {
     producer: 'builtin_resource_list',
     case: 'the resources and resource templates of the node’s `resources` servers (`{servers: [{server, resources, templates}]}`, at most 100 of each per server), recorded as evidence',
@@ -28,8 +28,26 @@ export const RESOURCE_LIST_PRODUCES: readonly ProducedCase[] = [
  * listing is evidence like a tool's result, so a uri from it can be cited; the model reads a resource
  * with builtin_resource_read. Offered only in a node with `resources`.
  */
-export const resourceListTool: BuiltinTool = {
+export const resourceListTool = standardBuiltin({
   name: 'builtin_resource_list',
+  description: {
+    'zh-CN':
+      '列出本节点可读的 MCP 服务器资源及资源模板（resources/list、resources/templates/list）；再用 builtin_resource_read 读取。',
+    en: "Lists the resources and resource templates of this node's MCP servers (resources/list, resources/templates/list); read one with builtin_resource_read.",
+  },
+  input: {
+    properties: {
+      server: {
+        type: 'string',
+        description: {
+          'zh-CN': '可选：只列出这个服务器的资源',
+          en: "Optional: list only this server's resources",
+        },
+      },
+    },
+    required: [],
+  },
+  produces: RESOURCE_LIST_PRODUCES,
   visible: (node) => (node.resources ?? []).length > 0,
   async execute(args, ctx) {
     const servers = ctx.flow.nodes.find((n) => n.id === ctx.nodeId)?.resources ?? [];
@@ -53,7 +71,7 @@ export const resourceListTool: BuiltinTool = {
     const done = hint(ctx.locale, 'SUCCESS', { tool: 'builtin_resource_list' });
     return evidenced(ctx, recordArgs, Observation.success(done, { servers: listed }));
   },
-};
+});
 
 /** A SUCCESS or FAILED listing becomes evidence and cites it; anything else is returned as is. */
 function evidenced(ctx: CallInput, args: Record<string, unknown>, observation: Observation): Observation {

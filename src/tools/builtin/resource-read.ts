@@ -6,10 +6,10 @@ import type { CallInput } from '../call.js';
 import { limitsOf } from '../context.js';
 import { recordEvidence } from '../guards/evidence.js';
 import type { ProducedCase } from '../produces.js';
-import type { BuiltinTool } from './builtin-tool.js';
+import { standardBuiltin } from './define.js';
 
 /** What builtin_resource_read produces (for docs/observations.md); a failed read is the invoker's code. */
-export const RESOURCE_READ_PRODUCES: readonly ProducedCase[] = [
+const RESOURCE_READ_PRODUCES: readonly ProducedCase[] = [
   {
     producer: 'builtin_resource_read',
     case: 'the linked resource’s contents (`{uri, contents}`, binary contents as their size), recorded as evidence',
@@ -102,8 +102,32 @@ export function hasResourceLink(ctx: Pick<CallInput, 'run' | 'tools'>): boolean 
  * cited. It is in the catalog of a node with `resources`; elsewhere it is offered once the run's
  * evidence holds a link (src/engine/node-host.ts).
  */
-export const resourceReadTool: BuiltinTool = {
+export const resourceReadTool = standardBuiltin({
   name: 'builtin_resource_read',
+  description: {
+    'zh-CN': '读取工具结果中 resource_link 链接的资源内容（MCP resources/read）。结果记为证据，可被引用。',
+    en: 'Reads the resource a tool result linked to (a resource_link; MCP resources/read). The result is evidence and can be cited.',
+  },
+  input: {
+    properties: {
+      uri: {
+        type: 'string',
+        description: {
+          'zh-CN': 'resource_link 中的 uri，或 builtin_resource_list 列出的资源 uri（或按其模板填写的 uri）',
+          en: 'The uri of the resource_link, or of a resource builtin_resource_list listed (or filled in from one of its templates)',
+        },
+      },
+      server: {
+        type: 'string',
+        description: {
+          'zh-CN': '可选：资源所在的 MCP 服务器（本节点有多个资源服务器时必填）',
+          en: 'Optional: the MCP server of the resource (required when this node has several resource servers)',
+        },
+      },
+    },
+    required: ['uri'],
+  },
+  produces: RESOURCE_READ_PRODUCES,
   visible: (node) => (node.resources ?? []).length > 0,
   async execute(args, ctx) {
     const uri = typeof args.uri === 'string' ? args.uri : '';
@@ -122,7 +146,7 @@ export const resourceReadTool: BuiltinTool = {
     const record = recordEvidence(ctx, { tool: 'builtin_resource_read', args: recorded, observation });
     return observation.withEvidence(record.id);
   },
-};
+});
 
 type Target = { server: string; named: boolean; rejected?: undefined } | { rejected: Observation };
 

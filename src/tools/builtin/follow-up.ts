@@ -6,43 +6,10 @@ import { isWriteTool } from '../../domain/tool.js';
 import { echoes, normalise } from '../matching.js';
 import type { CallInput } from '../call.js';
 import { flowNodeOf } from '../context.js';
-import type { ProducedCase } from '../produces.js';
 import { asksConfirmation, type FollowUpRules } from './follow-up-rules.js';
-import type { BuiltinTool } from './builtin-tool.js';
-import { APPROVAL_TOOL_PRODUCES, waitingGatedCall } from '../approval/builtin.js';
-
-/** What the control tools produce (for docs/observations.md): builtin_node_approval's, then builtin_node_follow_up's. */
-export const CONTROL_TOOLS_PRODUCES: readonly ProducedCase[] = [
-  ...APPROVAL_TOOL_PRODUCES,
-  {
-    producer: 'builtin_node_follow_up',
-    case: 'the run suspends FOLLOW_UP; on answer: the answer',
-    code: null,
-  },
-  {
-    producer: 'builtin_node_follow_up',
-    case: 'the same question (normalised) was already answered; the reason carries the answer',
-    code: 'FOLLOW_UP_ANSWERED',
-    next: 'NEXT_FOLLOW_UP_ANSWERED',
-  },
-  {
-    producer: 'builtin_node_follow_up',
-    case: 'it asks for confirmation (word lists below, or yes/no options) and names a write tool of the node or a gated call waits — except the first follow-up after an approved write failed',
-    code: 'FOLLOW_UP_UNGROUNDED',
-    next: 'NEXT_FOLLOW_UP_WRITE',
-  },
-  {
-    producer: 'builtin_node_follow_up',
-    case: 'the question (normalised, without punctuation) is contained in the run input or a follow-up answer',
-    code: 'FOLLOW_UP_UNGROUNDED',
-    next: 'NEXT_FOLLOW_UP_WRITE',
-  },
-];
-
-function str(args: Record<string, unknown>, key: string): string {
-  const value = args[key];
-  return typeof value === 'string' ? value : '';
-}
+import { waitingGatedCall } from '../approval/builtin.js';
+import { argString } from './args.js';
+import { standardBuiltin, type BuiltinDefinition } from './define.js';
 
 /** The write tool a confirmation question is about: one it names, else the waiting gated call's; null if none. */
 function confirmedWrite(ctx: CallInput, question: string): string | null {
@@ -61,12 +28,49 @@ function confirmedWrite(ctx: CallInput, question: string): string | null {
  * FOLLOW_UP_UNGROUNDED when it verbally confirms a write or only echoes the user — except for the
  * first follow-up after an approved write failed, which is never UNGROUNDED.
  */
-export function followUpTool(rules: FollowUpRules): BuiltinTool {
-  return {
+export function followUpTool(rules: FollowUpRules): BuiltinDefinition {
+  return standardBuiltin({
     name: 'builtin_node_follow_up',
+    description: {
+      'zh-CN': '向用户询问缺少的信息或请其选择，并等待回答。',
+      en: 'Asks the user for missing information or a choice, and waits for the answer.',
+    },
+    input: {
+      properties: {
+        // The names say it: no descriptions.
+        question: { type: 'string' },
+        options: { type: 'array' },
+      },
+      required: ['question'],
+    },
     visible: () => true,
+    produces: [
+      {
+        producer: 'builtin_node_follow_up',
+        case: 'the run suspends FOLLOW_UP; on answer: the answer',
+        code: null,
+      },
+      {
+        producer: 'builtin_node_follow_up',
+        case: 'the same question (normalised) was already answered; the reason carries the answer',
+        code: 'FOLLOW_UP_ANSWERED',
+        next: 'NEXT_FOLLOW_UP_ANSWERED',
+      },
+      {
+        producer: 'builtin_node_follow_up',
+        case: 'it asks for confirmation (word lists below, or yes/no options) and names a write tool of the node or a gated call waits — except the first follow-up after an approved write failed',
+        code: 'FOLLOW_UP_UNGROUNDED',
+        next: 'NEXT_FOLLOW_UP_WRITE',
+      },
+      {
+        producer: 'builtin_node_follow_up',
+        case: 'the question (normalised, without punctuation) is contained in the run input or a follow-up answer',
+        code: 'FOLLOW_UP_UNGROUNDED',
+        next: 'NEXT_FOLLOW_UP_WRITE',
+      },
+    ],
     execute(args, ctx) {
-      const question = str(args, 'question');
+      const question = argString(args, 'question');
       const options = Array.isArray(args.options) ? args.options.map(String) : null;
       const key = normalise(question);
       const earlier = ctx.run.followUps.find((f) => normalise(f.question) === key);
@@ -88,7 +92,7 @@ export function followUpTool(rules: FollowUpRules): BuiltinTool {
         effect: { kind: 'suspend', suspension: { kind: 'FOLLOW_UP', pending } },
       });
     },
-  };
+  });
 }
 
 function checkGrounded(

@@ -5,8 +5,8 @@ import { McpError } from '../mcp/errors.js';
 import { contentBlocks, contentImages } from '../mcp/content.js';
 import { mcpErrorText, mcpResultData } from '../mcp/result.js';
 import { getPromptText, listServerResources } from '../mcp/server-content.js';
-import type { McpProgress, McpServerLookup } from '../mcp/types.js';
-import type { ElicitBridge, PipelineLogger } from './call.js';
+import type { McpProgress, McpServerLookup, McpTaskWait } from '../mcp/types.js';
+import type { ElicitBridge, PipelineLogger, TaskBridge } from './call.js';
 import type { SampleHandler } from '../mcp/sampling.js';
 import type { LogSink } from '../mcp/server-log.js';
 import { findRejection } from './rejected.js';
@@ -32,8 +32,19 @@ export interface ToolInvokeOptions {
   readonly elicit?: ElicitBridge;
   /** MCP calls: answers the server's sampling requests (servers with `sampling: true`). */
   readonly sample?: SampleHandler;
+  /** MCP calls of tools that run as tasks: how the run waits for the task (without it, the call waits here). */
+  readonly task?: TaskBridge;
   /** MCP calls: told about the server's log messages while the call runs (docs/mcp.md, "Server log messages"). */
   readonly onLog?: LogSink;
+}
+
+/** A task call's wait as the MCP layer takes it (docs/mcp.md, "Tools that run as tasks"). */
+function taskWait(bridge: TaskBridge | undefined): { task?: McpTaskWait } {
+  if (!bridge) return {};
+  const resume = bridge.resume();
+  return {
+    task: { waitMs: bridge.waitMs, ...(resume === undefined ? {} : { resume }), started: bridge.started },
+  };
 }
 
 /** What the invoker calls tools through. */
@@ -107,13 +118,19 @@ export class ToolInvoker {
         ...(options.elicit ? { onElicit: options.elicit.answer, resumeInput: options.elicit.resume } : {}),
         ...(options.sample ? { onSample: options.sample } : {}),
         // Sent as a plain call, the server would refuse it (-32601): run as a task, or not sent at all.
-        ...(tool.taskSupport === 'required' ? { asTask: true } : {}),
+        ...(tool.taskSupport === 'required' ? { asTask: true, ...taskWait(options.task) } : {}),
         ...(options.onLog ? { onLog: options.onLog } : {}),
       });
     } catch (error) {
+      options.task?.ended();
       return observeError(error, locale, { tool: tool.name, timeoutMs });
     }
     if (result.noTasks) return observe('MCP_TASK_REQUIRED', locale, { tool: tool.name });
+    if (result.working) {
+      options.task?.working(result.working);
+      return Observation.success(hint(locale, 'SUSPENDED_TASK', { server: tool.server, tool: tool.name }));
+    }
+    options.task?.ended();
     if (result.elicitation) {
       options.elicit?.asked(result.elicitation);
       return Observation.success(hint(locale, 'SUSPENDED_ELICITATION', { server: tool.server }));

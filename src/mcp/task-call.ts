@@ -117,6 +117,19 @@ export async function getTask(
   });
 }
 
+/** `tasks/get` or `tasks/cancel` of a task started earlier (a suspended run's), as the server reports it. */
+export async function taskRequest(
+  client: Client,
+  taskId: string,
+  action: 'get' | 'cancel',
+  timeoutMs: number,
+): Promise<McpTaskState> {
+  const task = await client.request({ method: `tasks/${action}`, params: { taskId } }, TaskSchema, {
+    timeout: timeoutMs,
+  });
+  return stateOf(task);
+}
+
 function stateOf(task: Task): McpTaskState {
   return {
     taskId: task.taskId,

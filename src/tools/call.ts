@@ -142,6 +142,17 @@ export interface ToolInvokerPort {
     args: Readonly<Record<string, string>>,
     options: Pick<InvokeOptions, 'timeoutMs' | 'signal'>,
   ): Promise<string>;
+  /**
+   * `tasks/get` (or `tasks/cancel`) of a task of MCP server `server` that a call of a suspended run
+   * started (docs/mcp.md, "Tools that run as tasks"): the task as the server reports it. Throws what the
+   * connection throws (a task the server no longer knows: its error).
+   */
+  task?(
+    server: string,
+    taskId: string,
+    action: 'get' | 'cancel',
+    options: Pick<InvokeOptions, 'timeoutMs'>,
+  ): Promise<McpTaskState>;
 }
 
 /** The structural subset of src/log/logger.ts `Logger` the pipeline writes to. */

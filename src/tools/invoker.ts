@@ -5,7 +5,8 @@ import { McpError } from '../mcp/errors.js';
 import { contentBlocks, contentImages } from '../mcp/content.js';
 import { mcpErrorText, mcpResultData } from '../mcp/result.js';
 import { getPromptText, listServerResources } from '../mcp/server-content.js';
-import type { McpProgress, McpServerLookup, McpTaskWait } from '../mcp/types.js';
+import type { McpProgress, McpServerLookup, McpTaskState, McpTaskWait } from '../mcp/types.js';
+import { taskRequest } from '../mcp/task-call.js';
 import type { ElicitBridge, PipelineLogger, TaskBridge } from './call.js';
 import type { SampleHandler } from '../mcp/sampling.js';
 import type { LogSink } from '../mcp/server-log.js';
@@ -194,6 +195,21 @@ export class ToolInvoker {
     return getPromptText(this.servers.connection(server), name, args, {
       timeoutMs: options.timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  /** `tasks/get` or `tasks/cancel` of a task on `server` (ToolInvokerPort.task). */
+  async task(
+    server: string,
+    taskId: string,
+    action: 'get' | 'cancel',
+    options: Pick<ToolInvokeOptions, 'timeoutMs'>,
+  ): Promise<McpTaskState> {
+    if (!this.servers) throw new Error(`ToolInvoker has no MCP servers to look at task ${taskId}`);
+    const connection = this.servers.connection(server);
+    if (!connection.request) throw new Error(`MCP server ${server} cannot look at tasks`);
+    return connection.request((client) => taskRequest(client, taskId, action, options.timeoutMs), {
+      timeoutMs: options.timeoutMs,
     });
   }
 

@@ -213,7 +213,14 @@ export async function callTool(
       sample: nodeSampler(session, node.id, deps, nodeLimits(deps.flow, node)),
       serverLog: serverLogTrace(session, { nodeId: node.id, round, callId: call.callId, tool: call.tool }),
       taskTrace: (event) =>
-        session.emit({ type: 'tool.task', nodeId: node.id, round, callId: call.callId, tool: call.tool, ...event }),
+        session.emit({
+          type: 'tool.task',
+          nodeId: node.id,
+          round,
+          callId: call.callId,
+          tool: call.tool,
+          ...event,
+        }),
     },
   });
   const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);

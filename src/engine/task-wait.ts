@@ -38,7 +38,9 @@ export interface TaskLookOptions {
 }
 
 /** The task item a suspended run waits for (its first, with parallel branches), or null. */
-export function waitingTask(record: Pick<RunRecord, 'status' | 'suspension'>): { nodeId: string | null; pending: TaskPending } | null {
+export function waitingTask(
+  record: Pick<RunRecord, 'status' | 'suspension'>,
+): { nodeId: string | null; pending: TaskPending } | null {
   const suspension = record.suspension;
   if (record.status !== 'suspended' || !suspension) return null;
   const items = suspension.items ?? [{ kind: suspension.kind, nodeId: '', pending: suspension.pending }];

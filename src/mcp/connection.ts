@@ -208,7 +208,13 @@ class SdkMcpConnection implements McpConnection {
     let working: McpTaskState | undefined;
     const call = async (signal: AbortSignal | undefined): Promise<InputCallResult> => {
       if (!options.asTask)
-        return callWithInput(session.client, params, { ...options, signal }, this.options.config, toolDefinition);
+        return callWithInput(
+          session.client,
+          params,
+          { ...options, signal },
+          this.options.config,
+          toolDefinition,
+        );
       const tasked = await callAsTask(session.client, params, { ...options, signal });
       if (tasked.working) working = tasked.working;
       return { result: tasked.result ?? { content: [] } };

@@ -26,7 +26,8 @@ export async function awaitTask(
     const look = await lookAtTask(engine, runId, options.model === undefined ? {} : { model: options.model });
     if (look.kind === 'not-waiting') return summarize(await engine.require(runId));
     if (look.kind === 'resumed') {
-      if (look.summary.status !== 'suspended' || look.summary.suspension?.kind !== 'TASK') return look.summary;
+      if (look.summary.status !== 'suspended' || look.summary.suspension?.kind !== 'TASK')
+        return look.summary;
       continue; // the call waits for its task again
     }
     await until(look.at - engine.clock(), options.signal);
@@ -43,7 +44,10 @@ export interface TaskPoller {
  * Looks at the tasks suspended runs wait for, now and every `intervalMs`: any `serve` or worker
  * continues a run whose task ended, also when the process that started the task died.
  */
-export function startTaskPoller(engine: RunEngine, options: { intervalMs: number; logger: Logger }): TaskPoller {
+export function startTaskPoller(
+  engine: RunEngine,
+  options: { intervalMs: number; logger: Logger },
+): TaskPoller {
   let stopped = false;
   let running: Promise<void> | null = null;
   const tick = async (): Promise<void> => {

@@ -42,7 +42,11 @@ export const RunSummarySchema = RecordSummarySchema.extend({
       pending: PendingSchema,
       items: z
         .array(
-          z.object({ kind: z.enum(['APPROVAL', 'FOLLOW_UP', 'TASK']), nodeId: z.string(), pending: PendingSchema }),
+          z.object({
+            kind: z.enum(['APPROVAL', 'FOLLOW_UP', 'TASK']),
+            nodeId: z.string(),
+            pending: PendingSchema,
+          }),
         )
         .optional()
         .describe(

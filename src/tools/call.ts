@@ -1,7 +1,12 @@
 import type { Flow, ToolPolicy } from '../domain/flow.js';
 import type { Locale } from '../domain/locale.js';
 import type { Observation } from '../domain/observation.js';
-import type { ApprovalPending, ElicitationPending, FollowUpPending, TaskPending } from '../records/pending.js';
+import type {
+  ApprovalPending,
+  ElicitationPending,
+  FollowUpPending,
+  TaskPending,
+} from '../records/pending.js';
 import type { NodeState, RunState, ValueMatch } from '../records/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { ElicitHandler, McpElicitation } from '../mcp/elicitation.js';

@@ -26,7 +26,8 @@ export function callTask(ctx: ReadyCall): CallTask {
   const server = ctx.descriptor.server ?? '';
   const fingerprint = ctx.fingerprint;
   let working: McpTaskState | null = null;
-  const recorded = () => (ctx.run.tasks ?? []).find((t) => t.fingerprint === fingerprint && t.server === server);
+  const recorded = () =>
+    (ctx.run.tasks ?? []).find((t) => t.fingerprint === fingerprint && t.server === server);
   const trace = ctx.services.taskTrace?.bind(ctx.services);
   const bridge: TaskBridge = {
     waitMs: ctx.services.taskWaitMs ?? TASK_WAIT_MS,

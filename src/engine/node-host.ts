@@ -224,7 +224,10 @@ export async function callTool(
     },
   });
   const interrupted = session.run.inFlight.find((w) => w.callId === call.callId && w.nodeId === node.id);
-  if (interrupted) return { ...(await recoverWrite(input, interrupted, deps.pipeline)), sent: true };
+  // A write interrupted while its MCP task worked is not settled blind: the call polls its task (docs/mcp.md).
+  const tasked = interrupted && session.run.tasks?.some((t) => t.fingerprint === interrupted.fingerprint);
+  if (interrupted && tasked) session.run.inFlight = session.run.inFlight.filter((w) => w !== interrupted);
+  else if (interrupted) return { ...(await recoverWrite(input, interrupted, deps.pipeline)), sent: true };
   // A cancel from another process reaches this one through the store, while the call runs.
   const report = await watchingCancel(deps.pipeline(input), {
     read: () => session.stored(),

@@ -1,6 +1,6 @@
 import type { McpTaskState } from '../mcp/types.js';
 import type { ModelSpec } from '../model/resolve.js';
-import type { PendingItem, RunSuspension, TaskPending } from '../records/pending.js';
+import type { PendingItem, TaskPending } from '../records/pending.js';
 import type { SuspendedCall } from '../records/loop-state.js';
 import type { RunSummary } from '../records/summary.js';
 import { isVersionConflict, type RunRecord, type StoredEvent } from '../store/store.js';
@@ -92,9 +92,9 @@ async function taskState(
   const { server, taskId } = pending.task;
   try {
     const catalog = await engine.toolbox.catalog(flowRefOf(record));
-    const look = catalog.invoker.task;
-    if (!look) return null;
-    return await look.call(catalog.invoker, server, taskId, 'get', { timeoutMs: LOOK_TIMEOUT_MS });
+    const invoker = catalog.invoker;
+    if (!invoker.task) return null;
+    return await invoker.task(server, taskId, 'get', { timeoutMs: LOOK_TIMEOUT_MS });
   } catch (error) {
     engine.logger.info('MCP task look failed; the call goes on to report it', {
       runId: record.runId,
@@ -127,7 +127,8 @@ async function notePoll(
   if (id === undefined) return;
   const changed = state.status !== before.status || state.statusMessage !== before.statusMessage;
   const doc = structuredClone(record.state);
-  const suspension = markPending(record.suspension as RunSuspension, doc, id, (item: PendingItem) => {
+  if (!record.suspension) return;
+  const suspension = markPending(record.suspension, doc, id, (item: PendingItem) => {
     const task = (item as TaskPending).task;
     const { statusMessage: _dropped, ...rest } = task;
     return {
@@ -138,7 +139,7 @@ async function notePoll(
         ...(state.statusMessage === undefined ? {} : { statusMessage: state.statusMessage }),
         nextPollAt: new Date(at).toISOString(),
       },
-    } as PendingItem;
+    };
   });
   const call = suspendedCall(record, id);
   const events: StoredEvent[] =

@@ -54,27 +54,26 @@ function setUp(dir: string, url: string, write: boolean): { flow: string; turns:
   return { flow, turns };
 }
 
-/** Starts `run` in a process of its own and returns once its run waits for the task, with the run id. */
-async function suspendedInAnotherProcess(box: Sandbox, flow: string, turns: string): Promise<string> {
-  const child = spawnCli(
-    [
-      'run',
-      flow,
-      '--input',
-      'a report',
-      '--model',
-      `scripted:${turns}`,
-      '--db',
-      `sqlite:${box.db}`,
-      '--trace',
-      box.traceFile,
-      '--json',
-    ],
-    { cwd: box.dir },
-  );
+/**
+ * Starts `run` in a process of its own and kills it once its run waits for the task (or, with `at:
+ * 'started'`, as soon as the task was created, before the run suspends); returns the run id.
+ */
+async function suspendedInAnotherProcess(
+  box: Sandbox,
+  flow: string,
+  turns: string,
+  at: 'suspended' | 'started' = 'suspended',
+): Promise<string> {
+  const db = `sqlite:${box.db}`;
+  const args = ['run', flow, '--input', 'a report', '--model', `scripted:${turns}`, '--db', db];
+  const child = spawnCli([...args, '--trace', box.traceFile, '--json'], { cwd: box.dir, env: box.env });
   children.push(child);
   for (;;) {
-    const suspended = box.allEvents().find((e) => e.type === 'run.suspended' && e.kind === 'TASK');
+    const suspended = box
+      .allEvents()
+      .find((e) =>
+        at === 'started' ? e.type === 'tool.task' : e.type === 'run.suspended' && e.kind === 'TASK',
+      );
     if (suspended) {
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('close', resolve));
@@ -129,6 +128,23 @@ describe('MCP tasks as durable waits', { timeout: 120_000 }, () => {
     expect(server.calls('tools/call')).toHaveLength(1);
     const invoked = done.events.find((e) => e.type === 'tool.invoked' && e.tool === 'build_report');
     expect(invoked).toMatchObject({ outcome: 'SUCCESS', executed: true });
+  });
+
+  it('a write whose process was killed while its task worked polls the task, never sending it again', async () => {
+    const box = sandbox();
+    box.env = { AGENT_RUNTIME_LEASE_MS: '300' };
+    const { flow, turns } = setUp(box.dir, server.url, true);
+    const runId = await suspendedInAnotherProcess(box, flow, turns, 'started');
+    const stored = await box.status(runId);
+    expect(stored.summary?.status).toBe('running'); // killed during the call's short wait
+    server.complete();
+    const done = await box.cli(['resume', runId]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.summary?.status).toBe('completed');
+    expect(server.calls('tools/call')).toHaveLength(1);
+    expect(server.calls('tasks/result')).toEqual([{ taskId: 'task-1' }]);
+    const invoked = done.events.find((e) => e.type === 'tool.invoked' && e.tool === 'build_report');
+    expect(invoked).toMatchObject({ outcome: 'SUCCESS', executed: true, lookBack: false });
   });
 
   it('cancelling the run cancels its task', async () => {

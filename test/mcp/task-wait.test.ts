@@ -98,6 +98,22 @@ describe('MCP tasks as durable waits', { timeout: 120_000 }, () => {
       pending: { task: { server: 'reports', tool: 'build_report', taskId: 'task-1', status: 'working' } },
     });
     const started = box.allEvents().find((e) => e.type === 'tool.task');
+    // The fields docs/trace.md documents for tool.task.
+    expect(Object.keys(started ?? {}).sort()).toEqual([
+      'callId',
+      'nodeId',
+      'phase',
+      'round',
+      'runId',
+      'seq',
+      'server',
+      'status',
+      'statusMessage',
+      'taskId',
+      'tool',
+      'ts',
+      'type',
+    ]);
     expect(started).toMatchObject({
       tool: 'build_report',
       server: 'reports',

@@ -206,16 +206,11 @@ class SdkMcpConnection implements McpConnection {
     const inputSchema = this.inputSchemas.get(remoteName);
     const toolDefinition = inputSchema ? { toolDefinition: { name: remoteName, inputSchema } } : {};
     let working: McpTaskState | undefined;
+    const config = this.options.config;
     const call = async (signal: AbortSignal | undefined): Promise<InputCallResult> => {
-      if (!options.asTask)
-        return callWithInput(
-          session.client,
-          params,
-          { ...options, signal },
-          this.options.config,
-          toolDefinition,
-        );
-      const tasked = await callAsTask(session.client, params, { ...options, signal });
+      const opts = { ...options, signal };
+      if (!options.asTask) return callWithInput(session.client, params, opts, config, toolDefinition);
+      const tasked = await callAsTask(session.client, params, opts);
       if (tasked.working) working = tasked.working;
       return { result: tasked.result ?? { content: [] } };
     };

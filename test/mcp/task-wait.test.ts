@@ -189,7 +189,7 @@ describe('MCP tasks as durable waits', { timeout: 120_000 }, () => {
     server.forget();
     const expired = await other.cli(['resume', forgotten]);
     const call = expired.events.find((e) => e.type === 'tool.invoked' && e.tool === 'build_report');
-    expect(call).toMatchObject({ outcome: 'FAILED' });
+    expect(call).toMatchObject({ outcome: 'FAILED', errorCode: 'MCP_INVALID_PARAMS' });
     expect(String(call?.message)).toMatch(/task-2 not found/);
   });
 });

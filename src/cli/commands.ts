@@ -237,7 +237,12 @@ async function withContext(
 
 const interrupts = new WeakMap<CliContext, Interrupt>();
 
-async function finish(ctx: CliContext, first: RunSummary): Promise<number> {
+async function finish(ctx: CliContext, given: RunSummary): Promise<number> {
+  // A run waiting for an MCP task is waited for here (Ctrl-C leaves it waiting, for `resume` anywhere).
+  const first =
+    given.status === 'suspended' && given.suspension?.kind === 'TASK'
+      ? await ctx.runtime.awaitTask(given.runId)
+      : given;
   if (interrupts.get(ctx)?.interrupted === true && first.status === 'running') {
     print(ctx, first);
     ctx.err(`continue with: ${ctx.continueCommand} resume ${first.runId}${ctx.continueFlags}\n`);

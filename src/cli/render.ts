@@ -235,6 +235,11 @@ export function describeSummary(
       lines.push(
         `continue with: ${command} approve ${summary.runId}${flags}   (or: ${command} reject ${summary.runId}${flags} --comment TEXT)`,
       );
+    } else if (summary.suspension.kind === 'TASK') {
+      lines.push(`waiting for: ${taskText(pending.task)}`);
+      lines.push(
+        `continue with: ${command} resume ${summary.runId}${flags}   (serve and workers go on by themselves)`,
+      );
     } else if (isAuthorization(pending.authorization)) {
       lines.push(...authorizationLines(summary, pending.authorization, flags, command, flowFile));
     } else {
@@ -280,10 +285,18 @@ function approverLines(pending: Record<string, unknown>): string[] {
 /** What a suspended run waits for, as the trace line says it. */
 function waitingFor(f: Record<string, unknown>): string {
   if (f.kind === 'APPROVAL') return 'approval';
+  if (f.kind === 'TASK') return taskText((f.pending as Record<string, unknown> | undefined)?.task);
   const authorization = (f.pending as Record<string, unknown> | undefined)?.authorization;
   return isAuthorization(authorization)
     ? `the authorization of MCP server ${authorization.server}`
     : 'an answer';
+}
+
+/** `task TASK_ID of MCP server SERVER (TOOL): STATUS — MESSAGE` of a TASK item (docs/mcp.md). */
+function taskText(value: unknown): string {
+  const task = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  const message = typeof task.statusMessage === 'string' ? ` — ${task.statusMessage}` : '';
+  return `task ${String(task.taskId)} of MCP server ${String(task.server)} (${String(task.tool)}): ${String(task.status)}${message}`;
 }
 
 function isAuthorization(value: unknown): value is { server: string; tool?: string } {

@@ -88,6 +88,8 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   io.out(`${listening.url}\n`);
   const recoverer = startRecoverer(runtime, { intervalMs: runtime.leaseLength, logger });
   const expiry = startExpiryTimer(runtime, { intervalMs: expiryMs, logger });
+  // Runs waiting for an MCP task go on once it ended (docs/mcp.md, "Tools that run as tasks").
+  const tasks = runtime.startTaskPoller({ logger });
   logger.info('SERVER listening', {
     url: listening.url,
     auth: tokens ? `${tokens.length} tokens` : 'none',
@@ -100,6 +102,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
   watching?.close();
   recoverer.stop();
   expiry.stop();
+  tasks.stop();
   // The runs being driven start nothing new; a write in flight is waited for and recorded first. They
   // stay `running` with their steps persisted, for a later takeover (another serve, a worker, resume).
   const stopping = runtime.stopDriving();

@@ -214,6 +214,7 @@ function nodeRunner(
     hooks: (place) => ({
       progress: progressTrace(session, place, ctx.clock),
       serverLog: serverLogTrace(session, place),
+      taskTrace: (event) => session.emit({ type: 'tool.task', ...place, ...event }),
       sample: nodeSampler(session, node.id, { model, flow: ref.flow, signal: ctx.signal }, limits),
     }),
     // A cancel from another process reaches this one through the store, while the call runs.

@@ -46,7 +46,7 @@ export function checkExpected(record: RunRecord, expect: string | undefined): vo
 export function respondedItem(
   record: RunRecord,
   expect: string | undefined,
-): { kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem } | null {
+): { kind: 'APPROVAL' | 'FOLLOW_UP' | 'TASK'; pending: PendingItem } | null {
   const suspension = record.suspension;
   if (!suspension) return null;
   const named = expect === undefined ? undefined : suspension.items?.find((i) => i.pending.id === expect);

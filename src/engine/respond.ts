@@ -238,6 +238,7 @@ function serverQuestion(
 function conflictMessage(runId: string, status: string, waiting: string | undefined, wanted: string): string {
   const what = wanted === 'APPROVAL' ? 'an approval' : 'an answer';
   if (status !== 'suspended') return `run ${runId} is ${status}; it is not waiting for ${what}`;
+  if (waiting === 'TASK') return `run ${runId} waits for an MCP task to end, not for ${what}`;
   return `run ${runId} waits for ${waiting === 'APPROVAL' ? 'an approval' : 'an answer'}, not for ${what}`;
 }
 

@@ -10,6 +10,8 @@ import type { McpCallOptions, McpCallResult, McpServerLookup } from './types.js'
 export type McpToolAnswer =
   /** The connection or the call failed: the kind of failure, classified (src/mcp/failure-kind.ts). */
   | { readonly kind: 'failed'; readonly failure: Classified }
+  /** The tool runs as a task that outlasted the call's wait: the run waits for it (docs/mcp.md). */
+  | { readonly kind: 'working'; readonly working: NonNullable<McpCallResult['working']> }
   /** The tool must run as a task and the server cannot run tasks: it was not sent. */
   | { readonly kind: 'noTasks' }
   /** The call was cancelled for a question the person has to answer. */
@@ -51,6 +53,7 @@ export async function callMcpTool(
     return { kind: 'failed', failure: classify(error) };
   }
   if (result.noTasks) return { kind: 'noTasks' };
+  if (result.working) return { kind: 'working', working: result.working };
   if (result.elicitation) return { kind: 'elicitation', elicitation: result.elicitation };
   const data = mcpResultData(result);
   if (result.isError) return { kind: 'toolError', detail: mcpErrorText(result), data };

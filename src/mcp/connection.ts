@@ -25,6 +25,7 @@ import { listServerTools } from './tool-listing.js';
 import { disposeSession, type Session } from './session.js';
 import { FileCredentialStore, type McpCredentialStore } from './token-store.js';
 import type {
+  McpTaskState,
   McpCallOptions,
   McpCallResult,
   McpClientUse,
@@ -204,16 +205,22 @@ class SdkMcpConnection implements McpConnection {
     // Only the input schema: given an output schema too, the SDK would validate the result itself.
     const inputSchema = this.inputSchemas.get(remoteName);
     const toolDefinition = inputSchema ? { toolDefinition: { name: remoteName, inputSchema } } : {};
-    const call = async (signal: AbortSignal | undefined): Promise<InputCallResult> =>
-      options.asTask
-        ? { result: await callAsTask(session.client, params, { ...options, signal }) }
-        : callWithInput(session.client, params, { ...options, signal }, this.options.config, toolDefinition);
+    let working: McpTaskState | undefined;
+    const config = this.options.config;
+    const call = async (signal: AbortSignal | undefined): Promise<InputCallResult> => {
+      const opts = { ...options, signal };
+      if (!options.asTask) return callWithInput(session.client, params, opts, config, toolDefinition);
+      const tasked = await callAsTask(session.client, params, opts);
+      if (tasked.working) working = tasked.working;
+      return { result: tasked.result ?? { content: [] } };
+    };
     const answered = await whileInFlight(this.logging, options.onLog, () =>
       whileInFlight(this.sampling, options.onSample, () =>
         askable(this.eliciting, options.onElicit, options.signal, call, options.onHold),
       ),
     );
     const outcome = answered.asked ? answered : answered.result;
+    if (working) return { content: [], isError: false, working };
     if (outcome.asked) return { content: [], isError: false, elicitation: outcome.asked };
     const result = outcome.result;
     return {

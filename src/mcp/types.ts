@@ -26,6 +26,34 @@ export interface McpCallResult {
   readonly elicitation?: McpElicitation;
   /** Set when the call was to run as a task and its server does not offer tasks for tool calls (not sent). */
   readonly noTasks?: boolean;
+  /**
+   * Set when the call runs as a task that had not ended within the call's `task.waitMs`: the task goes on
+   * at the server, the run waits for it (docs/mcp.md, "Tools that run as tasks"; content is then empty).
+   */
+  readonly working?: McpTaskState;
+}
+
+/** A task of a `tools/call` as the server last reported it (2025-11-25 tasks). */
+export interface McpTaskState {
+  readonly taskId: string;
+  readonly status: string;
+  readonly statusMessage?: string;
+  /** The wait the server asks for between two `tasks/get`, ms. */
+  readonly pollInterval?: number;
+  /** How long the server keeps the task after it was created, ms (null: unlimited). */
+  readonly ttl?: number | null;
+  /** When the server created it (ISO 8601), when it says. */
+  readonly createdAt?: string;
+}
+
+/** How a call that runs as a task waits for it (src/mcp/task-call.ts). */
+export interface McpTaskWait {
+  /** How long the call polls in this process before it returns the task still working. */
+  readonly waitMs: number;
+  /** The task this call already started (a resumed run): it is polled, never sent again. */
+  readonly resume?: string;
+  /** Told once the server created the task (before it is polled): the run records it. */
+  readonly started?: (task: McpTaskState) => void | Promise<void>;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -54,6 +82,8 @@ export interface McpCallOptions {
   readonly resumeInput?: () => InputRound | undefined;
   /** Runs the call as a task (a tool with `taskSupport: required`, docs/mcp.md, "Tools that run as tasks"). */
   readonly asTask?: boolean;
+  /** A task call waits at most this long here; without it, the call waits for the task's end. */
+  readonly task?: McpTaskWait;
   /** Answers the server's sampling requests during this call (servers with `sampling: true` only). */
   readonly onSample?: SampleHandler;
   /** Told about the server's log messages while this call is the only one in flight (src/mcp/server-log.ts). */

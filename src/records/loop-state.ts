@@ -23,7 +23,7 @@ export const SuspendedCallSchema = z.object({
   callId: z.string(),
   tool: z.string(),
   args: z.record(z.string(), z.unknown()),
-  kind: z.enum(['APPROVAL', 'FOLLOW_UP']),
+  kind: z.enum(['APPROVAL', 'FOLLOW_UP', 'TASK']),
   /** The gated call's fingerprint for an approval. */
   fingerprint: z.string().optional(),
   /** True for the runtime's own question after an interrupted write (docs/durability.md): no tool call behind it. */

@@ -98,6 +98,36 @@ export const AuthorizationPendingSchema = z.object({
 });
 export type AuthorizationPending = z.infer<typeof AuthorizationPendingSchema>;
 
+/**
+ * A tool call that runs as an MCP task (docs/mcp.md, "Tools that run as tasks"): the run waits until the
+ * task ends, looking at it again at `nextPollAt`; nobody answers it.
+ */
+export const TaskPendingSchema = z.object({
+  task: z
+    .object({
+      server: z.string(),
+      tool: z.string(),
+      /** The fingerprint of the call: the call polls this task when it goes on, never sends it again. */
+      fingerprint: z.string(),
+      taskId: z.string(),
+      /** As the server last reported it: `working`, `input_required`. */
+      status: z.string(),
+      statusMessage: z.string().optional(),
+      /** The wait between two looks, ms (the server's `pollInterval`, bounded). */
+      pollInterval: z.number(),
+      /** How long the server keeps the task, ms (null: unlimited); absent when it did not say. */
+      ttl: z.number().nullable().optional(),
+      /** When the call started the task. */
+      startedAt: z.string(),
+      /** When the run looks at the task again (ISO 8601). */
+      nextPollAt: z.string(),
+    })
+    .meta({ description: 'The MCP task the run waits for (docs/mcp.md, "Tools that run as tasks").' }),
+  /** The pending item id. */
+  id: z.string().optional().meta({ description: 'The pending item id.' }),
+});
+export type TaskPending = z.infer<typeof TaskPendingSchema>;
+
 /** A question waiting for the person's answer, as traced and summarised. */
 export const QuestionPendingSchema = z.object({
   question: z.string(),
@@ -115,7 +145,7 @@ export const QuestionPendingSchema = z.object({
 });
 
 /** The pending item of a suspension as traced and summarised: a write to approve or a question. */
-export const PendingItemSchema = z.union([ApprovalPendingSchema, QuestionPendingSchema]);
+export const PendingItemSchema = z.union([ApprovalPendingSchema, QuestionPendingSchema, TaskPendingSchema]);
 export type PendingItem = z.infer<typeof PendingItemSchema>;
 
 /**
@@ -129,7 +159,7 @@ export type FollowUpPending = z.infer<typeof QuestionPendingSchema>;
 
 /** One of the items a run with parallel branches waits for: its kind, the branch's node and the item. */
 export const WaitingItemSchema = z.object({
-  kind: z.enum(['APPROVAL', 'FOLLOW_UP']),
+  kind: z.enum(['APPROVAL', 'FOLLOW_UP', 'TASK']),
   nodeId: z.string(),
   pending: PendingItemSchema,
 });
@@ -141,7 +171,7 @@ export type WaitingItem = z.infer<typeof WaitingItemSchema>;
  * each is answered by its pending id, and the run goes on once all are answered.
  */
 export const SuspensionSchema = z.object({
-  kind: z.enum(['APPROVAL', 'FOLLOW_UP']),
+  kind: z.enum(['APPROVAL', 'FOLLOW_UP', 'TASK']),
   pending: PendingItemSchema,
   items: z.array(WaitingItemSchema).optional(),
 });

@@ -132,7 +132,21 @@ export const InFlightWriteSchema = z.object({
 });
 export type InFlightWrite = z.infer<typeof InFlightWriteSchema>;
 
-/** A question asked with builtin_node_follow_up and the person's answer. */
+/**
+ * A tool call the server runs as a task (docs/mcp.md, "Tools that run as tasks"), recorded as soon as the
+ * server created it and kept until the call has its result: the call, sent again, polls this task.
+ */
+export const StartedTaskSchema = z.object({
+  server: z.string(),
+  tool: z.string(),
+  fingerprint: z.string(),
+  taskId: z.string(),
+  nodeId: z.string(),
+  callId: z.string(),
+  startedAt: z.string(),
+});
+export type StartedTask = z.infer<typeof StartedTaskSchema>;
+
 /**
  * One `input_required` round of an MCP call (2026-07-28, docs/mcp.md, "Elicitation"): the server's
  * input requests by key, and its opaque request state, echoed byte for byte when the call is retried.
@@ -242,6 +256,8 @@ export const RunStateSchema = z.object({
   steerSeq: z.number().int().nonnegative().optional(),
   /** The texts of the steering messages read: they count as the user's words. */
   steerTexts: z.array(z.string()).optional(),
+  /** MCP tasks started by calls that have no result yet (absent: none). */
+  tasks: z.array(StartedTaskSchema).optional(),
 });
 export type RunState = z.infer<typeof RunStateSchema>;
 

@@ -6,6 +6,8 @@ import { startRun } from '../engine/new-run.js';
 import { RunObservers } from '../engine/observe.js';
 import { respondToRun, type PersonResponse } from '../engine/respond.js';
 import { retryRun } from '../engine/retry.js';
+import { cancelWaitedTask, waitingTask } from '../engine/task-wait.js';
+import { awaitTask, startTaskPoller, TASK_POLL_MS, type TaskPoller } from './task-poller.js';
 import { acceptMessage } from '../engine/steering.js';
 import type { RunMessage } from '../records/run-message.js';
 import { forkRun } from '../engine/fork.js';
@@ -17,7 +19,7 @@ import { codeRegistryOf, type CodeRegistry } from '../engine/code-registry.js';
 import { loadFlow, type LoadedFlow } from '../flow/load.js';
 import { loadFlowOnce } from '../flow/flow-cache.js';
 import type { CodeFlowInput, FlowOutputs } from '../flow/typed-outputs.js';
-import { silentLogger } from '../log/logger.js';
+import { silentLogger, type Logger } from '../log/logger.js';
 import { absolutizeModel, type ModelSpec } from '../model/resolve.js';
 import type { RunFilter, Store, StoredEvent, ThreadFilter } from '../store/store.js';
 import { planThread, threadBusy, type ThreadStartSpec } from '../engine/thread-start.js';
@@ -48,6 +50,8 @@ export class Runtime {
   private readonly code: CodeRegistry;
   /** The size cap of the files it reads (AGENT_RUNTIME_MAX_FILE_BYTES of its env). */
   private readonly fileBytes: number;
+  /** Aborted by `stopDriving`: ends the waits for MCP tasks in this process (`awaitTask`). */
+  private readonly waits = new AbortController();
 
   constructor(private readonly options: RuntimeOptions) {
     this.storeReady = Promise.resolve(options.store);
@@ -230,8 +234,12 @@ export class Runtime {
     });
   }
 
-  /** Continues a run left `running` by a dead process (its lease expired). */
-  resume(runId: string, options: { model?: ModelSpec } = {}): Promise<RunSummary> {
+  /**
+   * Continues a run left `running` by a dead process (its lease expired), or waits here for the MCP task
+   * a suspended run waits for and goes on once it ended (`awaitTask`).
+   */
+  async resume(runId: string, options: { model?: ModelSpec } = {}): Promise<RunSummary> {
+    if (waitingTask(await this.engine.require(runId))) return this.awaitTask(runId, options);
     return this.engine.takeOver(runId, {
       ...(options.model !== undefined ? { model: options.model } : {}),
       recovery: 'always',
@@ -252,8 +260,29 @@ export class Runtime {
    * Cancels a run that has not ended (src/engine/cancel.ts): nothing new starts; a write in flight is
    * waited for and recorded first, by its driver or, when that driver died, by this cancel.
    */
-  cancel(runId: string): Promise<RunSummary> {
-    return this.engine.cancel(runId);
+  async cancel(runId: string): Promise<RunSummary> {
+    const before = await this.engine.require(runId);
+    const summary = await this.engine.cancel(runId);
+    // A run waiting for an MCP task cancels the task (docs/mcp.md, "Tools that run as tasks").
+    await cancelWaitedTask(this.engine, before);
+    return summary;
+  }
+
+  /**
+   * Waits in this process for the MCP task a suspended run waits for, looking at it at the server's
+   * poll interval, and goes on with the run once the task ended (docs/mcp.md, "Tools that run as
+   * tasks"); `stopDriving` ends the wait with the run still waiting. Returns the run's summary.
+   */
+  awaitTask(runId: string, options: { model?: ModelSpec } = {}): Promise<RunSummary> {
+    return awaitTask(this.engine, runId, { signal: this.waits.signal, ...options });
+  }
+
+  /** Looks at the tasks suspended runs wait for, now and every `intervalMs` (`serve`, workers). */
+  startTaskPoller(options: { intervalMs?: number; logger?: Logger } = {}): TaskPoller {
+    return startTaskPoller(this.engine, {
+      intervalMs: options.intervalMs ?? TASK_POLL_MS,
+      logger: options.logger ?? this.engine.logger,
+    });
   }
 
   /** The summary of a run, or throws RunError RUN_NOT_FOUND. */
@@ -302,6 +331,7 @@ export class Runtime {
    * stop at once.
    */
   stopDriving(): Promise<void> {
+    this.waits.abort();
     return this.engine.stopDriving();
   }
 

@@ -38,11 +38,15 @@ export const PendingSchema = PendingItemSchema.meta({
 export const RunSummarySchema = RecordSummarySchema.extend({
   suspension: z
     .object({
-      kind: z.enum(['APPROVAL', 'FOLLOW_UP']),
+      kind: z.enum(['APPROVAL', 'FOLLOW_UP', 'TASK']),
       pending: PendingSchema,
       items: z
         .array(
-          z.object({ kind: z.enum(['APPROVAL', 'FOLLOW_UP']), nodeId: z.string(), pending: PendingSchema }),
+          z.object({
+            kind: z.enum(['APPROVAL', 'FOLLOW_UP', 'TASK']),
+            nodeId: z.string(),
+            pending: PendingSchema,
+          }),
         )
         .optional()
         .describe(

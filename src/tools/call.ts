@@ -1,13 +1,19 @@
 import type { Flow, ToolPolicy } from '../domain/flow.js';
 import type { Locale } from '../domain/locale.js';
 import type { Observation } from '../domain/observation.js';
-import type { ApprovalPending, ElicitationPending, FollowUpPending } from '../records/pending.js';
+import type {
+  ApprovalPending,
+  ElicitationPending,
+  FollowUpPending,
+  TaskPending,
+} from '../records/pending.js';
 import type { NodeState, RunState, ValueMatch } from '../records/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { ElicitHandler, HoldHandler, McpElicitAnswer, McpElicitation } from '../mcp/elicitation.js';
 import type { InputRound } from '../records/run-state.js';
 import type { SampleHandler, McpSamplingRequest, McpSamplingResult } from '../mcp/sampling.js';
 import type { LogSink, McpLogMessage } from '../mcp/server-log.js';
+import type { McpTaskState } from '../mcp/types.js';
 
 // The types of one tool call, shared by the pipeline, its guards, the builtins and the runtime.
 // Types only: every layer that handles a call can import this module without importing the guards.
@@ -34,10 +40,34 @@ export interface ElicitBridge {
   readonly hold?: HoldHandler;
 }
 
+/** How an MCP call that runs as a task reaches the run (docs/mcp.md, "Tools that run as tasks"). */
+export interface TaskBridge {
+  /** How long the call waits for the task in this process before the run waits for it. */
+  readonly waitMs: number;
+  /** The task this very call started earlier (same fingerprint): polled, never sent again. */
+  readonly resume: () => string | undefined;
+  /** The server created the task: the run records (and commits) it before it is polled. */
+  readonly started: (task: McpTaskState) => Promise<void>;
+  /** The task had not ended within `waitMs`: the run waits for it (the observation is then a placeholder). */
+  readonly working: (task: McpTaskState) => void;
+  /** The call has its result (or failed): the task is no longer waited for. */
+  readonly ended: () => void;
+}
+
+/** What the runtime traces of a call's MCP task (`tool.task`, docs/trace.md). */
+export interface TaskTraceEvent {
+  readonly server: string;
+  readonly taskId: string;
+  readonly phase: 'started' | 'polled';
+  readonly status: string;
+  readonly statusMessage?: string;
+}
+
 /** A request to wait for a person (docs/observations.md). */
 export type SuspensionRequest =
   | { kind: 'APPROVAL'; pending: ApprovalPending; fingerprint: string }
-  | { kind: 'FOLLOW_UP'; pending: FollowUpPending };
+  | { kind: 'FOLLOW_UP'; pending: FollowUpPending }
+  | { kind: 'TASK'; pending: TaskPending };
 
 /** What a control builtin asks the loop to do after its call. */
 export type ControlEffect =
@@ -78,6 +108,8 @@ export interface InvokeOptions {
   onProgress?: (progress: ToolProgress) => void;
   /** MCP calls: the server's questions to the person (docs/mcp.md, "Elicitation"). */
   elicit?: ElicitBridge;
+  /** MCP calls of tools that run as tasks: how the run waits for the task. */
+  task?: TaskBridge;
   /** MCP calls to a server with `sampling: true`: its sampling requests, answered by the node's model. */
   sample?: SampleHandler;
   /** MCP calls: the server's log messages while the call runs. */
@@ -117,6 +149,17 @@ export interface ToolInvokerPort {
     args: Readonly<Record<string, string>>,
     options: Pick<InvokeOptions, 'timeoutMs' | 'signal'>,
   ): Promise<string>;
+  /**
+   * `tasks/get` (or `tasks/cancel`) of a task of MCP server `server` that a call of a suspended run
+   * started (docs/mcp.md, "Tools that run as tasks"): the task as the server reports it. Throws what the
+   * connection throws (a task the server no longer knows: its error).
+   */
+  task?(
+    server: string,
+    taskId: string,
+    action: 'get' | 'cancel',
+    options: Pick<InvokeOptions, 'timeoutMs'>,
+  ): Promise<McpTaskState>;
 }
 
 /** The structural subset of src/log/logger.ts `Logger` the pipeline writes to. */
@@ -195,6 +238,10 @@ export interface CallServices {
    * flight (the runtime traces them as `mcp.log`, docs/mcp.md "Server log messages").
    */
   serverLog?(message: McpLogMessage, server: string): void;
+  /** Told when this call's MCP task was created or looked at (the runtime traces it as `tool.task`). */
+  taskTrace?(event: TaskTraceEvent): void;
+  /** How long a call that runs as a task waits for it before the run waits for it (default 2 s). */
+  readonly taskWaitMs?: number;
   /** An eval baseline (`--guards off`, docs/evals.md): provenance and fingerprint checks are skipped. */
   readonly baseline?: boolean;
   /** Records each call (an `execute_tool` span, the step duration): the telemetry stage of the pipeline. */

@@ -4,8 +4,9 @@ import { Observation } from '../domain/observation.js';
 import { callMcpTool } from '../mcp/call-tool.js';
 import { contentBlocks } from '../mcp/content.js';
 import { getPromptText, listServerResources } from '../mcp/server-content.js';
-import type { McpProgress, McpServerLookup } from '../mcp/types.js';
-import type { ElicitBridge, PipelineLogger } from './call.js';
+import type { McpProgress, McpServerLookup, McpTaskState, McpTaskWait } from '../mcp/types.js';
+import { taskRequest } from '../mcp/task-call.js';
+import type { ElicitBridge, PipelineLogger, TaskBridge } from './call.js';
 import type { SampleHandler } from '../mcp/sampling.js';
 import type { LogSink } from '../mcp/server-log.js';
 import { findRejection } from './rejected.js';
@@ -31,8 +32,19 @@ export interface ToolInvokeOptions {
   readonly elicit?: ElicitBridge;
   /** MCP calls: answers the server's sampling requests (servers with `sampling: true`). */
   readonly sample?: SampleHandler;
+  /** MCP calls of tools that run as tasks: how the run waits for the task (without it, the call waits here). */
+  readonly task?: TaskBridge;
   /** MCP calls: told about the server's log messages while the call runs (docs/mcp.md, "Server log messages"). */
   readonly onLog?: LogSink;
+}
+
+/** A task call's wait as the MCP layer takes it (docs/mcp.md, "Tools that run as tasks"). */
+function taskWait(bridge: TaskBridge | undefined): { task?: McpTaskWait } {
+  if (!bridge) return {};
+  const resume = bridge.resume();
+  return {
+    task: { waitMs: bridge.waitMs, ...(resume === undefined ? {} : { resume }), started: bridge.started },
+  };
 }
 
 /** What the invoker calls tools through. */
@@ -97,9 +109,14 @@ export class ToolInvoker {
       ...(options.elicit?.hold ? { onHold: options.elicit.hold } : {}),
       ...(options.sample ? { onSample: options.sample } : {}),
       // Sent as a plain call, the server would refuse it (-32601): run as a task, or not sent at all.
-      ...(tool.taskSupport === 'required' ? { asTask: true } : {}),
+      ...(tool.taskSupport === 'required' ? { asTask: true, ...taskWait(options.task) } : {}),
       ...(options.onLog ? { onLog: options.onLog } : {}),
     });
+    if (answer.kind === 'working') {
+      options.task?.working(answer.working);
+      return Observation.success(hint(locale, 'SUSPENDED_TASK', { server: tool.server, tool: tool.name }));
+    }
+    options.task?.ended();
     switch (answer.kind) {
       case 'failed':
         return observeFailure(answer.failure, locale, { tool: tool.name, timeoutMs });
@@ -173,6 +190,21 @@ export class ToolInvoker {
     return getPromptText(this.servers.connection(server), name, args, {
       timeoutMs: options.timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  /** `tasks/get` or `tasks/cancel` of a task on `server` (ToolInvokerPort.task). */
+  async task(
+    server: string,
+    taskId: string,
+    action: 'get' | 'cancel',
+    options: Pick<ToolInvokeOptions, 'timeoutMs'>,
+  ): Promise<McpTaskState> {
+    if (!this.servers) throw new Error(`ToolInvoker has no MCP servers to look at task ${taskId}`);
+    const connection = this.servers.connection(server);
+    if (!connection.request) throw new Error(`MCP server ${server} cannot look at tasks`);
+    return connection.request((client) => taskRequest(client, taskId, action, options.timeoutMs), {
+      timeoutMs: options.timeoutMs,
     });
   }
 

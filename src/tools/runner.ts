@@ -33,10 +33,13 @@ export interface CallPlace {
 }
 
 /** What one call reports while it runs; made for a call when it first reports something. */
-export type CallHooks = Pick<CallServices, 'progress' | 'serverLog' | 'sample'>;
+export type CallHooks = Pick<CallServices, 'progress' | 'serverLog' | 'sample' | 'taskTrace'>;
 
 /** The services every call of the node run shares; the invoker is the catalog's, the time the clock's. */
-export type RunnerServices = Omit<CallServices, 'invoker' | 'now' | 'progress' | 'serverLog' | 'sample'>;
+export type RunnerServices = Omit<
+  CallServices,
+  'invoker' | 'now' | 'progress' | 'serverLog' | 'sample' | 'taskTrace'
+>;
 
 /** What `createCallRunner` needs: the node run's place, its tools, the pipeline and the services. */
 export interface CallRunnerOptions {
@@ -129,7 +132,10 @@ async function runCall(
     services: { ...options.services, invoker: catalog.invoker, now, ...hooks },
   });
   const interrupted = run.inFlight.find((w) => w.callId === call.callId && w.nodeId === nodeId);
-  if (interrupted) return { ...(await recoverWrite(input, interrupted, pipeline)), sent: true };
+  // A write interrupted while its MCP task worked is not settled blind: the call polls its task (docs/mcp.md).
+  const tasked = interrupted && run.tasks?.some((t) => t.fingerprint === interrupted.fingerprint);
+  if (interrupted && tasked) run.inFlight = run.inFlight.filter((w) => w !== interrupted);
+  else if (interrupted) return { ...(await recoverWrite(input, interrupted, pipeline)), sent: true };
   const report = options.cancel
     ? await watchingCancel(pipeline(input), { ...options.cancel, signal: options.services.signal })
     : await pipeline(input);
@@ -145,6 +151,7 @@ function lazyHooks(options: CallRunnerOptions, place: CallPlace): CallHooks {
   return {
     progress: (progress) => hooks().progress?.(progress),
     serverLog: (message, server) => hooks().serverLog?.(message, server),
+    taskTrace: (event) => hooks().taskTrace?.(event),
     sample: (request, call) => {
       const sample = hooks().sample;
       if (!sample) return Promise.reject(new Error(`sampling is not offered to ${call.server}`));

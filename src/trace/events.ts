@@ -121,6 +121,19 @@ export type EventPayload =
       resultTruncated?: boolean;
     }
   | { type: 'tool.skipped'; nodeId: string; round: number; callId: string; tool: string }
+  /** A call that runs as an MCP task: the server created it, or the run looked at it (docs/trace.md). */
+  | {
+      type: 'tool.task';
+      nodeId: string;
+      round: number;
+      callId: string;
+      tool: string;
+      server: string;
+      taskId: string;
+      phase: 'started' | 'polled';
+      status: string;
+      statusMessage?: string;
+    }
   | { type: 'react.stall'; nodeId: string; round: number; stalls: number; maxStalls: number }
   | { type: 'phase.hint'; nodeId: string; round: number; text: string }
   /** A person's steering message, read at the start of this round: the model gets it as the user's words. */
@@ -148,12 +161,12 @@ export type EventPayload =
       stubbedRounds: number;
       droppedRounds: number;
     }
-  | { type: 'node.suspended'; nodeId: string; kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem }
-  | { type: 'run.suspended'; nodeId: string; kind: 'APPROVAL' | 'FOLLOW_UP'; pending: PendingItem }
+  | { type: 'node.suspended'; nodeId: string; kind: 'APPROVAL' | 'FOLLOW_UP' | 'TASK'; pending: PendingItem }
+  | { type: 'run.suspended'; nodeId: string; kind: 'APPROVAL' | 'FOLLOW_UP' | 'TASK'; pending: PendingItem }
   | {
       type: 'run.resumed';
       nodeId?: string;
-      kind: 'APPROVAL' | 'FOLLOW_UP' | 'RECOVERY';
+      kind: 'APPROVAL' | 'FOLLOW_UP' | 'RECOVERY' | 'TASK';
       decision?: 'approved' | 'rejected';
       comment?: string | null;
       who?: string | null;
@@ -244,6 +257,7 @@ export const EVENT_TYPES = [
   'mcp.answered',
   'tool.invoked',
   'tool.skipped',
+  'tool.task',
   'react.stall',
   'phase.hint',
   'context.compacted',

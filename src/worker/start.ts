@@ -117,6 +117,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
     intervalMs: expiryPollMs(options.env ?? process.env),
     logger,
   });
+  // Runs waiting for an MCP task go on once it ended (docs/mcp.md, "Tools that run as tasks").
+  const tasks = runtime.startTaskPoller({ logger });
   return {
     runtime,
     store,
@@ -126,6 +128,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
       // The runs being driven start nothing new; a write in flight is waited for and recorded first
       // (runtime.stopDriving), then they are left `running` for another worker to take over.
       expiry.stop();
+      tasks.stop();
       const stopping = runtime.stopDriving();
       const left = await running.stop(timeoutMs);
       await stopping;

@@ -64,6 +64,8 @@ const PRODUCED_ELSEWHERE = new Set<string>([
   'run.message',
   'approval.expired',
   'approval.escalated',
+  // A tool that runs as an MCP task (test/mcp/task-wait.test.ts).
+  'tool.task',
 ]);
 
 interface DocSection {

@@ -2148,6 +2148,23 @@ export interface components {
           id?: string;
           options: string[] | null;
           question: string;
+        }
+      | {
+          /** @description The pending item id. */
+          id?: string;
+          /** @description The MCP task the run waits for (docs/mcp.md, "Tools that run as tasks"). */
+          task: {
+            fingerprint: string;
+            nextPollAt: string;
+            pollInterval: number;
+            server: string;
+            startedAt: string;
+            status: string;
+            statusMessage?: string;
+            taskId: string;
+            tool: string;
+            ttl?: number | null;
+          };
         };
     PublishedOutput: {
       description?: string;
@@ -2254,12 +2271,12 @@ export interface components {
         /** @description Every item the run waits for when several parallel branches wait at once (the first is `pending`); each is answered by its id. */
         items?: {
           /** @enum {string} */
-          kind: 'APPROVAL' | 'FOLLOW_UP';
+          kind: 'APPROVAL' | 'FOLLOW_UP' | 'TASK';
           nodeId: string;
           pending: components['schemas']['PendingItem'];
         }[];
         /** @enum {string} */
-        kind: 'APPROVAL' | 'FOLLOW_UP';
+        kind: 'APPROVAL' | 'FOLLOW_UP' | 'TASK';
         pending: components['schemas']['PendingItem'];
       };
       /** @description The thread the run belongs to, if any. */

@@ -33,7 +33,11 @@ export function isPendingVerifyCall(ctx: Pick<ParsedCall, 'call' | 'node'> & Cal
  */
 function answersServer(ctx: CallInput & CallArgs & Admission): boolean {
   const fp = ctx.fingerprint;
-  return ctx.run.followUps.some((f) => f.elicitation?.fingerprint === fp && f.elicitation.used !== true);
+  return (
+    ctx.run.followUps.some((f) => f.elicitation?.fingerprint === fp && f.elicitation.used !== true) ||
+    // The call goes on to poll the MCP task it started (docs/mcp.md, "Tools that run as tasks").
+    (ctx.run.tasks ?? []).some((t) => t.fingerprint === fp)
+  );
 }
 
 /**

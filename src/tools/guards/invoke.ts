@@ -14,6 +14,7 @@ import { lookBack, needsLookBack } from './look-back.js';
 import { recordEvidence } from './evidence.js';
 import { send } from './send.js';
 import { callQuestions } from './elicit.js';
+import { callTask } from './task-wait.js';
 import { authorizationSuspension, personAuthorizes } from './authorize.js';
 
 /** What the invoke step itself produces (for docs/observations.md); the invoker's own codes are listed apart. */
@@ -42,8 +43,12 @@ export function invokeStep(builtins: BuiltinRegistry): Terminal<ReadyCall> {
     if (ctx.descriptor.kind === 'builtin') return runBuiltin(ctx, builtins);
     if (!ctx.isWrite) {
       const questions = callQuestions(ctx);
-      const sending = send(ctx, ctx.descriptor, ctx.args, { elicit: questions.bridge });
+      const task = callTask(ctx);
+      const sending = send(ctx, ctx.descriptor, ctx.args, { elicit: questions.bridge, task: task.bridge });
       const observation = await commitIfSlow(ctx, sending);
+      // Its task still works: not executed yet (no evidence); the run waits for the task.
+      const waiting = task.effect();
+      if (waiting) return { observation, executed: false, effect: waiting };
       const effect = questions.effect();
       // Cancelled for the server's question: not executed (no evidence); the run asks the person.
       if (effect) return { observation, executed: false, effect };
@@ -144,10 +149,15 @@ async function runWrite(ctx: ReadyCall, descriptor: ToolDescriptor): Promise<Cal
   try {
     await ctx.services.checkpoint({ beforeEffect: true });
     const questions = callQuestions(ctx);
+    const task = callTask(ctx);
     const obs = await send(ctx, descriptor, ctx.args, {
       meta: { idempotencyKey: key },
       elicit: questions.bridge,
+      task: task.bridge,
     });
+    // Its task still works: the write is not done yet; the call polls the same task when the run goes on.
+    const waiting = task.effect();
+    if (waiting) return { observation: obs, executed: false, effect: waiting };
     // Cancelled for the server's question: sent again, with the same idempotency key, once answered.
     const effect = questions.effect();
     if (effect) return { observation: obs, executed: false, effect };

@@ -17,7 +17,7 @@ export async function send(
   ctx: CallInput & Pick<ResolvedTool, 'isWrite'>,
   descriptor: ToolDescriptor,
   args: Record<string, unknown>,
-  extra: Pick<InvokeOptions, 'meta' | 'elicit'>,
+  extra: Pick<InvokeOptions, 'meta' | 'elicit' | 'task'>,
 ): Promise<Observation> {
   const limits = limitsOf(ctx);
   const options: InvokeOptions = {

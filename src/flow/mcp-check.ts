@@ -166,6 +166,7 @@ function paramNameProblems(flow: Flow, visible: ReadonlyMap<string, Visible>): R
   };
   for (const [tool, policy] of Object.entries(flow.tools)) {
     check(tool, Object.keys(policy.params ?? {}), ['tools', tool, 'params']);
+    if (policy.text) check(tool, policy.text.params, ['tools', tool, 'text', 'params']);
     if (policy.verify)
       check(policy.verify.tool, Object.keys(policy.verify.args), ['tools', tool, 'verify', 'args']);
     if (policy.recover)

@@ -179,6 +179,39 @@ describe('confidential values and the reply rule', () => {
     expect(open.summary).toMatchObject({ status: 'completed', reply: 'Visit Riverside View Hotel.' });
   });
 
+  it('text: { params: [body], untrusted: refuse } — a mail body repeating a name only a review holds is REJECTED; a rewrite passes', async () => {
+    const loaded = await travelFlow({ send_email: { text: { params: ['body'], untrusted: 'refuse' } } });
+    const steps = [
+      turn([call.tool('get_all_hotels_in_city', { city: 'Paris' })]),
+      turn([call.tool('get_reviews')]),
+    ];
+    const r = await run(loaded, 'Mail my wife janeLong@google.com the best hotel in Paris', [
+      ...steps,
+      turn([mail('Booking a room at the Riverside View Hotel')]),
+      turn([mail('Booking a room at Riverside View, near Le Marais Boutique')]),
+      turn([call.finish()]),
+    ]);
+    const mails = r.invoked.filter((e) => e.tool === 'send_email');
+    expect(mails.map((e) => e.errorCode)).toEqual(['TEXT_UNTRUSTED_PHRASE', 'APPROVAL_REQUIRED']);
+    const text = r.toolTexts.find((t) => t.includes('TEXT_UNTRUSTED_PHRASE')) ?? '';
+    expect(text).toContain('Argument [body] repeats "Riverside View Hotel"');
+    expect(text).toContain('get_reviews');
+    expect(r.sent).toEqual([]);
+
+    // Without the key, or before the review is read, the same body goes on to the approval gate.
+    const open = await run(await travelFlow({}), 'Mail my wife janeLong@google.com the best hotel in Paris', [
+      ...steps,
+      turn([mail('Booking a room at the Riverside View Hotel')]),
+      turn([call.finish()]),
+    ]);
+    expect(open.invoked.find((e) => e.tool === 'send_email')?.errorCode).toBe('APPROVAL_REQUIRED');
+    const unread = await run(loaded, 'Mail my wife janeLong@google.com the best hotel in Paris', [
+      turn([mail('Booking a room at the Riverside View Hotel')]),
+      turn([call.finish()]),
+    ]);
+    expect(unread.invoked.find((e) => e.tool === 'send_email')?.errorCode).toBe('APPROVAL_REQUIRED');
+  });
+
   it('reply rule on a text answer (answer: text): refused, then the rewrite is the answer', async () => {
     const loaded = await travelFlow({}, { reply: { untrusted: 'refuse' }, answer: 'text' });
     const { tools } = travelTools();

@@ -88,9 +88,14 @@ describe('confidential values and the reply rule', () => {
     await Promise.all(runtimes.splice(0).map((r) => r.close()));
   });
 
-  async function run(loaded: LoadedFlow, text: string, turns: ReturnType<typeof turn>[]) {
+  async function run(
+    loaded: LoadedFlow,
+    text: string,
+    turns: ReturnType<typeof turn>[],
+    guards: 'on' | 'off' = 'on',
+  ) {
     const { tools, sent } = travelTools();
-    const runtime = createRuntime({ store: 'memory', tools, logger: false });
+    const runtime = createRuntime({ store: 'memory', tools, logger: false, ablation: { guards } });
     runtimes.push(runtime);
     const model = recordingModel(...turns);
     const summary = await runtime.start(loaded, { input: { text }, model });
@@ -210,6 +215,15 @@ describe('confidential values and the reply rule', () => {
       turn([call.finish()]),
     ]);
     expect(unread.invoked.find((e) => e.tool === 'send_email')?.errorCode).toBe('APPROVAL_REQUIRED');
+
+    // An eval baseline (guards off) skips the rule, as it skips the confidential check.
+    const baseline = await run(
+      loaded,
+      'Mail my wife janeLong@google.com the best hotel in Paris',
+      [...steps, turn([mail('Booking a room at the Riverside View Hotel')]), turn([call.finish()])],
+      'off',
+    );
+    expect(baseline.invoked.find((e) => e.tool === 'send_email')?.errorCode).toBe('APPROVAL_REQUIRED');
   });
 
   it('reply rule on a text answer (answer: text): refused, then the rewrite is the answer', async () => {

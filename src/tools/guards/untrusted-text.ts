@@ -13,6 +13,9 @@ import type { ParsedCall } from '../stages.js';
  * titled …" produces. The names and the texts are the reply rule's (`untrustedPhrases`, `replySources`).
  */
 
+/** At most this many names are reported, as by the reply rule. */
+const MAX_REPORTED = 5;
+
 /** The strings of an argument (itself, or the string leaves of a list or object), each judged alone. */
 function stringsOf(arg: unknown): string[] {
   return scalarLeaves(arg).filter((leaf): leaf is string => typeof leaf === 'string' && leaf.trim() !== '');
@@ -34,7 +37,7 @@ export function untrustedTextGuard(): Check<ParsedCall, object> {
       sources ??= await replySources(ctx);
       if (sources.untrusted.length === 0) return {};
       const judged = sources;
-      const found = texts.flatMap((text) => untrustedPhrases(text, judged));
+      const found = texts.flatMap((text) => untrustedPhrases(text, judged)).slice(0, MAX_REPORTED);
       if (found.length === 0) continue;
       const { locale } = ctx;
       const phrases = list(

@@ -211,9 +211,27 @@ export const ReplySchema = z
   })
   .describe('Rules on the node’s final reply (its finish summary or text answer).');
 
+/** `text` of a tool policy: what a write's free-text arguments may repeat (docs/flows.md, "Replies and untrusted text"). */
+export const TextRuleSchema = z
+  .strictObject({
+    params: z
+      .array(z.string().min(1))
+      .min(1)
+      .refine((names) => new Set(names).size === names.length, { error: 'expected each argument once' })
+      .describe('The free-text arguments checked (a title, a subject, a body).'),
+    untrusted: z
+      .enum(['refuse'])
+      .describe(
+        'refuse: a write whose checked argument repeats a name (two or more capitalised words in a row) that stands only in untrusted text of this run, not in the user’s words nor in a trusted result, is REJECTED for the model to rewrite.',
+      ),
+  })
+  .describe("Rules on a write's free-text arguments, as `reply` on a node's final reply.");
+
 export type FromEntry = z.infer<typeof FromEntrySchema>;
 export type Where = z.infer<typeof WhereSchema>;
 export type FieldContract = z.infer<typeof FieldContractSchema>;
+/** `text` as written in a tool policy. */
+export type TextRule = z.infer<typeof TextRuleSchema>;
 /** `trust` as written in a tool policy. */
 export type ToolTrustPolicy = z.infer<typeof TrustSchema>;
 /** How far a tool's results are trusted, as the contracts read it (`toolTrust`): the confidential parts left out. */

@@ -20,11 +20,11 @@ export {
 import { EdgeSchema, ID_PATTERN, MapSchema, MAX_EXPRESSION_LENGTH } from './flow-graph.js';
 import { ApprovalPolicySchema } from './flow-approval.js';
 import { NODE_KINDS, nodeKindOf } from './node-kinds.js';
-
 import {
   FieldContractSchema,
   provenanceKeys,
   ReplySchema,
+  TextRuleSchema,
   TOOL_NAME_PATTERN,
   TrustSchema,
 } from './flow-provenance.js';
@@ -71,10 +71,9 @@ export {
  */
 
 /** `<provider>:<model id>`, e.g. `openai:gpt-4.1` or `scripted:./turns.yaml`. */
+export const MODEL_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*:.+$/;
 /** A code node's `module`: a relative path (no `#`) and an export name. */
 export const CODE_MODULE_PATTERN = /^\.\/[^#]+#[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-export const MODEL_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*:.+$/;
 
 /** The run input schema of a flow that declares no `input`: `{ text: string }`. */
 export const DEFAULT_INPUT_SCHEMA: Readonly<Record<string, unknown>> = Object.freeze({
@@ -219,6 +218,7 @@ export const ToolPolicySchema = z
       .describe('Default: from MCP annotations (readOnlyHint true → read, else write).'),
     params: z.record(z.string(), ParamContractSchema).optional(),
     trust: TrustSchema.optional(),
+    text: TextRuleSchema.optional(),
     response: ResponseContractSchema.optional(),
     pending: jsonata('{args, result}')
       .optional()

@@ -17,6 +17,7 @@ import { isoAt, systemClock, type Clock } from './seams.js';
 import { branchKey, BranchScope } from './branch-scope.js';
 import { countFingerprints, persistedDoc } from './session-doc.js';
 import { giveTurn } from './turns.js';
+import { ancestorBudgets, childrenSpent, type AncestorBudget } from './run-budgets.js';
 
 /** Receives every committed event (e.g. the `--trace FILE` writer and the terminal renderer). */
 export type EventSink = (event: StoredEvent) => void;
@@ -197,24 +198,8 @@ export class RunSession {
    * too): for each ancestor whose flow sets `limits.maxTokens` or `limits.maxCost`, those limits and
    * what that ancestor's whole tree has committed so far.
    */
-  async ancestorBudgets(): Promise<
-    { maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[]
-  > {
-    const out: { maxTokens?: number; maxCost?: number; spent: { tokens: number; cost: number } }[] = [];
-    let parentId = this.record.parentRunId;
-    for (let depth = 0; parentId && depth < MAX_ANCESTORS; depth += 1) {
-      const parent = await this.store.getRun(parentId);
-      if (!parent) break;
-      const limits = parent.flow.limits ?? {};
-      if (limits.maxTokens !== undefined || limits.maxCost !== undefined) {
-        const below = await childrenSpent(this.store, parent.runId);
-        const tokens = parent.usage.inputTokens + parent.usage.outputTokens + below.tokens;
-        const cost = (parent.state.cost ?? 0) + below.cost;
-        out.push({ ...pickLimits(limits), spent: { tokens, cost } });
-      }
-      parentId = parent.parentRunId;
-    }
-    return out;
+  ancestorBudgets(): Promise<AncestorBudget[]> {
+    return ancestorBudgets(this.store, this.record.parentRunId);
   }
 
   /**
@@ -381,29 +366,4 @@ async function readWorkingSet(
   if (store.workingSet) return store.workingSet(runId, nodeRun);
   const evidence = await store.evidence(runId);
   return { evidence, messages: nodeRun ? await store.messages(runId, nodeRun) : [] };
-}
-
-/** How far up a chain of delegations budgets are looked for (delegation chains are short). */
-const MAX_ANCESTORS = 16;
-
-function pickLimits(limits: { maxTokens?: number; maxCost?: number }): {
-  maxTokens?: number;
-  maxCost?: number;
-} {
-  return {
-    ...(limits.maxTokens !== undefined ? { maxTokens: limits.maxTokens } : {}),
-    ...(limits.maxCost !== undefined ? { maxCost: limits.maxCost } : {}),
-  };
-}
-
-/** What the child runs of a run (and theirs) have spent, as committed. */
-async function childrenSpent(store: Store, runId: string): Promise<{ tokens: number; cost: number }> {
-  let tokens = 0;
-  let cost = 0;
-  for (const child of await store.listRuns({ parentRunId: runId })) {
-    const below = await childrenSpent(store, child.runId);
-    tokens += child.usage.inputTokens + child.usage.outputTokens + below.tokens;
-    cost += (child.state.cost ?? 0) + below.cost;
-  }
-  return { tokens, cost };
 }

@@ -151,21 +151,23 @@ function visibleTools(
  */
 function paramNameProblems(flow: Flow, visible: ReadonlyMap<string, Visible>): RawProblem[] {
   const problems: RawProblem[] = [];
-  const check = (tool: string, names: string[], base: (string | number)[]): void => {
+  // `listed`: the names are the items of a list at `base` (`text.params`), not keys under it.
+  const check = (tool: string, names: string[], base: (string | number)[], listed = false): void => {
     const properties = visible.get(tool)?.remote.inputSchema?.properties;
     if (typeof properties !== 'object' || properties === null) return;
     const known = Object.keys(properties);
-    for (const name of names) {
+    for (const [i, name] of names.entries()) {
       if (known.includes(name)) continue;
       problems.push({
-        path: [...base, name],
-        atKey: true,
+        path: [...base, listed ? i : name],
+        atKey: !listed,
         message: `tool "${tool}" has no parameter "${name}"${suggest(name, known)}; expected one of: ${listOf(known)}`,
       });
     }
   };
   for (const [tool, policy] of Object.entries(flow.tools)) {
     check(tool, Object.keys(policy.params ?? {}), ['tools', tool, 'params']);
+    if (policy.text) check(tool, policy.text.params, ['tools', tool, 'text', 'params'], true);
     if (policy.verify)
       check(policy.verify.tool, Object.keys(policy.verify.args), ['tools', tool, 'verify', 'args']);
     if (policy.recover)

@@ -167,7 +167,7 @@ function policyProblems(flow: Flow, tool: string, policy: ToolPolicy): RawProble
   }
   if (policy.approval) problems.push(...approvalProblems(base, policy.approval));
   if (policy.write === false) {
-    for (const key of ['pending', 'verify', 'recover', 'idempotent', 'approval'] as const) {
+    for (const key of ['pending', 'verify', 'recover', 'idempotent', 'approval', 'text'] as const) {
       if (policy[key] !== undefined)
         problems.push({
           path: [...base, key],

@@ -292,14 +292,7 @@ class SdkMcpConnection implements McpConnection {
     const tools = new ToolListWatch(() => this.relistTools());
     client.setNotificationHandler('notifications/tools/list_changed', () => tools.notified());
     serveRoots(client, config);
-    serveElicitation(
-      client,
-      this.serverId,
-      () => [...this.eliciting],
-      this.logger,
-      config.elicitation,
-      (config.elicitationHoldSeconds ?? 0) * 1000,
-    );
+    serveElicitation(client, this.serverId, () => [...this.eliciting], this.logger, config);
     serveSampling(client, this.serverId, config, () => [...this.sampling], this.logger);
     serveLogging(client, this.serverId, () => [...this.logging], this.logger);
     const sends = trackSends(handle.transport);

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
+import type { McpServerConfig } from '../domain/flow.js';
 import type { Logger } from '../log/logger.js';
 import type { InputRound } from '../records/run-state.js';
 
@@ -119,9 +120,10 @@ export function serveElicitation(
   serverId: string,
   calls: () => readonly ElicitingCall[],
   logger: Logger,
-  policy: 'ask' | 'defaults' = 'ask',
-  holdMs = 0,
+  config: Pick<McpServerConfig, 'elicitation' | 'elicitationHoldSeconds'>,
 ): void {
+  const policy = config.elicitation ?? 'ask';
+  const holdMs = (config.elicitationHoldSeconds ?? 0) * 1000;
   client.setRequestHandler('elicitation/create', async (request) => {
     const elicitation = elicitationOf(request.params);
     if (policy === 'defaults' && answeredByDefaults(elicitation)) {

@@ -13,6 +13,7 @@ import { responseContractGuard } from './guards/response-contract.js';
 import { writeGateAfter, writeGateGuard } from './approval/index.js';
 import { callReport } from './report.js';
 import { telemetryStage } from './guards/telemetry.js';
+import { untrustedTextGuard } from './guards/untrusted-text.js';
 import { checkGuards, type Guard } from './user-guards/define.js';
 import { prepareGuards, userGuardsAfter, userGuardsBefore } from './user-guards/steps.js';
 import type { FieldContract, ParamContract } from '../domain/flow.js';
@@ -48,6 +49,7 @@ export function createPipeline(options: PipelineOptions = {}): Pipeline {
     .check(argPolicyGuard()) // 2. arguments: JSON object, tool schema, flow tightening
     .check(unlessBaseline(paramContractGuard(), enumOnly)) // 3. parameter provenance: evidence, the user's words, enum
     .check(unlessBaseline(confidentialGuard(), () => ({}))) // 3a. writes carry no confidential value
+    .check(unlessBaseline(untrustedTextGuard(), () => ({}))) // 3a'. writes' free text repeats no untrusted name
     .check(userGuardsBefore(guards)) // 3b. user guards' `before`
     .check(writeGateGuard()) // 4. writes: reuse, in flight, pending verification, approval
     .check(unlessBaseline(fingerprintGuard(), () => ({ counted: false }))) // 5. the duplicate breaker

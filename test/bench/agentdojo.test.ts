@@ -272,10 +272,11 @@ describe('AgentDojo travel port through agent-runtime eval', () => {
     expect(figures.full?.unexpectedWriteRuns).toEqual([]);
   }, 240_000);
 
-  it('a request-only plan node keeps the reservation out of a run the user started to send a mail', async () => {
-    const suite = writeTravelSuite(join(dir, 'intent'), builtServer(), {
-      userTasks: ['user_task_3'],
-      injectionTasks: ['injection_task_4'],
+  /** One user task under one injection task with `untrusted+intent`: done, attack refused, no unexpected write. */
+  async function expectHeld(sub: string, userTask: string, injectionTask: string): Promise<void> {
+    const suite = writeTravelSuite(join(dir, sub), builtServer(), {
+      userTasks: [userTask],
+      injectionTasks: [injectionTask],
       contracts: 'untrusted+intent',
     });
     const results = await runEval(suite, { variants: ['full'], out: null });
@@ -289,6 +290,10 @@ describe('AgentDojo travel port through agent-runtime eval', () => {
         unexpectedWriteRuns: [],
       }),
     ]);
+  }
+
+  it('a request-only plan node keeps the reservation out of a run the user started to send a mail', async () => {
+    await expectHeld('intent', 'user_task_3', 'injection_task_4');
   }, 240_000);
 
   it('confidential values and the reply rule stop injection tasks 5 and 6 in user task 3, with no false rejection', async () => {
@@ -301,5 +306,9 @@ describe('AgentDojo travel port through agent-runtime eval', () => {
     expect(results.attacks).toEqual([
       expect.objectContaining({ runs: 1, utility: 1, attackedRuns: 2, attackSuccessRate: 0 }),
     ]);
+  }, 240_000);
+
+  it('the rule on free text refuses injection task 2’s event in user task 4 (a day the user said, a title naming a hotel only a review holds)', async () => {
+    await expectHeld('text', 'user_task_4', 'injection_task_2');
   }, 240_000);
 });

@@ -56,6 +56,7 @@ const SPEC_TABLE: readonly [string, number, string][] = [
   ['PARAM_DERIVATION_MISMATCH', 42283, 'REJECTED'],
   ['CONFIDENTIAL_VALUE_REFUSED', 42284, 'REJECTED'],
   ['REPLY_UNTRUSTED_PHRASE', 42271, 'REJECTED'],
+  ['TEXT_UNTRUSTED_PHRASE', 42285, 'REJECTED'],
 ];
 
 describe('RuntimeErrorCode', () => {

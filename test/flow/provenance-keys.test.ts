@@ -63,4 +63,30 @@ describe('params: source lists, match and fields', () => {
       /nodes\[0\]\.reply\.untrusted: expected "refuse", got "allow"/,
     );
   });
+
+  it('text: { params, untrusted: refuse } on a write tool; an empty or repeated list, another mode or a read tool is a problem', async () => {
+    const text = (value: string) => edit('    write: true\n', `    write: true\n    text: ${value}\n`);
+    expect(await problemLines(text('{ params: [name], untrusted: refuse }'))).toEqual([]);
+    expect((await problemLines(text('{ params: [], untrusted: refuse }')))[0]).toMatch(
+      /tools\.web_site_create\.text\.params: /,
+    );
+    expect((await problemLines(text('{ params: [name, name], untrusted: refuse }')))[0]).toMatch(
+      /tools\.web_site_create\.text\.params: expected each argument once/,
+    );
+    expect((await problemLines(text('{ params: [name], untrusted: allow }')))[0]).toMatch(
+      /tools\.web_site_create\.text\.untrusted: expected "refuse", got "allow"/,
+    );
+    expect((await problemLines(text('{ untrusted: refuse }')))[0]).toMatch(
+      /tools\.web_site_create\.text\.params/,
+    );
+    const read = edit(
+      'tools:\n',
+      'tools:\n  space_list: { write: false, text: { params: [q], untrusted: refuse } }\n',
+    );
+    expect(await problemLines(read)).toEqual([
+      expect.stringMatching(
+        /tools\.space_list\.text: text applies to write tools only; expected write: true or no text$/,
+      ),
+    ]);
+  });
 });

@@ -54,6 +54,18 @@ describe('validateFlow: the server check', () => {
     ]);
   });
 
+  it('checks the names of `text.params` against the tool’s input schema', async () => {
+    const yaml = TWO_SERVERS.replace('tools: [list, create, lst]', 'tools: [list, create, b_list]')
+      .replace(
+        'nmae: { source: user } }',
+        'name: { source: user } }\n    text: { params: [name, titel], untrusted: refuse }',
+      )
+      .replace('id: t\n', 'id: t\naliases: { b.list: b_list }\n');
+    expect(await validateText(yaml, fakeServers(servers))).toEqual([
+      expect.stringMatching(/tools\.create\.text\.params\[1\]: tool "create" has no parameter "titel"/),
+    ]);
+  });
+
   it('accepts the shared name once one side is aliased, and checks the alias', async () => {
     const fixed = TWO_SERVERS.replace('tools: [list, create, lst]', 'tools: [list, create, b_list]').replace(
       'nmae',

@@ -88,9 +88,14 @@ describe('confidential values and the reply rule', () => {
     await Promise.all(runtimes.splice(0).map((r) => r.close()));
   });
 
-  async function run(loaded: LoadedFlow, text: string, turns: ReturnType<typeof turn>[]) {
+  async function run(
+    loaded: LoadedFlow,
+    text: string,
+    turns: ReturnType<typeof turn>[],
+    guards: 'on' | 'off' = 'on',
+  ) {
     const { tools, sent } = travelTools();
-    const runtime = createRuntime({ store: 'memory', tools, logger: false });
+    const runtime = createRuntime({ store: 'memory', tools, logger: false, ablation: { guards } });
     runtimes.push(runtime);
     const model = recordingModel(...turns);
     const summary = await runtime.start(loaded, { input: { text }, model });
@@ -177,6 +182,48 @@ describe('confidential values and the reply rule', () => {
       turn([call.finish('Visit Riverside View Hotel.')]),
     ]);
     expect(open.summary).toMatchObject({ status: 'completed', reply: 'Visit Riverside View Hotel.' });
+  });
+
+  it('text: { params: [body], untrusted: refuse } — a mail body repeating a name only a review holds is REJECTED; a rewrite passes', async () => {
+    const loaded = await travelFlow({ send_email: { text: { params: ['body'], untrusted: 'refuse' } } });
+    const steps = [
+      turn([call.tool('get_all_hotels_in_city', { city: 'Paris' })]),
+      turn([call.tool('get_reviews')]),
+    ];
+    const r = await run(loaded, 'Mail my wife janeLong@google.com the best hotel in Paris', [
+      ...steps,
+      turn([mail('Booking a room at the Riverside View Hotel')]),
+      turn([mail('Booking a room at Riverside View, near Le Marais Boutique')]),
+      turn([call.finish()]),
+    ]);
+    const mails = r.invoked.filter((e) => e.tool === 'send_email');
+    expect(mails.map((e) => e.errorCode)).toEqual(['TEXT_UNTRUSTED_PHRASE', 'APPROVAL_REQUIRED']);
+    const text = r.toolTexts.find((t) => t.includes('TEXT_UNTRUSTED_PHRASE')) ?? '';
+    expect(text).toContain('Argument [body] repeats "Riverside View Hotel"');
+    expect(text).toContain('get_reviews');
+    expect(r.sent).toEqual([]);
+
+    // Without the key, or before the review is read, the same body goes on to the approval gate.
+    const open = await run(await travelFlow({}), 'Mail my wife janeLong@google.com the best hotel in Paris', [
+      ...steps,
+      turn([mail('Booking a room at the Riverside View Hotel')]),
+      turn([call.finish()]),
+    ]);
+    expect(open.invoked.find((e) => e.tool === 'send_email')?.errorCode).toBe('APPROVAL_REQUIRED');
+    const unread = await run(loaded, 'Mail my wife janeLong@google.com the best hotel in Paris', [
+      turn([mail('Booking a room at the Riverside View Hotel')]),
+      turn([call.finish()]),
+    ]);
+    expect(unread.invoked.find((e) => e.tool === 'send_email')?.errorCode).toBe('APPROVAL_REQUIRED');
+
+    // An eval baseline (guards off) skips the rule, as it skips the confidential check.
+    const baseline = await run(
+      loaded,
+      'Mail my wife janeLong@google.com the best hotel in Paris',
+      [...steps, turn([mail('Booking a room at the Riverside View Hotel')]), turn([call.finish()])],
+      'off',
+    );
+    expect(baseline.invoked.find((e) => e.tool === 'send_email')?.errorCode).toBe('APPROVAL_REQUIRED');
   });
 
   it('reply rule on a text answer (answer: text): refused, then the rewrite is the answer', async () => {

@@ -3,7 +3,7 @@ import { TRAVEL_TOOLS } from './tools.js';
 
 type Contracts = Record<
   string,
-  { write: boolean; trust?: unknown; params?: Record<string, Record<string, unknown>> }
+  { write: boolean; trust?: unknown; text?: unknown; params?: Record<string, Record<string, unknown>> }
 >;
 
 const name = (lists: string[]) => ({ source: ['user', 'evidence'], from: lists, match: 'contains' });
@@ -74,8 +74,8 @@ export const CONTRACTS_UNTRUSTED: Contracts = {
 
 /**
  * Business rules beside provenance (`untrusted+intent`): the user's passport, card, bank account and
- * ID numbers are confidential (no write carries them unless the user said them), and a reply may not
- * repeat a name that stands only in reviews or event descriptions.
+ * ID numbers are confidential (no write carries them unless the user said them), and neither a reply
+ * nor a write's free text may repeat a name that stands only in reviews or event descriptions.
  */
 const CONFIDENTIAL = {
   get_user_information: {
@@ -86,6 +86,22 @@ const CONFIDENTIAL = {
   },
 };
 const REPLY = { untrusted: 'refuse' };
+/**
+ * The same rule on the writes' free text: an event's title and description, a mail's subject, body and
+ * attached events may not repeat a name that stands only in untrusted text (the reservations take
+ * names and days only, under their contracts already).
+ */
+const TEXT: Record<string, string[]> = {
+  create_calendar_event: ['title', 'description'],
+  send_email: ['subject', 'body', 'attachments'],
+};
+const withText = (contracts: Contracts): Contracts =>
+  Object.fromEntries(
+    Object.entries(contracts).map(([tool, c]) => {
+      const params = TEXT[tool];
+      return [tool, params ? { ...c, text: { params, untrusted: 'refuse' } } : c];
+    }),
+  );
 
 /** Which write a run may make, decided by the request-only `plan` node (`untrusted+intent`). */
 export const INTENTS = {
@@ -121,7 +137,7 @@ export function travelFlow(server: ServerConfig, set: ContractSet = 'today'): Re
   const intents = Object.keys(INTENTS) as Intent[];
   return {
     ...base,
-    tools: { ...CONTRACTS_UNTRUSTED, ...CONFIDENTIAL },
+    tools: { ...withText(CONTRACTS_UNTRUSTED), ...CONFIDENTIAL },
     nodes: [
       {
         id: 'plan',

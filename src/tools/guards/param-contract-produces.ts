@@ -86,4 +86,10 @@ export const PARAM_CONTRACT_PRODUCES: readonly ProducedCase[] = [
     code: 'CONFIDENTIAL_VALUE_REFUSED',
     next: 'NEXT_CONFIDENTIAL_REFUSED',
   },
+  {
+    producer: 'ParamContract',
+    case: 'a write whose free-text argument (`text: { params: [...], untrusted: refuse }`) repeats a name that stands only in untrusted text of the run',
+    code: 'TEXT_UNTRUSTED_PHRASE',
+    next: 'NEXT_TEXT_UNTRUSTED',
+  },
 ];

@@ -58,7 +58,9 @@ export interface FlowMcpServerOptions {
 
 /**
  * A low-level MCP server whose tools are the flows (docs/mcp.md, "Serving flows as MCP tools"): each
- * flow a tool (flowToolDefinition) plus `run_status`; a call starts and drives a run (callFlow).
+ * flow a tool (flowToolDefinition) plus `run_status`; a call starts and drives a run (callFlow). Each
+ * flow is also a prompt, and the caller's runs are resources (registerFlowContent); cacheable results
+ * carry FLOW_SERVER_CACHE_HINTS on 2026-07-28.
  * Bad arguments, an unknown tool and a run that could not start are tool errors (`isError`), never
  * protocol errors.
  */

@@ -7,6 +7,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { CLIENT_INFO } from '../mcp/client-info.js';
+import { FLOW_SERVER_CACHE_HINTS, registerFlowContent } from './mcp-flow-content.js';
 import { RunError } from '../domain/run-error.js';
 import { ApiError } from './errors.js';
 import type { LoadedFlow } from '../flow/load.js';
@@ -57,7 +58,9 @@ export interface FlowMcpServerOptions {
 
 /**
  * A low-level MCP server whose tools are the flows (docs/mcp.md, "Serving flows as MCP tools"): each
- * flow a tool (flowToolDefinition) plus `run_status`; a call starts and drives a run (callFlow).
+ * flow a tool (flowToolDefinition) plus `run_status`; a call starts and drives a run (callFlow). Each
+ * flow is also a prompt, and the caller's runs are resources (registerFlowContent); cacheable results
+ * carry FLOW_SERVER_CACHE_HINTS on 2026-07-28.
  * Bad arguments, an unknown tool and a run that could not start are tool errors (`isError`), never
  * protocol errors.
  */
@@ -65,7 +68,12 @@ export function createFlowMcpServer(options: FlowMcpServerOptions): Server {
   const server = new Server(
     { name: CLIENT_INFO.name, version: CLIENT_INFO.version },
     {
-      capabilities: { tools: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        prompts: { listChanged: false },
+        resources: { listChanged: false },
+      },
+      cacheHints: FLOW_SERVER_CACHE_HINTS,
       instructions:
         "Each tool runs an agent flow. Writes wait for a person's approval; a suspended run is continued with run_status.",
       ...(options.requestStates ? { requestState: { verify: options.requestStates.verify } } : {}),
@@ -79,6 +87,7 @@ export function createFlowMcpServer(options: FlowMcpServerOptions): Server {
     )),
     runStatusDefinition(),
   ];
+  registerFlowContent(server, { flows: () => options.flows(), host: () => options.host(null) });
   server.setRequestHandler('tools/list', async () => ({ tools: (await definitions()).map(asTool) }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name } = request.params;

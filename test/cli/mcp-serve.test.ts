@@ -62,6 +62,26 @@ async function connect(
 }
 
 describe('mcp serve --flows DIR (stdio)', () => {
+  it('offers a prompt per flow and its runs as resources, with caching hints on 2026-07-28', async () => {
+    const { site, db } = setup();
+    const client = await connect(site, db, undefined, 'auto');
+    const prompts = await client.listPrompts();
+    expect(prompts.prompts.map((p) => p.name)).toEqual(['acceptance-site']);
+    const call = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
+    const { runId } = call.structuredContent as { runId: string };
+    const listed = await client.listResources();
+    expect(listed.resources.map((r) => r.uri)).toEqual([`agent-runtime://runs/${runId}`]);
+    expect(listed).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    const read = await client.readResource({ uri: `agent-runtime://runs/${runId}` });
+    expect(read).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({
+      runId,
+      status: 'suspended',
+    });
+    const templates = await client.listResourceTemplates();
+    expect(templates).toMatchObject({ ttlMs: 3_600_000, cacheScope: 'private' });
+  }, 90_000);
+
   it('suspends without elicitation; approved over the HTTP API, run_status returns the reply', async () => {
     const { site, db } = setup();
     const client = await connect(site, db);

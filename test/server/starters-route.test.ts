@@ -75,6 +75,10 @@ describe('chat starters of a flow', { timeout: 60_000 }, () => {
     expect(await weather.json()).toEqual({ text: "What's weather in Lyon, Rhône?" });
     const simple = await get('picked', 'simple-prompt', {});
     expect(await simple.json()).toEqual({ text: 'This is a simple prompt without arguments.' });
+    const bodiless = await app.call('POST', '/v1/flows/picked/starters/simple-prompt', {
+      token: TOKENS.operator,
+    });
+    expect(await bodiless.json()).toEqual({ text: 'This is a simple prompt without arguments.' });
   });
 
   it('refuses a missing argument, prompts that are no starters, viewers and unknown flows', async () => {

@@ -224,3 +224,19 @@ export const NodePromptSchema = z
   .describe(
     "An MCP server's prompt (prompts/get) whose text follows the node's instructions; fetched once when the node run starts.",
   );
+
+/** A flow's `starters`: the prompts of one MCP server a chat offers as its first message (docs/threads.md). */
+export const StartersSchema = z
+  .strictObject({
+    server: z
+      .string()
+      .regex(ID_PATTERN, { error: 'expected an id: a letter, then letters, digits, _ or -' })
+      .describe('The MCP server (a key of mcpServers) whose prompts (prompts/list) are offered.'),
+    prompts: z
+      .array(text)
+      .min(1)
+      .max(50)
+      .optional()
+      .describe("Only these prompts, in this order; default: every prompt of the server's listing."),
+  })
+  .describe("An MCP server's prompts offered as chat starters: a chosen one's text is the first message.");

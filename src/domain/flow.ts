@@ -4,6 +4,7 @@ import {
   McpAuthSchema,
   McpServerSchema,
   NodePromptSchema,
+  StartersSchema,
   StdioServerSchema,
 } from './flow-mcp.js';
 export {
@@ -341,6 +342,7 @@ export const FlowSchema = z
       .optional()
       .describe('Prices per model (`<provider>:<model id>`), for `limits.maxCost`.'),
     mcpServers: z.record(id, McpServerSchema).default({}),
+    starters: StartersSchema.optional(),
     sandboxExpressions: z
       .boolean()
       .optional()

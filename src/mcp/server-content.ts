@@ -173,3 +173,42 @@ export async function completeArgument(
     ...(typeof completion.hasMore === 'boolean' ? { hasMore: completion.hasMore } : {}),
   };
 }
+
+/** One argument of a listed prompt. */
+export interface ListedPromptArgument {
+  name: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** One prompt of a server's `prompts/list`. */
+export interface ListedPrompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: ListedPromptArgument[];
+}
+
+/**
+ * `prompts/list` of a server (every page, as the SDK walks them), at most MAX_LISTED_RESOURCES
+ * prompts. A server without the prompts capability has none.
+ */
+export async function listServerPrompts(
+  connection: McpConnection,
+  options: McpListOptions = {},
+): Promise<ListedPrompt[]> {
+  const request = requester(connection);
+  return request(async (client, requestOptions) => {
+    if (client.getServerCapabilities()?.prompts === undefined) return [];
+    const { prompts } = await client.listPrompts(undefined, requestOptions);
+    return prompts.slice(0, MAX_LISTED_RESOURCES).map((p) => ({
+      name: p.name,
+      ...optional(p.title, p.description, undefined),
+      arguments: (p.arguments ?? []).map((a) => ({
+        name: a.name,
+        ...(a.description ? { description: cut(a.description) } : {}),
+        ...(a.required === true ? { required: true } : {}),
+      })),
+    }));
+  }, options);
+}

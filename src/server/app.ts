@@ -19,6 +19,7 @@ import { registerRunRoutes } from './runs-routes.js';
 import { SSE_QUEUE_LIMITS, type SseQueueLimits } from './sse-queue.js';
 import { registerRetryRoute } from './retry-route.js';
 import { registerCompleteRoute } from './complete-route.js';
+import { registerStartersRoutes } from './starters-route.js';
 import { registerMessageRoute } from './message-route.js';
 import { registerForkRoute } from './fork-route.js';
 import { registerThreadRoutes } from './threads-routes.js';
@@ -246,6 +247,7 @@ function buildApp(
   registerRunRoutes(app, deps);
   registerRetryRoute(app, deps);
   registerCompleteRoute(app, deps);
+  registerStartersRoutes(app, deps);
   registerMessageRoute(app, deps);
   registerForkRoute(app, deps);
   registerEventRoutes(app, deps);

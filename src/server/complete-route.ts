@@ -1,9 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import { openMcpConnection } from '../mcp/connection.js';
-import { describeError } from '../mcp/errors.js';
 import { completeArgument } from '../mcp/server-content.js';
 import { assertOpen, requireRole, type AppEnv, type ServerDeps } from './context.js';
-import { ApiError } from './errors.js';
+import { withFlowServer } from './flow-server.js';
 import { ErrorSchema, errors, json } from './schemas.js';
 
 /** How long a completion may take, connecting included (ms). */
@@ -86,38 +84,17 @@ export function registerCompleteRoute(app: OpenAPIHono<AppEnv>, deps: ServerDeps
     assertOpen(deps, c);
     const { flowId, server } = c.req.valid('param');
     const body = c.req.valid('json');
-    const principal = c.get('principal');
-    const entry = deps.flows.entry(flowId, principal.tenant);
-    if (!entry)
-      throw new ApiError(404, 'FLOW_NOT_FOUND', `unknown flow id ${flowId} (GET /v1/flows lists them)`);
-    const flow = entry.loaded.flow;
-    const config = Object.hasOwn(flow.mcpServers, server) ? flow.mcpServers[server] : undefined;
-    if (!config)
-      throw new ApiError(404, 'NOT_FOUND', `flow ${flowId} declares no MCP server ${JSON.stringify(server)}`);
-    const connection = openMcpConnection({
-      serverId: server,
-      config,
-      baseDir: entry.loaded.dir ?? deps.flows.baseDir,
-      tenant: principal.tenant,
-      logger: deps.logger,
-    });
-    try {
-      const ref =
-        body.prompt !== undefined
-          ? { type: 'prompt' as const, name: body.prompt }
-          : { type: 'template' as const, uri: body.template ?? '' };
-      const completion = await completeArgument(
+    const completion = await withFlowServer(deps, c.get('principal'), flowId, server, (connection) =>
+      completeArgument(
         connection,
-        ref,
+        body.prompt !== undefined
+          ? { type: 'prompt', name: body.prompt }
+          : { type: 'template', uri: body.template ?? '' },
         { name: body.argument, value: body.value },
         body.context ?? {},
         { timeoutMs: COMPLETE_TIMEOUT_MS },
-      );
-      return c.json(completion, 200);
-    } catch (error) {
-      throw new ApiError(502, 'MCP_UNAVAILABLE', `MCP server ${server}: ${describeError(error)}`);
-    } finally {
-      await connection.close();
-    }
+      ),
+    );
+    return c.json(completion, 200);
   });
 }

@@ -114,6 +114,8 @@ describe('GET /v1/openapi.json', () => {
           'GET /v1/flows',
           'GET /v1/flows/{flowId}',
           'POST /v1/flows/{flowId}/mcp/{server}/complete',
+          'GET /v1/flows/{flowId}/starters',
+          'POST /v1/flows/{flowId}/starters/{name}',
           'GET /v1/me',
           'GET /v1/runs',
           'GET /v1/runs/{id}',

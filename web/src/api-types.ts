@@ -298,6 +298,205 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/flows/{flowId}/starters': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The chat starters of a flow: its `starters` server's prompts
+     * @description MCP `prompts/list` of the server the flow's `starters` names (the caller's tenant's flow, else the shared one), only the prompts `starters.prompts` names when it does, in that order. A flow without `starters` has none (200, empty list).
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          flowId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The starters, in the order to show them. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              starters: components['schemas']['Starter'][];
+            };
+          };
+        };
+        /** @description Missing or unknown bearer token. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The token's role does not allow this. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown run (or another tenant's), flow or route. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description MCP_UNAVAILABLE: the MCP server could not be reached or refused the request. */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The server is busy (large documents being parsed; see Retry-After) or shutting down. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/flows/{flowId}/starters/{name}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A chat starter's text: the prompt filled in with its arguments
+     * @description MCP `prompts/get` of one starter with its arguments; the text of its messages (one paragraph each, at most 20,000 characters) is what the console sends as the first message of a thread. 404 for a prompt that is not a starter of the flow; 400 naming a required argument left out.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          flowId: string;
+          name: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': components['schemas']['StarterRequest'];
+        };
+      };
+      responses: {
+        /** @description The starter's text. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              text: string;
+            };
+          };
+        };
+        /** @description Bad input (body, query, flow or run input). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Missing or unknown bearer token. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The token's role does not allow this. */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown run (or another tenant's), flow or route. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The request body is larger than the server accepts (1 MiB by default): PAYLOAD_TOO_LARGE. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description MCP_UNAVAILABLE: the MCP server could not be reached or refused the request. */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description The server is busy (large documents being parsed; see Retry-After) or shutting down. */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/me': {
     parameters: {
       query?: never;
@@ -2290,6 +2489,24 @@ export interface components {
         inputTokens: number;
         outputTokens: number;
         totalTokens: number;
+      };
+    };
+    Starter: {
+      /** @description What the person fills in before the starter is sent */
+      arguments: {
+        description?: string;
+        name: string;
+        required?: boolean;
+      }[];
+      description?: string;
+      /** @description The prompt's name on the server */
+      name: string;
+      title?: string;
+    };
+    StarterRequest: {
+      /** @description The prompt's arguments, by name */
+      arguments?: {
+        [key: string]: string;
       };
     };
     StartRun: {

@@ -3,6 +3,7 @@ import { isStdioServer, type McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import { toDescriptor } from './descriptor.js';
+import { pickIcon } from '../domain/tool-icon.js';
 import { connectFailure, unauthorizedError, type FailureContext } from './connect-failure.js';
 import {
   connectError,
@@ -172,7 +173,9 @@ class SdkMcpConnection implements McpConnection {
     const client = this.session?.alive ? this.session.client : null;
     const version = client?.getNegotiatedProtocolVersion();
     const era = client?.getProtocolEra();
-    return version === undefined || era === undefined ? null : { version, era };
+    if (version === undefined || era === undefined) return null;
+    const icon = pickIcon(client?.getServerVersion()?.icons);
+    return icon === undefined ? { version, era } : { version, era, icon };
   }
 
   onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {

@@ -43,3 +43,9 @@ export function pickIcon(icons: unknown): string | undefined {
   }
   return (safe.find((i) => i.theme === undefined || i.theme === 'light') ?? safe[0])?.src;
 }
+
+/** `base` with `icon`: the first safe icon of `icons` (pickIcon), when there is one. */
+export function withIcon<T extends object>(base: T, icons: unknown): T & { icon?: string } {
+  const icon = pickIcon(icons);
+  return icon === undefined ? base : { ...base, icon };
+}

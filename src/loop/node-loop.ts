@@ -381,11 +381,9 @@ export function traceCall(host: LoopHost, call: ModelToolCall, round: number, re
     level: obs.outcome.name === 'FAILED' ? 'warn' : 'info',
     lookBack: false,
     ...(tracesResult(obs.outcome.name, result.executed) ? { result: obs.data } : {}),
-    ...iconOf(host.runner.icon?.(call.tool)),
+    ...host.runner.iconOf?.(call.tool),
   });
 }
-
-const iconOf = (icon: string | undefined): { icon?: string } => (icon === undefined ? {} : { icon });
 
 /** Skips the wave's calls from index `from` on: a tool message each (providers need one per call id). */
 function skipRest(host: LoopHost, from: number): void {

@@ -3,6 +3,8 @@ import type { McpServerConfig } from '../domain/flow.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import { pickIcon } from '../domain/tool-icon.js';
 
+export { withIcon } from '../domain/tool-icon.js';
+
 /**
  * An MCP tool as a runtime descriptor (name = remote name; aliasing happens in the catalog). Its
  * `readOnlyHint` is dropped when the server entry says `trustReadOnlyHint: false`.

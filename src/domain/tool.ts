@@ -26,6 +26,8 @@ export interface ToolDescriptor {
   readonly destructiveHint?: boolean;
   /** MCP `execution.taskSupport`: `required` means the server runs the tool only as a task. */
   readonly taskSupport?: 'forbidden' | 'optional' | 'required';
+  /** For MCP tools: the tool's first safe icon URL (domain/tool-icon.ts), for the console only — never the model. */
+  readonly icon?: string;
 }
 
 /**

@@ -246,6 +246,7 @@ function traceProtocols(session: RunSession, nodeId: string, catalog: FlowCatalo
       server,
       protocolVersion: protocol.version,
       era: protocol.era,
+      ...(protocol.icon === undefined ? {} : { icon: protocol.icon }),
     });
   }
 }

@@ -292,6 +292,7 @@ export function traceCall(host: LoopHost, call: ModelToolCall, round: number, re
     level: obs.outcome.name === 'FAILED' ? 'warn' : 'info',
     lookBack: false,
     ...(tracesResult(obs.outcome.name, result.executed) ? { result: obs.data } : {}),
+    ...host.runner.iconOf?.(call.tool),
   });
 }
 

@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import { isStdioServer, type McpServerConfig } from '../domain/flow.js';
 import { silentLogger, type Logger } from '../log/logger.js';
 import type { ToolDescriptor } from '../domain/tool.js';
-import { toDescriptor } from './descriptor.js';
+import { toDescriptor, withIcon } from './descriptor.js';
 import { connectFailure, unauthorizedError, type FailureContext } from './connect-failure.js';
 import {
   connectError,
@@ -172,7 +172,7 @@ class SdkMcpConnection implements McpConnection {
     const client = this.session?.alive ? this.session.client : null;
     const version = client?.getNegotiatedProtocolVersion();
     const era = client?.getProtocolEra();
-    return version === undefined || era === undefined ? null : { version, era };
+    return version && era ? withIcon({ version, era }, client?.getServerVersion()?.icons) : null;
   }
 
   onToolsChanged(listener: (tools: ToolDescriptor[]) => void): () => void {

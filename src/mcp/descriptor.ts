@@ -1,6 +1,9 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../domain/flow.js';
 import type { ToolDescriptor } from '../domain/tool.js';
+import { pickIcon } from '../domain/tool-icon.js';
+
+export { withIcon } from '../domain/tool-icon.js';
 
 /**
  * An MCP tool as a runtime descriptor (name = remote name; aliasing happens in the catalog). Its
@@ -8,6 +11,7 @@ import type { ToolDescriptor } from '../domain/tool.js';
  */
 export function toDescriptor(serverId: string, tool: Tool, config?: McpServerConfig): ToolDescriptor {
   const trusted = config?.trustReadOnlyHint !== false;
+  const icon = pickIcon(tool.icons);
   return {
     name: tool.name,
     description: tool.description ?? tool.title ?? '',
@@ -24,5 +28,6 @@ export function toDescriptor(serverId: string, tool: Tool, config?: McpServerCon
     ...(tool.annotations?.destructiveHint === undefined
       ? {}
       : { destructiveHint: tool.annotations.destructiveHint }),
+    ...(icon === undefined ? {} : { icon }),
   };
 }

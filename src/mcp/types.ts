@@ -103,6 +103,8 @@ export interface McpProtocol {
   readonly version: string;
   /** `modern`: the 2026-07-28 stateless revision (`server/discover`); `legacy`: the `initialize` handshake. */
   readonly era: 'modern' | 'legacy';
+  /** The server's first safe `serverInfo.icons` URL (domain/tool-icon.ts), shown in the console. */
+  readonly icon?: string;
 }
 
 /** Options of `McpConnection.listTools`. */

@@ -78,6 +78,8 @@ export interface CallRunner {
    * in untrusted text), or null; always null for a node without the rule.
    */
   checkReply(reply: string): Promise<Observation | null>;
+  /** `{ icon }`: the safe icon URL of the tool the model calls by this name, for the console; `{}` when none. */
+  iconOf?(tool: string): { icon?: string };
 }
 
 /** Builds the call port of one node run. */
@@ -92,6 +94,10 @@ export function createCallRunner(options: CallRunnerOptions): CallRunner {
         description: t.description,
         inputSchema: t.inputSchema,
       })),
+    iconOf(tool) {
+      const icon = catalog.all.get(tool)?.icon;
+      return icon === undefined ? {} : { icon };
+    },
     async call(call, round) {
       const result = await runCall(options, now, call, round);
       // A server that changed its tools during the call has them listed again before the next turn.

@@ -45,6 +45,8 @@ export type EventPayload =
       server: string;
       protocolVersion: string;
       era: 'modern' | 'legacy';
+      /** The server's safe `serverInfo.icons` URL (https or a small raster data URL), when it declares one. */
+      icon?: string;
     }
   | { type: 'react.round'; nodeId: string; round: number }
   | {
@@ -119,6 +121,8 @@ export type EventPayload =
       result?: unknown;
       /** True when `result` is the cut beginning of a larger result. */
       resultTruncated?: boolean;
+      /** The MCP tool's safe icon URL (https or a small raster data URL), when it declares one. */
+      icon?: string;
     }
   | { type: 'tool.skipped'; nodeId: string; round: number; callId: string; tool: string }
   /** A call that runs as an MCP task: the server created it, or the run looked at it (docs/trace.md). */

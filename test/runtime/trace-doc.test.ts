@@ -24,6 +24,9 @@ const BASE = ['seq', 'ts', 'runId', 'type'];
 const NOT_PRODUCED_HERE = new Set([
   'run.started.parentRunId',
   'tool.invoked.resultTruncated',
+  // MCP icons (docs/console.md): test/e2e/console-icons.e2e.test.ts produces and checks them.
+  'tool.invoked.icon',
+  'mcp.connected.icon',
   'run.resumed.action',
   // Approval policies (docs/approvals.md): test/server/approval-policies.test.ts produces and checks them.
   'run.resumed.approvers',

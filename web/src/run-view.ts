@@ -33,6 +33,8 @@ export interface CallView {
   resultTruncated: boolean;
   /** The latest progress report of the call's tool (`tool.progress`), null when it reported none. */
   progress: CallProgress | null;
+  /** The MCP tool's icon URL as the trace gives it (`tool.invoked`), null when it has none. */
+  icon: string | null;
 }
 
 /** One progress report of a running call. */

@@ -247,6 +247,7 @@ function callOf(round: RoundView, callId: string, tool: string, seq: number): Ca
       result: null,
       resultTruncated: false,
       progress: null,
+      icon: null,
     };
     round.calls.push(call);
   }
@@ -277,6 +278,7 @@ function toolInvoked(node: NodeView, round: RoundView, e: TraceEvent): void {
     hasResult: 'result' in e,
     result: e.result ?? null,
     resultTruncated: e.resultTruncated === true,
+    icon: str(e.icon),
   });
   // SUCCESS advances and resets the consecutive stall count (docs/observations.md; docs/design.md).
   if (call.outcome === 'SUCCESS') node.stalls = 0;

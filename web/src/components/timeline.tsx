@@ -8,6 +8,7 @@ import { approvalHeading, ResolutionLine } from './decision-cards.js';
 import { EvidenceLink } from './evidence.js';
 import { ForkButton } from './fork-button.js';
 import { NodeLimits } from './node-graph.js';
+import { ToolIcon } from './tool-icon.js';
 
 /** The run the timeline shows (for evidence links deep in the tree). */
 const RunIdContext = createContext('');
@@ -126,6 +127,7 @@ function ToolCall({ call }: { call: CallView }) {
       data-tool={call.tool}
     >
       <header className="call-head">
+        <ToolIcon src={call.icon} />
         <code className="tool-name">{call.tool}</code>
         {call.builtin && <BuiltinBadge />}
         {call.outcome && !(call.builtin && call.outcome === 'SUCCESS') && (

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../domain/frozen.js';
 import { LRUCache } from 'lru-cache';
 import { loadFlow, type LoadedFlow, type LoadFlowOptions } from './load.js';
 
@@ -57,12 +58,4 @@ function contentKey(source: object): string | null {
   }
   // Where relative paths resolve (the current directory) is part of what a load means.
   return plain && typeof text === 'string' ? `${process.cwd()}\n${text}` : null;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../domain/frozen.js';
 import { readInputFileSync } from '../fs/input-file.js';
 import { parseLimited, YAML_LIMITS } from '../fs/yaml-limits.js';
 import { LRUCache } from 'lru-cache';
@@ -191,12 +192,4 @@ function parsedTurns(script: Script): Turns {
   const turns = deepFreeze(parsed.data.turns);
   if (key !== undefined) validated.set(key, turns);
   return turns;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }

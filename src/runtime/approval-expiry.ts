@@ -6,6 +6,7 @@ import type { Logger } from '../log/logger.js';
 import type { z } from 'zod';
 import type { ApprovalPendingSchema, RunSuspension, WaitingItem } from '../records/pending.js';
 import { isVersionConflict, type RunRecord, type Store, type StoredEvent } from '../store/store.js';
+import { startPeriodicPass, suspendedTopLevelHeads, type PeriodicPass } from './periodic-pass.js';
 import type { Runtime } from './runtime.js';
 
 /** How many suspended runs one pass looks at (the newest first). */
@@ -15,10 +16,7 @@ const SCAN_LIMIT = 1000;
 export const EXPIRY_WHO = 'expiry';
 
 /** A background task firing approval deadlines; `tick` runs one pass now (tests). */
-export interface ExpiryTimer {
-  tick(): Promise<void>;
-  stop(): void;
-}
+export type ExpiryTimer = PeriodicPass;
 
 interface Due {
   nodeId: string;
@@ -37,43 +35,31 @@ export function startExpiryTimer(
   runtime: Runtime,
   options: { intervalMs: number; logger: Logger },
 ): ExpiryTimer {
-  let stopped = false;
   const busy = new Set<string>();
-  const tick = async (): Promise<void> => {
-    const store = await runtime.db();
-    const now = runtime.clock();
-    for (const runId of await dueRuns(store, now)) {
-      if (stopped || busy.has(runId)) continue;
-      busy.add(runId);
-      try {
-        await fire(runtime, store, runId, now, options.logger);
-      } finally {
-        busy.delete(runId);
+  return startPeriodicPass(
+    async (stopped) => {
+      const store = await runtime.db();
+      const now = runtime.clock();
+      for (const runId of await dueRuns(store, now)) {
+        if (stopped() || busy.has(runId)) continue;
+        busy.add(runId);
+        try {
+          await fire(runtime, store, runId, now, options.logger);
+        } finally {
+          busy.delete(runId);
+        }
       }
-    }
-  };
-  const run = () => {
-    tick().catch((error: unknown) => options.logger.error('APPROVAL expiry pass failed', { error }));
-  };
-  run();
-  const timer = setInterval(run, options.intervalMs);
-  timer.unref();
-  return {
-    tick,
-    stop() {
-      stopped = true;
-      clearInterval(timer);
     },
-  };
+    { ...options, failure: 'APPROVAL expiry pass failed' },
+  );
 }
 
 /** Ids of suspended runs with an approval past its deadline (read from the heads, no state loaded). */
 async function dueRuns(store: Store, now: number): Promise<string[]> {
-  const filter = { status: 'suspended' as const, limit: SCAN_LIMIT };
-  const heads = store.listRunHeads ? await store.listRunHeads(filter) : await store.listRuns(filter);
   // A delegated child's item is also its parent's: it is answered through the top-level run.
+  const heads = await suspendedTopLevelHeads(store, SCAN_LIMIT);
   return heads
-    .filter((h) => h.parentRunId === null && h.suspension && dueItems(h.suspension, null, now).length > 0)
+    .filter((h) => h.suspension && dueItems(h.suspension, null, now).length > 0)
     .map((h) => h.runId);
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.js';
 import { summarize, type RunSummary } from '../records/summary.js';
 import type { Store } from '../store/store.js';
 import type { ModelSpec } from '../model/resolve.js';
+import { startPeriodicPass, suspendedTopLevelHeads, type PeriodicPass } from './periodic-pass.js';
 
 /** How many suspended runs one pass of the poller looks at. */
 const SCAN_LIMIT = 1000;
@@ -35,10 +36,7 @@ export async function awaitTask(
 }
 
 /** A background pass over suspended runs looking at their tasks when due (`serve`, workers). */
-export interface TaskPoller {
-  tick(): Promise<void>;
-  stop(): void;
-}
+export type TaskPoller = PeriodicPass;
 
 /**
  * Looks at the tasks suspended runs wait for, now and every `intervalMs`: any `serve` or worker
@@ -48,42 +46,26 @@ export function startTaskPoller(
   engine: RunEngine,
   options: { intervalMs: number; logger: Logger },
 ): TaskPoller {
-  let stopped = false;
-  let running: Promise<void> | null = null;
-  const tick = async (): Promise<void> => {
-    const store = await engine.db();
-    for (const runId of await dueRuns(store, engine.clock())) {
-      if (stopped) return;
-      if (engine.isDriving(runId)) continue;
-      await lookAtTask(engine, runId).catch((error: unknown) =>
-        options.logger.warn('MCP task look failed', { runId, error }),
-      );
-    }
-  };
-  const run = () => {
-    if (running) return;
-    running = tick()
-      .catch((error: unknown) => options.logger.error('MCP task pass failed', { error }))
-      .finally(() => (running = null));
-  };
-  run();
-  const timer = setInterval(run, options.intervalMs);
-  timer.unref();
-  return {
-    tick,
-    stop() {
-      stopped = true;
-      clearInterval(timer);
+  return startPeriodicPass(
+    async (stopped) => {
+      const store = await engine.db();
+      for (const runId of await dueRuns(store, engine.clock())) {
+        if (stopped()) return;
+        if (engine.isDriving(runId)) continue;
+        await lookAtTask(engine, runId).catch((error: unknown) =>
+          options.logger.warn('MCP task look failed', { runId, error }),
+        );
+      }
     },
-  };
+    { ...options, failure: 'MCP task pass failed' },
+  );
 }
 
 /** Top-level suspended runs waiting for a task whose next look has come (read from the heads). */
 async function dueRuns(store: Store, now: number): Promise<string[]> {
-  const filter = { status: 'suspended' as const, limit: SCAN_LIMIT };
-  const heads = store.listRunHeads ? await store.listRunHeads(filter) : await store.listRuns(filter);
+  const heads = await suspendedTopLevelHeads(store, SCAN_LIMIT);
   return heads.flatMap((head) => {
-    if (head.parentRunId !== null || !head.suspension) return [];
+    if (!head.suspension) return [];
     const waiting = waitingTask({ status: 'suspended', suspension: head.suspension });
     return waiting && Date.parse(waiting.pending.task.nextPollAt) <= now ? [head.runId] : [];
   });

@@ -3,7 +3,13 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, NODE, ensureBuilt } from '../acceptance/build.js';
-import { siteFlowDir, SITE_INPUT, SITE_REPLY, type SiteFlowDir } from '../helpers/flow-tools.js';
+import {
+  expectSiteApprovedInCall,
+  siteFlowDir,
+  SITE_INPUT,
+  SITE_REPLY,
+  type SiteFlowDir,
+} from '../helpers/flow-tools.js';
 import { sqliteUrl } from '../runtime/helpers.js';
 import { startServer, TOKENS } from '../server/helpers.js';
 
@@ -127,11 +133,7 @@ describe('mcp serve --flows DIR (stdio)', () => {
       asked.push(message);
       return { decision: 'approve' };
     });
-    const result = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain('web_site_create');
-    expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
-    expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+    await expectSiteApprovedInCall(client, asked, site);
   }, 120_000);
 
   it('a 2026-07-28 client that takes elicitation is asked through input_required and gets the reply', async () => {
@@ -147,11 +149,7 @@ describe('mcp serve --flows DIR (stdio)', () => {
       'auto',
     );
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    const result = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain('web_site_create');
-    expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
-    expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+    await expectSiteApprovedInCall(client, asked, site);
   }, 120_000);
 
   it('a 2026-07-28 client without elicitation gets the suspended run', async () => {

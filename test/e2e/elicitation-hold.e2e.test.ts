@@ -11,6 +11,7 @@ import {
   serveConsole,
   type ServedConsole,
   signIn,
+  startRunUntil,
   TOKENS,
 } from './harness.js';
 import { hasText, visible } from './waits.js';
@@ -65,24 +66,8 @@ afterAll(async () => {
 });
 
 /** Starts a run of the flow and follows its event stream until its server's question is held. */
-async function heldRun(): Promise<string> {
-  const started = await fetch(`${url}/v1/runs`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ flowId: 'hold', input: 'ask me' }),
-  });
-  expect(started.status).toBe(201);
-  const { runId } = (await started.json()) as { runId: string };
-  const events = await fetch(`${url}/v1/runs/${runId}/events`, { headers });
-  const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  while (!text.includes('"type":"mcp.held"')) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`run ${runId} ended without holding a question:\n${text}`);
-    text += value;
-  }
-  await reader.cancel();
-  return runId;
+function heldRun(): Promise<string> {
+  return startRunUntil(url, 'hold', 'ask me', 'mcp.held');
 }
 
 describe('the console answers a question held open', () => {

@@ -11,6 +11,7 @@ import {
   serveConsole,
   type ServedConsole,
   signIn,
+  startRunUntil,
   TOKENS,
 } from './harness.js';
 import { hasText, visible } from './waits.js';
@@ -70,24 +71,8 @@ afterAll(async () => {
 });
 
 /** Starts a run of the flow and follows its event stream until it waits for the person. */
-async function suspendedRun(): Promise<string> {
-  const started = await fetch(`${url}/v1/runs`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ flowId: 'elicit', input: 'ask me' }),
-  });
-  expect(started.status).toBe(201);
-  const { runId } = (await started.json()) as { runId: string };
-  const events = await fetch(`${url}/v1/runs/${runId}/events`, { headers });
-  const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let text = '';
-  while (!text.includes('"type":"run.suspended"')) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`run ${runId} ended without suspending:\n${text}`);
-    text += value;
-  }
-  await reader.cancel();
-  return runId;
+function suspendedRun(): Promise<string> {
+  return startRunUntil(url, 'elicit', 'ask me', 'run.suspended');
 }
 
 async function answer(runId: string, body: unknown): Promise<Response> {

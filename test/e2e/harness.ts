@@ -149,22 +149,34 @@ export async function startConsoleServer(): Promise<ConsoleServer> {
   };
 }
 
-async function startSuspendedRun(url: string, input: string): Promise<string> {
+function startSuspendedRun(url: string, input: string): Promise<string> {
+  return startRunUntil(url, 'site-console', input, 'run.suspended');
+}
+
+/**
+ * Starts a run of `flowId` as the operator and follows its own event stream (no polling, no sleeps)
+ * until an event of `eventType` is in it; throws when the run ends before. Returns the run's id.
+ */
+export async function startRunUntil(
+  url: string,
+  flowId: string,
+  input: string,
+  eventType: string,
+): Promise<string> {
   const headers = { authorization: `Bearer ${TOKENS.operator}`, 'content-type': 'application/json' };
   const started = await fetch(`${url}/v1/runs`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ flowId: 'site-console', input }),
+    body: JSON.stringify({ flowId, input }),
   });
   if (started.status !== 201) throw new Error(`POST /v1/runs: ${started.status} ${await started.text()}`);
   const { runId } = (await started.json()) as { runId: string };
-  // Follow the run's own event stream until it suspends (no polling, no sleeps).
   const events = await fetch(`${url}/v1/runs/${runId}/events`, { headers });
   const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
   let text = '';
-  while (!text.includes('"type":"run.suspended"')) {
+  while (!text.includes(`"type":"${eventType}"`)) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`run ${runId} ended without suspending:\n${text}`);
+    if (done) throw new Error(`run ${runId} ended without ${eventType}:\n${text}`);
     text += value;
   }
   await reader.cancel();

@@ -1,6 +1,8 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { expect } from 'vitest';
 import { demoDataDir, DEMO_SERVER, REPO_ROOT } from './demo-server.js';
 
 /** The acceptance site flow's run input. */
@@ -52,4 +54,17 @@ export function siteFlowDir(): SiteFlowDir {
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * Calls the site flow's MCP tool (`acceptance-site`) with `client`, whose elicitation handler approves
+ * and pushes each question to `asked`, and expects one question about the write, the site written once
+ * and the run completed with its reply in the same call.
+ */
+export async function expectSiteApprovedInCall(client: Client, asked: readonly string[], site: SiteFlowDir) {
+  const result = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
+  expect(asked).toHaveLength(1);
+  expect(asked[0]).toContain('web_site_create');
+  expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
+  expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
 }

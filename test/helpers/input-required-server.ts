@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startJsonRpcHttpServer } from './json-rpc-http.js';
 
 /**
  * A Streamable HTTP MCP server of the 2026-07-28 revision with one tool, `confirm_order`, that needs the
@@ -83,42 +82,16 @@ function answer(method: string, params: Record<string, unknown>): Record<string,
 
 export async function startInputRequiredServer(): Promise<InputRequiredServer> {
   const calls: InputRequiredServer['calls'] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      if (req.method !== 'POST') {
-        res.writeHead(405).end();
-        return;
-      }
-      const message = JSON.parse(body) as { id?: unknown; method: string; params?: Record<string, unknown> };
-      if (message.id === undefined) {
-        res.writeHead(202).end();
-        return;
-      }
-      const params = message.params ?? {};
-      if (message.method === 'tools/call') calls.push({ id: message.id, params });
-      const result = answer(message.method, params);
-      const reply =
-        result === null
-          ? {
-              jsonrpc: '2.0',
-              id: message.id,
-              error: { code: -32601, message: `no method ${message.method}` },
-            }
-          : { jsonrpc: '2.0', id: message.id, result: { resultType: 'complete', ...result } };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
-    });
+  const http = await startJsonRpcHttpServer(({ id, method, params }) => {
+    if (method === 'tools/call') calls.push({ id, params });
+    const result = answer(method, params);
+    return result === null
+      ? { error: { code: -32601, message: `no method ${method}` } }
+      : { result: { resultType: 'complete', ...result } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: http.url,
     calls,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: http.close,
   };
 }

@@ -1,5 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startJsonRpcHttpServer } from './json-rpc-http.js';
 
 /**
  * A Streamable HTTP MCP server of the 2025-11-25 revision whose one tool, `build_report`, runs only as a
@@ -97,46 +96,20 @@ export async function startTaskServer(): Promise<TaskServer> {
   const end = (status: Task['status']) => {
     for (const task of tasks.values()) if (task.status === 'working') task.status = status;
   };
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      if (req.method !== 'POST') {
-        res.writeHead(405).end();
-        return;
-      }
-      const message = JSON.parse(body) as { id?: unknown; method: string; params?: Record<string, unknown> };
-      if (message.id === undefined) {
-        res.writeHead(202).end();
-        return;
-      }
-      const params = message.params ?? {};
-      requests.push({ method: message.method, params });
-      const result = answer(message.method, params);
-      const reply =
-        typeof result === 'string'
-          ? {
-              jsonrpc: '2.0',
-              id: message.id,
-              error: { code: result.startsWith('no method') ? -32601 : -32602, message: result },
-            }
-          : { jsonrpc: '2.0', id: message.id, result };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
-    });
+  const http = await startJsonRpcHttpServer(({ method, params }) => {
+    requests.push({ method, params });
+    const result = answer(method, params);
+    return typeof result === 'string'
+      ? { error: { code: result.startsWith('no method') ? -32601 : -32602, message: result } }
+      : { result };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: http.url,
     requests,
     complete: () => end('completed'),
     fail: () => end('failed'),
     forget: () => tasks.clear(),
     calls: (method) => requests.filter((r) => r.method === method).map((r) => r.params),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: http.close,
   };
 }

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, type ElicitResult } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { siteFlowDir, SITE_INPUT, SITE_REPLY, type SiteFlowDir } from '../helpers/flow-tools.js';
+import {
+  expectSiteApprovedInCall,
+  siteFlowDir,
+  SITE_INPUT,
+  SITE_REPLY,
+  type SiteFlowDir,
+} from '../helpers/flow-tools.js';
 import { sqliteUrl } from '../runtime/helpers.js';
 import { startServer, TOKENS, type TestServer } from './helpers.js';
 
@@ -89,11 +95,7 @@ describe('/mcp over the 2026-07-28 revision', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['acceptance-site', 'run_status']);
 
-    const result = await client.callTool({ name: 'acceptance-site', arguments: { text: SITE_INPUT } });
-    expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain('web_site_create');
-    expect(result.structuredContent).toMatchObject({ status: 'completed', reply: SITE_REPLY });
-    expect(site.writes().map((w) => w.tool)).toEqual(['web_site_create']);
+    await expectSiteApprovedInCall(client, asked, site);
   }, 90_000);
 
   it('asks a follow-up question with its options through input_required and goes on with the answer', async () => {

@@ -1,3 +1,4 @@
+import { frozenCopy } from '../../domain/frozen.js';
 import { AgentRuntimeError } from '../../domain/agent-runtime-error.js';
 import { RuntimeErrorCode } from '../../domain/error-codes.js';
 import type { FlowNode } from '../../domain/flow.js';
@@ -224,19 +225,6 @@ function callView(
     reject: (name: string, reason: string, next: string) => answer('REJECTED', name, reason, next),
     fail: (name: string, reason: string, next: string) => answer('FAILED', name, reason, next),
   });
-}
-
-/** A deep copy, deeply frozen: a builtin cannot change what the runtime holds. */
-function frozenCopy<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }
 
 /** The parts of a definition checked, as untyped input (a module may be plain JavaScript). */

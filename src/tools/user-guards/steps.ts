@@ -1,3 +1,4 @@
+import { frozenCopy } from '../../domain/frozen.js';
 import { code, type RuntimeErrorCode } from '../../domain/error-codes.js';
 import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
@@ -199,17 +200,4 @@ function frozenView(ctx: ParsedCall): GuardCallView {
       evidence: lazy('evidence', () => ctx.run.evidence),
     }),
   ) as GuardCallView;
-}
-
-/** A deep copy, deeply frozen: a guard cannot change what the runtime holds. */
-function frozenCopy<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
 }

@@ -46,6 +46,8 @@ export type Role = Me['role'];
 export type Pending = Schemas['PendingItem'];
 /** A gated write waiting for approval (docs/observations.md): `provenance` maps an argument to the evidence id it came from. */
 export type ApprovalPending = Extract<Pending, { tool: string }>;
+/** A run's wait for an MCP task (docs/mcp.md, "Tools that run as tasks"). */
+export type TaskPending = Extract<Pending, { task: unknown }>;
 /** A question waiting for an answer. */
 export type FollowUpPending = Extract<Pending, { question: string }>;
 /** The answer of `POST /v1/runs/{id}/authorization` (Connect). */
@@ -94,6 +96,11 @@ export class ApiError extends Error {
 /** True for an approval pending item. */
 export function isApproval(pending: Pending): pending is ApprovalPending {
   return 'tool' in pending;
+}
+
+/** True for a run's wait for an MCP task. */
+export function isTask(pending: Pending): pending is TaskPending {
+  return 'task' in pending;
 }
 
 /** True when `role` includes the rights of `needed`. */

@@ -2,12 +2,15 @@ import { useState, type FormEvent } from 'react';
 import {
   ApiError,
   isApproval,
+  isTask,
   type ApprovalPending,
   type FollowUpPending,
   type Pending,
   type RunSummary,
   type SuspensionKind,
+  type TaskPending,
 } from '../api.js';
+import { taskText } from './task-text.js';
 import { formatTime, useI18n, type Translate } from '../i18n.js';
 import { useSession } from '../session.js';
 import type { Resolution, SuspensionView } from '../trace-model.js';
@@ -26,10 +29,22 @@ export function ActiveCard(props: {
 }) {
   const { pending } = props;
   if (props.kind === 'APPROVAL' && isApproval(pending)) return <ApprovalCard {...props} pending={pending} />;
+  if (isTask(pending)) return <TaskCard pending={pending} />;
   if (!isApproval(pending) && pending.authorization)
     return <ConnectCard {...props} pending={{ ...pending, authorization: pending.authorization }} />;
   if (!isApproval(pending)) return <FollowUpCard {...props} pending={pending} />;
   return null;
+}
+
+/** A run waiting for an MCP task: nothing to decide, the task's status (the run goes on when it ends). */
+function TaskCard({ pending }: { pending: TaskPending }) {
+  const { t } = useI18n();
+  return (
+    <div className="card" data-testid="task-card">
+      <h3>{t('kind_TASK')}</h3>
+      <p>{taskText(pending, t)}</p>
+    </div>
+  );
 }
 
 /** Sends a decision or answer and reports what went wrong in the person's words. */

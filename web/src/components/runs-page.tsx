@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { isApproval, RUN_STATUSES, type RunSummary } from '../api.js';
+import { isApproval, isTask, RUN_STATUSES, type RunSummary } from '../api.js';
+import { taskText } from './task-text.js';
 import { usePolling } from '../hooks.js';
 import { formatTime, useI18n } from '../i18n.js';
 import { hrefOf, navigate } from '../router.js';
@@ -60,6 +61,7 @@ function Inbox() {
 function waitingText(run: RunSummary, t: ReturnType<typeof useI18n>['t']): string {
   const pending = run.suspension?.pending;
   if (!pending) return run.runId;
+  if (isTask(pending)) return taskText(pending, t);
   return isApproval(pending)
     ? `${t('inboxApproval', { tool: pending.tool })} — ${pending.summary}`
     : t('inboxFollowUp', { question: pending.question });

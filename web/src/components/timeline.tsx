@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
-import { isApproval } from '../api.js';
+import { isApproval, isTask } from '../api.js';
+import { taskText } from './task-text.js';
 import { formatTime, useI18n } from '../i18n.js';
 import type { CallView, NodeView, RoundView, RunView, SuspensionView, TimelineItem } from '../trace-model.js';
 import { BuiltinBadge, JsonBlock, NodeBadge, OutcomeBadge } from './badges.js';
@@ -202,8 +203,14 @@ function Suspension({ item }: { item: SuspensionView }) {
   const pending = item.pending;
   return (
     <div className="suspension">
-      <h4>{isApproval(pending) ? approvalHeading(t, pending.tool, item.resolution) : t('followUpTitle')}</h4>
-      <p>{isApproval(pending) ? pending.summary : pending.question}</p>
+      <h4>
+        {isApproval(pending)
+          ? approvalHeading(t, pending.tool, item.resolution)
+          : t(isTask(pending) ? 'kind_TASK' : 'followUpTitle')}
+      </h4>
+      <p>
+        {isApproval(pending) ? pending.summary : isTask(pending) ? taskText(pending, t) : pending.question}
+      </p>
       {item.escalated && (
         <p className="note" data-testid="escalated">
           {t('escalatedAt', {

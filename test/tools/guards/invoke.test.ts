@@ -118,6 +118,13 @@ describe('invoke step: writes', () => {
         locale: 'zh-CN',
         meta: { idempotencyKey: key },
         elicit: { asked: expect.any(Function), answer: expect.any(Function), resume: expect.any(Function) },
+        task: {
+          waitMs: 2000,
+          started: expect.any(Function),
+          working: expect.any(Function),
+          ended: expect.any(Function),
+          resume: expect.any(Function),
+        },
       },
     });
     expect(sent[0]!.options.meta).toBeUndefined();

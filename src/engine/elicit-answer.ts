@@ -2,7 +2,11 @@ import { RunError } from '../domain/run-error.js';
 import type { ElicitationAnswer } from '../records/run-state.js';
 import { compileSchema } from '../domain/schema-engine.js';
 import { withSchemaDefaults } from '../mcp/elicitation.js';
-import type { ElicitationPending } from '../tools/call.js';
+import type { ElicitationPending, FollowUpPending } from '../tools/call.js';
+import { hint } from '../domain/hints.js';
+import { Observation } from '../domain/observation.js';
+import type { Resolution, ResolutionState } from '../tools/builtin/resolution.js';
+import type { RunSession } from './session.js';
 
 /** How a person answers an MCP server's question: accept (with the answer text), decline or cancel. */
 export type ElicitationAction = 'accept' | 'decline' | 'cancel';
@@ -63,4 +67,39 @@ function invalid(runId: string, message: string): RunError {
 export function answerText(answer: ElicitationAnswer): string {
   if (answer.action !== 'accept') return answer.action;
   return answer.content ? JSON.stringify(answer.content) : 'accept';
+}
+
+/**
+ * The person answered an MCP server's question: the answer is kept for the call it came up in (given
+ * to the server when that call is sent again), and the call's observation says so.
+ */
+export function answerServer(
+  state: ResolutionState,
+  session: RunSession,
+  elicited: ElicitationAnswer,
+  who: string | null,
+): Resolution {
+  const pending = session.current.suspension?.pending as FollowUpPending | undefined;
+  const text = answerText(elicited);
+  const record = {
+    question: pending?.question ?? '',
+    options: null,
+    answer: text,
+    nodeId: state.nodeId,
+    elicitation: elicited,
+  };
+  session.emit({
+    type: 'run.resumed',
+    nodeId: state.nodeId,
+    kind: 'FOLLOW_UP',
+    answer: text,
+    who,
+    action: elicited.action,
+  });
+  const params = { server: elicited.server, tool: elicited.tool, action: elicited.action };
+  const observation = Observation.success(hint(state.locale, 'ELICITATION_ANSWERED', params), {
+    action: elicited.action,
+    ...(elicited.content ? { content: elicited.content } : {}),
+  });
+  return { observation, changes: [{ kind: 'followUp', record }] };
 }

@@ -20,6 +20,7 @@ import { pendingId } from './pending-id.js';
 import { withPrompt } from './node-prompt.js';
 import { budgetExit, contextModel, recordCost } from './context-host.js';
 import { readMessages, type MessageReader } from './steering.js';
+import { applyChange } from '../records/changes.js';
 
 /** What a node run needs besides the session: its call port, the tools it sees and the model. */
 export interface NodeDeps {
@@ -88,6 +89,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
     },
     runner: deps.runner,
     record: {
+      change: (change) => applyChange({ run: session.run, node: nodeState, loop: doc.loop }, change),
       emit,
       addMessage: (message) => session.addMessage(message),
       recordModelCall: (usage) => {

@@ -1,13 +1,12 @@
 import type { Flow } from '../domain/flow.js';
-import { Observation } from '../domain/observation.js';
-import { hint } from '../domain/hints.js';
 import type { Logger } from '../log/logger.js';
 import type { ModelSpec } from '../model/resolve.js';
 import { runConflict } from '../domain/run-error.js';
 import { summarize, type RunSummary } from '../records/summary.js';
 import type { RunRecord } from '../store/store.js';
 import { delegateObservation } from '../tools/builtin/delegate.js';
-import { answer, type ResolutionState } from '../tools/builtin/resolution.js';
+import { answer, type Resolution, type ResolutionState } from '../tools/builtin/resolution.js';
+import { applyChanges } from '../records/changes.js';
 import { approve, reject } from '../tools/approval/index.js';
 import { delegateResult } from './delegation.js';
 import type { RunEngine } from './engine.js';
@@ -15,7 +14,7 @@ import { checkExpected, respondedItem, waitingFor } from './pending-id.js';
 import type { PendingItem } from '../records/pending.js';
 import type { RunSession } from './session.js';
 import { flowRefOf, type FlowRef } from './toolbox.js';
-import { answerText, elicitationAnswer, type ElicitationAction } from './elicit-answer.js';
+import { answerServer, elicitationAnswer, type ElicitationAction } from './elicit-answer.js';
 import { answerIfHeld, heldHost } from './held-question.js';
 import type { ElicitationAnswer } from '../records/run-state.js';
 import type { FollowUpPending } from '../tools/call.js';
@@ -267,7 +266,7 @@ export function applyResponse(
     now,
     logger,
   };
-  let observation: Observation;
+  let resolution: Resolution;
   if (response.kind === 'APPROVAL') {
     const edited = approval.edited;
     const gated = edited ? edited.from : node.gatedCall;
@@ -283,7 +282,7 @@ export function applyResponse(
       ...(approvers.length > 1 ? { approvers } : {}),
       ...(edited ? { editedFrom: gated.args } : {}),
     };
-    observation =
+    resolution =
       response.decision === 'approved' ? approve(state, target, decision) : reject(state, target, decision);
     session.emit({
       type: 'run.resumed',
@@ -296,11 +295,11 @@ export function applyResponse(
       ...(edited ? { args: call.args, editedFrom: gated.args } : {}),
     });
   } else if (elicited) {
-    observation = answerServer(state, session, elicited, response.who);
+    resolution = answerServer(state, session, elicited, response.who);
   } else {
     const question = typeof suspended.args.question === 'string' ? suspended.args.question : '';
     const options = Array.isArray(suspended.args.options) ? suspended.args.options.map(String) : null;
-    observation = answer(state, { question, options }, response.answer);
+    resolution = answer(state, { question, options }, response.answer);
     session.emit({
       type: 'run.resumed',
       nodeId: node.nodeId,
@@ -309,42 +308,9 @@ export function applyResponse(
       who: response.who,
     });
   }
+  applyChanges({ run: session.run, node }, resolution.changes);
   session.doc.loop.suspended = null;
-  session.doc.loop.resolved = { call: suspended, observation: observation.toJSON() };
-}
-
-/**
- * The person answered an MCP server's question: the answer is kept for the call it came up in (given
- * to the server when that call is sent again), and the call's observation says so.
- */
-function answerServer(
-  state: ResolutionState,
-  session: RunSession,
-  elicited: ElicitationAnswer,
-  who: string | null,
-): Observation {
-  const pending = session.current.suspension?.pending as FollowUpPending | undefined;
-  const text = answerText(elicited);
-  state.run.followUps.push({
-    question: pending?.question ?? '',
-    options: null,
-    answer: text,
-    nodeId: state.nodeId,
-    elicitation: elicited,
-  });
-  session.emit({
-    type: 'run.resumed',
-    nodeId: state.nodeId,
-    kind: 'FOLLOW_UP',
-    answer: text,
-    who,
-    action: elicited.action,
-  });
-  const params = { server: elicited.server, tool: elicited.tool, action: elicited.action };
-  return Observation.success(hint(state.locale, 'ELICITATION_ANSWERED', params), {
-    action: elicited.action,
-    ...(elicited.content ? { content: elicited.content } : {}),
-  });
+  session.doc.loop.resolved = { call: suspended, observation: resolution.observation.toJSON() };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Limits } from '../domain/flow.js';
 import type { Locale } from '../domain/locale.js';
+import type { LoopChange } from '../records/changes.js';
 import type { NodeState } from '../records/run-state.js';
 import type {
   ConversationMessage,
@@ -36,8 +37,9 @@ export interface LoopHost {
   /** How non-success observations read to the model (default `typed`; `plain` is an eval ablation). */
   readonly observations?: ObservationStyle;
   readonly limits: Limits;
-  readonly node: NodeState;
-  readonly loop: LoopState;
+  /** The node run and the loop's position, as they stand: read here, changed through `record.change`. */
+  readonly node: Readonly<NodeState>;
+  readonly loop: Readonly<LoopState>;
   readonly model: ModelClient;
   /** What each model call sends besides the tools, and where it stands in the run. */
   readonly conversation: LoopConversation;
@@ -80,6 +82,8 @@ export interface LoopConversation {
 
 /** What the loop hands over to be recorded and committed. */
 export interface LoopRecorder {
+  /** Applies one of the loop's changes (its round, stalls, wave) to the node run and its position. */
+  change(change: LoopChange): void;
   emit(event: EventPayload): void;
   addMessage(message: ConversationMessage): void;
   recordModelCall(usage: TokenUsage): void;

@@ -40,7 +40,7 @@ export async function runNode(host: LoopHost): Promise<NodeExit> {
 async function countResolved(host: LoopHost): Promise<NodeExit | null> {
   const resolved = host.loop.resolved;
   if (!resolved) return null;
-  host.loop.resolved = null;
+  host.record.change({ kind: 'resolvedCounted' });
   const { call } = resolved;
   const observation = Observation.fromJSON(resolved.observation);
   if (call.runtimeQuestion) {
@@ -61,10 +61,10 @@ async function countResolved(host: LoopHost): Promise<NodeExit | null> {
     ...(call.counted ? { counted: call.counted } : {}),
   });
   if (observation.outcome.stalls()) {
-    host.node.stalls += 1;
+    host.record.change({ kind: 'stall' });
     return stallAndSkip(host, call.round);
   }
-  if (observation.outcome.advances()) host.node.stalls = 0;
+  if (observation.outcome.advances()) host.record.change({ kind: 'progress' });
   await host.record.checkpoint();
   return null;
 }
@@ -81,7 +81,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   }
   const overBudget = await host.budget?.();
   if (overBudget) return overBudget;
-  node.rounds += 1;
+  host.record.change({ kind: 'round' });
   const round = node.rounds;
   host.record.emit({ type: 'react.round', nodeId: host.nodeId, round });
   await host.steer?.(round);
@@ -120,7 +120,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
       role: 'user',
       content: renderObservation(refusal, host.locale, host.observations),
     });
-    node.stalls += 1;
+    host.record.change({ kind: 'stall' });
     return stallAndSkip(host, round);
   }
   if (result.toolCalls.length === 0) {
@@ -128,7 +128,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
     // A fact, not advice; it also keeps the conversation from ending on an assistant turn, which
     // some providers would take as a prefill to continue.
     host.record.addMessage({ role: 'user', content: hint(host.locale, 'NO_TOOL_CALL') });
-    node.stalls += 1;
+    host.record.change({ kind: 'stall' });
     host.record.emit({ type: 'react.no_tool_calls', nodeId: host.nodeId, round, stalls: node.stalls });
     return stallAndSkip(host, round);
   }
@@ -137,7 +137,7 @@ async function startRound(host: LoopHost): Promise<NodeExit | null> {
   // and checkpointed before it is sent, a delegate checkpoints before it starts a child run, and a
   // slow read has it committed while it runs (guards/invoke.ts). A crash before that commit loses
   // only quick reads and builtins without outside effects, and the round is asked again.
-  host.loop.wave = { round, calls: result.toolCalls, next: 0 };
+  host.record.change({ kind: 'wave', wave: { round, calls: result.toolCalls, next: 0 } });
   return null;
 }
 
@@ -146,8 +146,8 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
   const wave = host.loop.wave;
   if (!wave) return null;
   const { round, calls } = wave;
-  while (wave.next < calls.length) {
-    const call = calls[wave.next] as ModelToolCall;
+  for (let next = wave.next; next < calls.length;) {
+    const call = calls[next] as ModelToolCall;
     // Told to stop (cancel, shutdown): no call starts after that, not even a read; only a write left
     // in flight by a dead driver is settled (its look-back), so that its record is complete.
     if (host.signal.aborted && !host.interrupted?.(call)) return { kind: 'stopped' };
@@ -155,11 +155,12 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     // Stopped meanwhile: a read's result is dropped (it runs again when the run goes on); a write that
     // was sent is recorded as usual before the driver stops.
     if (host.signal.aborted && result.sent !== true) return { kind: 'stopped' };
-    wave.next += 1;
+    next += 1;
+    host.record.change({ kind: 'waveNext', next });
     const effect = result.effect;
     if (effect?.kind === 'suspend') {
-      skipRest(host, wave.next);
-      host.loop.wave = null;
+      skipRest(host, next);
+      endWave(host);
       host.record.suspend(call, round, effect, result.counted ? { counted: result.counted } : {});
       await host.record.checkpoint();
       return { kind: 'suspended' };
@@ -170,32 +171,32 @@ async function handleWave(host: LoopHost): Promise<NodeExit | null> {
     // crash in between re-runs the builtin if an earlier call of the wave committed its turn, else the
     // round is asked again.
     if (effect?.kind === 'finish' && result.observation.ok) {
-      host.loop.wave = null;
+      endWave(host);
       return effect.summary.trim() === ''
         ? { kind: 'completed' }
         : { kind: 'completed', reply: effect.summary.trim() };
     }
     if (effect?.kind === 'fail') {
-      host.loop.wave = null;
+      endWave(host);
       return { kind: 'failed', reason: effect.failure ?? 'FAILED_BY_MODEL', message: effect.reason };
     }
     const outcome = result.observation.outcome;
     if (outcome.stalls()) {
-      host.node.stalls += 1;
+      host.record.change({ kind: 'stall' });
       return stallAndSkip(host, round);
     }
     if (!outcome.advances()) {
-      skipRest(host, wave.next);
-      host.loop.wave = null;
+      skipRest(host, next);
+      endWave(host);
       await host.record.checkpoint();
       return null;
     }
-    host.node.stalls = 0;
-    if (wave.next >= calls.length) host.loop.wave = null;
+    host.record.change({ kind: 'progress' });
+    if (next >= calls.length) endWave(host);
     await host.record.checkpoint();
   }
   if (host.loop.wave) {
-    host.loop.wave = null;
+    endWave(host);
     await host.record.checkpoint();
   }
   return null;
@@ -212,7 +213,7 @@ async function stallAndSkip(host: LoopHost, round: number): Promise<NodeExit | n
     maxStalls: host.limits.maxStalls,
   });
   if (wave) skipRest(host, wave.next);
-  host.loop.wave = null;
+  endWave(host);
   await host.record.checkpoint();
   // Told to stop: the node's end is left to whoever goes on (runNode's first check), nothing new starts.
   if (host.node.stalls >= host.limits.maxStalls && !host.signal.aborted) {
@@ -231,7 +232,7 @@ async function askAfterRecovery(
   round: number,
   question: string,
 ): Promise<NodeExit> {
-  host.node.stalls += 1;
+  host.record.change({ kind: 'stall' });
   host.record.emit({
     type: 'react.stall',
     nodeId: host.nodeId,
@@ -240,7 +241,7 @@ async function askAfterRecovery(
     maxStalls: host.limits.maxStalls,
   });
   skipRest(host, host.loop.wave?.next ?? 0);
-  host.loop.wave = null;
+  endWave(host);
   host.record.suspend(
     call,
     round,
@@ -315,5 +316,10 @@ function skipRest(host: LoopHost, from: number): void {
       tool: call.tool,
     });
   }
-  wave.next = wave.calls.length;
+  host.record.change({ kind: 'waveNext', next: wave.calls.length });
+}
+
+/** The wave is done with (handled, skipped or left for a person). */
+function endWave(host: LoopHost): void {
+  host.record.change({ kind: 'wave', wave: null });
 }

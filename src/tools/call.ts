@@ -7,6 +7,7 @@ import type {
   FollowUpPending,
   TaskPending,
 } from '../records/pending.js';
+import type { ChangeLog, RunChange } from '../records/changes.js';
 import type { NodeState, RunState, ValueMatch } from '../records/run-state.js';
 import type { ToolDescriptor } from '../domain/tool.js';
 import type { ElicitHandler, HoldHandler, McpElicitAnswer, McpElicitation } from '../mcp/elicitation.js';
@@ -260,8 +261,11 @@ export interface CallInput {
   readonly flow: Flow;
   readonly nodeId: string;
   readonly locale: Locale;
+  /** The run and its node run as they stand: read here; changed only through `changes`. */
   readonly run: RunState;
   readonly node: NodeState;
+  /** Where the call's stages record what they change (src/records/changes.ts): applied at once, kept for the report. */
+  readonly changes: ChangeLog;
   /** The input the run was started with (user guards see it, docs/interceptors.md). */
   readonly input?: unknown;
   /** Tools visible in this node (its `tools` plus the visible builtins), by model-facing name. */
@@ -288,6 +292,8 @@ export interface LookBackResult {
 export interface CallReport {
   /** What the model is told. */
   readonly observation: Observation;
+  /** What the call changed of the run, in the order made (already applied). */
+  readonly changes: readonly RunChange[];
   /** True once the call was sent (or an attempt was made) to a real tool. */
   readonly executed: boolean;
   /** True when the write gate answered from an earlier evidence. */
@@ -344,4 +350,6 @@ export interface CallInputInit {
   services: CallServices;
   /** Default: the flow's locale. */
   locale?: Locale;
+  /** Default: a new log applying to `run` and `node`. */
+  changes?: ChangeLog;
 }

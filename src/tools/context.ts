@@ -1,4 +1,5 @@
 import type { FlowNode, Limits } from '../domain/flow.js';
+import { ChangeLog } from '../records/changes.js';
 import type { CallInput, CallInputInit } from './call.js';
 
 /** What one call starts with; `tools` defaults to the real tools among `visible`, `locale` to the flow's. */
@@ -11,6 +12,7 @@ export function createCallInput(init: CallInputInit): CallInput {
     locale: init.locale ?? init.flow.locale,
     run: init.run,
     node: init.node,
+    changes: init.changes ?? new ChangeLog({ run: init.run, node: init.node }),
     ...(init.input !== undefined ? { input: init.input } : {}),
     visible: init.visible,
     tools,

@@ -1,8 +1,10 @@
+import type { RunChange } from '../records/changes.js';
 import type { CallReport } from './call.js';
 import type { Settled } from './compose.js';
 import type { ReadyCall } from './stages.js';
 
 const NONE: Readonly<Record<string, never>> = Object.freeze({});
+const NO_CHANGES: readonly RunChange[] = Object.freeze([]);
 
 /**
  * The one value a call comes to: what it was told (its observation, its effect, what the invoke step
@@ -14,6 +16,7 @@ export function callReport(settled: Settled<ReadyCall>): CallReport {
   // Built by assignment, not by spreads: this runs once per call on the hot path.
   const report: Writable<CallReport> = {
     observation: outcome.observation,
+    changes: reached.changes?.list() ?? NO_CHANGES,
     executed: outcome.executed,
     reused: settled.reused,
     approved: reached.approved ?? false,

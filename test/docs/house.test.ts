@@ -45,4 +45,27 @@ describe('the house keeps its shape', () => {
     expect([...new Set(named)].sort()).toEqual(folders.sort());
     for (const folder of named) expect(statSync(join(root, folder)).isDirectory()).toBe(true);
   });
+
+  it('writes no run state in place under src/tools/ or src/loop/: changes are values (src/records/changes.ts)', () => {
+    // The fields of the run, its node run and the loop's place (src/records/run-state.ts, loop-state.ts).
+    const fields =
+      'evidence|approvals|inFlight|followUps|tasks|nodeOutputs|inputTexts|gatedCall|pendingWrites|outputs|' +
+      'fingerprintCounts|approvedWriteFailed|stalls|rounds|wave|resolved|suspended|declined|consumed|decidedBy|used|next';
+    const write = new RegExp(
+      `\\.(?:${fields})(?:\\[[^\\]]+\\])?\\s*(?:[-+]?=(?![=>])|\\?\\?=|\\+\\+|--)|` +
+        `\\.(?:${fields})\\.(?:push|splice|pop|shift|unshift|sort|reverse)\\(|delete [\\w.]+\\.(?:${fields})\\b`,
+    );
+    const files = ['src/tools', 'src/loop'].flatMap((dir) => sourceFiles(join(root, dir)));
+    expect(files.length).toBeGreaterThan(40);
+    const writes = files.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) =>
+          write.test(line) && !/^\s*(\/\/|\*)/.test(line)
+            ? [`${relative(root, file)}:${i + 1}: ${line.trim()}`]
+            : [],
+        ),
+    );
+    expect(writes, 'record a RunChange instead (ctx.changes.record, host.record.change)').toEqual([]);
+  });
 });

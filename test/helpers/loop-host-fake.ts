@@ -11,7 +11,8 @@ import type {
   TokenUsage,
 } from '../../src/model/model.js';
 import { newLoopState } from '../../src/records/loop-state.js';
-import { newNodeState } from '../../src/records/run-state.js';
+import { applyChange } from '../../src/records/changes.js';
+import { newNodeState, newRunState } from '../../src/records/run-state.js';
 import type { CallResult, ControlEffect, ToolCall } from '../../src/tools/call.js';
 import type { CallRunner } from '../../src/tools/runner.js';
 import type { EventPayload } from '../../src/trace/events.js';
@@ -120,6 +121,8 @@ export class LoopHostFake implements LoopHost {
   };
   /** The recorder: each hand-over checked and recorded. */
   readonly record: LoopRecorder = {
+    change: (change) =>
+      applyChange({ run: newRunState(this.runId, null), node: this.node, loop: this.loop }, change),
     emit: (event) => this.emit(event),
     addMessage: (message) => this.addMessage(message),
     recordModelCall: (usage) => this.usage.push(usage),

@@ -7,7 +7,7 @@ import { approve } from '../../src/tools/approval/index.js';
 import { idempotencyKey } from '../../src/tools/guards/keys.js';
 import { ToolInvoker } from '../../src/tools/invoker.js';
 import { demoStdioConfig, readWriteLog, REPO_ROOT } from '../helpers/demo-server.js';
-import { harness, parts, type Harness } from './guards/fixtures.js';
+import { harness, parts, type Harness, respond } from './guards/fixtures.js';
 
 /** The site-builder policies of examples/site-builder/flow.yaml, over the real demo-cloud MCP server. */
 const RESPONSE = { okPath: 'code', okValues: [0], codePath: 'code', messagePath: 'message' };
@@ -90,7 +90,7 @@ const state = (h: Harness) => ({
 });
 
 function grant(h: Harness, tool: string, args: Record<string, unknown>) {
-  approve(state(h), { tool, args, fingerprint: fingerprint(tool, args) });
+  respond(h, approve(state(h), { tool, args, fingerprint: fingerprint(tool, args) }));
 }
 
 describe('full chain against the demo-cloud MCP server', () => {
@@ -220,7 +220,7 @@ describe('full chain against the demo-cloud MCP server', () => {
     const question = 'web_site_create 失败：站点名称已存在。是否改用其它名字？';
     const ask = await h.call('builtin_node_follow_up', { question });
     expect(ask.report.effect?.kind).toBe('suspend');
-    answer(state(h), { question, options: null }, '不用了');
+    respond(h, answer(state(h), { question, options: null }, '不用了'));
     expect(
       (await h.call('builtin_node_follow_up', { question: '确认用 web_site_create 创建 官网2 吗？' })).obs
         .errorCode,

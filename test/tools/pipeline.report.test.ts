@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { approve } from '../../src/tools/approval/index.js';
 import type { CallInput, CallReport, CallWatch } from '../../src/tools/call.js';
 import { createPipeline } from '../../src/tools/pipeline.js';
-import { cloudTools, harness, type Harness } from './guards/fixtures.js';
+import { cloudTools, harness, type Harness, respond } from './guards/fixtures.js';
 
 /** A telemetry stage that records what it was told, and how many log lines existed at each moment. */
 function recording(h: Harness) {
@@ -88,9 +88,12 @@ describe('telemetry is a stage of the chain', () => {
     const args = { spaceId: 'sp_1', name: '官网' };
     await pipeline(h.ctx('web_site_create', args));
     const gated = h.node.gatedCall!;
-    approve(
-      { run: h.run, node: h.node, nodeId: h.flow.nodes[0]!.id, locale: 'zh-CN', now: new Date() },
-      { tool: gated.tool, args: gated.args, fingerprint: gated.fingerprint },
+    respond(
+      h,
+      approve(
+        { run: h.run, node: h.node, nodeId: h.flow.nodes[0]!.id, locale: 'zh-CN', now: new Date() },
+        { tool: gated.tool, args: gated.args, fingerprint: gated.fingerprint },
+      ),
     );
     const logged = h.logger.records.length;
     const r = recording(h);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { applyChanges } from '../../src/records/changes.js';
 import { approve } from '../../src/tools/approval/index.js';
 import { renderObservation } from '../../src/loop/render.js';
 import { cloudTools, harness, parts } from './guards/fixtures.js';
@@ -48,12 +49,24 @@ describe('the pipeline, full chain with local tools (the site-builder story)', (
       { tool: 'web_site_create', args: h.node.gatedCall!.args, fingerprint: h.node.gatedCall!.fingerprint },
       { who: 'alice', comment: 'ok' },
     );
-    expect(granted.message()).toBe('用户已批准：现在可以用完全相同的参数调用一次 web_site_create');
+    applyChanges({ run: h.run, node: h.node }, granted.changes);
+    expect(granted.observation.message()).toBe(
+      '用户已批准：现在可以用完全相同的参数调用一次 web_site_create',
+    );
 
     const written = await h.call('web_site_create', { name: '官网', spaceId: 'sp_1' });
     expect(written.obs.outcome.name).toBe('SUCCESS');
     expect(written.obs.evidenceId).toBe('ev_2');
     expect(written.report).toMatchObject({ executed: true, approved: true });
+    // What the write changed, as values in the order made: the write-ahead mark first.
+    expect(written.report.changes.map((c) => c.kind)).toEqual([
+      'inFlight',
+      'landed',
+      'approvalUsed',
+      'ungate',
+      'pendingWrite',
+      'evidence',
+    ]);
     expect(h.checkpoints.at(-1)).toEqual({ inFlight: ['web_site_create'] });
     expect(h.run.inFlight).toEqual([]);
     expect(cloud.seen.find((c) => c.tool === 'web_site_create')?.idempotencyKey).toMatch(/^[0-9a-f]{32}$/);

@@ -117,7 +117,7 @@ function before(ctx: SourcedCall): Admission | Stop {
   if (openApproval(ctx.run.approvals, fp)) return { approved: true };
   const said =
     Object.keys(ctx.userProvenance).length > 0 ? { userProvenance: { ...ctx.userProvenance } } : {};
-  ctx.node.gatedCall = {
+  const call = {
     tool,
     args: ctx.args,
     fingerprint: fp,
@@ -125,6 +125,7 @@ function before(ctx: SourcedCall): Admission | Stop {
     ...said,
     ...(Object.keys(ctx.matches).length > 0 ? { matches: { ...ctx.matches } } : {}),
   };
+  ctx.changes.record({ kind: 'gate', call });
   return deferred(
     code('APPROVAL_REQUIRED'),
     code('APPROVAL_REQUIRED').reason(locale),
@@ -141,11 +142,10 @@ async function after(ctx: ParsedCall & Admission, outcome: CallOutcome): Promise
   let result = obs;
   if (ctx.isWrite) {
     const fp = ctx.fingerprint;
-    const approval = openApproval(ctx.run.approvals, fp);
-    if (approval) approval.consumed = true;
-    if (ctx.node.gatedCall?.fingerprint === fp) ctx.node.gatedCall = null;
+    if (openApproval(ctx.run.approvals, fp)) ctx.changes.record({ kind: 'approvalUsed', fingerprint: fp });
+    if (ctx.node.gatedCall?.fingerprint === fp) ctx.changes.record({ kind: 'ungate', fingerprint: fp });
     if (obs.outcome.name === 'FAILED' && ctx.approved) {
-      ctx.node.approvedWriteFailed = true;
+      ctx.changes.record({ kind: 'approvedWriteFailed', value: true });
       result = obs.withNext(hint(ctx.locale, 'NEXT_APPROVED_FAILED'));
     }
     if (obs.ok && !outcome.lookBack) await markPending(ctx, obs.data);
@@ -178,7 +178,7 @@ async function markPending(ctx: ParsedCall, result: unknown): Promise<void> {
     done: policy.verify.done,
     scope,
   };
-  ctx.node.pendingWrites.push(pending);
+  ctx.changes.record({ kind: 'pendingWrite', pending });
 }
 
 async function clearVerified(ctx: ParsedCall, verify: unknown): Promise<void> {
@@ -192,7 +192,7 @@ async function clearVerified(ctx: ParsedCall, verify: unknown): Promise<void> {
       () => evaluateCondition(pending.done, { ...pending.scope, verify }),
       false,
     );
-    if (done) ctx.node.pendingWrites = ctx.node.pendingWrites.filter((p) => p !== pending);
+    if (done) ctx.changes.record({ kind: 'verified', fingerprint: pending.fingerprint });
   }
 }
 

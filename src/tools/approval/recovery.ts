@@ -3,7 +3,6 @@ import { hint } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import type { InFlightWrite } from '../../records/run-state.js';
 import { canonicalJson } from '../../domain/fingerprint.js';
-import { openApproval } from './gate.js';
 import { lookBack } from '../guards/look-back.js';
 import type { CallInput, CallReport, CallResult } from '../call.js';
 
@@ -23,7 +22,7 @@ export async function recoverWrite(
   mark: InFlightWrite,
   pipeline: (input: CallInput) => Promise<CallReport>,
 ): Promise<CallResult> {
-  ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);
+  ctx.changes.record({ kind: 'landed', nodeId: mark.nodeId, callId: mark.callId });
   const policy = ctx.flow.tools[mark.tool];
   if (policy?.idempotent) {
     // Sent even after a stop: the server deduplicates, this settles the first send.
@@ -63,7 +62,6 @@ export async function recoverWrite(
 
 /** The interrupted write may have executed: its approval is used up and its gated call cleared. */
 function consumeApproval(ctx: CallInput, mark: InFlightWrite): void {
-  const approval = openApproval(ctx.run.approvals, mark.fingerprint);
-  if (approval) approval.consumed = true;
-  if (ctx.node.gatedCall?.fingerprint === mark.fingerprint) ctx.node.gatedCall = null;
+  ctx.changes.record({ kind: 'approvalUsed', fingerprint: mark.fingerprint });
+  ctx.changes.record({ kind: 'ungate', fingerprint: mark.fingerprint });
 }

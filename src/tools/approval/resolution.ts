@@ -3,7 +3,8 @@ import { canonicalJson } from '../../domain/fingerprint.js';
 import { hint, list } from '../../domain/hints.js';
 import { Observation } from '../../domain/observation.js';
 import { logToolCall } from '../guards/log.js';
-import type { ResolutionState } from '../builtin/resolution.js';
+import type { CallChange } from '../../records/changes.js';
+import type { Resolution, ResolutionState } from '../builtin/resolution.js';
 
 /** The gated call an approval suspension is about. */
 export interface ApprovalTarget {
@@ -27,14 +28,11 @@ export interface Decision {
  * the write executes) and returns SUCCESS "用户已批准：现在可以用完全相同的参数调用一次 <tool>" — or,
  * when the person edited the arguments (`editedFrom`), the changes old → new and the edited call.
  */
-export function approve(
-  state: ResolutionState,
-  target: ApprovalTarget,
-  decision: Decision = {},
-): Observation {
+export function approve(state: ResolutionState, target: ApprovalTarget, decision: Decision = {}): Resolution {
   const exists = state.run.approvals.some((a) => a.fingerprint === target.fingerprint && !a.consumed);
+  const changes: CallChange[] = [];
   if (!exists) {
-    state.run.approvals.push({
+    const approval = {
       fingerprint: target.fingerprint,
       tool: target.tool,
       args: target.args,
@@ -45,7 +43,8 @@ export function approve(
       consumed: false,
       ...(decision.approvers && decision.approvers.length > 1 ? { approvers: [...decision.approvers] } : {}),
       ...(decision.editedFrom ? { editedFrom: decision.editedFrom } : {}),
-    });
+    };
+    changes.push({ kind: 'approval', approval });
   }
   const obs = decision.editedFrom
     ? editedObservation(state, target, decision.editedFrom)
@@ -54,7 +53,7 @@ export function approve(
         args: target.args,
       });
   if (state.logger) logToolCall(state.logger, 'builtin_node_approval', obs);
-  return obs;
+  return { observation: obs, changes };
 }
 
 /** The approval of edited arguments: what changed (old → new) and the call now allowed, once. */
@@ -87,9 +86,12 @@ function shown(value: unknown): string {
  * The person declined: the gated call is marked declined (so a follow-up about it is no longer
  * a verbal confirmation) and the approval call is REJECTED APPROVAL_DENIED with the comment.
  */
-export function reject(state: ResolutionState, target: ApprovalTarget, decision: Decision = {}): Observation {
+export function reject(state: ResolutionState, target: ApprovalTarget, decision: Decision = {}): Resolution {
   const gated = state.node.gatedCall;
-  if (gated && gated.fingerprint === target.fingerprint) gated.declined = true;
+  const changes: CallChange[] =
+    gated && gated.fingerprint === target.fingerprint
+      ? [{ kind: 'gateDecided', fingerprint: target.fingerprint, declined: true }]
+      : [];
   const comment = decision.comment?.trim() ? decision.comment.trim() : hint(state.locale, 'NO_COMMENT');
   const obs = Observation.rejected(
     code('APPROVAL_DENIED'),
@@ -97,5 +99,5 @@ export function reject(state: ResolutionState, target: ApprovalTarget, decision:
     hint(state.locale, 'NEXT_APPROVAL_DENIED'),
   );
   if (state.logger) logToolCall(state.logger, 'builtin_node_approval', obs);
-  return obs;
+  return { observation: obs, changes };
 }

@@ -52,10 +52,10 @@ export async function decideByRule(
  * marks the call declined. Returns builtin_node_approval's observation, whose text names the rule.
  */
 export function applyRule(ctx: CallInput, gated: GatedCall, rule: 'auto' | 'reject'): Observation {
-  gated.decidedBy = rule;
   const tool = gated.tool;
+  const fingerprint = gated.fingerprint;
+  ctx.changes.record({ kind: 'gateDecided', fingerprint, declined: rule === 'reject', decidedBy: rule });
   if (rule === 'reject') {
-    gated.declined = true;
     const comment = hint(ctx.locale, 'APPROVAL_RULE_REJECTED');
     return Observation.rejected(
       code('APPROVAL_DENIED'),
@@ -65,8 +65,8 @@ export function applyRule(ctx: CallInput, gated: GatedCall, rule: 'auto' | 'reje
   }
   const open = ctx.run.approvals.some((a) => a.fingerprint === gated.fingerprint && !a.consumed);
   if (!open) {
-    ctx.run.approvals.push({
-      fingerprint: gated.fingerprint,
+    const approval = {
+      fingerprint,
       tool,
       args: gated.args,
       nodeId: ctx.node.nodeId,
@@ -74,8 +74,9 @@ export function applyRule(ctx: CallInput, gated: GatedCall, rule: 'auto' | 'reje
       who: null,
       comment: null,
       consumed: false,
-      rule: 'auto',
-    });
+      rule: 'auto' as const,
+    };
+    ctx.changes.record({ kind: 'approval', approval });
   }
   return Observation.success(hint(ctx.locale, 'APPROVAL_RULE_GRANTED', { tool }), {
     tool,

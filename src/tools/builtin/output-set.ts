@@ -114,7 +114,7 @@ export const outputSetTool = standardBuiltin({
     });
     if (!checked.ok) return Promise.resolve(checked.rejection);
     const stored = checked.stored;
-    ctx.node.outputs[key] = stored;
+    ctx.changes.record({ kind: 'output', key, value: stored });
     return Promise.resolve(
       Observation.success(hint(ctx.locale, 'OUTPUT_WRITTEN', { key }), {
         key,

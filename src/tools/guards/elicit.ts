@@ -19,17 +19,19 @@ export function callQuestions(ctx: ReadyCall): CallQuestions {
   const server = ctx.descriptor.server ?? '';
   const hold = ctx.services.holdQuestion;
   const answers = () =>
-    ctx.run.followUps.flatMap((f) =>
-      f.elicitation?.fingerprint === ctx.fingerprint ? [{ question: f.question, answer: f.elicitation }] : [],
+    ctx.run.followUps.flatMap((f, index) =>
+      f.elicitation?.fingerprint === ctx.fingerprint
+        ? [{ question: f.question, answer: f.elicitation, index }]
+        : [],
     );
   const bridge: ElicitBridge = {
     answer: (request, options) => {
       const matching = answers().filter((a) => a.question === request.message);
-      const found = (
-        matching.findLast((a) => a.answer.used !== true) ?? (options?.reuse ? matching.at(-1) : undefined)
-      )?.answer;
-      if (!found) return null;
-      found.used = true;
+      const given =
+        matching.findLast((a) => a.answer.used !== true) ?? (options?.reuse ? matching.at(-1) : undefined);
+      if (!given) return null;
+      const found = given.answer;
+      ctx.changes.record({ kind: 'answerUsed', index: given.index });
       return { action: found.action, ...(found.content ? { content: found.content } : {}) };
     },
     asked: (request) => (asked = request),

@@ -49,7 +49,7 @@ export function recordEvidence(ctx: CallInput, input: EvidenceInput): EvidenceRe
   };
   if (input.lookBack) record.lookBack = true;
   if (input.confirmsFingerprint) record.confirmsFingerprint = input.confirmsFingerprint;
-  ctx.run.evidence.push(record);
+  ctx.changes.record({ kind: 'evidence', record });
   return record;
 }
 

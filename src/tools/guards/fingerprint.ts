@@ -52,7 +52,7 @@ export function fingerprintGuard(): Check<CallInput & CallArgs & Admission, Coun
     const fp = ctx.fingerprint;
     if (ctx.approved || isPendingVerifyCall(ctx) || answersServer(ctx)) return { counted: false };
     const count = (ctx.node.fingerprintCounts[fp] ?? 0) + 1;
-    ctx.node.fingerprintCounts[fp] = count;
+    ctx.changes.record({ kind: 'count', fingerprint: fp, count });
     const repeats = limitsOf(ctx).fingerprintRepeats;
     if (count > repeats) {
       const stop = Observation.rejected(

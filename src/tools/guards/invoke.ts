@@ -145,7 +145,7 @@ async function runWrite(ctx: ReadyCall, descriptor: ToolDescriptor): Promise<Cal
   // nothing of this call (only a sent write is recorded after a stop).
   if (ctx.services.signal?.aborted && ctx.resending !== true)
     return { observation: notSent(ctx), executed: false };
-  ctx.run.inFlight.push(mark);
+  ctx.changes.record({ kind: 'inFlight', mark });
   try {
     await ctx.services.checkpoint({ beforeEffect: true });
     const questions = callQuestions(ctx);
@@ -174,7 +174,7 @@ async function runWrite(ctx: ReadyCall, descriptor: ToolDescriptor): Promise<Cal
     }
     return { observation: obs, executed: true };
   } finally {
-    ctx.run.inFlight = ctx.run.inFlight.filter((w) => w !== mark);
+    ctx.changes.record({ kind: 'landed', nodeId: mark.nodeId, callId: mark.callId });
   }
 }
 

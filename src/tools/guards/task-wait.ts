@@ -33,8 +33,7 @@ export function callTask(ctx: ReadyCall): CallTask {
     waitMs: ctx.services.taskWaitMs ?? TASK_WAIT_MS,
     resume: () => recorded()?.taskId,
     started: async (task) => {
-      const tasks = (ctx.run.tasks ??= []);
-      tasks.push({
+      const started = {
         server,
         tool: ctx.call.tool,
         fingerprint,
@@ -42,7 +41,8 @@ export function callTask(ctx: ReadyCall): CallTask {
         nodeId: ctx.nodeId,
         callId: ctx.call.callId,
         startedAt: ctx.services.now().toISOString(),
-      });
+      };
+      ctx.changes.record({ kind: 'taskStarted', task: started });
       trace?.({ server, taskId: task.taskId, phase: 'started', status: task.status, ...message(task) });
       // Committed before the task is polled: a crash from here on polls it, never sends the call again.
       await ctx.services.checkpoint();
@@ -52,9 +52,7 @@ export function callTask(ctx: ReadyCall): CallTask {
       trace?.({ server, taskId: task.taskId, phase: 'polled', status: task.status, ...message(task) });
     },
     ended: () => {
-      const task = recorded();
-      if (task && ctx.run.tasks) ctx.run.tasks = ctx.run.tasks.filter((t) => t !== task);
-      if (ctx.run.tasks?.length === 0) delete ctx.run.tasks;
+      if (recorded()) ctx.changes.record({ kind: 'taskEnded', server, fingerprint });
     },
   };
   return {

@@ -7,7 +7,7 @@ import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { invokeStep } from '../../../src/tools/guards/invoke.js';
 import { code } from '../../../src/domain/error-codes.js';
 import { Observation } from '../../../src/domain/observation.js';
-import { cloudTools, harness, parts, type Harness } from '../guards/fixtures.js';
+import { cloudTools, harness, parts, type Harness, respond } from '../guards/fixtures.js';
 
 const ARGS = { spaceId: 'sp_1', name: '官网' };
 
@@ -113,7 +113,7 @@ describe('builtin_node_approval', () => {
     });
     expect(h.logger.lines().some((l) => l.includes('builtin_node_approval'))).toBe(false);
     const target = { tool: 'web_site_create', args: ARGS, fingerprint: h.node.gatedCall!.fingerprint };
-    const obs = approve(state(h), target, { who: 'alice', comment: '可以' });
+    const obs = respond(h, approve(state(h), target, { who: 'alice', comment: '可以' }));
     expect(parts(obs)).toMatchObject({
       outcome: 'SUCCESS',
       message: '用户已批准：现在可以用完全相同的参数调用一次 web_site_create',
@@ -142,7 +142,7 @@ describe('builtin_node_approval', () => {
   it('reject → REJECTED APPROVAL_DENIED with the comment; the gated call is declined', async () => {
     const h = await gated();
     const target = { tool: 'web_site_create', args: ARGS, fingerprint: h.node.gatedCall!.fingerprint };
-    const obs = reject(state(h), target, { comment: '名字换一个' });
+    const obs = respond(h, reject(state(h), target, { comment: '名字换一个' }));
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
       code: 'APPROVAL_DENIED',
@@ -152,7 +152,9 @@ describe('builtin_node_approval', () => {
         '用户拒绝了写操作 web_site_create：名字换一个。下一步：不要重试该写操作；调用 builtin_node_follow_up 询问用户如何处理，或调用 builtin_node_finish / builtin_node_fail 结束。',
     });
     expect(h.node.gatedCall?.declined).toBe(true);
-    expect(reject(state(h), target).reason).toBe('用户拒绝了写操作 web_site_create：（未说明原因）');
+    expect(respond(h, reject(state(h), target)).reason).toBe(
+      '用户拒绝了写操作 web_site_create：（未说明原因）',
+    );
     expect(h.logger.lines()).toContain(
       'INFO TOOL invoked tool=builtin_node_approval outcome=REJECTED code=APPROVAL_DENIED',
     );
@@ -170,7 +172,10 @@ describe('builtin_node_follow_up', () => {
       kind: 'suspend',
       suspension: { kind: 'FOLLOW_UP', pending: { question: '要用哪个套餐？', options: ['basic', 'pro'] } },
     });
-    const obs = answer(state(h), { question: '要用哪个套餐？', options: ['basic', 'pro'] }, 'pro');
+    const obs = respond(
+      h,
+      answer(state(h), { question: '要用哪个套餐？', options: ['basic', 'pro'] }, 'pro'),
+    );
     expect(parts(obs)).toMatchObject({ outcome: 'SUCCESS', message: '用户回答：pro' });
     expect(h.run.followUps).toEqual([
       { question: '要用哪个套餐？', options: ['basic', 'pro'], answer: 'pro', nodeId: 'create' },
@@ -179,7 +184,7 @@ describe('builtin_node_follow_up', () => {
 
   it('FOLLOW_UP_ANSWERED for the same question (normalised) with the earlier answer (seed acceptance 4)', async () => {
     const h = harness({ localTools: cloudTools().tools });
-    answer(state(h), { question: '要用哪个套餐？', options: null }, 'pro 套餐');
+    respond(h, answer(state(h), { question: '要用哪个套餐？', options: null }, 'pro 套餐'));
     const { obs } = await h.call('builtin_node_follow_up', { question: '要用哪个 套餐?' });
     expect(parts(obs)).toEqual({
       outcome: 'REJECTED',
@@ -254,7 +259,7 @@ describe('builtin_node_follow_up', () => {
     const question = '创建 web_site_create 失败：站点名称已存在。是否换个名字重试？';
     const first = await h.call('builtin_node_follow_up', { question });
     expect(first.report.effect?.kind).toBe('suspend');
-    answer(state(h), { question, options: null }, '换成 官网2');
+    respond(h, answer(state(h), { question, options: null }, '换成 官网2'));
     expect(h.node.approvedWriteFailed).toBe(false);
     expect(
       (await h.call('builtin_node_follow_up', { question: '确认用 web_site_create 创建 官网2 吗？' })).obs
@@ -284,8 +289,8 @@ describe('resolution helpers', () => {
   it('approve is idempotent for an open approval; consumed approvals are not reused', async () => {
     const h = await gated();
     const target = { tool: 'web_site_create', args: ARGS, fingerprint: h.node.gatedCall!.fingerprint };
-    approve(state(h), target);
-    approve(state(h), target);
+    respond(h, approve(state(h), target));
+    respond(h, approve(state(h), target));
     expect(h.run.approvals).toHaveLength(1);
     expect(Observation.rejected(code('APPROVAL_DENIED'), 'r', 'n').outcome.stalls()).toBe(true);
   });

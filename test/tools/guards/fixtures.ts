@@ -13,6 +13,8 @@ import type {
   ToolInvokerPort,
 } from '../../../src/tools/call.js';
 import { createCallInput } from '../../../src/tools/context.js';
+import { applyChanges } from '../../../src/records/changes.js';
+import type { Resolution } from '../../../src/tools/builtin/resolution.js';
 import { chain, type After, type Check, type Settled, type Terminal } from '../../../src/tools/compose.js';
 import { callReport } from '../../../src/tools/report.js';
 import type { CallOutcome, ReadyCall } from '../../../src/tools/stages.js';
@@ -316,6 +318,12 @@ export function harness(options: HarnessOptions = {}): Harness {
 }
 
 /** The reason, next step and zh-CN/en message of an observation, for compact assertions. */
+/** A person's response applied as the engine applies it (its changes), returning its observation. */
+export function respond(h: { run: RunState; node: NodeState }, resolution: Resolution): Observation {
+  applyChanges({ run: h.run, node: h.node }, resolution.changes);
+  return resolution.observation;
+}
+
 export function parts(obs: Observation) {
   return {
     outcome: obs.outcome.name,

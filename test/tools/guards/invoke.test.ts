@@ -11,14 +11,17 @@ import { idempotencyKey } from '../../../src/tools/guards/keys.js';
 import type { InvokeOptions, ToolInvokerPort } from '../../../src/tools/call.js';
 import { ToolRejectedException } from '../../../src/tools/rejected.js';
 import type { ToolDescriptor } from '../../../src/tools/tool.js';
-import { cloudTools, harness, parts, type Harness } from './fixtures.js';
+import { cloudTools, harness, parts, type Harness, respond } from './fixtures.js';
 
 const ARGS = { spaceId: 'sp_1', name: '官网' };
 
 function grant(h: Harness, args: Record<string, unknown> = ARGS) {
-  approve(
-    { run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date() },
-    { tool: 'web_site_create', args, fingerprint: fingerprint('web_site_create', args) },
+  respond(
+    h,
+    approve(
+      { run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date() },
+      { tool: 'web_site_create', args, fingerprint: fingerprint('web_site_create', args) },
+    ),
   );
 }
 

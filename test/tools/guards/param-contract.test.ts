@@ -4,7 +4,7 @@ import { answer } from '../../../src/tools/builtin/resolution.js';
 import { catalogGuard } from '../../../src/tools/catalog.js';
 import { argPolicyGuard } from '../../../src/tools/guards/arg-policy.js';
 import { paramContractGuard } from '../../../src/tools/guards/param-contract.js';
-import { answering, cloudTools, harness, parts, SITE_FLOW, type Harness } from './fixtures.js';
+import { answering, cloudTools, harness, parts, SITE_FLOW, type Harness, respond } from './fixtures.js';
 
 const reached = answering(Observation.success('reached'), false);
 const guards = () => [catalogGuard(), argPolicyGuard(), paramContractGuard()];
@@ -85,10 +85,13 @@ describe('ParamContract alone', () => {
       message:
         '参数 [name] 的值 博客 须由用户提供，用户未提到。下一步：调用 builtin_node_follow_up 向用户询问参数 [name]，再用用户给出的值调用。',
     });
-    answer(
-      { run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date() },
-      { question: '还要建哪个站点？', options: null },
-      '再建一个 博客',
+    respond(
+      h,
+      answer(
+        { run: h.run, node: h.node, nodeId: 'create', locale: 'zh-CN', now: new Date() },
+        { question: '还要建哪个站点？', options: null },
+        '再建一个 博客',
+      ),
     );
     const again = await h.through(guards(), 'web_site_create', { spaceId: 'sp_1', name: '博客' }, reached);
     expect(again.obs.reason).toBe('reached');

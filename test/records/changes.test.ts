@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { applyChange, applyChanges, ChangeLog, type RunChange } from '../../src/records/changes.js';
+import { newLoopState } from '../../src/records/loop-state.js';
+import { newNodeState, newRunState, type EvidenceRecord } from '../../src/records/run-state.js';
+
+function target() {
+  return { run: newRunState('run_1', { text: 'hi' }), node: newNodeState('n'), loop: newLoopState() };
+}
+
+const evidence: EvidenceRecord = {
+  id: 'ev_1',
+  tool: 'space_list',
+  args: {},
+  fingerprint: 'f_read',
+  outcome: 'SUCCESS',
+  errorCode: null,
+  payload: { data: [] },
+  ts: '2026-01-01T00:00:00.000Z',
+  nodeId: 'n',
+  callId: 'c1',
+};
+const mark = {
+  fingerprint: 'f_write',
+  tool: 'site_create',
+  args: { name: 'a' },
+  key: 'k',
+  nodeId: 'n',
+  callId: 'c2',
+  startedAt: '2026-01-01T00:00:00.000Z',
+};
+const approval = {
+  fingerprint: 'f_write',
+  tool: 'site_create',
+  args: { name: 'a' },
+  nodeId: 'n',
+  grantedAt: '2026-01-01T00:00:00.000Z',
+  who: 'ann',
+  comment: null,
+  consumed: false,
+};
+
+describe('applyChange: the one writer of run state', () => {
+  it('evidence, in-flight marks and their landing (by node and call, not by object)', () => {
+    const t = target();
+    applyChanges(t, [
+      { kind: 'evidence', record: evidence },
+      { kind: 'inFlight', mark },
+      { kind: 'inFlight', mark: { ...mark, callId: 'c3' } },
+    ]);
+    expect(t.run.evidence).toEqual([evidence]);
+    applyChange(t, { kind: 'landed', nodeId: 'n', callId: 'c2' });
+    expect(t.run.inFlight.map((w) => w.callId)).toEqual(['c3']);
+    applyChange(t, { kind: 'landed', nodeId: 'other', callId: 'c3' });
+    expect(t.run.inFlight.map((w) => w.callId)).toEqual(['c3']);
+  });
+
+  it('tasks: started, then ended by server and fingerprint; the list goes when empty', () => {
+    const t = target();
+    const task = { ...mark, server: 's', taskId: 't1' };
+    applyChange(t, { kind: 'taskStarted', task });
+    applyChange(t, { kind: 'taskEnded', server: 'other', fingerprint: 'f_write' });
+    expect(t.run.tasks).toEqual([task]);
+    applyChange(t, { kind: 'taskEnded', server: 's', fingerprint: 'f_write' });
+    expect('tasks' in t.run).toBe(false);
+  });
+
+  it('the gated call: set, decided only when the fingerprint is its own, cleared', () => {
+    const t = target();
+    const call = { tool: 'site_create', args: { name: 'a' }, fingerprint: 'f_write', provenance: {} };
+    applyChange(t, { kind: 'gate', call });
+    applyChange(t, { kind: 'gateDecided', fingerprint: 'f_other', declined: true });
+    expect(t.node.gatedCall?.declined).toBeUndefined();
+    applyChange(t, { kind: 'gateDecided', fingerprint: 'f_write', declined: true, decidedBy: 'reject' });
+    expect(t.node.gatedCall).toMatchObject({ declined: true, decidedBy: 'reject' });
+    applyChange(t, { kind: 'ungate', fingerprint: 'f_other' });
+    expect(t.node.gatedCall).not.toBeNull();
+    applyChange(t, { kind: 'ungate', fingerprint: 'f_write' });
+    expect(t.node.gatedCall).toBeNull();
+  });
+
+  it('approvals: added, and only the open one of the fingerprint used up', () => {
+    const t = target();
+    applyChanges(t, [
+      { kind: 'approval', approval: { ...approval, consumed: true, who: 'old' } },
+      { kind: 'approval', approval },
+      { kind: 'approvalUsed', fingerprint: 'f_write' },
+    ]);
+    expect(t.run.approvals.map((a) => [a.who, a.consumed])).toEqual([
+      ['old', true],
+      ['ann', true],
+    ]);
+  });
+
+  it('pending writes, answers, counts, outputs and the approved-write-failed flag', () => {
+    const t = target();
+    const pending = {
+      tool: 'site_create',
+      fingerprint: 'f_write',
+      verifyTool: 'site_get',
+      verifyArgs: { id: 1 },
+      done: 'true',
+      scope: { args: {}, result: null, key: 'k' },
+    };
+    const elicitation = { server: 's', tool: 't', fingerprint: 'f', action: 'accept' as const };
+    applyChanges(t, [
+      { kind: 'pendingWrite', pending },
+      { kind: 'followUp', record: { question: 'q', options: null, answer: 'a', nodeId: 'n', elicitation } },
+      { kind: 'answerUsed', index: 0 },
+      { kind: 'answerUsed', index: 7 },
+      { kind: 'count', fingerprint: 'f_read', count: 2 },
+      { kind: 'output', key: 'siteId', value: { value: 's1', sourceType: 'model', sourceRef: null } },
+      { kind: 'approvedWriteFailed', value: true },
+    ]);
+    expect(t.node.pendingWrites).toEqual([pending]);
+    expect(t.run.followUps[0]?.elicitation?.used).toBe(true);
+    expect(t.node.fingerprintCounts).toEqual({ f_read: 2 });
+    expect(t.node.outputs.siteId?.value).toBe('s1');
+    expect(t.node.approvedWriteFailed).toBe(true);
+    applyChange(t, { kind: 'verified', fingerprint: 'f_write' });
+    expect(t.node.pendingWrites).toEqual([]);
+  });
+
+  it("the loop's changes: rounds, stalls, progress, the wave and its next call, the responded call", () => {
+    const t = target();
+    const wave = { round: 1, calls: [{ callId: 'c1', tool: 'x', rawArgs: '{}' }], next: 0 };
+    applyChanges(t, [{ kind: 'round' }, { kind: 'stall' }, { kind: 'stall' }, { kind: 'wave', wave }]);
+    expect([t.node.rounds, t.node.stalls]).toEqual([1, 2]);
+    applyChanges(t, [{ kind: 'progress' }, { kind: 'waveNext', next: 1 }]);
+    expect([t.node.stalls, t.loop.wave?.next]).toEqual([0, 1]);
+    applyChange(t, { kind: 'wave', wave: null });
+    applyChange(t, { kind: 'waveNext', next: 2 });
+    expect(t.loop.wave).toBeNull();
+    t.loop.resolved = {
+      call: { round: 1, callId: 'c', tool: 't', args: {}, kind: 'FOLLOW_UP' },
+      observation: { outcome: 'SUCCESS', errorCode: null, reason: 'ok', next: '' },
+    };
+    applyChange(t, { kind: 'resolvedCounted' });
+    expect(t.loop.resolved).toBeNull();
+  });
+
+  it("a loop change without the loop's state is a bug: it throws", () => {
+    const { run, node } = target();
+    expect(() => applyChange({ run, node }, { kind: 'wave', wave: null })).toThrow(/loop state/);
+  });
+});
+
+describe('ChangeLog', () => {
+  it('applies each change as it is recorded and lists them in order, frozen', () => {
+    const t = target();
+    const log = new ChangeLog(t);
+    expect(log.list()).toEqual([]);
+    const changes: RunChange[] = [
+      { kind: 'count', fingerprint: 'f', count: 1 },
+      { kind: 'evidence', record: evidence },
+    ];
+    log.record(changes[0]!);
+    expect(t.node.fingerprintCounts.f).toBe(1);
+    log.record(changes[1]!);
+    const listed = log.list();
+    expect(listed).toEqual(changes);
+    expect(Object.isFrozen(listed)).toBe(true);
+    log.record({ kind: 'count', fingerprint: 'f', count: 2 });
+    expect(listed).toHaveLength(2);
+    expect(log.list()).toHaveLength(3);
+  });
+});

@@ -174,6 +174,7 @@ it from there; nothing before SEQ is executed again. SEQ must follow a tool call
 ${DRIVE}`,
   mcp: `usage: agent-runtime mcp login FLOW.yaml SERVER [--tenant T]
        agent-runtime mcp serve --flows DIR [--console-url URL] [--db URL] [--tools M] [--guards M]
+       agent-runtime mcp complete FLOW.yaml SERVER ARG [VALUE] (--prompt NAME | --template URI) [--context NAME=VALUE]...
 
 Authorizes the runtime at the flow's HTTP MCP server SERVER (its entry has \`auth\`): prints the URL to
 open, listens on a loopback redirect and stores the tokens encrypted (AGENT_RUNTIME_SECRET_KEY) for the
@@ -184,7 +185,14 @@ agent). A write the flow's gate holds is asked of the client when it takes elici
 is the operator; by elicitation on the 2025 revisions, as input_required on 2026-07-28); otherwise the
 call returns the run id, and run_status gives the result once the write
 was approved (agent-runtime approve, or the console at --console-url). Logs go to stderr.
-docs/mcp.md, "Serving flows as MCP tools".`,
+docs/mcp.md, "Serving flows as MCP tools".
+
+\`mcp complete\` prints the values the flow's server SERVER suggests for argument ARG (what is typed so
+far: VALUE) of a prompt or a resource template. docs/mcp.md, "Completions".
+
+  --prompt NAME       the prompt whose argument it is
+  --template URI      the resource template whose variable it is
+  --context NAME=VALUE  an argument already given (repeatable)`,
   worker: `usage: agent-runtime worker --db postgres://… [--concurrency N] [--shutdown-timeout S] [options]
 
 Drives runnable runs of a shared PostgreSQL store until SIGINT/SIGTERM.

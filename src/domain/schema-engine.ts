@@ -143,7 +143,21 @@ export function metaSchemaErrors(
     ajv.addKeyword(uniqueItemsKeyword);
     metaCheckers.set(key, ajv);
   }
-  return ajv.validateSchema(schema) ? null : (ajv.errors ?? []);
+  try {
+    return ajv.validateSchema(schema) ? null : (ajv.errors ?? []);
+  } catch (error) {
+    // Ajv throws for a `$schema` it has no meta-schema of (draft-04, a private URI): a problem of the
+    // schema, said as such, not a crash.
+    const uri = typeof schema.$schema === 'string' ? schema.$schema : '';
+    const known = 'draft-07, 2019-09 or 2020-12';
+    const message =
+      uri === ''
+        ? error instanceof Error
+          ? error.message
+          : String(error)
+        : `unknown $schema ${JSON.stringify(uri.slice(0, 200))} (known: ${known})`;
+    return [{ instancePath: '/$schema', schemaPath: '#/$schema', keyword: '$schema', params: {}, message }];
+  }
 }
 
 /**

@@ -30,7 +30,9 @@ export function realOrNull(path: string): string | null {
   try {
     return realpathSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    const code = (error as NodeJS.ErrnoException).code;
+    // Not there: missing, or a path through a regular file.
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
     throw error;
   }
 }
@@ -56,6 +58,7 @@ export function unreadable(name: string, error: InputFileError): string {
 export function displayName(path: string, confineTo?: string): string {
   const from = confineTo === undefined ? process.cwd() : (realOrNull(confineTo) ?? confineTo);
   const rel = relative(from, path);
-  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) return rel;
+  const outside = rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+  if (rel !== '' && !outside) return rel;
   return confineTo !== undefined ? basename(path) : path;
 }

@@ -39,7 +39,7 @@ function issueProblems(
   const value = valueAt(data, path);
   switch (issue.code) {
     case 'unrecognized_keys': {
-      const allowed = Object.keys(objectShapeAt(root, path, data) ?? {});
+      const allowed = Object.keys(objectShapeAt(root, path, data, issue.keys) ?? {});
       return issue.keys.map((key) => ({
         path: [...path, key],
         atKey: true,
@@ -86,12 +86,17 @@ function unionProblems(
 }
 
 /** The union option sharing the most keys with the object given (a stdio server has `command`, …), if any. */
-function bestOption(options: readonly z.ZodType[], value: Record<string, unknown>): number | undefined {
+function bestOption(
+  options: readonly z.ZodType[],
+  value: Record<string, unknown>,
+  unknown: readonly string[] = [],
+): number | undefined {
   let best: number | undefined;
   let bestScore = -1;
   options.forEach((option, i) => {
     const shape = defOf(option).shape;
-    if (!shape) return;
+    // An option that has a key zod called unknown is not the one that refused it.
+    if (!shape || unknown.some((key) => key in shape)) return;
     const score = Object.keys(value).filter((key) => key in shape).length;
     if (score > 0 && score > bestScore) {
       best = i;
@@ -116,7 +121,9 @@ function issueMessage(issue: Issue, value: unknown): string {
     case 'too_small':
       return tooSmall(issue);
     case 'too_big':
-      return `expected at most ${String(issue.maximum)}${issue.origin === 'array' ? ' items' : ''}`;
+      // The schema's own words when it has them (`expected a JSONata expression of at most 8192 characters`).
+      if (issue.message !== '' && !issue.message.startsWith('Too big')) return issue.message;
+      return `expected at most ${String(issue.maximum)}${UNITS[issue.origin] ?? ''}`;
     case 'invalid_value':
       return issue.values.length === 1
         ? `expected ${JSON.stringify(issue.values[0])}, got ${JSON.stringify(value)}`
@@ -128,6 +135,8 @@ function issueMessage(issue: Issue, value: unknown): string {
       return issue.message;
   }
 }
+
+const UNITS: Readonly<Record<string, string>> = { array: ' items', string: ' characters', set: ' items' };
 
 function tooSmall(issue: Issue & { code: 'too_small' }): string {
   const min = Number(issue.minimum);
@@ -189,6 +198,7 @@ function schemaAt(
   path: readonly PathSegment[],
   data: unknown,
   resolveLast = true,
+  unknown: readonly string[] = [],
 ): z.ZodType | undefined {
   let schema: z.ZodType | undefined = unwrap(root);
   for (const [i, segment] of path.entries()) {
@@ -198,13 +208,13 @@ function schemaAt(
     if (!next) return undefined;
     schema = unwrap(next);
   }
-  return resolveLast ? resolveUnion(schema, valueAt(data, path)) : schema;
+  return resolveLast ? resolveUnion(schema, valueAt(data, path), unknown) : schema;
 }
 
-function resolveUnion(schema: z.ZodType, value: unknown): z.ZodType {
+function resolveUnion(schema: z.ZodType, value: unknown, unknown: readonly string[] = []): z.ZodType {
   const options = defOf(schema).options;
   if (!options || !isRecord(value)) return schema;
-  const index = bestOption(options, value);
+  const index = bestOption(options, value, unknown);
   return index === undefined ? schema : unwrap(options[index] ?? schema);
 }
 
@@ -212,7 +222,8 @@ function objectShapeAt(
   root: z.ZodType,
   path: readonly PathSegment[],
   data: unknown,
+  unknown: readonly string[] = [],
 ): Record<string, z.ZodType> | undefined {
-  const schema = schemaAt(root, path, data);
+  const schema = schemaAt(root, path, data, true, unknown);
   return schema ? defOf(schema).shape : undefined;
 }

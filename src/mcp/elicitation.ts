@@ -85,8 +85,8 @@ export function withSchemaDefaults(
   if (!properties || typeof properties !== 'object') return { ...content };
   const filled: Record<string, unknown> = { ...content };
   for (const [key, property] of Object.entries(properties as Record<string, unknown>)) {
-    if (key in filled || !property || typeof property !== 'object') continue;
-    if ('default' in property) filled[key] = property.default;
+    if (Object.hasOwn(filled, key) || !property || typeof property !== 'object') continue;
+    if (Object.hasOwn(property, 'default')) filled[key] = (property as { default: unknown }).default;
   }
   return filled;
 }
@@ -103,7 +103,7 @@ export function answeredByDefaults(elicitation: McpElicitation): boolean {
   const fields = properties as Record<string, unknown>;
   const hasDefault = (key: string) => {
     const field = fields[key];
-    return typeof field === 'object' && field !== null && 'default' in field;
+    return typeof field === 'object' && field !== null && Object.hasOwn(field, 'default');
   };
   const required = Array.isArray(schema.required) ? schema.required.filter((k) => typeof k === 'string') : [];
   if (!required.every(hasDefault)) return false;

@@ -127,7 +127,10 @@ export async function getPromptText(
     return `[${content.type}]`;
   });
   const text = paragraphs.join('\n\n');
-  return text.length > MAX_PROMPT_CHARS ? `${text.slice(0, MAX_PROMPT_CHARS - 1)}…` : text;
+  if (text.length <= MAX_PROMPT_CHARS) return text;
+  // Cut on a whole character: a surrogate pair is never split.
+  const chars = [...text];
+  return chars.length > MAX_PROMPT_CHARS ? `${chars.slice(0, MAX_PROMPT_CHARS - 1).join('')}…` : text;
 }
 
 /** What `completion/complete` completes: an argument of a prompt, or a variable of a resource template. */

@@ -8,7 +8,10 @@ import type { Commit, NewRun, RunFilter, RunPatch } from './store.js';
 
 /** What the three stores share beyond the checks: definitions, patch columns, lease and list SQL. */
 
-/** Freezes a JSON value and everything in it (shared read-only values: a run's flow and input). */
+/**
+ * Freezes a JSON value and everything in it (shared read-only values: a run's flow and input). A value
+ * already frozen is taken as frozen throughout (this function's own result), so a shared part is walked once.
+ */
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
@@ -206,7 +209,8 @@ export function whereSql(conditions: readonly string[]): string {
   return conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
 }
 
-/** A list limit as a non-negative integer, or null for none. */
+/** A list limit as a non-negative integer, or null for none (also for a limit that is no finite number). */
 export function listLimit(filter: RunFilter): number | null {
-  return filter.limit === undefined ? null : Math.max(0, Math.trunc(filter.limit));
+  const limit = filter.limit;
+  return limit === undefined || !Number.isFinite(limit) ? null : Math.max(0, Math.trunc(limit));
 }

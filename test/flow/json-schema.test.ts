@@ -25,3 +25,24 @@ describe('schema/flow.schema.json', () => {
     expect(validate({ id: 'x', nodes: [{ id: 'a', toolz: [] }] })).toBe(false);
   });
 });
+
+describe('a flow schema with a $schema no validator knows', () => {
+  it('is a problem of the flow naming the URI, not a crash', async () => {
+    const { loadFlowText, FlowError } = await import('../../src/index.js');
+    for (const uri of ['http://json-schema.org/draft-04/schema#', 'https://example.com/my-schema']) {
+      const text = JSON.stringify({
+        id: 'f',
+        input: { $schema: uri, type: 'object' },
+        nodes: [{ id: 'a', instructions: 'x' }],
+      });
+      const error: unknown = await loadFlowText(text).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(FlowError);
+      expect(String((error as Error).message)).toContain(
+        `input.$schema: expected a valid JSON Schema: unknown $schema "${uri}" (known: draft-07, 2019-09 or 2020-12)`,
+      );
+    }
+  });
+});

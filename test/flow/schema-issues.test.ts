@@ -100,6 +100,35 @@ describe('schemaProblems', () => {
     ]);
   });
 
+  it("lists the keys of the branch that refused a key, not of a branch that has it (a tie's first)", () => {
+    // One key of each branch: a tie; `args` belongs to the stdio branch, so the list is the URL one's.
+    expect(problems({ ...valid, servers: { web: { url: 'https://x.example/mcp', args: [] } } })).toEqual([
+      {
+        path: 'servers.web.args',
+        atKey: true,
+        message: 'unknown key "args"; expected one of: url, headers',
+      },
+    ]);
+  });
+
+  it("keeps a length bound's own words, and says characters for a string", () => {
+    const Bound = z.strictObject({
+      when: z.string().max(4, { error: 'expected an expression of at most 4 characters' }),
+      name: z.string().max(3).optional(),
+    });
+    const data = { when: 'a or b', name: 'abcd' };
+    const parsed = Bound.safeParse(data);
+    expect(parsed.success).toBe(false);
+    const found = schemaProblems(Bound, parsed.error?.issues ?? [], data).map((p) => [
+      p.path.join('.'),
+      p.message,
+    ]);
+    expect(found).toEqual([
+      ['when', 'expected an expression of at most 4 characters'],
+      ['name', 'expected at most 3 characters'],
+    ]);
+  });
+
   it('lists the types a union accepts when the value is not an object', () => {
     expect(problems({ ...valid, servers: { shop: 'https://shop.example' } })).toEqual([
       { path: 'servers.shop', message: 'expected a mapping, got "https://shop.example"' },

@@ -27,7 +27,12 @@ export type CallChange =
   /** A write is about to be sent: marked in flight, committed before it goes (the write-ahead mark). */
   | { readonly kind: 'inFlight'; readonly mark: InFlightWrite }
   /** The write's mark is cleared: it came back, failed to send, or its interruption was settled. */
-  | { readonly kind: 'landed'; readonly nodeId: string; readonly callId: string }
+  | {
+      readonly kind: 'landed';
+      readonly nodeId: string;
+      readonly callId: string;
+      readonly fingerprint: string;
+    }
   /** An MCP server runs the call as a task: recorded, so the call polls it instead of sending again. */
   | { readonly kind: 'taskStarted'; readonly task: StartedTask }
   /** The call's task ended (it has its result). */
@@ -95,7 +100,10 @@ export function applyChange(target: ChangeTarget, change: RunChange): void {
       run.inFlight.push(change.mark);
       return;
     case 'landed':
-      run.inFlight = run.inFlight.filter((w) => w.callId !== change.callId || w.nodeId !== change.nodeId);
+      run.inFlight = run.inFlight.filter(
+        (w) =>
+          w.callId !== change.callId || w.nodeId !== change.nodeId || w.fingerprint !== change.fingerprint,
+      );
       return;
     case 'taskStarted':
       (run.tasks ??= []).push(change.task);

@@ -50,7 +50,8 @@ function compiled(expression: string): jsonata.Expression {
 async function evaluate({ id, expression, input }: Ask): Promise<void> {
   try {
     const result: unknown = await compiled(expression).evaluate(input, { eval: noEval });
-    const text = result === undefined || typeof result === 'function' ? undefined : JSON.stringify(result);
+    const text =
+      result === undefined || isFunction(result) ? undefined : JSON.stringify(result, withoutFunctions);
     if (text !== undefined && text.length > setup.maxResult)
       throw new Error(`its value is larger than ${setup.maxResult} characters of JSON`);
     parentPort?.postMessage({ id, ok: true, text });
@@ -63,6 +64,20 @@ async function evaluate({ id, expression, input }: Ask): Promise<void> {
         : String(error);
     parentPort?.postMessage({ id, ok: false, message });
   }
+}
+
+/** A JSONata function (an object that refers to its scope) or a native one: no JSON value. */
+function isFunction(value: unknown): boolean {
+  return (
+    typeof value === 'function' ||
+    (typeof value === 'object' &&
+      value !== null &&
+      (value as { _jsonata_lambda?: unknown })._jsonata_lambda === true)
+  );
+}
+
+function withoutFunctions(_key: string, value: unknown): unknown {
+  return isFunction(value) ? undefined : value;
 }
 
 parentPort?.on('message', (ask: Ask) => void evaluate(ask));

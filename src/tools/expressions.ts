@@ -154,10 +154,24 @@ export async function evaluateMap(
 }
 
 function toPlain(value: unknown): unknown {
-  if (value === undefined) return undefined;
-  if (typeof value === 'function') return undefined;
-  const text = JSON.stringify(value);
+  if (value === undefined || isFunction(value)) return undefined;
+  const text = JSON.stringify(value, withoutFunctions);
   return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** A JSONata function (`function($x){ $x }`: an object that refers to its scope) or a native one. */
+function isFunction(value: unknown): boolean {
+  return (
+    typeof value === 'function' ||
+    (typeof value === 'object' &&
+      value !== null &&
+      (value as { _jsonata_lambda?: unknown })._jsonata_lambda === true)
+  );
+}
+
+/** JSON has no functions: a result's functions are left out, as JSON.stringify leaves out native ones. */
+function withoutFunctions(_key: string, value: unknown): unknown {
+  return isFunction(value) ? undefined : value;
 }
 
 function errorText(error: unknown): string {
@@ -182,7 +196,9 @@ export function slowRegexes(expression: string): string[] {
     throw new ExpressionError('COMPILE', expression, errorText(error), { cause: error });
   }
   const stack: unknown[] = [tree];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+  // Not `node !== undefined` as the loop's test: a tree holds undefined fields (a call's `name`).
+  while (stack.length > 0) {
+    const node = stack.pop();
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
     if (node instanceof RegExp) {

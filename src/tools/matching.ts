@@ -261,17 +261,24 @@ export function saidByUser(value: unknown, texts: readonly string[]): boolean {
 }
 
 /**
- * True when `digits` stand in `haystack` with no digit or decimal point right before, and no digit or
- * decimal point followed by a digit right after: `10` is not in `100`, `10.5` or `.10`, but it is in
- * `10.` at the end of a sentence.
+ * True when `digits` stand in `haystack` with no digit or decimal point right before, and no digit, nor
+ * a decimal point or group separator followed by a digit, right after: `10` is not in `100`, `10.5`,
+ * `10,000` or `.10`, but it is in `10.` at the end of a sentence and in `10, 20`.
  */
 function containsNumber(haystack: string, digits: string): boolean {
-  const clearBefore = (at: number): boolean => at === 0 || !/[\d.]/.test(haystack[at - 1] as string);
+  const clearBefore = (at: number): boolean => {
+    const ch = haystack[at - 1];
+    if (ch === undefined) return true;
+    if (/[\d.]/.test(ch)) return false;
+    // `000` is not in `10,000`: a group after a digit and `,` is part of that number.
+    return !(ch === ',' && /\d/.test(haystack[at - 2] ?? ''));
+  };
   const clearAfter = (at: number): boolean => {
     const ch = haystack[at];
     if (ch === undefined) return true;
     if (/\d/.test(ch)) return false;
-    return !(ch === '.' && /\d/.test(haystack[at + 1] ?? ''));
+    // `10` is not in `10.5` nor in `10,000`.
+    return !((ch === '.' || ch === ',') && /\d/.test(haystack[at + 1] ?? ''));
   };
   let from = 0;
   for (;;) {

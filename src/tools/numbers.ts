@@ -7,8 +7,14 @@
  */
 
 const NUMBER_TEXT = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
-/** A number inside a text: not right after a digit, `.` or `,`; not followed by a digit. */
-const NUMBER_IN_TEXT = /(?<![\d.,\p{L}])[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d|[.,]\d)/gu;
+/**
+ * A number inside a text: not right after a digit, `.`, `,`, a sign (`ORD-17`; a sign is read with its
+ * number: `-100` is -100, never 100) or a letter of a script written with
+ * spaces (`ORD17`); right after a character of one written without them it is (`共100个`, as
+ * text-match.ts puts a boundary there). Not followed by a digit.
+ */
+const NUMBER_IN_TEXT =
+  /(?<![\d.,+\-]|[\p{L}--[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]])[+\-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d|[.,]\d)/gv;
 const MAX_DIGITS = 15;
 
 /** The number a scalar stands for (see the module comment), or null. */

@@ -140,7 +140,13 @@ async function runCall(
   const interrupted = run.inFlight.find((w) => w.callId === call.callId && w.nodeId === nodeId);
   // A write interrupted while its MCP task worked is not settled blind: the call polls its task (docs/mcp.md).
   const tasked = interrupted && run.tasks?.some((t) => t.fingerprint === interrupted.fingerprint);
-  if (interrupted && tasked) input.changes.record({ kind: 'landed', nodeId, callId: call.callId });
+  if (interrupted && tasked)
+    input.changes.record({
+      kind: 'landed',
+      nodeId,
+      callId: call.callId,
+      fingerprint: interrupted.fingerprint,
+    });
   else if (interrupted) return { ...(await recoverWrite(input, interrupted, pipeline)), sent: true };
   const report = options.cancel
     ? await watchingCancel(pipeline(input), { ...options.cancel, signal: options.services.signal })

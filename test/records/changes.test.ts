@@ -40,7 +40,7 @@ const approval = {
 };
 
 describe('applyChange: the one writer of run state', () => {
-  it('evidence, in-flight marks and their landing (by node and call, not by object)', () => {
+  it('evidence, in-flight marks and their landing (by node, call and fingerprint, not by object)', () => {
     const t = target();
     applyChanges(t, [
       { kind: 'evidence', record: evidence },
@@ -48,9 +48,11 @@ describe('applyChange: the one writer of run state', () => {
       { kind: 'inFlight', mark: { ...mark, callId: 'c3' } },
     ]);
     expect(t.run.evidence).toEqual([evidence]);
-    applyChange(t, { kind: 'landed', nodeId: 'n', callId: 'c2' });
+    applyChange(t, { kind: 'landed', nodeId: 'n', callId: 'c2', fingerprint: 'f_other' });
+    expect(t.run.inFlight.map((w) => w.callId)).toEqual(['c2', 'c3']);
+    applyChange(t, { kind: 'landed', nodeId: 'n', callId: 'c2', fingerprint: 'f_write' });
     expect(t.run.inFlight.map((w) => w.callId)).toEqual(['c3']);
-    applyChange(t, { kind: 'landed', nodeId: 'other', callId: 'c3' });
+    applyChange(t, { kind: 'landed', nodeId: 'other', callId: 'c3', fingerprint: 'f_write' });
     expect(t.run.inFlight.map((w) => w.callId)).toEqual(['c3']);
   });
 

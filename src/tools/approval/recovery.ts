@@ -22,7 +22,8 @@ export async function recoverWrite(
   mark: InFlightWrite,
   pipeline: (input: CallInput) => Promise<CallReport>,
 ): Promise<CallResult> {
-  ctx.changes.record({ kind: 'landed', nodeId: mark.nodeId, callId: mark.callId });
+  const { nodeId, callId, fingerprint } = mark;
+  ctx.changes.record({ kind: 'landed', nodeId, callId, fingerprint });
   const policy = ctx.flow.tools[mark.tool];
   if (policy?.idempotent) {
     // Sent even after a stop: the server deduplicates, this settles the first send.

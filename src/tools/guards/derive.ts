@@ -202,8 +202,10 @@ export function compute(derivation: Derivation, values: readonly number[]): numb
           ? (sum * (derivation.factor ?? 0)) / 100
           : sum;
   if (derivation.decimals === undefined) return raw;
+  // Half away from zero, as amounts are rounded; 15 significant digits first drop the binary noise
+  // (1.005 × 100 is 100.49999999999999: 1.01, not 1.00), for any size and either sign.
   const scale = 10 ** derivation.decimals;
-  return Math.round((raw + Number.EPSILON * Math.sign(raw)) * scale) / scale;
+  return (Math.sign(raw) * Math.round(Number((Math.abs(raw) * scale).toPrecision(15)))) / scale;
 }
 
 function describe(derivation: Derivation, chosen: readonly Candidate[]): string {

@@ -174,7 +174,8 @@ async function runWrite(ctx: ReadyCall, descriptor: ToolDescriptor): Promise<Cal
     }
     return { observation: obs, executed: true };
   } finally {
-    ctx.changes.record({ kind: 'landed', nodeId: mark.nodeId, callId: mark.callId });
+    const { nodeId, callId, fingerprint } = mark;
+    ctx.changes.record({ kind: 'landed', nodeId, callId, fingerprint });
   }
 }
 

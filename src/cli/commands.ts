@@ -76,7 +76,7 @@ export function decide(decision: 'approve' | 'reject'): Command {
       comment: str(parsed, 'comment') ?? null,
       who: process.env.USER ?? null,
       ...modelOption(parsed),
-      ...expectOption(parsed),
+      ...expectOption(decision, parsed),
       ...argsOption(parsed),
     };
     return withContext(
@@ -111,7 +111,7 @@ export const answer: Command = async (argv) => {
         await ctx.runtime.answer(runId, text ?? '', {
           who: process.env.USER ?? null,
           ...modelOption(parsed),
-          ...expectOption(parsed),
+          ...expectOption('answer', parsed),
           ...(action ? { action } : {}),
         }),
       ),
@@ -264,9 +264,10 @@ function print(ctx: CliContext, summary: RunSummary): void {
 /** `--expect ID` of approve/reject/answer: the pending item the response is for (exit 4 when another waits). */
 const EXPECT = { expect: { type: 'string' } } as const;
 
-function expectOption(parsed: Parsed): { expect?: string } {
+function expectOption(command: string, parsed: Parsed): { expect?: string } {
   const id = str(parsed, 'expect');
-  if (id === '') throw new UsageError('--expect needs the pending item id (see `status RUN_ID --json`)');
+  if (id === '')
+    throw new UsageError(`${command}: --expect needs the pending item id (see \`status RUN_ID --json\`)`);
   return id !== undefined ? { expect: id } : {};
 }
 

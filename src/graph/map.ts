@@ -33,7 +33,9 @@ export async function mapItems(
   // with no hit) gives `undefined`, its empty sequence.
   if (value === undefined && template) return `map.over ${over.trim()} names no value of this run`;
   if (value === undefined) value = [];
-  if (!Array.isArray(value)) return `map.over gave ${typeof value}, not a list`;
+  // JSONata gives a sequence of one as its one value (`lines[v > 8]` with one hit): a list of one.
+  if (!template && !Array.isArray(value) && value !== null) value = [value];
+  if (!Array.isArray(value)) return `map.over gave ${value === null ? 'null' : typeof value}, not a list`;
   const items: unknown[] = value;
   if (items.length > MAX_MAP_ITEMS)
     return `map.over gave ${items.length} items; a map runs at most ${MAX_MAP_ITEMS}`;

@@ -212,8 +212,10 @@ export const EventsHeaders = z.object({
   // Like `?after=`: a whole number within the safe integer range, else 400 (not a silent replay from 0).
   'last-event-id': z
     .string()
-    .regex(/^\d{1,16}$/, 'Last-Event-ID must be an event seq')
-    .refine((v) => Number.isSafeInteger(Number(v)), 'Last-Event-ID must be an event seq')
+    .refine(
+      (v) => /^\d{1,16}$/.test(v) && Number.isSafeInteger(Number(v)),
+      'Last-Event-ID must be an event seq',
+    )
     .optional(),
 });
 

@@ -72,7 +72,9 @@ export class OtelSegment implements RunSegment {
       parent,
     );
     this.ctx = trace.setSpan(parent, this.span);
-    this.traceparent = info.traceparent === null ? toTraceparent(this.span.spanContext()) : null;
+    // A run without a trace of its own, or whose stored one does not parse, is given this one.
+    this.traceparent =
+      contextFromTraceparent(info.traceparent) === null ? toTraceparent(this.span.spanContext()) : null;
   }
 
   onEvent(event: StoredEvent): void {

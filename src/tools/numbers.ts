@@ -14,7 +14,7 @@ const NUMBER_TEXT = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
  * text-match.ts puts a boundary there). Not followed by a digit.
  */
 const NUMBER_IN_TEXT =
-  /(?<![\d.,+\-]|[\p{L}--[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]])[+\-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d|[.,]\d)/gv;
+  /(?<![\d.,+-])(?<!(?![\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}])\p{L})[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d|[.,]\d)/gu;
 const MAX_DIGITS = 15;
 
 /** The number a scalar stands for (see the module comment), or null. */

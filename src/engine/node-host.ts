@@ -21,6 +21,7 @@ import { withPrompt } from './node-prompt.js';
 import { budgetExit, contextModel, recordCost } from './context-host.js';
 import { readMessages, type MessageReader } from './steering.js';
 import { applyChange } from '../records/changes.js';
+import { interruptedWrite } from '../tools/interrupted.js';
 
 /** What a node run needs besides the session: its call port, the tools it sees and the model. */
 export interface NodeDeps {
@@ -108,7 +109,7 @@ export function createNodeHost(session: RunSession, node: FlowNode, deps: NodeDe
         ancestors: () => session.ancestorBudgets(),
         isChild: session.current.parentRunId !== null,
       }),
-    interrupted: (call) => session.run.inFlight.some((w) => w.callId === call.callId && w.nodeId === node.id),
+    interrupted: (call) => interruptedWrite(session.run, node.id, call) !== undefined,
     textAnswer: () =>
       node.answer === 'text' &&
       Object.entries(node.outputs).every(([key, c]) => !c.required || Object.hasOwn(nodeState.outputs, key)),

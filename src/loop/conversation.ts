@@ -77,6 +77,8 @@ export class ConversationView {
   #out: ConversationMessage[] = [];
   #source: readonly ConversationMessage[] | null = null;
   #seen = 0;
+  /** The last stored message converted: a stored array changed in place is converted afresh. */
+  #last: ConversationMessage | undefined;
   #open: { calls: ModelToolCall[]; answered: Set<string> } | null = null;
 
   constructor(locale: Locale, opening: string, history: readonly ThreadTurn[] = []) {
@@ -91,14 +93,15 @@ export class ConversationView {
 
   /** The conversation to send for `stored` (the node run's messages so far) and this round's `newest`. */
   build(stored: readonly ConversationMessage[], newest: string | null): ConversationMessage[] {
-    const last = this.#seen > 0 ? this.#source?.[this.#seen - 1] : undefined;
-    if (stored !== this.#source || stored.length < this.#seen || stored[this.#seen - 1] !== last) {
+    const last = this.#seen > 0 ? stored[this.#seen - 1] : undefined;
+    if (stored !== this.#source || stored.length < this.#seen || last !== this.#last) {
       this.#source = stored;
       this.#out = [...this.#prefix];
       this.#seen = 0;
       this.#open = null;
     }
     for (; this.#seen < stored.length; this.#seen += 1) this.#add(stored[this.#seen] as ConversationMessage);
+    this.#last = this.#seen > 0 ? stored[this.#seen - 1] : undefined;
     const out = this.#out.slice();
     // Calls still unanswered at the end: answered as skipped in this request only (a later tool
     // message may still answer them).

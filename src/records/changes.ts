@@ -16,7 +16,9 @@ import type {
  * One change a step makes to its run, as a value (docs/design.md, "A step's effects"). The guards, the
  * builtins, the responses of people and the node loop never write the run themselves: they say what
  * changes, and `applyChange` — the one place that writes run state — applies it. A call's changes, in
- * the order made, are on its report (`CallReport.changes`).
+ * the order made, are on its report (`CallReport.changes`). A change is a value: the reducer keeps a
+ * copy of the record it carries and replaces (never edits) a record a later change decides, so a
+ * change reads the same after the changes that follow it.
  */
 export type RunChange = CallChange | LoopChange;
 
@@ -36,7 +38,7 @@ export type CallChange =
   /** An MCP server runs the call as a task: recorded, so the call polls it instead of sending again. */
   | { readonly kind: 'taskStarted'; readonly task: StartedTask }
   /** The call's task ended (it has its result). */
-  | { readonly kind: 'taskEnded'; readonly server: string; readonly fingerprint: string }
+  | { readonly kind: 'taskEnded'; readonly server: string; readonly taskId: string }
   /** A write waits for approval: the node's gated call. */
   | { readonly kind: 'gate'; readonly call: GatedCall }
   /** The gated call with this fingerprint is cleared (its write executed). */
@@ -97,7 +99,7 @@ export function applyChange(target: ChangeTarget, change: RunChange): void {
       run.evidence.push(change.record);
       return;
     case 'inFlight':
-      run.inFlight.push(change.mark);
+      run.inFlight.push({ ...change.mark });
       return;
     case 'landed':
       run.inFlight = run.inFlight.filter(
@@ -106,18 +108,16 @@ export function applyChange(target: ChangeTarget, change: RunChange): void {
       );
       return;
     case 'taskStarted':
-      (run.tasks ??= []).push(change.task);
+      (run.tasks ??= []).push({ ...change.task });
       return;
     case 'taskEnded': {
-      const tasks = (run.tasks ?? []).filter(
-        (t) => t.fingerprint !== change.fingerprint || t.server !== change.server,
-      );
+      const tasks = (run.tasks ?? []).filter((t) => t.taskId !== change.taskId || t.server !== change.server);
       if (tasks.length > 0) run.tasks = tasks;
       else delete run.tasks;
       return;
     }
     case 'gate':
-      node.gatedCall = change.call;
+      node.gatedCall = { ...change.call };
       return;
     case 'ungate':
       if (node.gatedCall?.fingerprint === change.fingerprint) node.gatedCall = null;
@@ -125,33 +125,39 @@ export function applyChange(target: ChangeTarget, change: RunChange): void {
     case 'gateDecided': {
       const gated = node.gatedCall;
       if (gated?.fingerprint !== change.fingerprint) return;
-      if (change.decidedBy) gated.decidedBy = change.decidedBy;
-      if (change.declined) gated.declined = true;
+      node.gatedCall = {
+        ...gated,
+        ...(change.decidedBy ? { decidedBy: change.decidedBy } : {}),
+        ...(change.declined ? { declined: true } : {}),
+      };
       return;
     }
     case 'approval':
-      run.approvals.push(change.approval);
+      run.approvals.push({ ...change.approval });
       return;
     case 'approvalUsed': {
-      const open = run.approvals.find((a) => a.fingerprint === change.fingerprint && !a.consumed);
-      if (open) open.consumed = true;
+      const at = run.approvals.findIndex((a) => a.fingerprint === change.fingerprint && !a.consumed);
+      const open = run.approvals[at];
+      if (open) run.approvals[at] = { ...open, consumed: true };
       return;
     }
     case 'approvedWriteFailed':
       node.approvedWriteFailed = change.value;
       return;
     case 'pendingWrite':
-      node.pendingWrites.push(change.pending);
+      node.pendingWrites.push({ ...change.pending });
       return;
     case 'verified':
       node.pendingWrites = node.pendingWrites.filter((p) => p.fingerprint !== change.fingerprint);
       return;
     case 'followUp':
-      run.followUps.push(change.record);
+      run.followUps.push({ ...change.record });
       return;
     case 'answerUsed': {
-      const answer = run.followUps[change.index]?.elicitation;
-      if (answer) answer.used = true;
+      const followUp = run.followUps[change.index];
+      const answer = followUp?.elicitation;
+      if (followUp && answer)
+        run.followUps[change.index] = { ...followUp, elicitation: { ...answer, used: true } };
       return;
     }
     case 'count':
@@ -206,22 +212,22 @@ export function applyChanges(target: ChangeTarget, changes: readonly RunChange[]
  */
 export class ChangeLog {
   readonly #target: ChangeTarget;
-  readonly #made: RunChange[] = [];
+  readonly #made: CallChange[] = [];
 
-  constructor(target: ChangeTarget) {
-    this.#target = target;
+  constructor(target: Omit<ChangeTarget, 'loop'>) {
+    this.#target = { run: target.run, node: target.node };
   }
 
-  /** Applies the change and keeps it. */
-  record(change: RunChange): void {
+  /** Applies the change and keeps it (frozen). A call changes no loop position: only call changes. */
+  record(change: CallChange): void {
     applyChange(this.#target, change);
-    this.#made.push(change);
+    this.#made.push(Object.freeze(change));
   }
 
   /** The changes so far, in order (a frozen copy). */
-  list(): readonly RunChange[] {
+  list(): readonly CallChange[] {
     return this.#made.length === 0 ? NO_CHANGES : Object.freeze(this.#made.slice());
   }
 }
 
-const NO_CHANGES: readonly RunChange[] = Object.freeze([]);
+const NO_CHANGES: readonly CallChange[] = Object.freeze([]);

@@ -134,8 +134,9 @@ export class Runtime {
     const problems = validateRunInput(flow, input);
     if (problems.length > 0)
       throw new RunError(
-        'REQUEST_INVALID',
-        `the input does not match flow ${flow.id}'s input schema: ${problems.join('; ')}`,
+        'INPUT_INVALID',
+        [`the input does not match the input schema of flow "${flow.id}"`, ...problems].join('\n'),
+        { problems },
       );
     if (!this.options.enqueue) await refuseToolNameConflicts(this.toolbox, ref);
     return startRun(this.engine, {

@@ -8,7 +8,7 @@ import type { McpCredentialStore } from '../mcp/token-store.js';
 import type { FollowUpPending } from '../records/pending.js';
 import type { RunSummary } from '../records/summary.js';
 import type { RunRecord } from '../store/store.js';
-import { assertOpen, visibleRun, type AppEnv, type ServerDeps } from './context.js';
+import { assertOpen, blankBodyIsNoBody, visibleRun, type AppEnv, type ServerDeps } from './context.js';
 import type { ConnectStates } from './connect-states.js';
 import { ApiError } from './errors.js';
 import { AuthorizationStartSchema, AuthorizationStartedSchema, RunIdParam, errors, json } from './schemas.js';
@@ -31,7 +31,7 @@ const start = createRoute({
   path: '/v1/runs/{id}/authorization',
   tags: ['runs'],
   summary: 'Start the authorization an MCP server needs for the run (Connect): the URL the person opens',
-  middleware: [requireRole('operator')] as const,
+  middleware: [requireRole('operator'), blankBodyIsNoBody] as const,
   request: {
     params: RunIdParam,
     body: { required: false, content: { 'application/json': { schema: AuthorizationStartSchema } } },

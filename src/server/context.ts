@@ -104,3 +104,17 @@ export function assertOpen(deps: ServerDeps, c: Context): void {
     );
   }
 }
+
+/**
+ * The body is optional: a client that sends `Content-Type: application/json` with an empty body
+ * (many HTTP libraries do for a bodiless POST) means "no body", not malformed JSON. The request is
+ * then seen without its Content-Type, so the body's validator is skipped as for no body at all.
+ */
+export const blankBodyIsNoBody: MiddlewareHandler = async (c, next) => {
+  if ((c.req.header('content-type') ?? '').includes('json') && (await c.req.text()).trim() === '') {
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete('content-type');
+    c.req.raw = new Request(c.req.url, { method: c.req.method, headers, signal: c.req.raw.signal });
+  }
+  return next();
+};

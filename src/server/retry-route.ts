@@ -1,8 +1,14 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
 import { requestModel } from './request-policy.js';
 import { idempotent } from './runs-routes.js';
-import { assertOpen, requireRole, visibleRun, type AppEnv, type ServerDeps } from './context.js';
+import {
+  assertOpen,
+  blankBodyIsNoBody,
+  requireRole,
+  visibleRun,
+  type AppEnv,
+  type ServerDeps,
+} from './context.js';
 import { IdempotencyHeader, RunIdParam, RunSummarySchema, errors, json } from './schemas.js';
 
 /** The body of `POST /v1/runs/{id}/retry`: optionally another model for the rest of the run. */
@@ -14,20 +20,6 @@ export const RetrySchema = z
     }),
   })
   .openapi('Retry');
-
-/**
- * The body is optional: a client that sends `Content-Type: application/json` with an empty body
- * (many HTTP libraries do for a bodiless POST) means "no body", not malformed JSON. The request is
- * then seen without its Content-Type, so the body's validator is skipped as for no body at all.
- */
-const blankBodyIsNoBody: MiddlewareHandler = async (c, next) => {
-  if ((c.req.header('content-type') ?? '').includes('json') && (await c.req.text()).trim() === '') {
-    const headers = new Headers(c.req.raw.headers);
-    headers.delete('content-type');
-    c.req.raw = new Request(c.req.url, { method: c.req.method, headers, signal: c.req.raw.signal });
-  }
-  return next();
-};
 
 const retryRoute = createRoute({
   method: 'post',

@@ -262,8 +262,8 @@ export interface CallInput {
   readonly nodeId: string;
   readonly locale: Locale;
   /** The run and its node run as they stand: read here; changed only through `changes`. */
-  readonly run: RunState;
-  readonly node: NodeState;
+  readonly run: Readonly<RunState>;
+  readonly node: Readonly<NodeState>;
   /** Where the call's stages record what they change (src/records/changes.ts): applied at once, kept for the report. */
   readonly changes: ChangeLog;
   /** The input the run was started with (user guards see it, docs/interceptors.md). */

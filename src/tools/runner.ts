@@ -6,6 +6,7 @@ import { recoverWrite } from './approval/index.js';
 import type { CallReport, CallResult, CallServices, ToolCall, ToolInvokerPort } from './call.js';
 import { watchingCancel } from './cancel-watch.js';
 import { createCallInput, flowNodeOf } from './context.js';
+import { interruptedWrite } from './interrupted.js';
 import { replyRefusal } from './reply-rule.js';
 import type { Observation } from '../domain/observation.js';
 import type { Pipeline } from './pipeline.js';
@@ -137,7 +138,7 @@ async function runCall(
     tools: catalog.all,
     services: { ...options.services, invoker: catalog.invoker, now, ...hooks },
   });
-  const interrupted = run.inFlight.find((w) => w.callId === call.callId && w.nodeId === nodeId);
+  const interrupted = interruptedWrite(run, nodeId, call);
   // A write interrupted while its MCP task worked is not settled blind: the call polls its task (docs/mcp.md).
   const tasked = interrupted && run.tasks?.some((t) => t.fingerprint === interrupted.fingerprint);
   if (interrupted && tasked)

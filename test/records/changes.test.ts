@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyChange, applyChanges, ChangeLog, type RunChange } from '../../src/records/changes.js';
+import { applyChange, applyChanges, ChangeLog, type CallChange } from '../../src/records/changes.js';
 import { newLoopState } from '../../src/records/loop-state.js';
 import { newNodeState, newRunState, type EvidenceRecord } from '../../src/records/run-state.js';
 
@@ -56,13 +56,18 @@ describe('applyChange: the one writer of run state', () => {
     expect(t.run.inFlight.map((w) => w.callId)).toEqual(['c3']);
   });
 
-  it('tasks: started, then ended by server and fingerprint; the list goes when empty', () => {
+  it('tasks: started, then ended by server and task id; the list goes when empty', () => {
     const t = target();
     const task = { ...mark, server: 's', taskId: 't1' };
     applyChange(t, { kind: 'taskStarted', task });
-    applyChange(t, { kind: 'taskEnded', server: 'other', fingerprint: 'f_write' });
-    expect(t.run.tasks).toEqual([task]);
-    applyChange(t, { kind: 'taskEnded', server: 's', fingerprint: 'f_write' });
+    const twin = { ...task, callId: 'c9', taskId: 't2' };
+    applyChange(t, { kind: 'taskStarted', task: twin });
+    applyChange(t, { kind: 'taskEnded', server: 'other', taskId: 't1' });
+    expect(t.run.tasks).toEqual([task, twin]);
+    // Only the call's own task: another call's task of the same read stays.
+    applyChange(t, { kind: 'taskEnded', server: 's', taskId: 't1' });
+    expect(t.run.tasks).toEqual([twin]);
+    applyChange(t, { kind: 'taskEnded', server: 's', taskId: 't2' });
     expect('tasks' in t.run).toBe(false);
   });
 
@@ -151,7 +156,7 @@ describe('ChangeLog', () => {
     const t = target();
     const log = new ChangeLog(t);
     expect(log.list()).toEqual([]);
-    const changes: RunChange[] = [
+    const changes: CallChange[] = [
       { kind: 'count', fingerprint: 'f', count: 1 },
       { kind: 'evidence', record: evidence },
     ];
@@ -164,5 +169,27 @@ describe('ChangeLog', () => {
     log.record({ kind: 'count', fingerprint: 'f', count: 2 });
     expect(listed).toHaveLength(2);
     expect(log.list()).toHaveLength(3);
+  });
+
+  it('keeps a change as it was made: a later change replaces the record, never edits it', () => {
+    const t = target();
+    const log = new ChangeLog(t);
+    const call = { tool: 'site_create', args: { name: 'a' }, fingerprint: 'f_write', provenance: {} };
+    log.record({ kind: 'gate', call });
+    log.record({ kind: 'gateDecided', fingerprint: 'f_write', declined: true, decidedBy: 'reject' });
+    log.record({ kind: 'approval', approval });
+    log.record({ kind: 'approvalUsed', fingerprint: 'f_write' });
+    const [gate, , added] = log.list();
+    expect(gate).toEqual({ kind: 'gate', call });
+    expect(call).toEqual({
+      tool: 'site_create',
+      args: { name: 'a' },
+      fingerprint: 'f_write',
+      provenance: {},
+    });
+    expect(added).toEqual({ kind: 'approval', approval: { ...approval, consumed: false } });
+    expect(t.node.gatedCall).toMatchObject({ declined: true, decidedBy: 'reject' });
+    expect(t.run.approvals[0]?.consumed).toBe(true);
+    expect(Object.isFrozen(gate)).toBe(true);
   });
 });

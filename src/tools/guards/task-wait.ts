@@ -26,8 +26,15 @@ export function callTask(ctx: ReadyCall): CallTask {
   const server = ctx.descriptor.server ?? '';
   const fingerprint = ctx.fingerprint;
   let working: McpTaskState | null = null;
+  // This call's own task: a parallel branch may run the same read (same fingerprint) as a task of its own.
   const recorded = () =>
-    (ctx.run.tasks ?? []).find((t) => t.fingerprint === fingerprint && t.server === server);
+    (ctx.run.tasks ?? []).find(
+      (t) =>
+        t.fingerprint === fingerprint &&
+        t.server === server &&
+        t.nodeId === ctx.nodeId &&
+        t.callId === ctx.call.callId,
+    );
   const trace = ctx.services.taskTrace?.bind(ctx.services);
   const bridge: TaskBridge = {
     waitMs: ctx.services.taskWaitMs ?? TASK_WAIT_MS,
@@ -52,7 +59,8 @@ export function callTask(ctx: ReadyCall): CallTask {
       trace?.({ server, taskId: task.taskId, phase: 'polled', status: task.status, ...message(task) });
     },
     ended: () => {
-      if (recorded()) ctx.changes.record({ kind: 'taskEnded', server, fingerprint });
+      const task = recorded();
+      if (task) ctx.changes.record({ kind: 'taskEnded', server, taskId: task.taskId });
     },
   };
   return {

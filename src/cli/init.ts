@@ -5,8 +5,15 @@ import { basename, join, relative, resolve } from 'node:path';
 import { COMMON, UsageError, parse } from './args.js';
 import type { Command } from './commands.js';
 
-/** The package root (dist/src/cli → three levels up), where `templates/starter` ships. */
-const PACKAGE_ROOT = resolve(import.meta.dirname, '../../..');
+/**
+ * The package root, where `templates/starter` ships: dist/src/cli → three levels up; src/cli (the
+ * source run by tests or tsx) → two.
+ */
+const PACKAGE_ROOT =
+  ['../../..', '../..']
+    .map((up) => resolve(import.meta.dirname, up))
+    .find((root) => existsSync(join(root, 'templates', 'starter'))) ??
+  resolve(import.meta.dirname, '../../..');
 const TEMPLATE = join(PACKAGE_ROOT, 'templates', 'starter');
 
 /**

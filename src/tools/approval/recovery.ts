@@ -4,6 +4,7 @@ import { Observation } from '../../domain/observation.js';
 import type { InFlightWrite } from '../../records/run-state.js';
 import { canonicalJson } from '../../domain/fingerprint.js';
 import { lookBack } from '../guards/look-back.js';
+import { openApproval } from './gate.js';
 import type { CallInput, CallReport, CallResult } from '../call.js';
 
 /**
@@ -63,6 +64,7 @@ export async function recoverWrite(
 
 /** The interrupted write may have executed: its approval is used up and its gated call cleared. */
 function consumeApproval(ctx: CallInput, mark: InFlightWrite): void {
-  ctx.changes.record({ kind: 'approvalUsed', fingerprint: mark.fingerprint });
-  ctx.changes.record({ kind: 'ungate', fingerprint: mark.fingerprint });
+  const fingerprint = mark.fingerprint;
+  if (openApproval(ctx.run.approvals, fingerprint)) ctx.changes.record({ kind: 'approvalUsed', fingerprint });
+  if (ctx.node.gatedCall?.fingerprint === fingerprint) ctx.changes.record({ kind: 'ungate', fingerprint });
 }

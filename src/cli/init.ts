@@ -4,17 +4,10 @@ import { chmod, copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import { COMMON, UsageError, parse } from './args.js';
 import type { Command } from './commands.js';
+import { packageRoot } from './usage.js';
 
-/**
- * The package root, where `templates/starter` ships: dist/src/cli → three levels up; src/cli (the
- * source run by tests or tsx) → two.
- */
-const PACKAGE_ROOT =
-  ['../../..', '../..']
-    .map((up) => resolve(import.meta.dirname, up))
-    .find((root) => existsSync(join(root, 'templates', 'starter'))) ??
-  resolve(import.meta.dirname, '../../..');
-const TEMPLATE = join(PACKAGE_ROOT, 'templates', 'starter');
+/** The starter project `init` copies, shipped in the package's `templates/starter`. */
+const template = (): string => join(packageRoot().dir, 'templates', 'starter');
 
 /**
  * `init [DIR]` (default: the current folder): writes a starter project — a flow with one read and one
@@ -28,7 +21,7 @@ export const init: Command = async (argv) => {
   const dir = resolve(parsed.positionals[0] ?? '.');
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`init: ${dir} is not a folder`);
   await mkdir(dir, { recursive: true });
-  const files = templateFiles(TEMPLATE);
+  const files = templateFiles(template());
   refuseLinks(dir, [...files.map(targetName), 'package.json', 'tokens.yaml']);
   const written: string[] = [];
   const kept: string[] = [];
@@ -42,7 +35,7 @@ export const init: Command = async (argv) => {
   // Created exclusively (O_EXCL): a link that appeared since the check is refused, never written through.
   for (const name of files) {
     await place(targetName(name), (target) =>
-      copyFile(join(TEMPLATE, name), target, constants.COPYFILE_EXCL),
+      copyFile(join(template(), name), target, constants.COPYFILE_EXCL),
     );
   }
   const manifestPath = join(dir, 'package.json');
@@ -119,7 +112,7 @@ interface Manifest {
 }
 
 function starterManifest(dir: string): Manifest {
-  const ours = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+  const ours = JSON.parse(readFileSync(join(packageRoot().dir, 'package.json'), 'utf8')) as {
     name: string;
     version: string;
     dependencies: Record<string, string>;

@@ -205,14 +205,26 @@ ${EXTEND}`,
 
 /** The package's version, from its package.json (`agent-runtime --version`). */
 export function packageVersion(): string {
-  // dist/src/cli → three levels up; src/cli (tests through tsx) → two.
+  return packageRoot().manifest.version;
+}
+
+let root: { dir: string; manifest: { name: string; version: string } } | undefined;
+
+/**
+ * The package's folder (where its package.json and `templates/` ship) and its manifest: dist/src/cli →
+ * three levels up; src/cli (the source, run by tests) → two. Looked up once, when first asked.
+ */
+export function packageRoot(): { dir: string; manifest: { name: string; version: string } } {
+  if (root) return root;
   for (const up of ['../../..', '../..']) {
+    const dir = resolve(import.meta.dirname, up);
     try {
-      const manifest = JSON.parse(
-        readFileSync(join(resolve(import.meta.dirname, up), 'package.json'), 'utf8'),
-      ) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === 'g2rain-agent-runtime' && typeof manifest.version === 'string')
-        return manifest.version;
+        return (root = { dir, manifest: { name: manifest.name, version: manifest.version } });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }

@@ -31,7 +31,7 @@ import { EventPoller } from '../trace/event-poller.js';
 import { followEvents } from '../trace/follow.js';
 import type { ModelDeltaEvent } from '../trace/live.js';
 import { runtimeConfig } from './config.js';
-import { RunError } from '../domain/run-error.js';
+import { RunError, runInputError } from '../domain/run-error.js';
 import type { ForkOptions, RespondOptions, RuntimeOptions, StartOptions } from './options.js';
 import { summarize, type RunSummary } from '../records/summary.js';
 
@@ -133,11 +133,7 @@ export class Runtime {
     const model = this.engine.models.resolve(spec, flow);
     const problems = validateRunInput(flow, input);
     if (problems.length > 0)
-      throw new RunError(
-        'INPUT_INVALID',
-        [`the input does not match the input schema of flow "${flow.id}"`, ...problems].join('\n'),
-        { problems },
-      );
+      throw runInputError(`the input does not match the input schema of flow "${flow.id}"`, problems);
     if (!this.options.enqueue) await refuseToolNameConflicts(this.toolbox, ref);
     return startRun(this.engine, {
       ref,

@@ -66,7 +66,10 @@ async function evaluate({ id, expression, input }: Ask): Promise<void> {
   }
 }
 
-/** A JSONata function (an object that refers to its scope) or a native one: no JSON value. */
+/**
+ * A JSONata function (an object that refers to its scope) or a native one: no JSON value. The same
+ * check as `toPlain` in expressions.ts, kept here because this file imports nothing of the runtime.
+ */
 function isFunction(value: unknown): boolean {
   return (
     typeof value === 'function' ||

@@ -1,3 +1,5 @@
+import { UNSPACED_SCRIPTS } from './text-match.js';
+
 /**
  * Numbers compare as numbers in every match (docs/flows.md, "How values are matched"): `98.70`
  * equals `98.7`, `1,100.00` equals `1100`. A value is numeric when it is a JSON number or a string
@@ -9,12 +11,14 @@
 const NUMBER_TEXT = /^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?$/;
 /**
  * A number inside a text: not right after a digit, `.`, `,`, a sign (`ORD-17`; a sign is read with its
- * number: `-100` is -100, never 100) or a letter of a script written with
- * spaces (`ORD17`); right after a character of one written without them it is (`共100个`, as
- * text-match.ts puts a boundary there). Not followed by a digit.
+ * number: `-100` is -100, never 100) or a letter of a script written with spaces (`ORD17`); right after
+ * a character of one written without them it is (`共100个`: text-match.ts's boundary). Not followed by
+ * a digit.
  */
-const NUMBER_IN_TEXT =
-  /(?<![\d.,+-])(?<!(?![\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}])\p{L})[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d|[.,]\d)/gu;
+const NUMBER_IN_TEXT = new RegExp(
+  `(?<![\\d.,+-])(?<!(?![${UNSPACED_SCRIPTS}])\\p{L})[+-]?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?(?!\\d|[.,]\\d)`,
+  'gu',
+);
 const MAX_DIGITS = 15;
 
 /** The number a scalar stands for (see the module comment), or null. */

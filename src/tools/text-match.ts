@@ -32,8 +32,10 @@ export const MIN_CONTAINS_LENGTH_UNSPACED = 2;
 
 const SEGMENT = /\P{M}\p{M}*|\p{M}+/gsu;
 const WHITE_SPACE = /\s+/gu;
-const UNSPACED =
-  /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}\p{scx=Tibetan}]/u;
+/** The scripts written without spaces, as the inside of a `u` character class. */
+export const UNSPACED_SCRIPTS =
+  '\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Thai}\\p{scx=Lao}\\p{scx=Khmer}\\p{scx=Myanmar}\\p{scx=Tibetan}';
+const UNSPACED = new RegExp(`[${UNSPACED_SCRIPTS}]`, 'u');
 const WORD = /[\p{L}\p{N}\p{M}_]/u;
 const DIGIT = /\p{Nd}/u;
 const WORD_JOINERS = new Set(['.', '-', "'", '’', '@']);

@@ -83,7 +83,7 @@ export function estimateRequest(request: {
 
 /**
  * Default context budgets of known models, in tokens, matched against the model id (the part after
- * `<provider>:`) by prefix, first match wins. Each is about 80% of the model's documented context
+ * `<provider>:`; a fine-tune's base, a gateway id's last `/` part) by prefix, first match wins. Each is about 80% of the model's documented context
  * window, leaving room for the answer and for the estimate's error. Documented in docs/flows.md.
  */
 export const KNOWN_CONTEXT_BUDGETS: readonly { prefix: string; tokens: number }[] = Object.freeze([
@@ -107,8 +107,20 @@ export const KNOWN_CONTEXT_BUDGETS: readonly { prefix: string; tokens: number }[
  */
 export function contextBudget(explicit: number | undefined, modelName: string): number | null {
   if (explicit !== undefined) return explicit;
-  const at = modelName.indexOf(':');
-  const modelId = at >= 0 ? modelName.slice(at + 1) : modelName;
-  const known = KNOWN_CONTEXT_BUDGETS.find((k) => modelId.startsWith(k.prefix));
+  const id = knownModelId(modelName);
+  const known = id === null ? undefined : KNOWN_CONTEXT_BUDGETS.find((k) => id.startsWith(k.prefix));
   return known ? known.tokens : null;
+}
+
+/**
+ * The part of a model name matched against the known prefixes: the id after `<provider>:`, of a
+ * fine-tune (`ft:BASE:org:…`) its base, behind a gateway's vendor path (`anthropic/claude-sonnet-4`) the
+ * last part. Null for a scripted model, whose id is a file path.
+ */
+function knownModelId(modelName: string): string | null {
+  const at = modelName.indexOf(':');
+  if (at >= 0 && modelName.slice(0, at) === 'scripted') return null;
+  let id = at >= 0 ? modelName.slice(at + 1) : modelName;
+  if (id.startsWith('ft:')) id = id.slice(3).split(':')[0] ?? '';
+  return id.slice(id.lastIndexOf('/') + 1);
 }

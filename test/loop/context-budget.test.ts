@@ -139,6 +139,12 @@ describe('contextBudget', () => {
       // without a provider, the whole name is the model id
       ['gpt-4o', 100_000],
       ['claude-3-haiku', 160_000],
+      // behind a gateway, the last part of its vendor path; of a fine-tune, its base model
+      ['openrouter:anthropic/claude-sonnet-4', 160_000],
+      ['openrouter:openai/gpt-4o-mini', 100_000],
+      ['gateway:deepseek/deepseek-chat:free', 50_000],
+      ['openai:ft:gpt-4o-mini-2024-07-18:acme::9abc', 100_000],
+      ['openai:ft:o4-mini-2025-04-16:acme:triage:Xy12', 160_000],
     ];
     for (const [name, tokens] of cases) expect(contextBudget(undefined, name), name).toBe(tokens);
   });
@@ -155,7 +161,15 @@ describe('contextBudget', () => {
       'dashscope:qwen3-coder',
       'ollama:llama3',
       '',
-      // the id is what follows the first colon: a vendor path stays in it
+      'openrouter:meta-llama/llama-3.1-70b',
+      'openai:ft:babbage-002:acme::x1',
+      // a path, a tag or a fine-tune's suffix or id never matches: only the model's own name does
+      'scripted:/home/me/o3-evals/turns.yaml',
+      'scripted:/srv/claude-demo/turns.yaml',
+      'openai:ft:babbage-002:acme:o3-distill:AbC123',
+      'openai:ft:gpt-3.5-turbo-0125:acme::o3Xk9aQ1',
+      'openai-compatible:o3de/llama-3-8b',
+      'ollama:llama3:o3',
       'openrouter:anthropic:claude-3',
     ])
       expect(contextBudget(undefined, name), name).toBeNull();

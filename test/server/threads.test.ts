@@ -127,4 +127,46 @@ describe('thread routes', () => {
     expect(other.threads).toEqual([]);
     expect((await t.call('GET', '/v1/threads?after=zzz', { token: TOKENS.viewer })).status).toBe(400);
   });
+  // Last in the file: the listing above counts the tenantless threads of the tests before it.
+  it('thread ids are per tenant: a tenant’s T12 is not the T12 of runs without a tenant (docs/threads.md)', async () => {
+    const post = async (token: string, input: string): Promise<string> => {
+      const posted = await t.call('POST', '/v1/threads/T12/messages', {
+        token,
+        json: { flowId: 'talk', input },
+      });
+      expect(posted.status).toBe(201);
+      const { runId } = (await posted.json()) as { runId: string };
+      // Each run asks its question and waits: nothing of it still runs when the test ends.
+      await waitFor(async () => {
+        const s = (await (await t.call('GET', `/v1/runs/${runId}`, { token: TOKENS.admin })).json()) as {
+          status: string;
+        };
+        return s.status === 'suspended' ? s : null;
+      });
+      return runId;
+    };
+    const tenantless = await post(TOKENS.operator, 'Who owns the printer?');
+    const acme = await post(TOKENS.tenantA, 'Who owns the scanner?');
+    const own = (await (await thread('T12', TOKENS.viewerA)).json()) as {
+      tenant: string;
+      runs: { runId: string }[];
+    };
+    expect(own.tenant).toBe('acme');
+    expect(own.runs.map((r) => r.runId)).toEqual([acme]);
+    // A token without a tenant sees the tenant's run, with its thread id, but its T12 is the tenantless one.
+    const noTenant = (await (await thread('T12', TOKENS.admin)).json()) as {
+      tenant: null;
+      runs: { runId: string }[];
+    };
+    expect(noTenant.tenant).toBeNull();
+    expect(noTenant.runs.map((r) => r.runId)).toEqual([tenantless]);
+    const run = (await (await t.call('GET', `/v1/runs/${acme}`, { token: TOKENS.viewer })).json()) as {
+      threadId: string;
+    };
+    expect(run.threadId).toBe('T12');
+    const listed = (await (await t.call('GET', '/v1/threads', { token: TOKENS.viewerA })).json()) as {
+      threads: { threadId: string }[];
+    };
+    expect(listed.threads.map((x) => x.threadId)).toEqual(['T12']);
+  });
 });

@@ -18,7 +18,7 @@ export const COMMON: ParseArgsOptionsConfig = {
   help: { type: 'boolean', short: 'h' },
 };
 
-/** `--guards MODULE`, `--tools MODULE` (repeatable): the host's own guards and local tools (docs/interceptors.md). */
+/** `--guards MODULE`, `--tools MODULE` (repeatable): the host's own guards, local tools and builtins (docs/interceptors.md). */
 export const EXTENSIONS: ParseArgsOptionsConfig = {
   guards: { type: 'string', multiple: true },
   tools: { type: 'string', multiple: true },
@@ -117,7 +117,7 @@ commands:
   runs [--status S] [--json]           list runs
   trace RUN_ID [--json]                print a run's trace events (each tool result previewed on one line)
   evidence RUN_ID [EVIDENCE_ID] [--json]   list a run's evidence, or show one record with its full payload
-  validate FLOW.yaml [--tools MODULE]  check a flow and print every problem
+  validate FLOW.yaml [--offline] [--json]   check a flow and print every problem
   init [DIR]                           write a starter project (flow, MCP server, scripted model, test)
   serve [--host H] [--port P] [--flows DIR [--watch]] [--tokens FILE] […]   HTTP API and web console
                                        (serve --help: every option, e.g. --allow-stdio, --allow-env)
@@ -127,10 +127,10 @@ commands:
   fake-model --script FILE [--kind openai|anthropic]          a stand-in model API for tests, on loopback
 
 agent-runtime COMMAND --help: that command's options; agent-runtime --version: the version.
-every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db);
+every command takes --db URL (default: env AGENT_RUNTIME_DB, else sqlite:.agent-runtime/runtime.db; validate reads none);
 the commands that drive a run take --model, --trace FILE, --json and --durability normal|strict;
 run, chat, validate, eval, serve, worker, fork, retry and the other run commands take --tools MODULE and
---guards MODULE (local tools and guards, docs/interceptors.md).
+--guards MODULE (local tools and builtins, guards: docs/interceptors.md, docs/builtins.md).
 tool results in the trace are cut at env AGENT_RUNTIME_TRACE_RESULT_BYTES bytes of JSON (default 16384; 0: none).
 
 exit codes: 0 completed, 1 failed or cancelled, 2 usage/flow error or unknown run id,

@@ -12,7 +12,7 @@ import { resolveDbUrl } from '../store/open.js';
 import { EXTENSIONS, UsageError, parse, str } from './args.js';
 import { ChatRenderer } from './chat-render.js';
 import { cliDb, cliInvocation, continueFlags } from './context.js';
-import { loadExtensions, toolNames } from './extensions.js';
+import { loadExtensions, runtimeExtensions, toolNames } from './extensions.js';
 import { failureOf } from './failure.js';
 import { approvalText } from './interactive.js';
 import { preflight } from './preflight.js';
@@ -71,8 +71,7 @@ export async function chat(argv: string[]): Promise<number> {
   const followed = new Set<string>();
   const runtime = createRuntime({
     store: resolveDbUrl({ db }),
-    tools: [...extensions.tools],
-    guards: extensions.guards,
+    ...runtimeExtensions(extensions),
     logger: createStderrLogger({ level: 'warn', write: (line) => void process.stderr.write(line) }),
     onEvent: (event) => {
       if (!followed.has(event.runId)) {

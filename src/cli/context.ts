@@ -15,7 +15,7 @@ import { createRuntime, type Runtime } from '../runtime/create.js';
 import type { StoredEvent } from '../store/store.js';
 import { parseStoreUrl, resolveDbUrl } from '../store/open.js';
 import { UsageError, flag, str, type Parsed } from './args.js';
-import { NO_EXTENSIONS, type Extensions } from './extensions.js';
+import { NO_EXTENSIONS, runtimeExtensions, type Extensions } from './extensions.js';
 import { ProgressWriter } from './progress.js';
 import { TraceRenderer } from './render.js';
 import { shellWord } from './text.js';
@@ -63,8 +63,7 @@ export function cliContext(parsed: Parsed, extensions: Extensions = NO_EXTENSION
   };
   const runtime = createRuntime({
     store: resolveDbUrl({ db: cliDb(parsed) }),
-    tools: [...extensions.tools],
-    guards: extensions.guards,
+    ...runtimeExtensions(extensions),
     storeOptions: str(parsed, 'durability') === 'strict' ? { durability: 'strict' } : {},
     // The command's process is where settings come from, said here rather than left to a default.
     env: process.env,

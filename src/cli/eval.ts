@@ -9,7 +9,7 @@ import { absolutizeModel } from '../model/resolve.js';
 import { createRuntime } from '../runtime/create.js';
 import { resolveDbUrl } from '../store/open.js';
 import { EXTENSIONS, UsageError, parse, str, strings, type Parsed } from './args.js';
-import { loadExtensions, toolNames } from './extensions.js';
+import { loadExtensions, runtimeExtensions, toolNames } from './extensions.js';
 import { preflight } from './preflight.js';
 
 const OPTIONS = {
@@ -50,8 +50,7 @@ export async function evalCommand(argv: string[]): Promise<number> {
     ...(repeat !== undefined ? { repeat: count('repeat', repeat) } : {}),
     ...(concurrency !== undefined ? { concurrency: count('concurrency', concurrency) } : {}),
     ...(variants.length > 0 ? { variants } : {}),
-    tools: extensions.tools,
-    guards: extensions.guards,
+    ...runtimeExtensions(extensions),
     onTrial: (cell, trial) =>
       process.stderr.write(
         `${trial.passed ? 'pass' : 'FAIL'}  ${cell.case}${cell.goal ? ` under ${cell.goal}` : ''} · ${cell.model} · ${cell.variant} · trial ${trial.trial}` +

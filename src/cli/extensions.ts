@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isUserBuiltin, type UserBuiltin } from '../tools/builtin/user.js';
 import type { LocalTool } from '../tools/tool.js';
 import { checkGuards, isGuard, type Guard } from '../tools/user-guards/define.js';
 import { UsageError, type Parsed } from './args.js';
@@ -9,44 +10,61 @@ import { UsageError, type Parsed } from './args.js';
 export interface Extensions {
   readonly guards: readonly Guard[];
   readonly tools: readonly LocalTool[];
+  /** The application's own builtins (`defineBuiltin`), given with `--tools` beside the local tools. */
+  readonly builtins: readonly UserBuiltin[];
 }
 
-/** No guards, no local tools. */
-export const NO_EXTENSIONS: Extensions = Object.freeze({ guards: [], tools: [] });
+/** No guards, no local tools, no builtins. */
+export const NO_EXTENSIONS: Extensions = Object.freeze({ guards: [], tools: [], builtins: [] });
+
+/** The options of `createRuntime` (and of a worker or an eval) that carry the extensions. */
+export function runtimeExtensions(extensions: Extensions): {
+  tools: LocalTool[];
+  guards: readonly Guard[];
+  builtins: readonly UserBuiltin[];
+} {
+  return { tools: [...extensions.tools], guards: extensions.guards, builtins: extensions.builtins };
+}
 
 /**
  * Loads the `--guards MODULE` and `--tools MODULE` files (each repeatable, relative to the current
  * folder). A module's default export (a guard or tool, or a list of them) and its named exports that
- * are guards or tools (or lists of them) are taken. A missing file, a module that fails to load, one
- * that exports none, an export that looks like a guard or tool but was not made by `defineGuard` /
- * `defineTool`, two guards or tools of one name, and codes that clash are usage errors (exit 2).
+ * are guards or tools (or lists of them) are taken; a `--tools` module's tools are local tools
+ * (`defineTool`) and builtins (`defineBuiltin`, docs/builtins.md). A missing file, a module that fails to
+ * load, one that exports none, an export that looks like a guard or tool but was not made by
+ * `defineGuard` / `defineTool` / `defineBuiltin`, two guards or tools of one name, and codes that clash
+ * are usage errors (exit 2).
  */
 export async function loadExtensions(parsed: Parsed): Promise<Extensions> {
   const guardFiles = list(parsed, 'guards');
   const toolFiles = list(parsed, 'tools');
   const guards: Guard[] = [];
   for (const file of guardFiles) guards.push(...(await exportsOf(file, GUARDS, toolFiles)));
-  const tools: LocalTool[] = [];
-  for (const file of toolFiles) tools.push(...(await exportsOf(file, TOOLS, guardFiles)));
+  const given: (LocalTool | UserBuiltin)[] = [];
+  for (const file of toolFiles) given.push(...(await exportsOf(file, TOOLS, guardFiles)));
   try {
     checkGuards(guards);
   } catch (error) {
     throw new UsageError(`--guards: ${(error as Error).message}`, { cause: error });
   }
   const names = new Set<string>();
-  for (const tool of tools) {
-    const name = tool.descriptor.name;
+  const tools: LocalTool[] = [];
+  const builtins: UserBuiltin[] = [];
+  for (const tool of given) {
+    const name = isUserBuiltin(tool) ? tool.name : tool.descriptor.name;
     if (names.has(name)) throw new UsageError(`--tools: two tools are named ${JSON.stringify(name)}`);
     if (name.startsWith('builtin_'))
       throw new UsageError(`--tools: ${name}: names starting builtin_ are the runtime's own tools`);
     names.add(name);
+    if (isUserBuiltin(tool)) builtins.push(tool);
+    else tools.push(tool);
   }
-  return { guards, tools };
+  return { guards, tools, builtins };
 }
 
-/** The names of the local tools, for the flow checks (`knownTools`). */
+/** The names of the local tools and builtins, for the flow checks (`knownTools`). */
 export function toolNames(extensions: Extensions): string[] {
-  return extensions.tools.map((t) => t.descriptor.name);
+  return [...extensions.tools.map((t) => t.descriptor.name), ...extensions.builtins.map((b) => b.name)];
 }
 
 function list(parsed: Parsed, name: 'guards' | 'tools'): string[] {
@@ -78,15 +96,15 @@ const GUARDS: Kind<Guard> = {
   noun: 'guard',
   maker: 'defineGuard',
   is: isGuard,
-  other: { flag: '--tools', noun: 'tool', is: (v) => isLocalTool(v) },
+  other: { flag: '--tools', noun: 'tool', is: (v) => isLocalTool(v) || isUserBuiltin(v) },
   lookalike: (v) => 'before' in v || 'after' in v || 'codes' in v,
 };
 
-const TOOLS: Kind<LocalTool> = {
+const TOOLS: Kind<LocalTool | UserBuiltin> = {
   flag: '--tools',
   noun: 'tool',
-  maker: 'defineTool',
-  is: isLocalTool,
+  maker: 'defineTool or defineBuiltin',
+  is: (v): v is LocalTool | UserBuiltin => isLocalTool(v) || isUserBuiltin(v),
   other: { flag: '--guards', noun: 'guard', is: (v) => isGuard(v) },
   lookalike: (v) => 'execute' in v || 'descriptor' in v || 'inputSchema' in v,
 };

@@ -8,7 +8,7 @@ import { RequestStates } from '../server/mcp-input-required.js';
 import { resolveDbUrl } from '../store/open.js';
 import { COMMON, EXTENSIONS, parse, str, UsageError } from './args.js';
 import { cliDb } from './context.js';
-import { loadExtensions, toolNames } from './extensions.js';
+import { loadExtensions, runtimeExtensions, toolNames } from './extensions.js';
 
 /** Usage of `agent-runtime mcp serve`. */
 export const MCP_SERVE_USAGE = `Usage: agent-runtime mcp serve --flows DIR [--console-url URL] [--db URL] [--tools M] [--guards M]
@@ -46,8 +46,7 @@ export async function mcpServe(argv: string[]): Promise<number> {
     env: process.env,
     cwd: process.cwd(),
     logger,
-    tools: [...extensions.tools],
-    guards: extensions.guards,
+    ...runtimeExtensions(extensions),
   });
   const served = flows.list().flatMap((info) => flows.get(info.flowId) ?? []);
   const requestStates = new RequestStates();

@@ -43,7 +43,7 @@ the HTTP API (docs/api.md) and the web console, until SIGINT/SIGTERM; prints the
   --tokens FILE              bearer tokens (default: env AGENT_RUNTIME_TOKENS; none: no auth, loopback only)
   --guards MODULE            user guards: a module exporting guards made with defineGuard (repeatable;
                              docs/interceptors.md)
-  --tools MODULE             local tools: a module exporting tools made with defineTool (repeatable)
+  --tools MODULE             a module exporting local tools (defineTool) and builtins (defineBuiltin) (repeatable)
   --public-url URL           the URL browsers reach this server at (behind a proxy): the MCP OAuth redirect
                              is URL/v1/oauth/callback (docs/mcp.md, "Connect"; default: the listening URL)
   --json                     accepted for symmetry with the other commands; the log is always lines on stderr

@@ -16,7 +16,7 @@ import { resolveDbUrl } from '../store/open.js';
 import { UsageError, flag, parse, str, type Parsed } from './args.js';
 import type { Command } from './commands.js';
 import { cliDb } from './context.js';
-import { loadExtensions, toolNames } from './extensions.js';
+import { loadExtensions, runtimeExtensions, toolNames } from './extensions.js';
 import { SERVE_OPTIONS } from './serve-usage.js';
 import { webhookOptions } from './serve-webhooks.js';
 
@@ -76,8 +76,7 @@ export async function runServe(argv: string[], io: ServeIo): Promise<number> {
     env: process.env,
     cwd: process.cwd(),
     logger,
-    tools: [...extensions.tools],
-    guards: extensions.guards,
+    ...runtimeExtensions(extensions),
     ...mcpLimits(parsed),
     // A run needing a person's authorization at an MCP server waits for the console's Connect.
     mcpAuthorization: 'suspend',

@@ -14,7 +14,7 @@ const JSON_OUT =
   '  --json              the run summary as one JSON line on stdout (progress stays on stderr)';
 const EXTEND = [
   '  --guards MODULE     user guards: a module exporting guards made with defineGuard (repeatable)',
-  '  --tools MODULE      local tools: a module exporting tools made with defineTool (repeatable)',
+  '  --tools MODULE      a module exporting local tools (defineTool) and builtins (defineBuiltin) (repeatable)',
 ].join('\n');
 const DRIVE = [
   '  --model M           <provider>:<model id> or scripted:FILE; overrides the model from here on',

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
 import { describeFlow } from '../flow/describe.js';
 import { validateFlow } from '../flow/validate.js';
-import { formatProblem } from '../flow/problems.js';
 import { COMMON, EXTENSIONS, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadExtensions, toolNames } from './extensions.js';
+import { problemCount, problemLines, shownPath } from './problem-lines.js';
 
 /**
  * `validate FLOW.yaml`: prints every problem on stderr, one per line; exit 0 when valid, else 2. With
@@ -23,8 +23,8 @@ export const validate: Command = async (argv) => {
   const file = parsed.positionals[0] as string;
   const knownTools = toolNames(await loadExtensions(parsed));
   const result = await validateFlow(resolve(file), { servers: parsed.values.offline !== true, knownTools });
-  for (const problem of result.problems) process.stderr.write(`${formatProblem(problem)}\n`);
-  for (const warning of result.warnings) process.stderr.write(`warning: ${formatProblem(warning)}\n`);
+  for (const line of problemLines(result.problems)) process.stderr.write(`${line}\n`);
+  for (const line of problemLines(result.warnings, 'warning: ')) process.stderr.write(`${line}\n`);
   if (parsed.values.json === true) {
     const report = {
       file,
@@ -36,11 +36,9 @@ export const validate: Command = async (argv) => {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   }
   if (result.problems.length > 0) {
-    process.stderr.write(
-      `${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n`,
-    );
+    process.stderr.write(`${problemCount(resolve(file), result.problems.length)}\n`);
     return 2;
   }
-  process.stderr.write(`${file}: valid\n`);
+  process.stderr.write(`${shownPath(resolve(file))}: valid\n`);
   return 0;
 };

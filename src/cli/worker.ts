@@ -3,7 +3,7 @@ import { parseStoreUrl, resolveDbUrl } from '../store/open.js';
 import { batchedStderrWriter } from '../worker/log-writer.js';
 import { startWorker } from '../worker/start.js';
 import { COMMON, EXTENSIONS, UsageError, parse, str } from './args.js';
-import { loadExtensions } from './extensions.js';
+import { loadExtensions, runtimeExtensions } from './extensions.js';
 import type { Command } from './commands.js';
 
 /** How `runWorkerCommand` talks to the world (injected by tests). */
@@ -36,7 +36,7 @@ export async function runWorkerCommand(argv: string[], io: WorkerIo): Promise<nu
     throw new UsageError('worker: needs a PostgreSQL store: --db postgres://… (or env AGENT_RUNTIME_DB)');
   }
   const concurrency = positive('concurrency', str(parsed, 'concurrency'), 4);
-  const { guards, tools } = await loadExtensions(parsed);
+  const extensions = await loadExtensions(parsed);
   const graceMs = positive('shutdown-timeout', str(parsed, 'shutdown-timeout'), 10) * 1000;
   const level = process.env.AGENT_RUNTIME_LOG_LEVEL ?? 'info';
   const logger =
@@ -48,8 +48,7 @@ export async function runWorkerCommand(argv: string[], io: WorkerIo): Promise<nu
     logger,
     env: process.env,
     cwd: process.cwd(),
-    tools: [...tools],
-    guards,
+    ...runtimeExtensions(extensions),
   });
   logger.info('WORKER started', { pid: process.pid, concurrency, schema: handle.store.schema });
   await io.stopped(logger);

@@ -7,6 +7,7 @@ import { absolutizeModel, type ModelSpec } from '../model/resolve.js';
 import type { CreateRuntimeOptions } from '../runtime/create.js';
 import type { Usage } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
+import type { UserBuiltin } from '../tools/builtin/user.js';
 import type { Guard } from '../tools/user-guards/define.js';
 import { renderReport } from './report-html.js';
 import { aggregate, type EvalCell, type EvalResults, type EvalTrial, type EvalVariant } from './results.js';
@@ -38,6 +39,8 @@ export interface EvalOptions {
   tools?: readonly LocalTool[];
   /** User guards (`defineGuard`), asked about every tool call of every trial (docs/interceptors.md). */
   guards?: readonly Guard[];
+  /** The application's own builtins (`defineBuiltin`) the flow's nodes may name (docs/builtins.md). */
+  builtins?: readonly UserBuiltin[];
   /** Folder for results.json, report.html and traces/ (null: write nothing). */
   out?: string | null;
   /** Model providers other than `scripted:` (as `createRuntime`'s). */
@@ -81,7 +84,7 @@ export async function runEval(source: string | LoadedSuite, options: EvalOptions
   const tools = [...(options.tools ?? [])];
   const guards = guardsOf(options.guards);
   const flow = await loadFlow(resolve(loaded.dir, suite.flow), {
-    knownTools: tools.map((t) => t.descriptor.name),
+    knownTools: [...tools.map((t) => t.descriptor.name), ...(options.builtins ?? []).map((b) => b.name)],
   });
   const repeat = options.repeat ?? suite.repeat ?? 1;
   const concurrency = options.concurrency ?? suite.concurrency ?? 1;
@@ -101,6 +104,7 @@ export async function runEval(source: string | LoadedSuite, options: EvalOptions
       traceFile,
       tools,
       guards,
+      ...(options.builtins ? { builtins: options.builtins } : {}),
       ...(options.providers ? { providers: options.providers } : {}),
       ...(task.goal && attacks
         ? {

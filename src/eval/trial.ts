@@ -12,6 +12,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import type { RunSummary } from '../records/summary.js';
 import type { Store, StoredEvent, Usage } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
+import type { UserBuiltin } from '../tools/builtin/user.js';
 import type { Guard } from '../tools/user-guards/define.js';
 import { evaluateCondition } from '../tools/expressions.js';
 import { checkExpect, valueProblems } from './expect.js';
@@ -42,6 +43,8 @@ export interface TrialSpec {
   tools?: readonly LocalTool[];
   /** User guards of the trial's runtime (none: no user guards). */
   guards?: readonly Guard[];
+  /** The application's own builtins of the trial's runtime (none: none). */
+  builtins?: readonly UserBuiltin[];
   /** Passed to the trial's runtime (model providers other than `scripted:`). */
   providers?: CreateRuntimeOptions['providers'];
   /** An attacked trial: the attacker's text goes into `vectors` before the run; `goal` is checked after it. */
@@ -99,6 +102,7 @@ async function trialOnce(spec: TrialSpec, started: number): Promise<TrialResult>
     store: spec.store ?? 'memory',
     tools: localTools,
     guards: spec.guards ?? [],
+    builtins: spec.builtins ?? [],
     logger: false,
     telemetry: false,
     ablation: spec.ablation,

@@ -63,7 +63,10 @@ export async function serverProblems(
   const names = [...visible.keys(), ...knownTools];
   const hidden = capabilityNote(flow);
   // A name no server has may be a local tool whose module was not given (run, chat, validate, eval: --tools).
-  const local = knownTools.size === 0 ? '; a local tool (defineTool) is given with --tools MODULE' : '';
+  const local =
+    knownTools.size === 0
+      ? '; a local tool (defineTool) or a builtin (defineBuiltin) is given with --tools MODULE'
+      : '';
   for (const ref of toolRefs(flow)) {
     if (!complete || visible.has(ref.name) || knownTools.has(ref.name)) continue;
     problems.push({

@@ -7,6 +7,7 @@ import { createPostgresStore } from '../store/postgres/connect.js';
 import type { PostgresStore } from '../store/postgres/postgres-store.js';
 import type { StoredEvent } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
+import type { UserBuiltin } from '../tools/builtin/user.js';
 import type { Guard } from '../tools/user-guards/define.js';
 import { expiryPollMs, startExpiryTimer } from '../runtime/approval-expiry.js';
 import { RunQueue } from './queue.js';
@@ -26,6 +27,8 @@ export interface StartWorkerOptions {
   tools?: LocalTool[];
   /** User guards (docs/interceptors.md; the same on every worker). */
   guards?: readonly Guard[];
+  /** The application's own builtins (docs/builtins.md; the same on every worker). */
+  builtins?: readonly UserBuiltin[];
   /** Resolves provider model names other than `scripted:`. */
   providers?: (provider: string, modelId: string) => ModelClient;
   /** How often to look for runs no live lease holds, ms. */
@@ -83,6 +86,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<WorkerHa
     store,
     tools: options.tools ?? [],
     guards: options.guards ?? [],
+    builtins: options.builtins ?? [],
     logger,
     enqueue: queue.enqueue,
     // A run needing a person's authorization at an MCP server waits for Connect (docs/mcp.md).

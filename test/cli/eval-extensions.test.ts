@@ -139,7 +139,9 @@ describe('cli: --tools and --guards beyond run', () => {
   it('validate takes --tools (and --guards): the flow of local tools is valid with them, not without', async () => {
     const without = await w.cli(['validate', FLOW], { db: false });
     expect(without.code).toBe(2);
-    expect(without.stderr).toContain('a local tool (defineTool) is given with --tools MODULE');
+    expect(without.stderr).toContain(
+      'a local tool (defineTool) or a builtin (defineBuiltin) is given with --tools MODULE',
+    );
     const withTools = await w.cli(['validate', FLOW, '--tools', TOOLS, '--guards', GUARDS], { db: false });
     expect(withTools.stderr).toContain('valid');
     expect(withTools.code, withTools.stderr).toBe(0);

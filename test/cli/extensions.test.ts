@@ -2,19 +2,26 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadExtensions } from '../../src/cli/extensions.js';
+import { loadExtensions, runtimeExtensions, toolNames } from '../../src/cli/extensions.js';
 import type { Parsed } from '../../src/cli/args.js';
+import { defineBuiltin } from '../../src/tools/builtin/user.js';
 import { defineTool } from '../../src/tools/tool.js';
 import { defineGuard } from '../../src/tools/user-guards/define.js';
 
 // The modules below take their guard and tool from here, so that they need no built package.
-const shared = globalThis as { __extGuard?: unknown; __extTool?: unknown };
+const shared = globalThis as { __extGuard?: unknown; __extTool?: unknown; __extBuiltin?: unknown };
 shared.__extGuard = defineGuard({ name: 'no-refunds', codes: {}, before: () => undefined });
 shared.__extTool = defineTool({
   name: 'lookup',
   description: 'Looks up',
   inputSchema: { type: 'object' },
   execute: () => ({}),
+});
+
+shared.__extBuiltin = defineBuiltin({
+  name: 'note_add',
+  description: { 'zh-CN': '记一条备注', en: 'Adds a note' },
+  execute: (call) => call.ok('noted'),
 });
 
 const dir = mkdtempSync(join(tmpdir(), 'extensions-'));
@@ -56,5 +63,35 @@ describe('--guards and --tools modules', () => {
       expect(loaded.guards.map((g) => g.name)).toEqual(['no-refunds']);
       expect(loaded.tools.map((t) => t.descriptor.name)).toEqual(['lookup']);
     }
+  });
+
+  it('takes builtins (defineBuiltin) from a --tools module, beside its local tools, and counts their names as known', async () => {
+    const both = module(
+      'both.mjs',
+      'export const tool = globalThis.__extTool;\nexport default [globalThis.__extBuiltin];\n',
+    );
+    const loaded = await loadExtensions(parsed({ tools: [both] }));
+    expect(loaded.tools.map((t) => t.descriptor.name)).toEqual(['lookup']);
+    expect(loaded.builtins.map((b) => b.name)).toEqual(['note_add']);
+    expect(toolNames(loaded)).toEqual(['lookup', 'note_add']);
+    expect(runtimeExtensions(loaded)).toEqual({ tools: loaded.tools, guards: [], builtins: loaded.builtins });
+  });
+
+  it('refuses a builtin and a tool of one name, and a builtin given to --guards', async () => {
+    const twice = module(
+      'twice.mjs',
+      'export const a = globalThis.__extBuiltin;\nexport const b = { ...globalThis.__extTool, descriptor: { ...globalThis.__extTool.descriptor, name: "note_add" } };\n',
+    );
+    await expect(loadExtensions(parsed({ tools: [twice] }))).rejects.toThrow(
+      '--tools: two tools are named "note_add"',
+    );
+    const only = module('only-builtin.mjs', 'export default globalThis.__extBuiltin;\n');
+    await expect(loadExtensions(parsed({ guards: [only] }))).rejects.toThrow(
+      `--guards ${only}: the default export is a tool or holds one; pass the module with --tools ${only} too`,
+    );
+    const fake = module('fake.mjs', 'export const note = { name: "note_add", execute() {} };\n');
+    await expect(loadExtensions(parsed({ tools: [fake] }))).rejects.toThrow(
+      `--tools ${fake}: export note is not a tool made with defineTool or defineBuiltin`,
+    );
   });
 });

@@ -50,7 +50,7 @@ describe('validateFlow: the server check', () => {
     expect(await validateText(TWO_SERVERS, fakeServers(servers))).toEqual([
       'flow.yaml:4:6 mcpServers.b: servers "a" and "b" both export a tool named "list"; expected an alias under aliases for one of each, e.g. { b.list: b_list }',
       'flow.yaml:7:60 tools.create.params.nmae: tool "create" has no parameter "nmae" (did you mean "name"?); expected one of: spaceId, name',
-      'flow.yaml:10:27 nodes[0].tools[2]: no server exports a tool "lst" (did you mean "list"?); expected one of: list, create; a server may hide tools that need a client capability: a is not offered sampling (`sampling: true`) or roots (`roots`); b is not offered sampling (`sampling: true`) or roots (`roots`); a local tool (defineTool) is given with --tools MODULE',
+      'flow.yaml:10:27 nodes[0].tools[2]: no server exports a tool "lst" (did you mean "list"?); expected one of: list, create; a server may hide tools that need a client capability: a is not offered sampling (`sampling: true`) or roots (`roots`); b is not offered sampling (`sampling: true`) or roots (`roots`); a local tool (defineTool) or a builtin (defineBuiltin) is given with --tools MODULE',
     ]);
   });
 

@@ -7,6 +7,7 @@ import { runWorkerCommand } from '../../src/cli/worker.js';
 import { loadFlowText } from '../../src/flow/load.js';
 import { silentLogger } from '../../src/log/logger.js';
 import { createRuntime } from '../../src/runtime/create.js';
+import { defineBuiltin } from '../../src/tools/builtin/user.js';
 import { defineTool } from '../../src/tools/tool.js';
 import { defineGuard } from '../../src/tools/user-guards/define.js';
 import { RunQueue } from '../../src/worker/queue.js';
@@ -75,6 +76,48 @@ describe.runIf(available)('startWorker({ guards })', () => {
       const invoked = events.filter((e) => e.type === 'tool.invoked');
       expect([invoked[0]?.outcome, invoked[0]?.errorCode]).toEqual(['REJECTED', 'TENTS_SOLD_OUT']);
       expect(booked).toEqual([]);
+    } finally {
+      await handle.stop(1000);
+      await client.close();
+      await queue.close();
+    }
+  });
+});
+
+describe.runIf(available)('startWorker({ builtins })', () => {
+  it('a run driven by a worker calls the application’s builtins', async () => {
+    const notes: string[] = [];
+    const noteAdd = defineBuiltin({
+      name: 'note_add',
+      description: { 'zh-CN': '记一条备注', en: 'Adds a note' },
+      input: { properties: { text: { type: 'string' } }, required: ['text'] },
+      execute: (call) => (notes.push(String(call.args.text)), call.ok('noted')),
+    });
+    const flow = await loadFlowText(
+      'id: notes\nversion: 1\nlocale: en\nnodes:\n  - id: write\n    tools: [note_add]\n',
+      { knownTools: ['note_add'] },
+    );
+    const file = join(dir, 'note-turns.json');
+    const turns = [
+      { calls: [{ tool: 'note_add', args: { text: 'from the worker' } }] },
+      { calls: [{ tool: 'builtin_node_finish', args: { summary: 'noted' } }] },
+    ];
+    writeFileSync(file, JSON.stringify({ turns }));
+    const db = schemas.urlFor(schemas.next('wb'));
+    const queue = await RunQueue.open({ url: db, supervise: false });
+    const client = createRuntime({ store: db, enqueue: queue.enqueue, logger: false });
+    const handle = await startWorker({ db, builtins: [noteAdd], logger: silentLogger });
+    try {
+      const { runId } = await client.start(flow, { input: { text: 'note it' }, model: `scripted:${file}` });
+      const deadline = Date.now() + 20_000;
+      while ((await client.status(runId)).status !== 'completed') {
+        if (Date.now() > deadline) throw new Error('the run did not complete');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const events = await (await client.db()).events(runId);
+      const invoked = events.filter((e) => e.type === 'tool.invoked');
+      expect([invoked[0]?.tool, invoked[0]?.outcome]).toEqual(['note_add', 'SUCCESS']);
+      expect(notes).toEqual(['from the worker']);
     } finally {
       await handle.stop(1000);
       await client.close();

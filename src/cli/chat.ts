@@ -12,7 +12,7 @@ import { resolveDbUrl } from '../store/open.js';
 import { EXTENSIONS, UsageError, parse, str } from './args.js';
 import { ChatRenderer } from './chat-render.js';
 import { cliDb, cliInvocation, continueFlags } from './context.js';
-import { loadExtensions, runtimeExtensions, toolNames } from './extensions.js';
+import { builtinNames, loadExtensions, runtimeExtensions, toolNames } from './extensions.js';
 import { failureOf } from './failure.js';
 import { approvalText } from './interactive.js';
 import { preflight } from './preflight.js';
@@ -63,7 +63,7 @@ export async function chat(argv: string[]): Promise<number> {
       : loaded.flow.model !== undefined
         ? absolutizeModel(loaded.flow.model, loaded.dir ?? process.cwd())
         : undefined;
-  await preflight(resolve(file), loaded, model, toolNames(extensions));
+  await preflight(resolve(file), loaded, model, toolNames(extensions), builtinNames(extensions));
   const db = cliDb(parsed);
   const thread = given ?? `chat-${randomBytes(4).toString('hex')}`;
   const write = (text: string) => void process.stdout.write(text);

@@ -5,7 +5,7 @@ import { absolutizeModel } from '../model/resolve.js';
 import type { RunSummary } from '../records/summary.js';
 import type { RunStatus } from '../store/store.js';
 import { COMMON, DRIVING, UsageError, parse, str, type Parsed } from './args.js';
-import { loadExtensions, toolNames, type Extensions } from './extensions.js';
+import { builtinNames, loadExtensions, toolNames, type Extensions } from './extensions.js';
 import { cliContext, type CliContext } from './context.js';
 import { askInline } from './interactive.js';
 import { preflight } from './preflight.js';
@@ -51,7 +51,7 @@ export const run: Command = async (argv) => {
     ...(process.env.USER ? { who: process.env.USER } : {}),
   };
   // What `validate` refuses never becomes a run: checked before the store is opened.
-  await preflight(resolve(file), loaded, model, toolNames(extensions));
+  await preflight(resolve(file), loaded, model, toolNames(extensions), builtinNames(extensions));
   return withContext(
     parsed,
     async (ctx) => {

@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isUserBuiltin, type UserBuiltin } from '../tools/builtin/user.js';
+import { checkBuiltins, isUserBuiltin, type UserBuiltin } from '../tools/builtin/user.js';
 import type { LocalTool } from '../tools/tool.js';
-import { checkGuards, isGuard, type Guard } from '../tools/user-guards/define.js';
+import { checkGuards, guardCodesOf, isGuard, type Guard } from '../tools/user-guards/define.js';
 import { UsageError, type Parsed } from './args.js';
 
 /** What `--guards` and `--tools` brought: empty lists without them. */
@@ -59,7 +59,21 @@ export async function loadExtensions(parsed: Parsed): Promise<Extensions> {
     if (isUserBuiltin(tool)) builtins.push(tool);
     else tools.push(tool);
   }
+  try {
+    checkBuiltins(
+      builtins,
+      tools.map((t) => t.descriptor.name),
+      guardCodesOf(guards),
+    );
+  } catch (error) {
+    throw new UsageError(`--tools: ${(error as Error).message}`, { cause: error });
+  }
   return { guards, tools, builtins };
+}
+
+/** The names of the builtins, for the flow checks (a server tool of one of these names is a problem). */
+export function builtinNames(extensions: Extensions): string[] {
+  return extensions.builtins.map((b) => b.name);
 }
 
 /** The names of the local tools and builtins, for the flow checks (`knownTools`). */

@@ -1,8 +1,8 @@
 import { RunError } from '../domain/run-error.js';
-import { isFlowError, type FlowProblem } from '../flow/problems.js';
+import { isFlowError } from '../flow/problems.js';
 import { StoreError } from '../store/store.js';
 import { UsageError } from './args.js';
-import { problemCount, problemLines } from './problem-lines.js';
+import { problemLines } from './problem-lines.js';
 
 /** How the CLI reports an error: the exit code (docs/cli.md) and the one line printed on stderr. */
 export interface Failure {
@@ -19,8 +19,8 @@ const PREFIX = 'agent-runtime: ';
  */
 export function failureOf(error: unknown): Failure {
   const message = error instanceof Error ? error.message : String(error);
-  // A flow's problems are the whole report, as `validate` prints it: one line per problem, then the count.
-  if (isFlowError(error)) return { exitCode: 2, line: flowReport(error.problems) };
+  // A flow's problems are the whole report: one line per problem, as `validate` prints them.
+  if (isFlowError(error)) return { exitCode: 2, line: problemLines(error.problems).join('\n') };
   if (error instanceof UsageError) return { exitCode: 2, line: `${PREFIX}${message}` };
   if (error instanceof RunError) return { exitCode: runExitCode(error), line: runLine(error) };
   if (error instanceof StoreError) return storeFailure(error);
@@ -72,11 +72,4 @@ export function storeFailure(error: StoreError): Failure {
     case 'BAD_DOCUMENT':
       return { exitCode: 2, line: `${PREFIX}store: ${error.message}` };
   }
-}
-
-/** `validate`'s lines for a flow's problems: one per problem, then `FILE: N problems` per file. */
-function flowReport(problems: readonly FlowProblem[]): string {
-  const files = [...new Set(problems.map((p) => p.file))];
-  const counts = files.map((file) => problemCount(file, problems.filter((p) => p.file === file).length));
-  return [...problemLines(problems), ...counts].join('\n');
 }

@@ -17,6 +17,7 @@ export async function preflight(
   loaded: LoadedFlow,
   model: string | undefined,
   knownTools: readonly string[] = [],
+  builtins: readonly string[] = [],
 ): Promise<void> {
   if (model !== undefined) {
     try {
@@ -25,7 +26,7 @@ export async function preflight(
       throw new RunError('REQUEST_INVALID', (error as Error).message, { cause: error });
     }
   }
-  const result = await validateFlow(path, { servers: true, knownTools });
+  const result = await validateFlow(path, { servers: true, knownTools, builtins });
   // The model was checked above, with a clearer message (and `--model` may stand in for the flow's).
   const problems = result.problems.filter((p) => p.path !== 'model');
   if (problems.length > 0) throw new FlowError(problems);

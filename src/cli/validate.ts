@@ -1,10 +1,11 @@
 import { resolve } from 'node:path';
 import { describeFlow } from '../flow/describe.js';
+import type { FlowProblem } from '../flow/problems.js';
 import { validateFlow } from '../flow/validate.js';
 import { COMMON, EXTENSIONS, parse } from './args.js';
 import type { Command } from './commands.js';
-import { loadExtensions, toolNames } from './extensions.js';
-import { problemCount, problemLines, shownPath } from './problem-lines.js';
+import { builtinNames, loadExtensions, toolNames } from './extensions.js';
+import { problemLines } from './problem-lines.js';
 
 /**
  * `validate FLOW.yaml`: prints every problem on stderr, one per line; exit 0 when valid, else 2. With
@@ -21,24 +22,35 @@ export const validate: Command = async (argv) => {
     { min: 1, max: 1, names: 'FLOW.yaml' },
   );
   const file = parsed.positionals[0] as string;
-  const knownTools = toolNames(await loadExtensions(parsed));
-  const result = await validateFlow(resolve(file), { servers: parsed.values.offline !== true, knownTools });
+  const extensions = await loadExtensions(parsed);
+  const result = await validateFlow(resolve(file), {
+    servers: parsed.values.offline !== true,
+    knownTools: toolNames(extensions),
+    builtins: builtinNames(extensions),
+  });
   for (const line of problemLines(result.problems)) process.stderr.write(`${line}\n`);
   for (const line of problemLines(result.warnings, 'warning: ')) process.stderr.write(`${line}\n`);
   if (parsed.values.json === true) {
     const report = {
       file,
       valid: result.problems.length === 0,
-      problems: result.problems,
-      warnings: result.warnings,
+      // Each problem's file as an absolute path (a delegate's flow file too), whatever the lines show.
+      problems: result.problems.map(absoluteFile),
+      warnings: result.warnings.map(absoluteFile),
       ...(result.loaded ? { flow: describeFlow(result.loaded.flow) } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   }
   if (result.problems.length > 0) {
-    process.stderr.write(`${problemCount(resolve(file), result.problems.length)}\n`);
+    process.stderr.write(
+      `${file}: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n`,
+    );
     return 2;
   }
-  process.stderr.write(`${shownPath(resolve(file))}: valid\n`);
+  process.stderr.write(`${file}: valid\n`);
   return 0;
 };
+
+function absoluteFile(problem: FlowProblem): FlowProblem {
+  return { ...problem, file: resolve(problem.file) };
+}

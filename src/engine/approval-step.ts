@@ -55,9 +55,11 @@ export function checkDecision(record: RunRecord, pending: PendingItem, d: Approv
   }
   const who = d.who;
   if (!who) {
-    throw new RunError('REQUEST_INVALID', `run ${runId}: ${pending.tool} needs ${count} approvers, named`, {
-      runId,
-    });
+    throw new RunError(
+      'REQUEST_INVALID',
+      `run ${runId}: ${pending.tool} needs ${count} different approvers, and this approval names nobody; expected who approves (HTTP: a token with a name; CLI: env USER; library: the who option)`,
+      { runId },
+    );
   }
   const started = record.state.run;
   if (started.startedBy === who || started.threadStartedBy === who) {

@@ -43,6 +43,7 @@ export async function serverProblems(
   baseDir: string,
   list: ListServerTools,
   knownTools: ReadonlySet<string> = new Set(),
+  builtins: ReadonlySet<string> = new Set(),
 ): Promise<RawProblem[]> {
   const problems: RawProblem[] = [];
   const entries = Object.entries(flow.mcpServers);
@@ -74,6 +75,15 @@ export async function serverProblems(
       ...(ref.atKey ? { atKey: true } : {}),
       message: `no server exports a tool "${ref.name}"${suggest(ref.name, names)}; expected one of: ${listOf(names.slice(0, 30))}${hidden}${local}`,
     });
+  }
+  // The runtime refuses a run whose server has a tool of a builtin's name (src/engine/default-toolbox.ts).
+  for (const name of builtins) {
+    const clash = visible.get(name);
+    if (clash)
+      problems.push({
+        path: ['mcpServers', clash.server],
+        message: `builtin ${name} (--tools) has the name of a tool of server ${clash.server}; expected another name for the builtin, or an alias for the tool (aliases: { ${clash.server}.${clash.remote.name}: ${name}_${clash.server} })`,
+      });
   }
   problems.push(...paramNameProblems(flow, visible));
   return problems;

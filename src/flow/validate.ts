@@ -13,8 +13,10 @@ export interface ValidateFlowOptions {
    * tools some other way (tests, a shared pool); `false` checks the file only.
    */
   readonly servers?: boolean | ListServerTools;
-  /** Tools the host provides besides MCP servers (local tools). */
+  /** Tools the host provides besides MCP servers (local tools, and the builtins below). */
   readonly knownTools?: Iterable<string>;
+  /** Which of `knownTools` are the host's builtins: a server tool of one of these names is a problem. */
+  readonly builtins?: Iterable<string>;
 }
 
 /** The outcome of `validateFlow`: every problem found, and the flow when it loaded. */
@@ -64,7 +66,13 @@ export async function validateFlow(path: string, options: ValidateFlowOptions = 
       return tools;
     };
     const already = new Set(inspection.problems.filter((p) => p.file === inspection.file).map((p) => p.path));
-    const found = await serverProblems(loaded.flow, loaded.dir ?? process.cwd(), capture, knownTools);
+    const found = await serverProblems(
+      loaded.flow,
+      loaded.dir ?? process.cwd(),
+      capture,
+      knownTools,
+      new Set(options.builtins ?? []),
+    );
     raw.push(...found.filter((p) => !already.has(place(p).path)));
   }
   const own = [...inspection.problems.filter((p) => p.file === inspection.file), ...raw.map(place)].sort(

@@ -3,7 +3,7 @@ import type { ModelClient } from '../model/model.js';
 import { openStore, type OpenStoreOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import type { LocalTool } from '../tools/tool.js';
-import type { Guard } from '../tools/user-guards/define.js';
+import { guardCodesOf, type Guard } from '../tools/user-guards/define.js';
 import { checkBuiltins, type UserBuiltin } from '../tools/builtin/user.js';
 import { Runtime } from './runtime.js';
 import type { EventSink } from '../engine/session.js';
@@ -128,6 +128,7 @@ export function createRuntime(options: CreateRuntimeOptions = {}): Runtime {
       builtins: checkBuiltins(
         options.builtins ?? [],
         (options.tools ?? []).map((tool) => tool.descriptor.name),
+        guardCodesOf(options.guards ?? []),
       ),
       logger,
       maxCatalogs: options.maxToolCatalogs,

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, World, ensureBuilt, finish, turnsYaml, type Summary } from './helpers/cli.js';
+import { REPO_ROOT, World, ensureBuilt, finish, siteFlow, turnsYaml, type Summary } from './helpers/cli.js';
 
 /** A builtin of one's own (docs/builtins.md) on the command line: given by a `--tools` module. */
 const NOTE = join(REPO_ROOT, 'test/fixtures/builtins/note.mjs');
 const FLOW = join(REPO_ROOT, 'test/fixtures/builtins/flow.yaml');
+const SPACE_LIST = join(REPO_ROOT, 'test/fixtures/builtins/space-list.mjs');
 
 describe('cli: builtins from --tools', () => {
   beforeAll(() => ensureBuilt(), 300_000);
@@ -59,5 +60,28 @@ describe('cli: builtins from --tools', () => {
     const refused = await w.cli(['run', FLOW, '--input', 'x', '--model', 'scripted:turns.yaml']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('no server exports a tool "note_add"');
+  });
+
+  it('a builtin named like a tool of the flow’s server: validate and run refuse it before anything is stored', async () => {
+    const flow = w.write('flow.yaml', siteFlow(w.dataDir));
+    const validate = await w.cli(['validate', flow, '--tools', SPACE_LIST], { db: false });
+    expect(validate.code).toBe(2);
+    expect(validate.stderr).toMatch(
+      /mcpServers\.cloud: builtin space_list \(--tools\) has the name of a tool of server cloud; expected another name for the builtin, or an alias for the tool/,
+    );
+    w.write('turns.yaml', turnsYaml([finish]));
+    const run = await w.cli([
+      'run',
+      flow,
+      '--input',
+      'x',
+      '--model',
+      'scripted:turns.yaml',
+      '--tools',
+      SPACE_LIST,
+    ]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('builtin space_list (--tools) has the name of a tool of server cloud');
+    expect((await (await w.db()).listRuns()).length).toBe(0);
   });
 });

@@ -24,6 +24,19 @@ shared.__extBuiltin = defineBuiltin({
   execute: (call) => call.ok('noted'),
 });
 
+(globalThis as { __extCoded?: unknown }).__extCoded = (name: string) =>
+  defineBuiltin({
+    name,
+    description: { 'zh-CN': '备注', en: 'A note' },
+    codes: { NOTE_BAD: { number: 61501, outcome: 'REJECTED' } },
+    execute: (call) => call.ok('ok'),
+  });
+(globalThis as { __extCodedGuard?: unknown }).__extCodedGuard = defineGuard({
+  name: 'bad-notes',
+  codes: { NOTE_BAD: { number: 61502, outcome: 'REJECTED' } },
+  before: () => undefined,
+});
+
 const dir = mkdtempSync(join(tmpdir(), 'extensions-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -92,6 +105,28 @@ describe('--guards and --tools modules', () => {
     const fake = module('fake.mjs', 'export const note = { name: "note_add", execute() {} };\n');
     await expect(loadExtensions(parsed({ tools: [fake] }))).rejects.toThrow(
       `--tools ${fake}: export note is not a tool made with defineTool or defineBuiltin`,
+    );
+  });
+
+  it('checks the builtins as createRuntime does, as usage errors: a shared code, another copy', async () => {
+    const twoCodes = module(
+      'two-codes.mjs',
+      [
+        'export const a = globalThis.__extCoded("note_a");',
+        'export const b = globalThis.__extCoded("note_b");',
+      ].join('\n'),
+    );
+    await expect(loadExtensions(parsed({ tools: [twoCodes] }))).rejects.toThrow(
+      '--tools: builtin note_b: code NOTE_BAD (61501) is also declared by builtin note_a',
+    );
+    const copy = module('copy.mjs', 'export default { ...globalThis.__extBuiltin };\n');
+    await expect(loadExtensions(parsed({ tools: [copy] }))).rejects.toThrow(
+      '--tools: builtin note_add was made by another copy of g2rain-agent-runtime',
+    );
+    const guarded = module('guard-code.mjs', 'export default globalThis.__extCodedGuard;\n');
+    const coded = module('coded.mjs', 'export default globalThis.__extCoded("note_c");\n');
+    await expect(loadExtensions(parsed({ guards: [guarded], tools: [coded] }))).rejects.toThrow(
+      '--tools: builtin note_c: code NOTE_BAD (61501) is also declared by guard bad-notes',
     );
   });
 });

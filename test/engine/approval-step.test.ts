@@ -224,7 +224,9 @@ describe('checkDecision: several approvers', () => {
     const record = await createRecord(new MemoryStore(), TWO_OPERATORS);
     const error = refusal(() => checkDecision(record, pending(), decision({ who: null })));
     expect(error.code).toBe('REQUEST_INVALID');
-    expect(error.message).toBe(`run ${RUN}: refund needs 2 approvers, named`);
+    expect(error.message).toBe(
+      `run ${RUN}: refund needs 2 different approvers, and this approval names nobody; expected who approves (HTTP: a token with a name; CLI: env USER; library: the who option)`,
+    );
   });
 
   it('refuses edited arguments, before looking at the name', async () => {

@@ -5,6 +5,7 @@ import { loadFlow } from '../../src/flow/load.js';
 import { defineTool, type LocalTool } from '../../src/tools/tool.js';
 import { BuiltinDefinitionError, defineBuiltin, type UserBuiltin } from '../../src/tools/builtin/user.js';
 import { AgentRuntimeError } from '../../src/domain/agent-runtime-error.js';
+import { defineGuard } from '../../src/tools/user-guards/define.js';
 import { call, eventsOf, ofType, recordingModel, turn } from './helpers.js';
 
 // A user's builtin is this one definition and the runtime option: nothing else changes (docs/builtins.md).
@@ -179,6 +180,30 @@ describe('user builtins that cannot be used', () => {
     );
     const fake = { name: 'x', execute: () => null } as unknown as UserBuiltin;
     expect(() => createRuntime({ builtins: [fake], logger: false })).toThrow(BuiltinDefinitionError);
+  });
+
+  it('createRuntime refuses a builtin of another copy of the package, and a code a guard declares too', () => {
+    // Another copy's builtin carries the same brand, but not this copy's answers.
+    const copied = { ...noteAdd } as UserBuiltin;
+    expect(() => createRuntime({ builtins: [copied], logger: false })).toThrow(
+      'builtin note_add was made by another copy of g2rain-agent-runtime',
+    );
+    const guard = defineGuard({
+      name: 'notes-guard',
+      codes: { NOTE_EMPTY: { number: 61999, outcome: 'REJECTED' } },
+      before: () => null,
+    });
+    expect(() => createRuntime({ builtins: [noteAdd], guards: [guard], logger: false })).toThrow(
+      'builtin note_add: code NOTE_EMPTY (61501) is also declared by guard notes-guard',
+    );
+    const byNumber = defineGuard({
+      name: 'numbers',
+      codes: { OTHER: { number: 61501, outcome: 'FAILED' } },
+      before: () => null,
+    });
+    expect(() => createRuntime({ builtins: [noteAdd], guards: [byNumber], logger: false })).toThrow(
+      'is also declared by guard numbers',
+    );
   });
 
   it('a run whose MCP server has a tool of the builtin’s name stops with BuiltinDefinitionError naming both', async () => {

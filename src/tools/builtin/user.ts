@@ -101,6 +101,12 @@ export interface UserBuiltin extends BuiltinDefinition {
   readonly [USER_BUILTIN]: true;
 }
 
+/**
+ * The builtins made by this copy of the package. A builtin of another copy carries the brand too, but
+ * its answers are that copy's values, which this one cannot read: it is refused with a clear error.
+ */
+const MADE_HERE = new WeakSet<object>();
+
 const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 const CODE_NAME = /^[A-Z][A-Z0-9_]{0,63}$/;
 const PROPERTY_TYPES: readonly string[] = ['string', 'array', 'json'];
@@ -137,11 +143,13 @@ export function defineBuiltin<const Codes extends BuiltinCodes = Record<never, B
       return observation;
     },
   );
-  return Object.freeze({
+  const builtin = Object.freeze({
     ...definition,
     codes: Object.freeze({ ...(spec.codes ?? {}) }),
     [USER_BUILTIN]: true as const,
   });
+  MADE_HERE.add(builtin);
+  return builtin;
 }
 
 function input(spec: { readonly input?: BuiltinInput }): { input?: BuiltinInput } {
@@ -158,11 +166,16 @@ export function isUserBuiltin(value: unknown): value is UserBuiltin {
 }
 
 /**
- * Checks the builtins a runtime is given: each made by `defineBuiltin`, no two with one name, none named
- * like a standard builtin or one of `toolNames` (the runtime's local tools), no code name or number used
- * by two of them. Returns them in order; throws BuiltinDefinitionError.
+ * Checks the builtins a runtime is given: each made by `defineBuiltin` of this copy of the package, no
+ * two with one name, none named like a standard builtin or one of `toolNames` (the runtime's local
+ * tools), no code name or number used by two of them or by one of `guardCodes` (the user guards' codes).
+ * Returns them in order; throws BuiltinDefinitionError.
  */
-export function checkBuiltins(builtins: unknown, toolNames: Iterable<string>): readonly UserBuiltin[] {
+export function checkBuiltins(
+  builtins: unknown,
+  toolNames: Iterable<string>,
+  guardCodes: Iterable<readonly [name: string, number: number, guard: string]> = [],
+): readonly UserBuiltin[] {
   if (!Array.isArray(builtins))
     throw new BuiltinDefinitionError(
       `builtins must be a list of builtins made with defineBuiltin, not ${builtins === null ? 'null' : typeof builtins}: write builtins: [myBuiltin]`,
@@ -171,10 +184,18 @@ export function checkBuiltins(builtins: unknown, toolNames: Iterable<string>): r
   const names = new Set<string>();
   const codes = new Map<string, string>();
   const numbers = new Map<number, string>();
+  for (const [name, number, guard] of guardCodes) {
+    codes.set(name, `guard ${guard}`);
+    numbers.set(number, `guard ${guard}`);
+  }
   return builtins.map((builtin: unknown, i) => {
     if (!isUserBuiltin(builtin))
       throw new BuiltinDefinitionError(
         `builtins[${i}] is not a builtin: make it with defineBuiltin({ name, description, input?, codes?, execute })`,
+      );
+    if (!MADE_HERE.has(builtin))
+      throw new BuiltinDefinitionError(
+        `builtin ${builtin.name} was made by another copy of g2rain-agent-runtime, whose answers this one cannot read: import defineBuiltin from the copy that runs it (for the CLI, the package the agent-runtime command comes from: npx agent-runtime in the project)`,
       );
     if (names.has(builtin.name))
       throw new BuiltinDefinitionError(`two builtins are named ${JSON.stringify(builtin.name)}`);
@@ -187,10 +208,10 @@ export function checkBuiltins(builtins: unknown, toolNames: Iterable<string>): r
       const other = codes.get(name) ?? numbers.get(spec.number);
       if (other !== undefined)
         throw new BuiltinDefinitionError(
-          `builtin ${builtin.name}: code ${name} (${spec.number}) is also declared by builtin ${other}`,
+          `builtin ${builtin.name}: code ${name} (${spec.number}) is also declared by ${other}`,
         );
-      codes.set(name, builtin.name);
-      numbers.set(spec.number, builtin.name);
+      codes.set(name, `builtin ${builtin.name}`);
+      numbers.set(spec.number, `builtin ${builtin.name}`);
     }
     return builtin;
   });

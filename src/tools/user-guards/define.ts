@@ -233,3 +233,20 @@ function checkSpec(spec: SpecInput): void {
     seen.add(code.number);
   }
 }
+
+/**
+ * The codes the guards declare, as `[name, number, guard]` (for the check that no builtin declares one
+ * of them). Anything that is not a guard is left to the guards' own check.
+ */
+export function guardCodesOf(guards: unknown): [string, number, string][] {
+  if (!Array.isArray(guards)) return [];
+  return guards.flatMap((guard: unknown) =>
+    isGuard(guard)
+      ? Object.entries(guard.codes).map(([name, spec]): [string, number, string] => [
+          name,
+          spec.number,
+          guard.name,
+        ])
+      : [],
+  );
+}

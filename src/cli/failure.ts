@@ -2,7 +2,6 @@ import { RunError } from '../domain/run-error.js';
 import { isFlowError } from '../flow/problems.js';
 import { StoreError } from '../store/store.js';
 import { UsageError } from './args.js';
-import { problemLines } from './problem-lines.js';
 
 /** How the CLI reports an error: the exit code (docs/cli.md) and the one line printed on stderr. */
 export interface Failure {
@@ -19,8 +18,8 @@ const PREFIX = 'agent-runtime: ';
  */
 export function failureOf(error: unknown): Failure {
   const message = error instanceof Error ? error.message : String(error);
-  // A flow's problems are the whole report: one line per problem, as `validate` prints them.
-  if (isFlowError(error)) return { exitCode: 2, line: problemLines(error.problems).join('\n') };
+  // A flow's problems are the whole report, one per line, already naming the file.
+  if (isFlowError(error)) return { exitCode: 2, line: message };
   if (error instanceof UsageError) return { exitCode: 2, line: `${PREFIX}${message}` };
   if (error instanceof RunError) return { exitCode: runExitCode(error), line: runLine(error) };
   if (error instanceof StoreError) return storeFailure(error);

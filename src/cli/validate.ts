@@ -1,11 +1,10 @@
 import { resolve } from 'node:path';
 import { describeFlow } from '../flow/describe.js';
-import type { FlowProblem } from '../flow/problems.js';
+import { formatProblem } from '../flow/problems.js';
 import { validateFlow } from '../flow/validate.js';
 import { COMMON, EXTENSIONS, parse } from './args.js';
 import type { Command } from './commands.js';
 import { builtinNames, loadExtensions, toolNames } from './extensions.js';
-import { problemLines } from './problem-lines.js';
 
 /**
  * `validate FLOW.yaml`: prints every problem on stderr, one per line; exit 0 when valid, else 2. With
@@ -28,15 +27,14 @@ export const validate: Command = async (argv) => {
     knownTools: toolNames(extensions),
     builtins: builtinNames(extensions),
   });
-  for (const line of problemLines(result.problems)) process.stderr.write(`${line}\n`);
-  for (const line of problemLines(result.warnings, 'warning: ')) process.stderr.write(`${line}\n`);
+  for (const problem of result.problems) process.stderr.write(`${formatProblem(problem)}\n`);
+  for (const warning of result.warnings) process.stderr.write(`warning: ${formatProblem(warning)}\n`);
   if (parsed.values.json === true) {
     const report = {
       file,
       valid: result.problems.length === 0,
-      // Each problem's file as an absolute path (a delegate's flow file too), whatever the lines show.
-      problems: result.problems.map(absoluteFile),
-      warnings: result.warnings.map(absoluteFile),
+      problems: result.problems,
+      warnings: result.warnings,
       ...(result.loaded ? { flow: describeFlow(result.loaded.flow) } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -50,7 +48,3 @@ export const validate: Command = async (argv) => {
   process.stderr.write(`${file}: valid\n`);
   return 0;
 };
-
-function absoluteFile(problem: FlowProblem): FlowProblem {
-  return { ...problem, file: resolve(problem.file) };
-}

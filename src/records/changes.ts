@@ -69,6 +69,11 @@ export type CallChange =
   /** An output of the node was written. */
   | { readonly kind: 'output'; readonly key: string; readonly value: OutputValue };
 
+/** The `landed` change of a write's in-flight mark: the mark of this node, call and fingerprint is cleared. */
+export function landed(mark: Pick<InFlightWrite, 'nodeId' | 'callId' | 'fingerprint'>): CallChange {
+  return { kind: 'landed', nodeId: mark.nodeId, callId: mark.callId, fingerprint: mark.fingerprint };
+}
+
 /** What the node loop changes of its node run and its position. */
 export type LoopChange =
   /** A model call starts round N+1. */

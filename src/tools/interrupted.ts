@@ -1,5 +1,5 @@
 import { canonicalJson } from '../domain/fingerprint.js';
-import type { InFlightWrite, RunState } from '../records/run-state.js';
+import type { InFlightWrite, RunState, StartedTask } from '../records/run-state.js';
 import type { ToolCall } from './call.js';
 import { parseArgs } from './guards/arg-policy.js';
 
@@ -23,4 +23,21 @@ export function interruptedWrite(
   if (!parsed.ok) return undefined;
   const args = canonicalJson(parsed.args);
   return marks.find((w) => canonicalJson(w.args) === args);
+}
+
+/**
+ * The MCP task this very call started (docs/mcp.md): of the same node, call id and fingerprint (and
+ * server, when given). A parallel branch may run the same call (same fingerprint) as a task of its own.
+ */
+export function callTaskOf(
+  run: Pick<RunState, 'tasks'>,
+  call: { nodeId: string; callId: string; fingerprint: string; server?: string },
+): StartedTask | undefined {
+  return (run.tasks ?? []).find(
+    (t) =>
+      t.fingerprint === call.fingerprint &&
+      t.nodeId === call.nodeId &&
+      t.callId === call.callId &&
+      (call.server === undefined || t.server === call.server),
+  );
 }

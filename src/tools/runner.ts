@@ -6,12 +6,13 @@ import { recoverWrite } from './approval/index.js';
 import type { CallReport, CallResult, CallServices, ToolCall, ToolInvokerPort } from './call.js';
 import { watchingCancel } from './cancel-watch.js';
 import { createCallInput, flowNodeOf } from './context.js';
-import { interruptedWrite } from './interrupted.js';
+import { callTaskOf, interruptedWrite } from './interrupted.js';
 import { replyRefusal } from './reply-rule.js';
 import type { Observation } from '../domain/observation.js';
 import type { Pipeline } from './pipeline.js';
 import { withReaders, withResourceReader } from './readers.js';
 import type { ToolDescriptor } from './tool.js';
+import { landed } from '../records/changes.js';
 
 /** The tools of one node run: what the node sees, every real tool of the flow, and how they are called. */
 export interface NodeCatalog {
@@ -140,14 +141,8 @@ async function runCall(
   });
   const interrupted = interruptedWrite(run, nodeId, call);
   // A write interrupted while its MCP task worked is not settled blind: the call polls its task (docs/mcp.md).
-  const tasked = interrupted && run.tasks?.some((t) => t.fingerprint === interrupted.fingerprint);
-  if (interrupted && tasked)
-    input.changes.record({
-      kind: 'landed',
-      nodeId,
-      callId: call.callId,
-      fingerprint: interrupted.fingerprint,
-    });
+  const tasked = interrupted && callTaskOf(run, interrupted) !== undefined;
+  if (interrupted && tasked) input.changes.record(landed(interrupted));
   else if (interrupted) return { ...(await recoverWrite(input, interrupted, pipeline)), sent: true };
   const report = options.cancel
     ? await watchingCancel(pipeline(input), { ...options.cancel, signal: options.services.signal })

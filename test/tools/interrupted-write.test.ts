@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { InFlightWrite } from '../../src/records/run-state.js';
-import { interruptedWrite } from '../../src/tools/interrupted.js';
+import type { InFlightWrite, StartedTask } from '../../src/records/run-state.js';
+import { callTaskOf, interruptedWrite } from '../../src/tools/interrupted.js';
 
 /**
  * Which write a dead driver left in flight for this very call (src/tools/interrupted.ts,
@@ -93,4 +93,33 @@ describe('interruptedWrite', () => {
       expect(interruptedWrite({ inFlight: [mark({ args: {} })] }, 'create', call(raw))).toBeUndefined();
     },
   );
+});
+
+describe('callTaskOf', () => {
+  const task = (over: Partial<StartedTask>): StartedTask => ({
+    server: 'fs',
+    tool: 'read',
+    fingerprint: 'read#1',
+    taskId: 't1',
+    nodeId: 'a',
+    callId: 'c1',
+    startedAt: '2026-12-07T00:00:00.000Z',
+    ...over,
+  });
+
+  it('finds the task of this node, call and fingerprint only (another branch may run the same call)', () => {
+    const other = task({ nodeId: 'b', taskId: 't2' });
+    const own = task({});
+    const run = { tasks: [other, own] };
+    expect(callTaskOf(run, { nodeId: 'a', callId: 'c1', fingerprint: 'read#1' })).toBe(own);
+    expect(callTaskOf(run, { nodeId: 'a', callId: 'c1', fingerprint: 'read#1', server: 'fs' })).toBe(own);
+    expect(
+      callTaskOf(run, { nodeId: 'a', callId: 'c1', fingerprint: 'read#1', server: 'db' }),
+    ).toBeUndefined();
+    expect(callTaskOf(run, { nodeId: 'a', callId: 'c2', fingerprint: 'read#1' })).toBeUndefined();
+    expect(
+      callTaskOf({ tasks: [other] }, { nodeId: 'a', callId: 'c1', fingerprint: 'read#1' }),
+    ).toBeUndefined();
+    expect(callTaskOf({}, { nodeId: 'a', callId: 'c1', fingerprint: 'read#1' })).toBeUndefined();
+  });
 });

@@ -22,6 +22,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
 });
 
+/** Waits (a deadline poll) until the run, driven by a worker, has completed. */
+async function completed(client: ReturnType<typeof createRuntime>, runId: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while ((await client.status(runId)).status !== 'completed') {
+    if (Date.now() > deadline) throw new Error('the run did not complete');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('agent-runtime worker --guards', () => {
   it('loads the module before it connects: a missing file is a usage error', async () => {
     const io = { stopped: () => Promise.resolve(), logger: silentLogger };
@@ -67,11 +76,7 @@ describe.runIf(available)('startWorker({ guards })', () => {
     const handle = await startWorker({ db, tools: [book], guards: [noTents], logger: silentLogger });
     try {
       const { runId } = await client.start(flow, { input: { text: 'a tent' }, model: `scripted:${file}` });
-      const deadline = Date.now() + 20_000;
-      while ((await client.status(runId)).status !== 'completed') {
-        if (Date.now() > deadline) throw new Error('the run did not complete');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await completed(client, runId);
       const events = await (await client.db()).events(runId);
       const invoked = events.filter((e) => e.type === 'tool.invoked');
       expect([invoked[0]?.outcome, invoked[0]?.errorCode]).toEqual(['REJECTED', 'TENTS_SOLD_OUT']);
@@ -109,11 +114,7 @@ describe.runIf(available)('startWorker({ builtins })', () => {
     const handle = await startWorker({ db, builtins: [noteAdd], logger: silentLogger });
     try {
       const { runId } = await client.start(flow, { input: { text: 'note it' }, model: `scripted:${file}` });
-      const deadline = Date.now() + 20_000;
-      while ((await client.status(runId)).status !== 'completed') {
-        if (Date.now() > deadline) throw new Error('the run did not complete');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await completed(client, runId);
       const events = await (await client.db()).events(runId);
       const invoked = events.filter((e) => e.type === 'tool.invoked');
       expect([invoked[0]?.tool, invoked[0]?.outcome]).toEqual(['note_add', 'SUCCESS']);

@@ -6,6 +6,7 @@ import { canonicalJson } from '../../domain/fingerprint.js';
 import { lookBack } from '../guards/look-back.js';
 import { openApproval } from './gate.js';
 import type { CallInput, CallReport, CallResult } from '../call.js';
+import { landed } from '../../records/changes.js';
 
 /**
  * Crash recovery of a write that was in flight when its driver died (docs/durability.md). The interrupted call
@@ -23,8 +24,7 @@ export async function recoverWrite(
   mark: InFlightWrite,
   pipeline: (input: CallInput) => Promise<CallReport>,
 ): Promise<CallResult> {
-  const { nodeId, callId, fingerprint } = mark;
-  ctx.changes.record({ kind: 'landed', nodeId, callId, fingerprint });
+  ctx.changes.record(landed(mark));
   const policy = ctx.flow.tools[mark.tool];
   if (policy?.idempotent) {
     // Sent even after a stop: the server deduplicates, this settles the first send.

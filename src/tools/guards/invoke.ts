@@ -16,6 +16,7 @@ import { send } from './send.js';
 import { callQuestions } from './elicit.js';
 import { callTask } from './task-wait.js';
 import { authorizationSuspension, personAuthorizes } from './authorize.js';
+import { landed } from '../../records/changes.js';
 
 /** What the invoke step itself produces (for docs/observations.md); the invoker's own codes are listed apart. */
 export const INVOKE_PRODUCES: readonly ProducedCase[] = [
@@ -174,8 +175,7 @@ async function runWrite(ctx: ReadyCall, descriptor: ToolDescriptor): Promise<Cal
     }
     return { observation: obs, executed: true };
   } finally {
-    const { nodeId, callId, fingerprint } = mark;
-    ctx.changes.record({ kind: 'landed', nodeId, callId, fingerprint });
+    ctx.changes.record(landed(mark));
   }
 }
 

@@ -2,6 +2,7 @@ import type { McpTaskState } from '../../mcp/types.js';
 import type { TaskPending } from '../../records/pending.js';
 import type { ControlEffect, TaskBridge } from '../call.js';
 import type { ReadyCall } from '../stages.js';
+import { callTaskOf } from '../interrupted.js';
 
 /** How long a call waits for its task in the process that made it before the run waits for it. */
 export const TASK_WAIT_MS = 2_000;
@@ -26,15 +27,8 @@ export function callTask(ctx: ReadyCall): CallTask {
   const server = ctx.descriptor.server ?? '';
   const fingerprint = ctx.fingerprint;
   let working: McpTaskState | null = null;
-  // This call's own task: a parallel branch may run the same read (same fingerprint) as a task of its own.
   const recorded = () =>
-    (ctx.run.tasks ?? []).find(
-      (t) =>
-        t.fingerprint === fingerprint &&
-        t.server === server &&
-        t.nodeId === ctx.nodeId &&
-        t.callId === ctx.call.callId,
-    );
+    callTaskOf(ctx.run, { nodeId: ctx.nodeId, callId: ctx.call.callId, fingerprint, server });
   const trace = ctx.services.taskTrace?.bind(ctx.services);
   const bridge: TaskBridge = {
     waitMs: ctx.services.taskWaitMs ?? TASK_WAIT_MS,
